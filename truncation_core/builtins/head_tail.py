@@ -1,0 +1,35 @@
+"""The ``head_tail`` strategy, the default: keep the beginning and the end (FR-020, FR-025..030).
+
+The head gets ``head_ratio`` of the budget (60% by default), the tail what the head leaves.
+"""
+
+from __future__ import annotations
+
+from truncation_core.config import Policy
+from truncation_core.hookspecs import hookimpl
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.text import cut_text
+
+NAME = "head_tail"
+
+
+@hookimpl(trylast=True)
+def provides() -> Provides:
+    return Provides(strategies={NAME: "keep the beginning and the end (head_ratio of the budget "
+                                      "to the head), cut near line boundaries"})
+
+
+@hookimpl(trylast=True)
+def truncate(
+    strategy: str,
+    text: str,
+    budget: Budget,
+    facts: ContentFacts,
+    policy: Policy,
+    markers: MarkerRenderer,
+) -> Cut | None:
+    if strategy != NAME:
+        return None
+    return cut_text(text, budget=budget, facts=facts, markers=markers,
+                    head_share=policy.head_ratio)

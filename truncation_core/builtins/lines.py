@@ -1,0 +1,37 @@
+"""The ``lines`` strategy: keep the first or last whole lines that fit (FR-021, FR-031..034).
+
+``direction`` chooses the end. Lines are never split, except a single line longer than the
+whole budget, which is cut so that the preview is not empty (the metadata notes it).
+"""
+
+from __future__ import annotations
+
+from truncation_core.config import Policy
+from truncation_core.hookspecs import hookimpl
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.text import cut_text
+
+NAME = "lines"
+
+
+@hookimpl(trylast=True)
+def provides() -> Provides:
+    return Provides(strategies={NAME: "keep the first (direction: head) or last (direction: "
+                                      "tail) whole lines that fit"})
+
+
+@hookimpl(trylast=True)
+def truncate(
+    strategy: str,
+    text: str,
+    budget: Budget,
+    facts: ContentFacts,
+    policy: Policy,
+    markers: MarkerRenderer,
+) -> Cut | None:
+    if strategy != NAME:
+        return None
+    share = 1.0 if policy.direction == "head" else 0.0
+    return cut_text(text, budget=budget, facts=facts, markers=markers, head_share=share,
+                    whole_lines=True)

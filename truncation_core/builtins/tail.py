@@ -1,0 +1,24 @@
+"""The ``tail`` strategy: keep the end, where command output puts its errors (FR-019)."""
+
+from __future__ import annotations
+
+from truncation_core.hookspecs import hookimpl
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.text import cut_text
+
+NAME = "tail"
+
+
+@hookimpl(trylast=True)
+def provides() -> Provides:
+    return Provides(strategies={NAME: "keep the end, cut near a line boundary"})
+
+
+@hookimpl(trylast=True)
+def truncate(
+    strategy: str, text: str, budget: Budget, facts: ContentFacts, markers: MarkerRenderer
+) -> Cut | None:
+    if strategy != NAME:
+        return None
+    return cut_text(text, budget=budget, facts=facts, markers=markers, head_share=0.0)

@@ -1,0 +1,254 @@
+"""Where configuration comes from, and which source set each value.
+
+Precedence, highest first:
+
+1. code: ``Truncator.from_config(overrides={...})`` (or ``trunc`` options);
+2. environment variables: ``TRUNCATION_CORE_<KEY>``, with ``__`` between nested keys
+   (``TRUNCATION_CORE_TOOLS__EXECUTE_COMMAND__INLINE_LIMIT=5000``), values read as YAML
+   scalars; plus the plugin switches ``TRUNCATION_CORE_PLUGINS`` (allowlist),
+   ``TRUNCATION_CORE_DISABLE_PLUGINS``, ``TRUNCATION_CORE_DISABLE_PLUGIN_AUTOLOAD`` and
+   ``TRUNCATION_CORE_STRICT_PLUGINS``;
+3. the project file: the nearest ``.truncation.yaml`` (or ``.yml``), or ``[tool.truncation_core]``
+   in ``pyproject.toml``, searching from the working directory up; or the file named by
+   ``TRUNCATION_CORE_CONFIG``;
+4. defaults.
+
+Layers are merged key by key (a file setting ``tools.read_file.inline_limit`` keeps the
+built-in ``read_file`` strategy). ``Truncator(config=...)`` reads none of these: it uses exactly
+the configuration it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from truncation_core.config import BUILTIN_TOOL_POLICIES, Config, config_from_mapping
+from truncation_core.errors import ConfigError
+
+__all__ = ["LoadedConfig", "find_config_file", "load_config"]
+
+ENV_PREFIX = "TRUNCATION_CORE_"
+CONFIG_FILE_NAMES = (".truncation.yaml", ".truncation.yml")
+PYPROJECT_TABLE = ("tool", "truncation_core")
+
+#: Environment variables that are not config keys: (path, how to read the value).
+_LIST = "list"
+_FLAG = "flag"
+_NOT_FLAG = "not-flag"
+PLUGIN_ENV_VARS: Mapping[str, tuple[tuple[str, ...], str]] = {
+    "TRUNCATION_CORE_PLUGINS": (("plugins", "enable"), _LIST),
+    "TRUNCATION_CORE_DISABLE_PLUGINS": (("plugins", "disable"), _LIST),
+    "TRUNCATION_CORE_DISABLE_PLUGIN_AUTOLOAD": (("plugins", "autoload"), _NOT_FLAG),
+    "TRUNCATION_CORE_STRICT_PLUGINS": (("plugins", "strict"), _FLAG),
+}
+#: Environment variables under the prefix that are neither config keys nor plugin switches.
+OTHER_ENV_VARS = frozenset({"TRUNCATION_CORE_CONFIG"})
+
+SOURCE_DEFAULT = "default"
+SOURCE_BUILTIN_POLICY = "built-in tool policy"
+
+
+@attrs.frozen(kw_only=True)
+class LoadedConfig:
+    """A configuration, the file it came from, and the source of each value set."""
+
+    config: Config
+    #: The project config file that was read, if any.
+    path: Path | None
+    #: Dotted key path -> description of the source that set it (absent: the default).
+    sources: Mapping[str, str]
+
+    def source_of(self, key: str) -> str:
+        if key in self.sources:
+            return self.sources[key]
+        tool_key = re.fullmatch(r"tools\.([^.]+)\.strategy", key)
+        if tool_key and tool_key.group(1) in BUILTIN_TOOL_POLICIES:
+            return SOURCE_BUILTIN_POLICY
+        return SOURCE_DEFAULT
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest config file at or above *start*: ``.truncation.yaml`` first, then a
+    ``pyproject.toml`` that has a ``[tool.truncation_core]`` table."""
+    for directory in (start, *start.parents):
+        for name in CONFIG_FILE_NAMES:
+            candidate = directory / name
+            if candidate.is_file():
+                return candidate
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
+            return pyproject
+    return None
+
+
+def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
+    import tomllib
+
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{path}: not valid TOML: {exc}"]) from None
+    for key in PYPROJECT_TABLE:
+        if not isinstance(data, Mapping) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def read_config_file(path: Path) -> Mapping[str, Any]:
+    """The settings in *path* (YAML, or the ``[tool.truncation_core]`` table of a pyproject)."""
+    if path.name == "pyproject.toml":
+        table = _pyproject_table(path)
+        if table is None:
+            raise ConfigError([f"{path}: has no [tool.truncation_core] table"])
+        return table
+    import yaml
+
+    try:
+        with path.open("rb") as f:
+            data = yaml.safe_load(f)
+    except OSError as exc:
+        raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"{path}{where}: not valid YAML: {problem}"]) from None
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError([f"{path}: must be a mapping of keys to values at the top level"])
+    return data
+
+
+def _env_value(raw: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
+
+
+def _split_list(raw: str) -> list[str]:
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def _truthy(raw: str) -> bool:
+    return raw.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def environment_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Settings from environment variables, and the variable behind each dotted key."""
+    data: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX) or name in OTHER_ENV_VARS:
+            continue
+        raw = environ[name]
+        if name in PLUGIN_ENV_VARS:
+            path, kind = PLUGIN_ENV_VARS[name]
+            value: Any = (_split_list(raw) if kind == _LIST
+                          else _truthy(raw) if kind == _FLAG else not _truthy(raw))
+        else:
+            path = tuple(part.lower() for part in name[len(ENV_PREFIX):].split("__"))
+            if not all(path):
+                continue
+            value = _env_value(raw)
+        _set(data, path, value)
+        sources[".".join(path)] = f"environment variable {name}"
+    return data, sources
+
+
+def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for key in path[:-1]:
+        child = data.get(key)
+        if not isinstance(child, dict):
+            child = data[key] = {}
+        data = child
+    data[path[-1]] = value
+
+
+def _merge(base: dict[str, Any], layer: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in layer.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _leaves(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, Mapping) and value:
+            out.update(_leaves(value, path))
+        else:
+            out[path] = value
+    return out
+
+
+def _annotate(problems: tuple[str, ...], sources: Mapping[str, str]) -> list[str]:
+    """Append to each problem the source of the value it is about."""
+    annotated = []
+    for problem in problems:
+        path, _, message = problem.partition(": ")
+        unknown = re.match(r"unknown key '([^']+)'", message)
+        key = f"{path}.{unknown.group(1)}" if unknown and path != "<top level>" else (
+            unknown.group(1) if unknown else path)
+        source = sources.get(key) or next(
+            (s for k, s in sources.items() if k.startswith(key + ".")), None)
+        annotated.append(f"{problem} (from {source})" if source else problem)
+    return annotated
+
+
+def load_config(
+    path: Path | str | None = None,
+    *,
+    start: Path | str | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> LoadedConfig:
+    """Read configuration from every source and merge it by precedence.
+
+    :param path: a config file to read instead of searching for one.
+    :param start: where the search for a config file begins (default: the working directory).
+    :param environ: the environment (default: :data:`os.environ`).
+    :param overrides: settings from code, with the config file's keys.
+    """
+    environ = os.environ if environ is None else environ
+    if path is None and environ.get("TRUNCATION_CORE_CONFIG"):
+        path = environ["TRUNCATION_CORE_CONFIG"]
+    if path is not None:
+        file_path: Path | None = Path(path)
+        if not file_path.is_file():  # type: ignore[union-attr]
+            raise ConfigError([f"{file_path}: no such config file"])
+    else:
+        file_path = find_config_file(Path(start) if start is not None else Path.cwd())
+
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    layers: list[tuple[Mapping[str, Any], dict[str, str]]] = []
+    if file_path is not None:
+        file_data = read_config_file(file_path)
+        layers.append((file_data, dict.fromkeys(_leaves(file_data), str(file_path))))
+    layers.append(environment_layer(environ))
+    if overrides:
+        layers.append((overrides, dict.fromkeys(_leaves(overrides), "code")))
+    for data, layer_sources in layers:
+        merged = _merge(merged, data)
+        sources.update(layer_sources)
+    try:
+        config = config_from_mapping(merged)
+    except ConfigError as exc:
+        raise ConfigError(_annotate(exc.problems, sources)) from None
+    return LoadedConfig(config=config, path=file_path, sources=sources)

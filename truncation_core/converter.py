@@ -1,0 +1,124 @@
+"""The one cattrs converter, and turning its errors into one message per problem.
+
+Checks live in structure hooks rather than attrs validators so that each error keeps its path
+(``tools.execute_command.inline_limit: must be a positive integer, got -5``); attrs validators
+on the same classes repeat them for objects built directly in code. The default cattrs hooks
+are replaced by strict ones: ``"12"``, ``3.9`` and ``True`` are not integers here.
+
+cattrs is imported by this module only, and this module only when configuration is structured
+from a mapping, so ``import truncation_core`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
+from truncation_core.errors import did_you_mean
+from truncation_core.config import (
+    Direction,
+    PositiveInt,
+    Ratio,
+    check_direction,
+    check_positive_int,
+    check_ratio,
+)
+
+__all__ = [
+    "converter",
+    "problems_from",
+    "structure",
+]
+
+def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
+    def hook(value: Any, _type: Any) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"must be {name}, got {value!r}")
+        return value
+
+    return hook
+
+
+def _strict_float(value: Any, _type: Any) -> float:
+    if not (_is_int(value) or isinstance(value, float)):
+        raise TypeError(f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _strict_tuple_of_str(value: Any, _type: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise TypeError(f"must be a list of strings, got {value!r}")
+    items = tuple(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"must be a list of strings, got an item {item!r}")
+    return items
+
+
+def _build() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True)
+    # Strict scalars: the default hooks call int(v), accepting "12", 3.9 and True.
+    conv.register_structure_hook(int, _strict(int, "an integer"))
+    conv.register_structure_hook(str, _strict(str, "a string"))
+    conv.register_structure_hook(bool, _strict(bool, "true or false"))
+    conv.register_structure_hook(float, _strict_float)
+    conv.register_structure_hook(PositiveInt, lambda v, _: check_positive_int(v))
+    conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
+    conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
+    conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
+    return conv
+
+
+converter = _build()
+
+
+def structure(data: Any, cls: type) -> Any:
+    """Structure *data* into *cls*; raise ValueError-compatible cattrs errors on failure."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"must be a mapping of keys to values, got {type(data).__name__}")
+    return converter.structure(dict(data), cls)
+
+
+def _join(path: str, key: object) -> str:
+    if isinstance(key, str) and key.isidentifier():
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key!r}]"
+
+
+def _describe(exc: BaseException) -> list[str]:
+    if isinstance(exc, ForbiddenExtraKeysError):
+        known = [a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl) else []
+        return [
+            f"unknown key {key!r}{did_you_mean(key, known)}" for key in sorted(exc.extra_fields)
+        ]
+    if isinstance(exc, KeyError):
+        return ["missing required key"]
+    if isinstance(exc, AttributeError) and "items" in str(exc):
+        return ["must be a mapping of keys to values"]
+    return [str(exc)]
+
+
+def problems_from(exc: BaseException, path: str = "") -> list[str]:
+    """Flatten a cattrs exception group into ``"path: message"`` strings."""
+    out: list[str] = []
+
+    def walk(error: BaseException, where: str) -> None:
+        if isinstance(error, ClassValidationError | IterableValidationError):
+            with_notes, without = error.group_exceptions()
+            for sub, note in with_notes:
+                key = getattr(note, "name", None)
+                if key is None:
+                    key = getattr(note, "index", "?")
+                walk(sub, _join(where, key))
+            for sub in without:
+                walk(sub, where)
+            return
+        for message in _describe(error):
+            out.append(f"{where or '<top level>'}: {message}")
+
+    walk(exc, path)
+    return out

@@ -1,0 +1,106 @@
+"""Every exception truncation-core raises.
+
+Messages never contain tool output: they name fields, ids and sizes only. An id that fails
+validation is described by its length and a short hash, never echoed, because it came from a
+model and may carry anything (including newlines that would forge log lines).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Iterable, Sequence
+
+
+class TruncationCoreError(Exception):
+    """Base class for all errors raised by truncation-core."""
+
+
+class ConfigError(TruncationCoreError, ValueError):
+    """The configuration is invalid. One message per problem, each starting with its path."""
+
+    def __init__(self, problems: Sequence[str], *, source: str | None = None) -> None:
+        self.problems = tuple(problems)
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f" ({self.source})" if self.source else ""
+        return f"invalid configuration{where}:\n" + "\n".join(f"  {p}" for p in self.problems)
+
+
+class PluginLoadError(TruncationCoreError):
+    """An installed or project plugin could not be loaded."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        distribution: str | None = None,
+        version: str | None = None,
+        cause: BaseException | None = None,
+    ) -> None:
+        self.name = name
+        self.distribution = distribution
+        self.version = version
+        self.cause = cause
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        dist = f" from {self.distribution} {self.version or ''}".rstrip() if self.distribution else ""
+        why = f": {type(self.cause).__name__}: {self.cause}" if self.cause else ""
+        return f"plugin {self.name!r}{dist} failed to load{why}"
+
+
+class PluginLoadWarning(UserWarning):
+    """Issued instead of :class:`PluginLoadError` when plugin loading is not strict."""
+
+
+class ArtifactError(TruncationCoreError):
+    """Base class for artifact storage and retrieval errors."""
+
+
+class InvalidArtifactId(ArtifactError, ValueError):
+    """An artifact id does not have the form ``art_<timestamp>_<32 hex digits>``."""
+
+    def __init__(self, value: object) -> None:
+        self.description = describe_untrusted(value)
+        super().__init__(
+            "artifact_id: expected the form art_<unix timestamp>_<32 lowercase hex digits>, "
+            f"got {self.description}"
+        )
+
+
+class ArtifactNotFound(ArtifactError, LookupError):
+    """No artifact with this id exists (or it was evicted or deleted)."""
+
+    def __init__(self, artifact_id: str, *, reason: str | None = None) -> None:
+        self.artifact_id = artifact_id
+        self.reason = reason
+        suffix = f" ({reason})" if reason else ""
+        super().__init__(f"artifact {artifact_id} not found{suffix}")
+
+    def __str__(self) -> str:  # LookupError would otherwise quote the message
+        return str(self.args[0])
+
+
+class StoreError(ArtifactError, OSError):
+    """The artifact store could not keep or read an artifact."""
+
+
+class StoreFull(StoreError):
+    """The artifact store is out of space (ENOSPC, EDQUOT or EFBIG) or over its quota."""
+
+
+def describe_untrusted(value: object) -> str:
+    """Describe a value from an untrusted source without repeating it."""
+    if isinstance(value, str):
+        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        return f"a string of {len(value)} characters (sha256 {digest}…)"
+    return f"a value of type {type(value).__name__}"
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the closest candidate, or the empty string."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -1,0 +1,170 @@
+"""The hooks that carry truncation-core's pipeline.
+
+For one tool result that is over its limit, a :class:`~truncation_core.Truncator` calls:
+
+1. ``select_strategy`` — which strategy cuts this result;
+2. ``store_artifact`` — where the full content is kept (when ``spill`` is on);
+3. ``truncate`` — the strategy cuts the content to the budget; while fitting its output it
+   renders each omission marker through
+4. ``format_marker``.
+
+``provides`` is called once, when the plugin manager is built, to learn the names of the
+strategies and storage backends that plugins make available.
+
+Content within its limits never reaches a hook.
+
+Plugin authors: import :data:`truncation_core.hookimpl` and implement any of these with the
+same function name. You may accept any subset of a hook's arguments (pluggy passes only the ones
+you name), so hooks can gain arguments without breaking you. Call order is LIFO by registration:
+explicitly passed plugins, then project plugins named in config, then installed entry-point
+plugins, then the built-ins, which are all ``trylast`` so that any other plugin wins. See
+docs/hooks.md for the lifecycle diagram and examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.config import Policy
+    from truncation_core.markers import MarkerRenderer
+    from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
+
+PROJECT_NAME = "truncation_core"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+#: Marker for hook implementations: ``@hookimpl`` or ``@hookimpl(trylast=True)`` etc.
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def provides() -> Provides | None:
+    """Declare the strategy and storage backend names this plugin makes available.
+
+    Called once per :class:`~truncation_core.Truncator`, when its plugin manager is built. All
+    results are collected. Configuration is checked against the union of the declared names,
+    so an unknown ``strategy`` or ``store.backend`` is an error with a did-you-mean
+    suggestion, and ``trunc plugins`` lists what each plugin provides.
+
+    :returns: a :class:`~truncation_core.models.Provides`, or None if the plugin provides no
+        names (for example a plugin that only restyles markers).
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: declare every strategy your ``truncate`` handles and every backend
+    name you map to a store factory. A backend factory is called with the
+    :class:`~truncation_core.config.StoreConfig` and returns an
+    :class:`~truncation_core.artifacts.ArtifactStore`.
+    """
+
+
+@hookspec(firstresult=True)
+def select_strategy(
+    tool: str | None,
+    facts: ContentFacts,
+    policy: Policy,
+    context: Mapping[str, Any],
+) -> str | None:
+    """Choose the strategy that cuts one tool result.
+
+    Stops at first non-None result, see firstresult.
+
+    Called only for content over its limits. Plugins extend per-tool policies here: for
+    example, pick ``tail`` for any tool whose name ends in ``_log``.
+
+    :param tool: the tool name given to ``process``, or None.
+    :param facts: the content's size in characters, bytes and lines, and whether it looks like
+        JSON.
+    :param policy: the effective per-tool policy (config, built-in tool policies and per-tool
+        overrides already merged). ``policy.strategy`` is what configuration asks for.
+    :param context: the keyword arguments given to ``process`` besides ``tool``.
+    :returns: a strategy name, which must be one that some plugin ``provides``; or None to let
+        the next implementation decide. The built-in implementation returns
+        ``policy.strategy``, after sniffing structured content (see docs/strategies.md).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def truncate(
+    strategy: str,
+    text: str,
+    budget: Budget,
+    facts: ContentFacts,
+    policy: Policy,
+    markers: MarkerRenderer,
+) -> Cut | None:
+    """Cut *text* to *budget* with the named strategy, and report exactly what was omitted.
+
+    Stops at first non-None result, see firstresult.
+
+    :param strategy: the strategy name chosen by ``select_strategy``.
+    :param text: the whole content (already decoded when the tool returned bytes).
+    :param budget: the limits the output must satisfy, markers included: characters, and
+        optionally UTF-8 bytes and lines. The stricter limit wins.
+    :param facts: facts about *text*, including its line count.
+    :param policy: the effective per-tool policy (``head_ratio``, ``direction`` ...).
+    :param markers: renders omission markers through ``format_marker``; call
+        ``markers.render(omission)`` for each region you leave out.
+    :returns: a :class:`~truncation_core.models.Cut` whose ``text`` fits *budget*, or None
+        when *strategy* is not yours. The processor checks the size of what you return and
+        falls back to a hard cut if it does not fit.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: return None unless ``strategy`` is a name you provide. The helpers
+    in :mod:`truncation_core.text` (``cut_text``, ``fit_prefix``, ``omission`` ...) do the
+    measuring and line snapping for text strategies. Never raise on content.
+    """
+
+
+@hookspec(firstresult=True)
+def format_marker(marker: Marker, policy: Policy) -> str | None:
+    """Render one marker: an omission marker, or the artifact reference above a preview.
+
+    Stops at first non-None result, see firstresult.
+
+    :param marker: what to render. ``marker.kind`` is ``beginning``, ``middle`` or ``end`` for
+        an omission (``marker.omission`` says what was left out, ``marker.artifact`` where it
+        can be read back), or ``reference`` for the header shown when content exceeds
+        ``artifact_threshold``.
+    :param policy: the effective per-tool policy; ``policy.marker`` holds the configured
+        templates.
+    :returns: the marker text, including any newlines that separate it from the content; or
+        None to let the next implementation decide. The built-in implementation renders the
+        templates from configuration.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: the marker counts against the budget, so keep it short. It may be
+    rendered several times while a strategy fits its output; it must not have side effects.
+    """
+
+
+@hookspec(firstresult=True)
+def store_artifact(store: ArtifactStore, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
+    """Open a writer that keeps the full content of one tool result.
+
+    Stops at first non-None result, see firstresult.
+
+    Called when content is cut and ``spill`` is on, before the strategy runs, so that markers
+    can say where the omitted part is kept. The processor writes the content (in chunks, for
+    streams) and calls ``commit()``; on any error it calls ``abort()`` and degrades to inline
+    truncation whose marker says the full content could not be kept.
+
+    :param store: the configured storage backend.
+    :param info: the tool, tool call id, server, summary, content type and size.
+    :param policy: the effective per-tool policy (``max_artifact_size`` ...).
+    :returns: an :class:`~truncation_core.artifacts.ArtifactWriter`, or None to let the next
+        implementation decide. The built-in implementation returns ``store.writer(info)``.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: a ``wrapper=True`` implementation can wrap the writer that the
+    others return, for example to redact secrets or to tee to a second store.
+    """

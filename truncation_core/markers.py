@@ -1,0 +1,71 @@
+"""Rendering markers for one tool result through the ``format_marker`` hook.
+
+A strategy never formats marker text itself: it describes what it omitted (an
+:class:`~truncation_core.models.Omission`) and asks the :class:`MarkerRenderer` it was given.
+The renderer adds what the strategy does not know (the tool, where the full content is kept,
+why it could not be kept) and calls the hook, so a project restyles every marker in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import attrs
+
+from truncation_core.models import ContentFacts, Marker, MarkerPosition, Omission
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts import ArtifactRef
+    from truncation_core.config import Policy
+
+__all__ = ["MarkerRenderer"]
+
+
+@attrs.frozen(kw_only=True)
+class MarkerRenderer:
+    """Renders the markers of one tool result. Passed to ``truncate`` as ``markers``."""
+
+    #: The ``format_marker`` hook caller (keyword arguments ``marker`` and ``policy``).
+    format: Callable[..., str | None] = attrs.field(repr=False)
+    policy: Policy = attrs.field(repr=False)
+    strategy: str
+    tool: str | None
+    facts: ContentFacts = attrs.field(repr=False)
+    #: Where the full content is kept, if it is.
+    artifact: ArtifactRef | None = None
+    #: Why the full content could not be kept, if spilling failed.
+    artifact_error: str | None = None
+
+    def _marker(self, kind: str, region: Omission | None) -> Marker:
+        return Marker(
+            kind=kind,  # type: ignore[arg-type]
+            omission=region,
+            strategy=self.strategy,
+            tool=self.tool,
+            original_chars=self.facts.chars,
+            original_lines=self.facts.lines,
+            artifact=self.artifact,
+            artifact_error=self.artifact_error,
+        )
+
+    def render(self, omission: Omission) -> str:
+        """The marker text for *omission*, separators included."""
+        return self.format(marker=self._marker(omission.position, omission), policy=self.policy) or ""
+
+    def worst_case(self, position: MarkerPosition) -> str:
+        """The marker for the largest omission possible at *position*.
+
+        Strategies reserve room for this before cutting; numbers only shrink after, so with
+        the default templates the real marker is never longer.
+        """
+        n, lines = self.facts.chars, self.facts.lines
+        region = Omission(position=position, start=0, end=n, lines=lines,
+                          first_line=1 if lines else 0, last_line=lines)
+        return self.render(region)
+
+    def reference(self) -> str:
+        """The artifact reference shown above a preview (empty when nothing is stored)."""
+        if self.artifact is None:
+            return ""
+        return self.format(marker=self._marker("reference", None), policy=self.policy) or ""

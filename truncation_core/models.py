@@ -1,0 +1,198 @@
+"""Frozen value objects passed to and returned from hooks.
+
+Every class here is ``@attrs.frozen(kw_only=True)``: hooks cannot change shared state (they return
+``attrs.evolve(x, ...)`` instead), and fields can be added later without breaking plugins that
+build these objects by keyword.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts import ArtifactRef, ArtifactStore
+
+__all__ = [
+    "Budget",
+    "ContentFacts",
+    "Cut",
+    "Marker",
+    "MarkerPosition",
+    "Omission",
+    "Provides",
+    "Size",
+]
+
+MarkerPosition = Literal["beginning", "middle", "end"]
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value or {}))
+
+
+@attrs.frozen(kw_only=True)
+class Size:
+    """The measured size of a text in every unit a budget can limit."""
+
+    chars: int
+    bytes: int
+    lines: int
+
+    def __add__(self, other: Size) -> Size:
+        return Size(
+            chars=self.chars + other.chars,
+            bytes=self.bytes + other.bytes,
+            lines=self.lines + other.lines,
+        )
+
+
+@attrs.frozen(kw_only=True)
+class Budget:
+    """How large an output may be. ``bytes`` and ``lines`` are optional extra limits.
+
+    When several limits are set the output must satisfy all of them: the stricter wins.
+    """
+
+    #: Maximum characters (code points).
+    chars: int
+    #: Maximum UTF-8 bytes, or None for no byte limit.
+    bytes: int | None = None
+    #: Maximum lines, or None for no line limit.
+    lines: int | None = None
+
+    def admits(self, size: Size) -> bool:
+        """True when something of *size* fits this budget."""
+        return (
+            size.chars <= self.chars
+            and (self.bytes is None or size.bytes <= self.bytes)
+            and (self.lines is None or size.lines <= self.lines)
+        )
+
+    def minus(self, size: Size) -> Budget | None:
+        """What is left after spending *size*, or None when *size* does not fit."""
+        if not self.admits(size):
+            return None
+        return Budget(
+            chars=self.chars - size.chars,
+            bytes=None if self.bytes is None else self.bytes - size.bytes,
+            lines=None if self.lines is None else self.lines - size.lines,
+        )
+
+    def scaled(self, share: float) -> Budget:
+        """This budget times *share* (0..1), rounded down in every unit."""
+        return Budget(
+            chars=math.floor(self.chars * share),
+            bytes=None if self.bytes is None else math.floor(self.bytes * share),
+            lines=None if self.lines is None else math.floor(self.lines * share),
+        )
+
+    def capped(self, chars: int) -> Budget:
+        """This budget with at most *chars* characters."""
+        return attrs.evolve(self, chars=min(self.chars, chars))
+
+
+@attrs.frozen(kw_only=True)
+class ContentFacts:
+    """Facts about one tool result, computed once when it is over its limit.
+
+    ``bytes`` is computed on first use: for non-ASCII text it costs a full UTF-8 encode.
+    """
+
+    #: Size in characters.
+    chars: int
+    #: Number of lines (see :mod:`truncation_core.text` for the definition).
+    lines: int
+    #: Number of line terminators; ``lines`` minus one when the text ends mid-line.
+    terminators: int
+    #: The content starts with ``{`` or ``[`` and ends with ``}`` or ``]`` (a sniff, not a parse).
+    looks_like_json: bool
+    #: The tool returned bytes rather than text.
+    from_bytes: bool = False
+    _byte_size: Callable[[], int] = attrs.field(alias="byte_size", repr=False, eq=False)
+
+    @cached_property
+    def bytes(self) -> int:
+        """Size in UTF-8 bytes (the original bytes when the tool returned bytes)."""
+        return self._byte_size()
+
+
+@attrs.frozen(kw_only=True)
+class Omission:
+    """One contiguous region of the original text that the output leaves out."""
+
+    #: Where the region lies in the original: at its beginning, in the middle, or at its end.
+    position: MarkerPosition
+    #: Character offset of the first omitted character.
+    start: int
+    #: Character offset just after the last omitted character.
+    end: int
+    #: Lines lying entirely inside the region (a line cut in two is partly shown, so not counted).
+    lines: int
+    #: First line (1-based) the region touches; 0 when the region is empty.
+    first_line: int
+    #: Last line (1-based, inclusive) the region touches; 0 when the region is empty.
+    last_line: int
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
+
+@attrs.frozen(kw_only=True)
+class Cut:
+    """What a ``truncate`` implementation returns: the output and exactly what it left out."""
+
+    #: The text the model sees, markers included. Never larger than the budget.
+    text: str
+    #: Characters of the original that are not in the output.
+    omitted_chars: int
+    #: Lines of the original that are not in the output at all.
+    omitted_lines: int
+    #: The omitted regions, in order, for strategies that cut contiguous text.
+    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
+    #: The strategy that really produced the output, when it differs from the one asked for.
+    strategy: str | None = None
+    #: Human-readable remarks, e.g. why a fallback was taken.
+    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    #: Machine-readable, strategy-specific details (JSON-serialisable).
+    details: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+
+
+@attrs.frozen(kw_only=True)
+class Marker:
+    """Everything ``format_marker`` may use to render one marker."""
+
+    #: ``beginning``, ``middle`` or ``end`` for an omission marker; ``reference`` for the
+    #: artifact reference shown above a preview when content exceeds ``artifact_threshold``.
+    kind: Literal["beginning", "middle", "end", "reference"]
+    #: The omitted region (None for ``reference``).
+    omission: Omission | None
+    #: The strategy that is cutting.
+    strategy: str
+    #: The tool that produced the content, if known.
+    tool: str | None
+    #: Size of the whole original content.
+    original_chars: int
+    original_lines: int
+    #: Where the full content is kept, or None when it is not kept.
+    artifact: ArtifactRef | None = None
+    #: Why the full content could not be kept, when spilling was on but failed.
+    artifact_error: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Provides:
+    """The names a plugin makes available, returned by the ``provides`` hook."""
+
+    #: Strategy name -> one-line description.
+    strategies: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    #: Backend name -> factory ``(StoreConfig) -> ArtifactStore``.
+    backends: Mapping[str, Callable[..., ArtifactStore]] = attrs.field(
+        factory=dict, converter=_frozen_mapping
+    )

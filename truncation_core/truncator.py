@@ -1,0 +1,321 @@
+"""The Truncator: turns a tool result into what the model sees, keeping whatever is cut."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore
+from truncation_core.config import Config, Policy, config_from_mapping
+from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
+from truncation_core.manager import PluginHost
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut
+from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
+from truncation_core.stats import CallCounter, Stats, StatsRecorder
+from truncation_core.text import (
+    count_terminators,
+    cut_text,
+    ends_with_terminator,
+    measure,
+    utf8_size,
+)
+
+__all__ = ["Truncator"]
+
+#: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
+#: content.
+log = logging.getLogger("truncation_core")
+
+#: Context keys that describe the result for its artifact's one-line summary, in order.
+_SUMMARY_KEYS = ("summary", "path", "command", "query", "url")
+#: How far into the content the JSON sniff looks for its first non-blank character.
+_SNIFF_CHARS = 256
+
+
+@attrs.frozen
+class _ToolSlot:
+    """Everything the pass-through path needs for one tool, found with one dict lookup."""
+
+    policy: Policy
+    count_call: CallCounter
+
+
+def _looks_like_json(text: str) -> bool:
+    head = text[:_SNIFF_CHARS].lstrip()
+    tail = text[-_SNIFF_CHARS:].rstrip()
+    return bool(head) and bool(tail) and (
+        (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"))
+
+
+def content_facts(text: str, *, from_bytes: bool = False,
+                  encoded: bytes | None = None) -> ContentFacts:
+    """Facts about *text*: one pass to count line terminators, the rest O(1) or deferred.
+
+    *encoded* is the content as bytes when already at hand (the tool's own bytes, or the
+    encoding made for the artifact); otherwise the byte size is measured on first use.
+    """
+    terminators = count_terminators(text)
+    lines = terminators + (1 if text and not ends_with_terminator(text) else 0)
+    return ContentFacts(
+        chars=len(text), lines=lines, terminators=terminators,
+        looks_like_json=_looks_like_json(text), from_bytes=from_bytes,
+        byte_size=encoded.__len__ if encoded is not None else (lambda: utf8_size(text)))
+
+
+def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFacts) -> str:
+    """A one-line description of a tool result for its artifact (at most 100 characters)."""
+    for key in _SUMMARY_KEYS:
+        value = context.get(key)
+        if isinstance(value, str) and value.strip():
+            return value if key == "summary" else f"{tool or 'tool'}: {value}"
+    kind = "JSON" if facts.looks_like_json else "output"
+    return f"{tool} {kind}" if tool else f"tool {kind}"
+
+
+class Truncator:
+    """Decides what the model sees of each tool result, and keeps the rest.
+
+    :param config: a :class:`~truncation_core.config.Config`, or a mapping with the config
+        file's keys (``{"inline_limit": 2000, "default_strategy": "tail"}``). None uses the
+        defaults. Nothing is read from the environment or from files; for that, use
+        :meth:`from_config`.
+    :param plugins: plugin objects (modules, or instances with ``@hookimpl`` methods) to
+        register on top of the built-ins, installed plugins and configured project plugins.
+        They are called first.
+    :param store: the artifact store to use instead of the configured backend.
+    :param load_entrypoints: discover installed plugins through entry points.
+    """
+
+    def __init__(
+        self,
+        config: Config | Mapping[str, Any] | None = None,
+        *,
+        plugins: Iterable[object] = (),
+        store: ArtifactStore | None = None,
+        load_entrypoints: bool = True,
+        project_root: Path | None = None,
+    ) -> None:
+        if config is None:
+            config = Config()
+        elif not isinstance(config, Config):
+            config = config_from_mapping(config)
+        self.config: Config = config
+        self.plugins = PluginHost.build(settings=config.plugins, plugins=plugins,
+                                        load_entrypoints=load_entrypoints,
+                                        project_root=project_root)
+        self._check_names(store)
+        self.store: ArtifactStore = store if store is not None else self.plugins.backends[
+            config.store.backend](config.store)
+        self._slots: dict[str | None, _ToolSlot] = {}
+        self._stats = StatsRecorder()
+
+    @classmethod
+    def from_config(
+        cls,
+        path: Path | str | None = None,
+        *,
+        start: Path | str | None = None,
+        environ: Mapping[str, str] | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        plugins: Iterable[object] = (),
+        store: ArtifactStore | None = None,
+        load_entrypoints: bool = True,
+    ) -> Truncator:
+        """Build a Truncator from the project's configuration.
+
+        Reads, by precedence: *overrides* (code), ``TRUNCATION_CORE_*`` environment variables,
+        the nearest ``.truncation.yaml`` or ``[tool.truncation_core]`` in ``pyproject.toml``
+        (or *path*), then the defaults. Project plugins named in config are imported relative
+        to the config file's directory.
+        """
+        from truncation_core.config_sources import load_config
+
+        loaded = load_config(path, start=start, environ=environ, overrides=overrides)
+        root = loaded.path.parent.resolve() if loaded.path is not None else None
+        return cls(loaded.config, plugins=plugins, store=store,
+                   load_entrypoints=load_entrypoints, project_root=root)
+
+    def _check_names(self, store: ArtifactStore | None) -> None:
+        problems = []
+        available = sorted(self.plugins.strategies)
+        for path, name in self.config.strategy_names().items():
+            if name not in self.plugins.strategies:
+                problems.append(f"{path}: unknown strategy {name!r}{did_you_mean(name, available)}"
+                                f" (available: {', '.join(available)})")
+        backend = self.config.store.backend
+        if store is None and backend not in self.plugins.backends:
+            backends = sorted(self.plugins.backends)
+            problems.append(f"store.backend: unknown backend {backend!r}"
+                            f"{did_you_mean(backend, backends)} (available: {', '.join(backends)})")
+        if problems:
+            raise ConfigError(problems)
+
+    # -- policies and stats ------------------------------------------------------------------
+
+    def policy(self, tool: str | None = None) -> Policy:
+        """The effective policy for *tool* (see :meth:`Config.policy_for`)."""
+        return self._slot(tool).policy
+
+    def _slot(self, tool: str | None) -> _ToolSlot:
+        slot = self._slots.get(tool)
+        if slot is None:
+            new = _ToolSlot(self.config.policy_for(tool), self._stats.call_counter(tool))
+            slot = self._slots.setdefault(tool, new)
+        return slot
+
+    def stats(self) -> Stats:
+        """Per-tool calls, truncations, artifacts created, characters saved, and rates."""
+        return self._stats.snapshot()
+
+    # -- processing --------------------------------------------------------------------------
+
+    def process(self, content: str | bytes, *, tool: str | None = None,
+                **context: Any) -> TruncationResult:
+        """Turn one tool result into what the model sees.
+
+        Content within every limit comes back unchanged, at almost no cost: no hook runs and
+        nothing is stored. Content over a limit is cut by the selected strategy to fit, and
+        (unless ``spill`` is off) the full content is kept as an artifact first, so that the
+        markers can say how to read back what was cut. Content over ``artifact_threshold``
+        is shown as an artifact reference with a short preview.
+
+        :param content: the tool result, ``str`` or ``bytes``. Bytes that are not valid UTF-8
+            are shown with replacement characters; the artifact keeps the original bytes.
+        :param tool: the tool's name, which selects its policy.
+        :param context: anything else about the call. Recognised: ``tool_call_id``,
+            ``server`` and ``summary`` (kept with the artifact); ``path``, ``command``,
+            ``query``, ``url`` (used for the artifact's summary); ``already_truncated=True``
+            (the tool truncated its own output: leave it alone). All of it reaches the
+            ``select_strategy`` hook.
+        """
+        slot = self._slots.get(tool) or self._slot(tool)
+        slot.count_call()
+        policy = slot.policy
+        if type(content) is str:
+            if (len(content) <= policy.inline_limit and policy.max_bytes is None
+                    and policy.max_lines is None):
+                return TruncationResult(content, policy=policy)
+            text, raw = content, None
+        elif isinstance(content, bytes | bytearray | memoryview):
+            raw = bytes(content)
+            text = raw.decode("utf-8", "replace")
+        elif isinstance(content, TruncationResult):
+            return content  # never truncate twice
+        elif isinstance(content, str):  # a str subclass
+            text, raw = str(content), None
+        else:
+            raise TypeError(f"content: expected str or bytes, got {type(content).__name__}")
+        if context.get("already_truncated"):
+            return TruncationResult(text, metadata=TruncationMetadata.unchanged(
+                text, policy, opted_out=True))
+        if len(text) <= policy.inline_limit and policy.budget.admits(measure(text)):
+            return TruncationResult(text, policy=policy)
+        return self._cut(text, raw, policy, tool, context)
+
+    def _cut(self, text: str, raw: bytes | None, policy: Policy, tool: str | None,
+             context: Mapping[str, Any]) -> TruncationResult:
+        # Encode once, up front, when the artifact will need the bytes: facts then know the
+        # byte size without a second pass.
+        data = raw if raw is not None else (
+            text.encode("utf-8", "surrogatepass") if policy.spill else None)
+        facts = content_facts(text, from_bytes=raw is not None, encoded=data)
+        notes: list[str] = []
+        strategy = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
+                                                context=context) or policy.strategy
+        if strategy not in self.plugins.strategies:
+            notes.append(f"no plugin provides strategy {strategy!r}; used {policy.strategy!r}")
+            strategy = policy.strategy
+
+        artifact, artifact_error = (self._spill(data, facts, policy, tool, context)
+                                    if data is not None and policy.spill else (None, None))
+        markers = MarkerRenderer(format=self.plugins.format_marker, policy=policy,
+                                 strategy=strategy, tool=tool, facts=facts, artifact=artifact,
+                                 artifact_error=artifact_error)
+        budget, header = policy.budget, ""
+        if artifact is not None and facts.chars > policy.artifact_threshold:
+            header = markers.reference()
+            room = budget.minus(measure(header))
+            if room is not None and room.chars > 0:
+                budget = room.capped(policy.preview_limit)
+            else:
+                header = ""  # the reference does not fit: inline truncation, whose markers
+                notes.append("artifact reference does not fit the budget")  # name the artifact
+
+        cut = self._run_strategy(strategy, text, budget, facts, policy, markers, notes)
+        content = header + cut.text
+        metadata = TruncationMetadata(
+            tool=tool,
+            was_truncated=True,
+            strategy_used=cut.strategy or strategy,
+            original_size=facts.chars,
+            truncated_size=len(content),
+            original_lines=facts.lines,
+            omitted_chars=cut.omitted_chars,
+            omitted_lines=cut.omitted_lines,
+            estimated_tokens=estimate_tokens(len(content)),
+            original_tokens=estimate_tokens(facts.chars),
+            limits=policy.budget,
+            artifact_id=artifact.id if artifact else None,
+            artifact_error=artifact_error,
+            original_bytes=facts.bytes if data is not None else None,
+            omissions=cut.omissions,
+            notes=(*notes, *cut.notes),
+            details=cut.details,
+        )
+        self._stats.record_truncation(tool, chars_saved=facts.chars - len(content),
+                                      artifact=artifact is not None)
+        log.debug("truncated tool=%s strategy=%s chars=%d->%d omitted_lines=%d artifact=%s",
+                  tool, metadata.strategy_used, facts.chars, len(content), cut.omitted_lines,
+                  metadata.artifact_id)
+        return TruncationResult(content, artifact=artifact, metadata=metadata)
+
+    def _run_strategy(self, strategy: str, text: str, budget: Budget, facts: ContentFacts,
+                      policy: Policy, markers: MarkerRenderer, notes: list[str]) -> Cut:
+        cut = self.plugins.truncate(strategy=strategy, text=text, budget=budget, facts=facts,
+                                    policy=policy, markers=markers)
+        if cut is not None and budget.admits(measure(cut.text)):
+            return cut
+        notes.append(f"strategy {strategy!r} " + (
+            "returned nothing" if cut is None else "returned output over the budget")
+            + "; cut with head_tail instead")
+        return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
+                                     head_share=policy.head_ratio), strategy="head_tail")
+
+    def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
+               context: Mapping[str, Any]) -> tuple[ArtifactRef | None, str | None]:
+        """Keep the full content; on failure, say why instead of raising."""
+        info = ArtifactInfo(
+            tool=tool,
+            tool_call_id=_str_or_none(context.get("tool_call_id")),
+            server=_str_or_none(context.get("server")),
+            summary=summary_for(tool, context, facts),
+            content_type="application/json" if facts.looks_like_json else "text/plain",
+            chars=facts.chars,
+            lines=facts.lines,
+        )
+        try:
+            writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+            if writer is None:
+                return None, "no storage backend accepted it"
+            with writer:
+                writer.write(data)
+                ref = writer.commit()
+        except StoreFull:
+            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, len(data))
+            return None, "the artifact store is full"
+        except (StoreError, OSError) as exc:
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, len(data),
+                        type(exc).__name__)
+            return None, "the artifact store failed"
+        log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
+                  ref.bytes, tool)
+        return ref, None
+
+
+def _str_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
