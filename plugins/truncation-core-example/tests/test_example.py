@@ -1,0 +1,50 @@
+"""The example plugin, loaded exactly as a third-party plugin would be: by entry point."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+from truncation_core import Truncator
+from truncation_core.text import count_lines
+
+LOG = "".join(f"step {i:05d}: ok\n" for i in range(5000))
+
+
+@pytest.fixture
+def truncator() -> Truncator:
+    return Truncator({"inline_limit": 2000, "spill": False}, load_entrypoints=True)
+
+
+def test_entry_point_is_installed() -> None:
+    names = {ep.name for ep in importlib.metadata.entry_points(group="truncation_core")}
+    assert "example" in names
+
+
+def test_sample_strategy_is_discovered(truncator: Truncator) -> None:
+    assert "sample" in truncator.plugins.strategies
+    info = {p.name: p for p in truncator.plugins.list_plugins()}["example"]
+    assert info.kind == "entrypoint"
+    assert info.distribution == "truncation-core-example"
+    assert info.strategies == ("sample",)
+
+
+def test_sample_keeps_head_tail_and_middle_lines(truncator: Truncator) -> None:
+    t = Truncator({"inline_limit": 2000, "spill": False, "default_strategy": "sample"})
+    result = t.process(LOG)
+    meta = result.metadata
+    assert meta.strategy_used == "sample"
+    assert len(result.content) <= 2000
+    assert result.content.startswith("step 00000: ok\n")
+    assert result.content.endswith("step 04999: ok\n")
+    sampled = meta.details["sampled_lines"]
+    assert len(sampled) >= 2
+    for line_number in sampled:  # each sampled line is shown, and is the right line
+        assert f"step {line_number - 1:05d}: ok\n" in result.content
+    # The gaps and the shown lines account for every line of the original.
+    shown = count_lines(result.content) - len(meta.omissions) * 2
+    assert meta.omitted_lines + shown == count_lines(LOG)
+    assert meta.omitted_chars + sum(
+        len(line) for line in LOG.splitlines(keepends=True) if line in result.content
+    ) == len(LOG)

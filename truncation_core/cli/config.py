@@ -1,0 +1,101 @@
+"""``trunc config show`` and ``trunc config validate``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from truncation_core.cli.state import AppState, console, pass_state
+
+
+def config_rows(state: AppState, tool: str | None) -> list[tuple[str, Any, str]]:
+    """(key, value, source) for every setting, or for one tool's effective policy."""
+    from truncation_core.config import BUILTIN_TOOL_POLICIES, POLICY_KEYS
+    from truncation_core.config_sources import SOURCE_BUILTIN_POLICY
+    from truncation_core.converter import converter
+
+    loaded = state.load()
+    config = loaded.config
+    if tool is not None:
+        policy = config.policy_for(tool)
+        rows = []
+        builtin = BUILTIN_TOOL_POLICIES.get(tool)
+        for key in POLICY_KEYS:
+            global_key = "default_strategy" if key == "strategy" else key
+            own = f"tools.{tool}.{key}"
+            if own in loaded.sources:
+                source = loaded.sources[own]
+            elif builtin is not None and getattr(builtin, key) is not None:
+                source = SOURCE_BUILTIN_POLICY
+            else:
+                source = loaded.source_of(global_key)
+            rows.append((key, getattr(policy, key), source))
+        return rows
+
+    data = converter.unstructure(config)
+    tools = data.pop("tools")
+    rows = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, child in value.items():
+                walk(f"{prefix}.{key}" if prefix else key, child)
+        else:
+            rows.append((prefix, value, loaded.source_of(prefix)))
+
+    walk("", data)
+    for name in sorted({*BUILTIN_TOOL_POLICIES, *tools}):
+        for key in POLICY_KEYS:
+            value = tools.get(name, {}).get(key)
+            if value is None:
+                value = getattr(BUILTIN_TOOL_POLICIES.get(name), key, None)
+            if value is not None:
+                path = f"tools.{name}.{key}"
+                rows.append((path, value, loaded.source_of(path)))
+    return rows
+
+
+@click.group("config")
+def config_group() -> None:
+    """Show or check the configuration."""
+
+
+@config_group.command("show")
+@click.option("--tool", help="Show the effective policy of this tool instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_state
+def show_command(state: AppState, tool: str | None, as_json: bool) -> None:
+    """Show the effective configuration and where each value came from."""
+    rows = config_rows(state, tool)
+    if as_json:
+        click.echo(json.dumps([{"key": k, "value": v, "source": s} for k, v, s in rows],
+                              indent=2))
+        return
+    from rich.table import Table
+
+    path = state.load().path
+    table = Table(title=f"effective configuration{f' for tool {tool}' if tool else ''}",
+                  caption=f"config file: {path}" if path else "no config file found")
+    for column in ("key", "value", "source"):
+        table.add_column(column)
+    for key, value, source in rows:
+        table.add_row(key, repr(value) if isinstance(value, str) else str(value), source)
+    console().print(table)
+
+
+@config_group.command("validate")
+@click.argument("path", required=False, type=click.Path(exists=True, dir_okay=False,
+                                                         path_type=Path))
+@pass_state
+def validate_command(state: AppState, path: Path | None) -> None:
+    """Check the configuration (PATH, or the one found) and the plugins it names."""
+    if path is not None:
+        state = AppState(config_path=path)
+    truncator = state.truncator()  # raises ConfigError for any problem
+    where = state.load().path
+    click.echo(f"configuration is valid ({where or 'defaults only'}); "
+               f"{len(truncator.plugins.strategies)} strategies, store "
+               f"{truncator.config.store.backend!r}")

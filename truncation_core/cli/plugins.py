@@ -1,0 +1,41 @@
+"""``trunc plugins``: what is installed and loaded, and what each plugin provides."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import click
+
+from truncation_core.cli.state import AppState, console, pass_state, plugin_warnings_to_stderr
+
+
+@click.command("plugins")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.option("--hook", "hook_name", help="Only plugins implementing this hook.")
+@pass_state
+def plugins_command(state: AppState, as_json: bool, hook_name: str | None) -> None:
+    """List plugins: built-ins, installed (entry points), project and failed ones."""
+    from truncation_core.manager import PluginHost
+
+    settings = state.load().config.plugins
+    with plugin_warnings_to_stderr():
+        host = PluginHost.build(settings=settings)
+    infos = [p for p in host.list_plugins() if hook_name is None or hook_name in p.hooks]
+    if as_json:
+        click.echo(json.dumps([{**attrs.asdict(p), "status": p.status} for p in infos],
+                              indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title="truncation-core plugins")
+    for column in ("name", "kind", "distribution", "hooks", "provides", "status"):
+        table.add_column(column)
+    for p in infos:
+        dist = f"{p.distribution} {p.version}" if p.distribution else "-"
+        provides = ", ".join([*p.strategies, *(f"{b} (store)" for b in p.backends)]) or "-"
+        status = p.status if p.error is None else f"error: {p.error}"
+        style = "red" if p.error else ("dim" if p.disabled else None)
+        table.add_row(p.name, p.kind, dist, ", ".join(p.hooks) or "-", provides, status,
+                      style=style)
+    console().print(table)

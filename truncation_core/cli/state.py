@@ -1,0 +1,61 @@
+"""What every ``trunc`` command shares: loading configuration and building a Truncator."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import click
+
+from truncation_core.errors import PluginLoadWarning
+
+if TYPE_CHECKING:
+    from truncation_core.config_sources import LoadedConfig
+    from truncation_core.truncator import Truncator
+
+
+@contextmanager
+def plugin_warnings_to_stderr() -> Iterator[None]:
+    """Show plugin load warnings as one ``warning:`` line each, without Python's noise."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PluginLoadWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, PluginLoadWarning):
+            click.secho(f"warning: {warning.message}", fg="yellow", err=True)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename,
+                                 warning.lineno)
+
+
+@attrs.define
+class AppState:
+    config_path: Path | None = None
+
+    def load(self, overrides: Mapping[str, Any] | None = None) -> LoadedConfig:
+        from truncation_core.config_sources import load_config
+
+        return load_config(self.config_path, overrides=overrides)
+
+    def truncator(self, overrides: Mapping[str, Any] | None = None) -> Truncator:
+        from truncation_core.truncator import Truncator
+
+        with plugin_warnings_to_stderr():
+            return Truncator.from_config(self.config_path, overrides=overrides)
+
+
+def pass_state(f: Any) -> Any:
+    return click.pass_obj(f)
+
+
+def console() -> Any:
+    """A rich console for stdout; wide when piped, so tables are not squeezed to 80 columns."""
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 200)
