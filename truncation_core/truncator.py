@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore
+from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, ArtifactWriter
 from truncation_core.config import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
 from truncation_core.manager import PluginHost
@@ -286,10 +286,10 @@ class Truncator:
         return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
                                      head_share=policy.head_ratio), strategy="head_tail")
 
-    def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
-               context: Mapping[str, Any]) -> tuple[ArtifactRef | None, str | None]:
-        """Keep the full content; on failure, say why instead of raising."""
-        info = ArtifactInfo(
+    def artifact_info(self, tool: str | None, context: Mapping[str, Any],
+                      facts: ContentFacts) -> ArtifactInfo:
+        """What the store is told about a tool result it keeps."""
+        return ArtifactInfo(
             tool=tool,
             tool_call_id=_str_or_none(context.get("tool_call_id")),
             server=_str_or_none(context.get("server")),
@@ -298,8 +298,19 @@ class Truncator:
             chars=facts.chars,
             lines=facts.lines,
         )
+
+    def open_artifact(self, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
+        """A writer for a new artifact, through the ``store_artifact`` hook.
+
+        Every path that keeps content (``process``, streams) opens its writer here.
+        """
+        return self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+
+    def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
+               context: Mapping[str, Any]) -> tuple[ArtifactRef | None, str | None]:
+        """Keep the full content; on failure, say why instead of raising."""
         try:
-            writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+            writer = self.open_artifact(self.artifact_info(tool, context, facts), policy)
             if writer is None:
                 return None, "no storage backend accepted it"
             with writer:
