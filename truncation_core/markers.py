@@ -60,8 +60,9 @@ class MarkerRenderer:
         the default templates the real marker is never longer.
         """
         n, lines = self.facts.chars, self.facts.lines
+        # Every number at its largest possible value, so every number is at its widest.
         region = Omission(position=position, start=0, end=n, lines=lines,
-                          first_line=1 if lines else 0, last_line=lines)
+                          first_line=lines, last_line=lines)
         return self.render(region)
 
     def reference(self) -> str:
