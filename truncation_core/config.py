@@ -11,8 +11,10 @@ The reference for every key is docs/configuration.md.
 
 from __future__ import annotations
 
+import os
 import string
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NewType
 
@@ -37,6 +39,9 @@ MIB = 1024 * 1024
 PositiveInt = NewType("PositiveInt", int)
 Ratio = NewType("Ratio", float)
 Direction = NewType("Direction", str)
+NonNegativeInt = NewType("NonNegativeInt", int)
+DirectoryPath = NewType("DirectoryPath", str)
+SessionName = NewType("SessionName", str)
 
 DIRECTIONS = ("head", "tail")
 
@@ -63,6 +68,29 @@ def check_direction(value: object) -> Direction:
     return value  # type: ignore[return-value]
 
 
+def check_non_negative_int(value: object) -> NonNegativeInt:
+    if not _is_int(value) or value < 0:  # type: ignore[operator]
+        raise ValueError(f"must be an integer of 0 or more, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_directory_path(value: object) -> DirectoryPath:
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ValueError(f"must be a directory path (a non-empty string), got {value!r}")
+    return DirectoryPath(value)
+
+
+def check_session_name(value: object) -> SessionName:
+    from truncation_core.artifacts import validate_session_id
+    from truncation_core.errors import InvalidSessionId
+
+    try:
+        return SessionName(validate_session_id(value))
+    except InvalidSessionId:
+        raise ValueError("must be 1 to 64 lowercase ASCII letters, digits, '-' or '_', "
+                         f"starting with a letter or digit, got {value!r}") from None
+
+
 # The converter runs these checks while structuring, so errors carry their path; the attrs
 # validators below repeat them for objects built directly in code.
 def _validator(check: Any) -> Any:
@@ -82,6 +110,9 @@ def _validator(check: Any) -> Any:
 _positive = _validator(check_positive_int)
 _ratio = _validator(check_ratio)
 _direction = _validator(check_direction)
+_non_negative = _validator(check_non_negative_int)
+_directory = _validator(check_directory_path)
+_session_name = _validator(check_session_name)
 
 
 def _readonly(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -176,12 +207,41 @@ def marker_template_problems(markers: MarkerConfig, path: str = "marker") -> lis
     return problems
 
 
+#: Where the filesystem backend keeps artifacts, relative to the workspace (the directory of
+#: the config file, or the working directory).
+DEFAULT_STORE_ROOT = ".truncation/artifacts"
+
+
 @attrs.frozen(kw_only=True)
 class StoreConfig:
-    """Where artifacts are kept."""
+    """Where and how artifacts are kept. docs/artifacts.md describes each key."""
 
-    #: Name of the storage backend (``memory``, or one a plugin provides).
-    backend: str = "memory"
+    #: Name of the storage backend: ``filesystem`` (the default), ``memory``, or one a plugin
+    #: provides.
+    backend: str = "filesystem"
+    #: The filesystem backend's directory; sessions are subdirectories. A relative path is
+    #: taken from the workspace.
+    root: DirectoryPath = attrs.field(default=DirectoryPath(DEFAULT_STORE_ROOT),
+                                      validator=_directory)
+    #: The session artifacts go to outside ``Truncator.session()``; None starts a new one per
+    #: Truncator. Name one to share artifacts between processes.
+    session: SessionName | None = attrs.field(default=None, validator=_session_name)
+    #: Sessions untouched for this many days are deleted, lazily, once per process (0: never).
+    retention_days: NonNegativeInt = attrs.field(default=NonNegativeInt(7),
+                                                 validator=_non_negative)
+    #: fsync artifacts and their directory before reporting them stored (power-loss
+    #: durability). Off by default: artifacts are ephemeral, and fsync costs milliseconds.
+    fsync: bool = False
+    #: Bytes one session may hold; storing more evicts its oldest artifacts. None: no quota.
+    quota: PositiveInt | None = attrs.field(default=None, validator=_positive)
+
+    def resolved(self, workspace: Path | None = None) -> StoreConfig:
+        """This config with ``root`` made absolute against *workspace* (default: the working
+        directory), so that a later ``chdir`` does not move the store."""
+        root = Path(self.root).expanduser()
+        if not root.is_absolute():
+            root = (workspace if workspace is not None else Path.cwd()) / root
+        return attrs.evolve(self, root=DirectoryPath(os.path.abspath(root)))
 
 
 @attrs.frozen(kw_only=True)
