@@ -155,6 +155,28 @@ class MarkerConfig:
         'Read them with get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100) '
         "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
     )
+    #: The reference when the artifact itself is cut (the output exceeded
+    #: ``max_artifact_size``): it must not claim the artifact holds everything.
+    reference_cut: str = (
+        "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size})\n"
+        "The output ({original_lines:,} lines) is larger than max_artifact_size: the artifact "
+        "keeps its first {head_lines:,} and last {tail_lines:,} lines; original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept. Read what is kept with "
+        'get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100), artifact_tail '
+        "or artifact_grep. Preview:\n"
+    )
+    #: Fills ``{hint}`` when the omitted part is only partly in a cut artifact; the line
+    #: numbers are the artifact's.
+    hint_cut: str = (
+        '; partly kept: get_artifact(artifact_id="{artifact_id}", start_line={start_line}, '
+        "end_line={end_line}) (the artifact is itself cut: original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept)"
+    )
+    #: Fills ``{hint}`` when the omitted part is not in the (cut) artifact at all.
+    hint_not_kept: str = (
+        "; not kept: the output is larger than max_artifact_size and the artifact keeps "
+        "only its first and last lines"
+    )
 
 
 #: The placeholders each marker template may use.
@@ -169,6 +191,12 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
         "unavailable": ("reason",),
         "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
+        "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
+                          "original_bytes", "head_lines", "tail_lines", "cut_first_line",
+                          "cut_last_line", "cut_bytes", "tool"),
+        "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
+                     "cut_first_line", "cut_last_line"),
+        "hint_not_kept": ("lines", "chars", "cut_first_line", "cut_last_line"),
     }
 )
 
@@ -178,7 +206,9 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "original_lines": 300, "original_chars": 24000, "strategy": "head_tail",
         "tool": "read_file", "artifact_id": "art_1_" + "0" * 32, "start_line": 10,
         "end_line": 159, "reason": "disk full", "summary": "read_file output",
-        "size": "2.3 MB", "bytes": 2300000,
+        "size": "2.3 MB", "bytes": 2300000, "original_size": "23.0 MB",
+        "original_bytes": 23000000, "head_lines": 6000, "tail_lines": 4000,
+        "cut_first_line": 6001, "cut_last_line": 90000, "cut_bytes": 12000000,
     }
 )
 

@@ -182,6 +182,16 @@ class GrepResult:
         """Where to continue the search (``start_line``) when it stopped at ``max_matches``."""
         return self.matches[-1].line.number + 1 if self.more and self.matches else None
 
+    def merged(self) -> list[tuple[Line, bool]]:
+        """Matching and context lines in order, each once: ``(line, is_match)``, as grep
+        prints them (a gap in line numbers is where grep prints ``--``)."""
+        lines: dict[int, tuple[Line, bool]] = {}
+        for m in self.matches:
+            for c in (*m.before, *m.after):
+                lines.setdefault(c.number, (c, False))
+            lines[m.line.number] = (m.line, True)
+        return [lines[n] for n in sorted(lines)]
+
 
 def _split_keepends(text: str) -> list[str]:
     """Split on the terminators of :mod:`truncation_core.text` only, keeping them."""

@@ -416,47 +416,35 @@ def _grep_result(ref: ArtifactRef, result: GrepResult, width: int, budget: int,
                  args: Mapping[str, Any]) -> ToolResult:
     kind = "regular expression" if result.regex else "text"
     case = ", ignoring case" if result.ignore_case else ""
-    shown_lines: list[str] = []
-    used = 0
     room = max(budget - _FRAME_CHARS, 1)
-    last_printed = 0
+    rows: list[str] = []
+    used = shown = previous = 0
     stopped_at: int | None = None
-    shown = 0
-    for match in result.matches:
-        block = []
-        for line in match.before:
-            if line.number > last_printed:
-                block.append(f"{line.number:>{width}}-\t{line.text}")
-        block.append(f"{match.line.number:>{width}}:\t{match.line.text}"
-                     + (" [line clipped]" if match.line.clipped else ""))
-        after = [line for line in match.after if line.number > match.line.number]
-        block.extend(f"{line.number:>{width}}-\t{line.text}" for line in after)
-        first_number = (match.before[0].number if match.before else match.line.number)
-        if shown_lines and last_printed and first_number > last_printed + 1 and (
-                match.before or shown_lines[-1:] != ["--"]) and args.get("context"):
-            block.insert(0, "--")
-        cost = sum(len(b) + 1 for b in block)
-        if shown and used + cost > room:
-            stopped_at = match.line.number
+    for line, is_match in result.merged():
+        row = f"{line.number:>{width}}{':' if is_match else '-'}\t{line.text}" + (
+            " [line clipped]" if line.clipped else "")
+        gap = ["--"] if args.get("context") and previous and line.number > previous + 1 else []
+        cost = sum(len(r) + 1 for r in (*gap, row))
+        if is_match and shown and used + cost > room:
+            stopped_at = line.number
             break
-        shown_lines.extend(block)
+        if not is_match and used + cost > room:
+            continue
+        rows.extend((*gap, row))
         used += cost
-        shown += 1
-        last_printed = max(last_printed, match.line.number,
-                           *(line.number for line in after))
+        shown += is_match
+        previous = line.number
     more_from = stopped_at if stopped_at is not None else result.next_line
-    if not result.matches:
-        summary = f"no line matches {json.dumps(result.pattern, ensure_ascii=False)} ({kind}{case})"
-    else:
-        summary = (f"{shown} matching line{'s' if shown != 1 else ''} for "
-                   f"{json.dumps(result.pattern, ensure_ascii=False)} ({kind}{case})")
+    pattern = json.dumps(result.pattern, ensure_ascii=False)
+    summary = (f"no line matches {pattern} ({kind}{case})" if not result.matches else
+               f"{shown} matching line{'s' if shown != 1 else ''} for {pattern} ({kind}{case})")
     nxt = None
     if more_from is not None:
         nxt = {k: v for k, v in args.items() if k != "start_line"} | {"start_line": more_from}
         footer = f"[More matches from line {more_from:,}: {_call('artifact_grep', **nxt)}]"
     else:
         footer = "[No more matches.]"
-    body = "\n".join(shown_lines)
+    body = "\n".join(rows)
     content = _header(ref, summary) + (body + "\n" if body else "") + footer
     return ToolResult(tool="artifact_grep", content=content, next_arguments=nxt)
 
