@@ -58,6 +58,7 @@ class SizeLimitedWriter:
         self._dropped_terminators = 0
         self._last_dropped = -1
         self._ring = bytearray()
+        self._last_byte = -1
 
     @property
     def id(self) -> str | None:
@@ -69,6 +70,7 @@ class SizeLimitedWriter:
             return
         data = bytes(data)
         self._total += len(data)
+        self._last_byte = data[-1]
         if self._cutting:
             self._keep_tail(data)
             return
@@ -133,10 +135,11 @@ class SizeLimitedWriter:
         tail_terms = _count_terminators(tail)
         first_line = head_terms + 1
         last_line = head_terms + self._dropped_terminators + (0 if at_line_start else 1)
+        tail_mid_line = bool(tail) and not at_line_start
         whole = (last_line - first_line + 1) - (1 if head_mid_line else 0) - (
-            0 if at_line_start else 1)
+            1 if tail_mid_line else 0)
         original_lines = head_terms + self._dropped_terminators + tail_terms + (
-            1 if tail and not _ends_with_terminator(tail) else 0)
+            0 if self._last_byte in (0x0A, 0x0D) else 1)
         head_lines_in_artifact = head_terms + (1 if head_mid_line else 0)
         cut = ArtifactCut(
             original_bytes=self._total,

@@ -352,13 +352,16 @@ def _page_result(tool: str, reader: Retrieval, ref: ArtifactRef, page: Page, wid
     return ToolResult(tool=tool, content=content, next_arguments=nxt)
 
 
-_FRAME_CHARS = 600  # header, footer and the cut notice fit in this
+def _room(ref: ArtifactRef, budget: int) -> int:
+    """Characters left for lines once the header and the longest footers are counted."""
+    frame = len(_header(ref, "x" * 80)) + 2 * (len(ref.id) + 90)
+    return max(budget - frame, 1)
 
 
 def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
-    room = max(budget - _FRAME_CHARS, 1)
+    room = _room(ref, budget)
     offset = args.get("offset")
     if offset is not None:
         if "start_line" in args or "end_line" in args:
@@ -382,7 +385,7 @@ def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> Tool
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
     n = args.get("lines", DEFAULT_LINES)
-    page = reader.lines(ref.id, 1, n, max_chars=max(budget - _FRAME_CHARS, 1),
+    page = reader.lines(ref.id, 1, n, max_chars=_room(ref, budget),
                         line_cost=width + 2)
     return _page_result("artifact_head", reader, ref, page, width, end_line=n)
 
@@ -391,7 +394,7 @@ def _artifact_tail(reader: Retrieval, args: dict[str, Any], budget: int) -> Tool
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
     page = reader.tail(ref.id, args.get("lines", DEFAULT_LINES),
-                       max_chars=max(budget - _FRAME_CHARS, 1), line_cost=width + 2)
+                       max_chars=_room(ref, budget), line_cost=width + 2)
     result = _page_result("artifact_tail", reader, ref, page, width)
     if page.first_line > 1 and page.text:
         earlier = {"artifact_id": ref.id, "start_line": max(1, page.first_line - 100),
@@ -416,7 +419,7 @@ def _grep_result(ref: ArtifactRef, result: GrepResult, width: int, budget: int,
                  args: Mapping[str, Any]) -> ToolResult:
     kind = "regular expression" if result.regex else "text"
     case = ", ignoring case" if result.ignore_case else ""
-    room = max(budget - _FRAME_CHARS, 1)
+    room = _room(ref, budget)
     rows: list[str] = []
     used = shown = previous = 0
     stopped_at: int | None = None

@@ -42,3 +42,25 @@ def session_dir(root: Path, session: str = "test-session") -> Path:
 
 
 __all__ = ["ArtifactRoot", "put", "session_dir"]
+
+
+def naive_lines(data: bytes) -> list[bytes]:
+    """Raw lines with their terminators ("\\n", "\\r\\n", lone "\\r"), one byte at a time."""
+    out, cur, i = [], bytearray(), 0
+    while i < len(data):
+        b = data[i : i + 1]
+        cur += b
+        if b == b"\n" or (b == b"\r" and data[i + 1 : i + 2] != b"\n"):
+            out.append(bytes(cur))
+            cur = bytearray()
+        i += 1
+    if cur:
+        out.append(bytes(cur))
+    return out
+
+
+def strip(raw: bytes) -> bytes:
+    for t in (b"\r\n", b"\n", b"\r"):
+        if raw.endswith(t):
+            return raw[: -len(t)]
+    return raw
