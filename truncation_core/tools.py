@@ -50,8 +50,9 @@ DEFAULT_LINES = 50
 GREP_DEFAULT_MATCHES = 50
 GREP_MAX_MATCHES = 1000
 GREP_MAX_CONTEXT = 20
-#: The smallest page worth returning; a tool limit below it is raised to it.
-MIN_PAGE_CHARS = 200
+#: The smallest page worth returning: a tool's inline_limit below it is raised to it, so that
+#: a tiny global inline_limit does not leave no room for lines under the header and footer.
+MIN_PAGE_CHARS = 1000
 
 _ID_SCHEMA = {
     "type": "string",
@@ -219,7 +220,7 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or key not in properties:
-            shown = key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else "?"
+            shown = _echo(key)
             hint = did_you_mean(str(shown), properties).removeprefix("; ")
             raise _BadCall(f"unknown argument {shown!r}{f' ({hint})' if hint else ''}; "
                            f"{tool} takes {', '.join(properties)}")
@@ -264,6 +265,16 @@ def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
     return value
 
 
+def _echo(name: object) -> str:
+    """An untrusted name, repeated only if it looks like an identifier (a typo of a real one);
+    anything else is described, never echoed."""
+    if isinstance(name, str) and len(name) <= 40 and name.isidentifier() and name.isascii():
+        return name
+    from truncation_core.errors import describe_untrusted
+
+    return f"<{describe_untrusted(name)}>"
+
+
 def _describe(value: object) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return repr(value)
@@ -278,7 +289,7 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     tool = name if isinstance(name, str) and name in _SPECS else None
     try:
         if tool is None:
-            shown = name if isinstance(name, str) and len(name) <= 60 and name.isprintable() else "?"
+            shown = _echo(name)
             hint = did_you_mean(shown, TOOL_NAMES).removeprefix("; ")
             raise _BadCall(f"unknown tool {shown!r}{f' ({hint})' if hint else ''}; "
                            f"available: {', '.join(TOOL_NAMES)}")
