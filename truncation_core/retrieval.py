@@ -796,7 +796,12 @@ def grep(
         overlap = max(0, len(matcher.needle) - 1) if compiled is None else 0
         for base, buf in _line_blocks(f, origin, chunk, max_block, overlap):
             for lo, hi, m_lo, m_hi in matcher.matches(buf):
-                line_no += _count_range(f, counted_to, base + lo, chunk)
+                # Count terminators up to this line: in the block in memory, and only the
+                # stretch before it that earlier matches did not cover is read again.
+                if counted_to < base:
+                    line_no += _count_range(f, counted_to, base, chunk)
+                    counted_to = base
+                line_no += _count_terminators(buf[counted_to - base: lo])
                 counted_to = base + lo
                 if found and found[-1].line.number == line_no:
                     continue  # a long line split in pieces: report it once
