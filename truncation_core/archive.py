@@ -2,7 +2,7 @@
 
 An archive is a gzip-compressed tar file::
 
-    manifest.json                  format, version, session, and per artifact: id, file, size, sha256
+    manifest.json                  format, version, session; per artifact: id, file, size, sha256
     art_<ts>_<hex>.txt | .json     the content
     art_<ts>_<hex>.meta.json       its metadata
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from truncation_core.artifacts import ArtifactRef, validate_artifact_id, validate_session_id
+from truncation_core.artifacts import validate_artifact_id, validate_session_id
 from truncation_core.errors import ArtifactError
 
 __all__ = ["ArchiveError", "ExportReport", "ImportReport", "export_session", "import_archive"]
@@ -84,6 +84,11 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
                       for ref, name in entries],
     }
     total = 0
+
+    def report(n: int) -> None:
+        if progress is not None:
+            progress(total + n)
+
     target = Path(path)
     tmp = target.with_name(f".{target.name}.partial")
     try:
@@ -95,8 +100,7 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
                     info.size = ref.bytes
                     info.mode = 0o600
                     info.mtime = int(ref.created_at)
-                    tar.addfile(info, _Counting(f, lambda n: None if progress is None
-                                                else progress(total + n)))
+                    tar.addfile(info, _Counting(f, report))
                 total += ref.bytes
                 if progress is not None:
                     progress(total)

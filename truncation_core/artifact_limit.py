@@ -18,7 +18,11 @@ from __future__ import annotations
 import attrs
 
 from truncation_core.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef, ArtifactWriter
-from truncation_core.retrieval import _count_terminators, _next_terminator_end, _utf8_boundary_before
+from truncation_core.retrieval import (
+    _count_terminators,
+    _next_terminator_end,
+    _utf8_boundary_before,
+)
 
 __all__ = ["MARKER_RESERVE", "SizeLimitedWriter"]
 

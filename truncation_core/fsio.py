@@ -165,7 +165,7 @@ class Directory:
                 raise refused(name, f"has {st.st_nlink} links (a hard link to another file?)")
             if st.st_uid != os.geteuid():
                 raise refused(name, f"owned by uid {st.st_uid}")
-            return open(fd, "rb", closefd=True)  # noqa: SIM115 - returned to the caller
+            return open(fd, "rb", closefd=True)
         except BaseException:
             os.close(fd)
             raise

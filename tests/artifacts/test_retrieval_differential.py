@@ -24,27 +24,7 @@ from truncation_core.retrieval import (
     read_tail,
 )
 
-
-def naive_lines(data: bytes) -> list[bytes]:
-    """Raw lines with their terminators, one byte at a time."""
-    out, cur, i = [], bytearray(), 0
-    while i < len(data):
-        b = data[i : i + 1]
-        cur += b
-        if b == b"\n" or (b == b"\r" and data[i + 1 : i + 2] != b"\n"):
-            out.append(bytes(cur))
-            cur = bytearray()
-        i += 1
-    if cur:
-        out.append(bytes(cur))
-    return out
-
-
-def strip(raw: bytes) -> bytes:
-    for t in (b"\r\n", b"\n", b"\r"):
-        if raw.endswith(t):
-            return raw[: -len(t)]
-    return raw
+from .conftest import naive_lines, strip
 
 
 pieces = st.sampled_from([b"\n", b"\r\n", b"\r", b"a", b"b", b"ab", b"\xc3\xa9", b"\xe2\x82\xac",

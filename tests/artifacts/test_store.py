@@ -24,7 +24,7 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts import ArtifactInfo, ArtifactStore, new_artifact_id
+from truncation_core.artifacts import ArtifactStore, new_artifact_id
 from truncation_core.builtins import filesystem_store
 from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
 from truncation_core.builtins.memory_store import MemoryStore
@@ -126,7 +126,7 @@ HOSTILE_IDS = [
     "", ".", "..", "../x", "a/../../x", "/etc/passwd", "//x", "a/b", "a\\b", "..\\..\\x", "C:x",
     "C:\\x", "\\\\?\\C:\\x", "\\\\server\\share", "id:stream", "CON", "NUL", "COM1", "LPT1", "x.",
     "x ", "a\0b", "art_1_" + "0" * 32 + "\n", ("art_1_" + "a" * 32).upper(), "art_1_" + "A" * 32,
-    "０" * 32, "art_١٢٣_" + "0" * 32, "art_1_" + "０" * 32, "．．／x", "\u2215", "\u2024\u2024/",
+    "０" * 32, "art_١٢٣_" + "0" * 32, "art_1_" + "０" * 32, "．．／x", "\u2215", "\u2024\u2024/",  # noqa: RUF001
     "%2e%2e%2f", "x" * 300, "x" * 5000, "-art_1_" + "0" * 32, "art_01_" + "0" * 32,
     "art_1_" + "0" * 31, "art_1_" + "0" * 33, " art_1_" + "0" * 32, "art_1_" + "0" * 32 + ".txt",
     "art_1_" + "0" * 32 + "/../x", b"art_1_" + b"0" * 32, 1, None, Path("art_1_" + "0" * 32),

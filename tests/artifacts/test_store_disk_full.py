@@ -105,7 +105,8 @@ def _fill_the_disk(path: str) -> dict[str, Any]:
     result = truncator.process(big, tool="execute_command")
     return {
         "stored": len(stored), "full": full, "other": other, "leftovers": leftovers,
-        "intact": intact, "listed_ok": listed == sorted(stored), "again": store.read(again) == payload,
+        "intact": intact, "listed_ok": listed == sorted(stored),
+        "again": store.read(again) == payload,
         "content": result.content, "artifact": result.artifact,
         "artifact_error": result.metadata.artifact_error,
         "was_truncated": result.metadata.was_truncated,

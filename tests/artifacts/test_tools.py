@@ -20,7 +20,6 @@ from truncation_core.artifacts import new_artifact_id
 from truncation_core.tools import TOOL_NAMES, ToolResult, tool_schemas
 
 
-
 @pytest.fixture
 def small(root_path: Path) -> Truncator:
     """A Truncator with small pages, to exercise paging."""
@@ -64,7 +63,7 @@ def test_schemas_in_every_format(fmt: str) -> None:
 
 def test_schemas_from_the_truncator_and_bad_format(small: Truncator) -> None:
     assert small.tool_schemas("anthropic") == tool_schemas("anthropic")
-    with pytest.raises(ValueError, match="format: expected one of .*did you mean 'anthropic'"):
+    with pytest.raises(ValueError, match=r"format: expected one of .*did you mean 'anthropic'"):
         small.tool_schemas("antropic")
 
 
@@ -141,7 +140,8 @@ def test_line_ranges_head_tail_and_grep(small: Truncator) -> None:
     ("get_artifact", {}, 400, "artifact_id: required"),
     ("get_artifact", {"artifact_id": "ID", "start_lin": 2}, 400, "did you mean 'start_line'"),
     ("get_artfact", {"artifact_id": "ID"}, 400, "unknown tool 'get_artfact' (did you mean"),
-    ("get_artifact", {"artifact_id": "ID", "start_line": 0}, 400, "start_line: expected an integer 1"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": 0}, 400,
+     "start_line: expected an integer 1"),
     ("get_artifact", {"artifact_id": "ID", "start_line": True}, 400, "expected an integer"),
     ("get_artifact", {"artifact_id": "ID", "start_line": 2.5}, 400, "expected an integer, got 2.5"),
     ("get_artifact", {"artifact_id": "ID", "start_line": "١٢"}, 400, "expected an integer"),

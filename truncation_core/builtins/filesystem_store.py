@@ -553,7 +553,7 @@ class FilesystemStore(Retrieval):
     def _rebuilt_ref(self, directory: Directory, name: str, artifact_id: str) -> ArtifactRef:
         """The metadata of an artifact whose metadata file is missing or damaged, from its
         content: sizes, line count and modification time (the tool and summary are lost)."""
-        from truncation_core.retrieval import _count_terminators, _chunks
+        from truncation_core.retrieval import _chunks, _count_terminators
 
         try:
             f = directory.open_file(name)
