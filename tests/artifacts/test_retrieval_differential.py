@@ -26,7 +26,6 @@ from truncation_core.retrieval import (
 
 from .conftest import naive_lines, strip
 
-
 pieces = st.sampled_from([b"\n", b"\r\n", b"\r", b"a", b"b", b"ab", b"\xc3\xa9", b"\xe2\x82\xac",
                           b"\xf0\x9f\x98\x80", b"\xed\xa0\x80", b"\xff", b"\x80", b"\xe2\x82",
                           b"x" * 9, b"needle", b"nee", b"dle", b"\x0b", b"\xc2\x85"])
