@@ -2,15 +2,20 @@
 
 Run it with ``make demo``. It truncates a generated build log (as ``execute_command``) and a
 generated search result in JSON (as ``search_files``) with the default configuration, prints
-what the model would see and the metadata, then reads the full content back from the
-artifact store and checks it byte for byte.
+what the model would see and the metadata, reads the full content back from the artifact
+store (the filesystem store, in a temporary workspace that is removed at the end) and checks
+it byte for byte, then does what an agent would: reads omitted lines back with the
+``get_artifact`` and ``artifact_grep`` tools.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import re
+import tempfile
 import textwrap
 
 from truncation_core import TruncationResult, Truncator
@@ -47,8 +52,7 @@ def show(title: str, result: TruncationResult, original: str, truncator: Truncat
         indent=2), "  "))
     print("--- nothing is lost " + "-" * 58)
     assert result.artifact is not None, "spill is on by default: the artifact must exist"
-    with truncator.store.open(result.artifact.id) as f:
-        kept = f.read()
+    kept = truncator.artifacts.read(result.artifact.id)
     same = hashlib.sha256(kept).hexdigest() == hashlib.sha256(original.encode()).hexdigest()
     print(f"  artifact {result.artifact.id} ({result.artifact.backend} store): "
           f"{len(kept):,} bytes, sha256 {'matches' if same else 'DIFFERS FROM'} the original")
@@ -56,15 +60,51 @@ def show(title: str, result: TruncationResult, original: str, truncator: Truncat
         raise SystemExit("the artifact does not match the original")
 
 
+def read_back(truncator: Truncator, result: TruncationResult) -> None:
+    """What an agent does next: call the artifact tools, as a model would."""
+    bar = "=" * 78
+    print(f"\n{bar}\nthe agent reads omitted lines back through call_tool\n{bar}")
+    assert result.artifact is not None
+    artifact_id = result.artifact.id
+    calls = [
+        ("artifact_grep", {"artifact_id": artifact_id, "pattern": "warning"}),
+        ("get_artifact", {"artifact_id": artifact_id, "start_line": 29_999, "end_line": 30_003}),
+    ]
+    print("tools offered to the model: "
+          + ", ".join(t["function"]["name"] for t in truncator.tool_schemas("openai")))
+    for name, arguments in calls:
+        print(f"\n>>> call_tool({name!r}, {json.dumps(arguments)})")
+        answer = truncator.call_tool(name, arguments)
+        print(answer.content)
+        if answer.is_error:
+            raise SystemExit(f"{name} failed: {answer.content}")
+    page = truncator.call_tool(*calls[1]).content
+    if not re.search(r"^ 30001\t\[030000\] warning", page, flags=re.M):
+        raise SystemExit("get_artifact did not return the omitted warning line")
+
+
 def main() -> None:
+    # A throwaway workspace: the filesystem store keeps artifacts under
+    # <workspace>/.truncation/artifacts, and the demo must not leave files behind.
+    with tempfile.TemporaryDirectory(prefix="truncation-demo-") as workspace:
+        cwd = os.getcwd()
+        os.chdir(workspace)
+        try:
+            run()
+        finally:
+            os.chdir(cwd)
+
+
+def run() -> None:
     truncator = Truncator.from_config()
     log = build_log()
-    show("execute_command: a 60,000-line build log (tail strategy)",
-         truncator.process(log, tool="execute_command", command="make all test"), log,
+    log_result = truncator.process(log, tool="execute_command", command="make all test")
+    show("execute_command: a 60,000-line build log (tail strategy)", log_result, log,
          truncator)
     found = search_results()
     show("search_files: 3,000 search results as JSON (element strategy)",
          truncator.process(found, tool="search_files", query="handler"), found, truncator)
+    read_back(truncator, log_result)
     stats = truncator.stats().total
     print(f"\n{stats.calls} calls, {stats.truncations} truncated, {stats.artifacts} artifacts, "
           f"{stats.chars_saved:,} characters kept out of the model's context.")

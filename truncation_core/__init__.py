@@ -11,13 +11,21 @@ Plugin authors: ``from truncation_core import hookimpl``; the hooks are document
 :mod:`truncation_core.hookspecs` and docs/hooks.md.
 """
 
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, ArtifactWriter
+from truncation_core.artifacts import (
+    ArtifactCut,
+    ArtifactInfo,
+    ArtifactRef,
+    ArtifactStore,
+    ArtifactWriter,
+)
 from truncation_core.config import Config, Policy, StoreConfig, ToolConfig
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
     ConfigError,
     InvalidArtifactId,
+    InvalidSessionId,
+    PatternError,
     PluginLoadError,
     PluginLoadWarning,
     StoreError,
@@ -32,6 +40,7 @@ from truncation_core.truncator import Truncator
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "ArtifactCut",
     "ArtifactError",
     "ArtifactInfo",
     "ArtifactNotFound",
@@ -44,8 +53,10 @@ __all__ = [
     "ContentFacts",
     "Cut",
     "InvalidArtifactId",
+    "InvalidSessionId",
     "Marker",
     "Omission",
+    "PatternError",
     "PluginLoadError",
     "PluginLoadWarning",
     "Policy",

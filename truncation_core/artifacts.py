@@ -15,9 +15,10 @@ from typing import BinaryIO, Protocol, runtime_checkable
 
 import attrs
 
-from truncation_core.errors import InvalidArtifactId
+from truncation_core.errors import InvalidArtifactId, InvalidSessionId
 
 __all__ = [
+    "ArtifactCut",
     "ArtifactInfo",
     "ArtifactRef",
     "ArtifactStore",
@@ -25,7 +26,9 @@ __all__ = [
     "WriterBase",
     "human_size",
     "new_artifact_id",
+    "new_session_id",
     "validate_artifact_id",
+    "validate_session_id",
 ]
 
 #: ``art_<unix timestamp>_<32 lowercase hex digits>``. ASCII only by construction: no ``\d``
@@ -34,6 +37,11 @@ _ID_PATTERN = re.compile(r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}")
 _ID_MAX_LENGTH = 4 + 16 + 1 + 32
 
 SUMMARY_MAX_CHARS = 100
+
+#: Session ids name a directory, so they are as strict as artifact ids: lowercase ASCII letters,
+#: digits, ``-`` and ``_``, starting with a letter or digit, at most 64 characters. Lowercase
+#: only, so that two sessions never share a directory on a case-insensitive filesystem.
+_SESSION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
 def new_artifact_id(now: float | None = None) -> str:
@@ -53,6 +61,19 @@ def validate_artifact_id(value: object) -> str:
         or _ID_PATTERN.fullmatch(value) is None
     ):
         raise InvalidArtifactId(value)
+    return value
+
+
+def new_session_id(now: float | None = None) -> str:
+    """A fresh session id, ``s<unix timestamp>-<16 hex digits>``."""
+    stamp = int(time.time() if now is None else now)
+    return f"s{max(stamp, 1)}-{secrets.token_hex(8)}"
+
+
+def validate_session_id(value: object) -> str:
+    """Return *value* if it is a valid session id, else raise :class:`InvalidSessionId`."""
+    if type(value) is not str or _SESSION_PATTERN.fullmatch(value) is None:
+        raise InvalidSessionId(value)
     return value
 
 
@@ -77,6 +98,57 @@ def clip_summary(summary: str) -> str:
 
 
 @attrs.frozen(kw_only=True)
+class ArtifactCut:
+    """What a stored artifact lacks when the original exceeded ``max_artifact_size``.
+
+    The artifact keeps the original's head and tail with a one-line marker between them (see
+    :mod:`truncation_core.artifact_limit`). Line numbers are 1-based and inclusive. Original
+    lines up to ``head_last_line`` keep their numbers in the artifact; original line
+    ``tail_first_line`` and the ones after it are found ``tail_artifact_line -
+    tail_first_line`` lines further on (usually fewer: the missing lines are not there).
+    """
+
+    #: Size of the original, in bytes and lines.
+    original_bytes: int
+    original_lines: int
+    #: Bytes of the original kept at the start and at the end.
+    head_bytes: int
+    tail_bytes: int
+    #: The original lines the dropped region touches (inclusive): they are missing, or only
+    #: partly kept when a line is longer than the part kept.
+    first_line: int
+    last_line: int
+    #: Original lines lying entirely inside the dropped region.
+    omitted_lines: int
+    #: The last original line kept (whole or in part) at the start; 0 for none.
+    head_last_line: int
+    #: The first original line kept (whole or in part) at the end, and its line in the artifact.
+    tail_first_line: int
+    tail_artifact_line: int
+
+    @property
+    def omitted_bytes(self) -> int:
+        return self.original_bytes - self.head_bytes - self.tail_bytes
+
+    def artifact_lines(self, first: int, last: int) -> tuple[int, int] | None:
+        """The artifact lines holding what is kept of original lines *first* to *last*.
+
+        None when none of them is kept. When the range spans the cut, the result includes the
+        marker line between head and tail, which says what is missing there.
+        """
+        lo: int | None = None
+        hi: int | None = None
+        if first <= self.head_last_line:
+            lo, hi = first, min(last, self.head_last_line)
+        if self.tail_bytes and last >= self.tail_first_line:
+            tail_from = max(first, self.tail_first_line)
+            shift = self.tail_artifact_line - self.tail_first_line
+            lo = tail_from + shift if lo is None else lo
+            hi = last + shift
+        return None if lo is None or hi is None else (lo, hi)
+
+
+@attrs.frozen(kw_only=True)
 class ArtifactInfo:
     """What the processor knows about content it asks a store to keep."""
 
@@ -90,9 +162,12 @@ class ArtifactInfo:
     summary: str = attrs.field(default="", converter=clip_summary)
     #: ``application/json`` for JSON content, ``text/plain`` otherwise.
     content_type: str = "text/plain"
-    #: Size of the original in characters and lines (bytes are counted by the store).
+    #: Size of the stored content in characters and lines (bytes are counted by the store).
+    #: Without a cut, that is the size of the original.
     chars: int = 0
     lines: int = 0
+    #: Set when the stored content is only the head and tail of the original.
+    cut: ArtifactCut | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -119,10 +194,22 @@ class ArtifactRef:
     session: str | None = None
     #: True when the stored artifact is itself cut (content beyond ``max_artifact_size``).
     truncated: bool = False
+    #: What is missing from a cut artifact (None when it holds the whole original).
+    cut: ArtifactCut | None = None
 
     @property
     def size(self) -> str:
         return human_size(self.bytes)
+
+    @classmethod
+    def from_info(cls, info: ArtifactInfo, *, id: str, backend: str, bytes: int, sha256: str,
+                  created_at: float, session: str | None = None) -> ArtifactRef:
+        """The ref of an artifact stored from *info*: what every backend's commit returns."""
+        return cls(id=id, backend=backend, tool=info.tool, tool_call_id=info.tool_call_id,
+                   server=info.server, summary=info.summary, content_type=info.content_type,
+                   chars=info.chars, bytes=bytes, lines=info.lines, sha256=sha256,
+                   created_at=created_at, session=session, truncated=info.cut is not None,
+                   cut=info.cut)
 
 
 @runtime_checkable
@@ -135,7 +222,10 @@ class ArtifactWriter(Protocol):
 
     def write(self, data: bytes) -> None: ...
 
-    def commit(self) -> ArtifactRef: ...
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
+        """Publish the artifact. *info*, when given, replaces the one the writer was opened
+        with: a stream knows its size in characters and lines only at its end."""
+        ...
 
     def abort(self) -> None: ...
 
@@ -146,32 +236,51 @@ class ArtifactWriter(Protocol):
 
 @runtime_checkable
 class ArtifactStore(Protocol):
-    """A storage backend. Retrieval helpers (lines, head, tail, grep) build on ``open``."""
+    """A storage backend, bound to one session.
+
+    Retrieval (lines, head, tail, grep, pages) is written once over ``open`` in
+    :mod:`truncation_core.retrieval`; a backend only stores, opens, lists and deletes.
+    Every method taking an id validates it first and raises
+    :class:`~truncation_core.errors.InvalidArtifactId` before touching storage.
+    """
 
     #: The backend's name, as used in config (``store.backend``).
     name: str
+    #: The session whose artifacts this store keeps.
+    session_id: str
 
     def writer(self, info: ArtifactInfo) -> ArtifactWriter:
         """Start a new artifact. Raises :class:`~truncation_core.errors.StoreError`."""
         ...
 
     def open(self, artifact_id: str) -> BinaryIO:
-        """Open an artifact's content for reading (seekable, binary)."""
+        """Open an artifact's content for reading (seekable, binary). Raises
+        :class:`~truncation_core.errors.ArtifactNotFound` for an unknown id."""
         ...
 
     def stat(self, artifact_id: str) -> ArtifactRef: ...
 
-    def list(self) -> list[ArtifactRef]: ...
+    def list(self) -> list[ArtifactRef]:
+        """This session's artifacts, oldest first."""
+        ...
 
     def delete(self, artifact_id: str) -> bool: ...
 
+    def for_session(self, session_id: str) -> ArtifactStore:
+        """The same backend, bound to another session (created on first write)."""
+        ...
+
+    def delete_session(self) -> int:
+        """Delete every artifact of this session (the session's end); return how many."""
+        ...
 
 
 class WriterBase:
     """Context-manager behaviour shared by writers: leaving the block uncommitted aborts.
 
-    Subclasses implement ``_write``, ``_commit`` and ``_abort``; this class makes ``commit``
-    and ``abort`` idempotent and refuses writes after either.
+    Subclasses implement ``_write``, ``_commit`` (given the replacement info or None) and
+    ``_abort``; this class makes ``commit`` and ``abort`` idempotent and refuses writes after
+    either.
     """
 
     def __init__(self) -> None:
@@ -183,13 +292,13 @@ class WriterBase:
         if data:
             self._write(data)
 
-    def commit(self) -> ArtifactRef:
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
         if isinstance(self._finished, ArtifactRef):
             return self._finished
         if self._finished is True:
             raise ValueError("commit() after abort()")
         try:
-            ref = self._commit()
+            ref = self._commit(info)
         except BaseException:
             self.abort()
             raise
@@ -211,7 +320,7 @@ class WriterBase:
     def _write(self, data: bytes) -> None:
         raise NotImplementedError
 
-    def _commit(self) -> ArtifactRef:
+    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
         raise NotImplementedError
 
     def _abort(self) -> None:

@@ -11,8 +11,10 @@ The reference for every key is docs/configuration.md.
 
 from __future__ import annotations
 
+import os
 import string
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NewType
 
@@ -37,6 +39,9 @@ MIB = 1024 * 1024
 PositiveInt = NewType("PositiveInt", int)
 Ratio = NewType("Ratio", float)
 Direction = NewType("Direction", str)
+NonNegativeInt = NewType("NonNegativeInt", int)
+DirectoryPath = NewType("DirectoryPath", str)
+SessionName = NewType("SessionName", str)
 
 DIRECTIONS = ("head", "tail")
 
@@ -63,6 +68,29 @@ def check_direction(value: object) -> Direction:
     return value  # type: ignore[return-value]
 
 
+def check_non_negative_int(value: object) -> NonNegativeInt:
+    if not _is_int(value) or value < 0:  # type: ignore[operator]
+        raise ValueError(f"must be an integer of 0 or more, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_directory_path(value: object) -> DirectoryPath:
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ValueError(f"must be a directory path (a non-empty string), got {value!r}")
+    return DirectoryPath(value)
+
+
+def check_session_name(value: object) -> SessionName:
+    from truncation_core.artifacts import validate_session_id
+    from truncation_core.errors import InvalidSessionId
+
+    try:
+        return SessionName(validate_session_id(value))
+    except InvalidSessionId:
+        raise ValueError("must be 1 to 64 lowercase ASCII letters, digits, '-' or '_', "
+                         f"starting with a letter or digit, got {value!r}") from None
+
+
 # The converter runs these checks while structuring, so errors carry their path; the attrs
 # validators below repeat them for objects built directly in code.
 def _validator(check: Any) -> Any:
@@ -82,6 +110,9 @@ def _validator(check: Any) -> Any:
 _positive = _validator(check_positive_int)
 _ratio = _validator(check_ratio)
 _direction = _validator(check_direction)
+_non_negative = _validator(check_non_negative_int)
+_directory = _validator(check_directory_path)
+_session_name = _validator(check_session_name)
 
 
 def _readonly(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -124,6 +155,28 @@ class MarkerConfig:
         'Read them with get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100) '
         "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
     )
+    #: The reference when the artifact itself is cut (the output exceeded
+    #: ``max_artifact_size``): it must not claim the artifact holds everything.
+    reference_cut: str = (
+        "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size})\n"
+        "The output ({original_lines:,} lines) is larger than max_artifact_size: the artifact "
+        "keeps its first {head_lines:,} and last {tail_lines:,} lines; original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept. Read what is kept with "
+        'get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100), artifact_tail '
+        "or artifact_grep. Preview:\n"
+    )
+    #: Fills ``{hint}`` when the omitted part is only partly in a cut artifact; the line
+    #: numbers are the artifact's.
+    hint_cut: str = (
+        '; partly kept: get_artifact(artifact_id="{artifact_id}", start_line={start_line}, '
+        "end_line={end_line}) (the artifact is itself cut: original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept)"
+    )
+    #: Fills ``{hint}`` when the omitted part is not in the (cut) artifact at all.
+    hint_not_kept: str = (
+        "; not kept: the output is larger than max_artifact_size and the artifact keeps "
+        "only its first and last lines"
+    )
 
 
 #: The placeholders each marker template may use.
@@ -138,6 +191,12 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
         "unavailable": ("reason",),
         "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
+        "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
+                          "original_bytes", "head_lines", "tail_lines", "cut_first_line",
+                          "cut_last_line", "cut_bytes", "tool"),
+        "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
+                     "cut_first_line", "cut_last_line"),
+        "hint_not_kept": ("lines", "chars", "cut_first_line", "cut_last_line"),
     }
 )
 
@@ -147,7 +206,9 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "original_lines": 300, "original_chars": 24000, "strategy": "head_tail",
         "tool": "read_file", "artifact_id": "art_1_" + "0" * 32, "start_line": 10,
         "end_line": 159, "reason": "disk full", "summary": "read_file output",
-        "size": "2.3 MB", "bytes": 2300000,
+        "size": "2.3 MB", "bytes": 2300000, "original_size": "23.0 MB",
+        "original_bytes": 23000000, "head_lines": 6000, "tail_lines": 4000,
+        "cut_first_line": 6001, "cut_last_line": 90000, "cut_bytes": 12000000,
     }
 )
 
@@ -176,12 +237,41 @@ def marker_template_problems(markers: MarkerConfig, path: str = "marker") -> lis
     return problems
 
 
+#: Where the filesystem backend keeps artifacts, relative to the workspace (the directory of
+#: the config file, or the working directory).
+DEFAULT_STORE_ROOT = ".truncation/artifacts"
+
+
 @attrs.frozen(kw_only=True)
 class StoreConfig:
-    """Where artifacts are kept."""
+    """Where and how artifacts are kept. docs/artifacts.md describes each key."""
 
-    #: Name of the storage backend (``memory``, or one a plugin provides).
-    backend: str = "memory"
+    #: Name of the storage backend: ``filesystem`` (the default), ``memory``, or one a plugin
+    #: provides.
+    backend: str = "filesystem"
+    #: The filesystem backend's directory; sessions are subdirectories. A relative path is
+    #: taken from the workspace.
+    root: DirectoryPath = attrs.field(default=DirectoryPath(DEFAULT_STORE_ROOT),
+                                      validator=_directory)
+    #: The session artifacts go to outside ``Truncator.session()``; None starts a new one per
+    #: Truncator. Name one to share artifacts between processes.
+    session: SessionName | None = attrs.field(default=None, validator=_session_name)
+    #: Sessions untouched for this many days are deleted, lazily, once per process (0: never).
+    retention_days: NonNegativeInt = attrs.field(default=NonNegativeInt(7),
+                                                 validator=_non_negative)
+    #: fsync artifacts and their directory before reporting them stored (power-loss
+    #: durability). Off by default: artifacts are ephemeral, and fsync costs milliseconds.
+    fsync: bool = False
+    #: Bytes one session may hold; storing more evicts its oldest artifacts. None: no quota.
+    quota: PositiveInt | None = attrs.field(default=None, validator=_positive)
+
+    def resolved(self, workspace: Path | None = None) -> StoreConfig:
+        """This config with ``root`` made absolute against *workspace* (default: the working
+        directory), so that a later ``chdir`` does not move the store."""
+        root = Path(self.root).expanduser()
+        if not root.is_absolute():
+            root = (workspace if workspace is not None else Path.cwd()) / root
+        return attrs.evolve(self, root=DirectoryPath(os.path.abspath(root)))
 
 
 @attrs.frozen(kw_only=True)

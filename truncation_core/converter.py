@@ -21,11 +21,17 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from truncation_core.errors import did_you_mean
 from truncation_core.config import (
     Direction,
+    DirectoryPath,
+    NonNegativeInt,
     PositiveInt,
     Ratio,
+    SessionName,
     check_direction,
+    check_directory_path,
+    check_non_negative_int,
     check_positive_int,
     check_ratio,
+    check_session_name,
 )
 
 __all__ = [
@@ -70,6 +76,9 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
+    conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))
+    conv.register_structure_hook(DirectoryPath, lambda v, _: check_directory_path(v))
+    conv.register_structure_hook(SessionName, lambda v, _: check_session_name(v))
     return conv
 
 

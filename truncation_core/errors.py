@@ -71,6 +71,17 @@ class InvalidArtifactId(ArtifactError, ValueError):
         )
 
 
+class InvalidSessionId(ArtifactError, ValueError):
+    """A session id is not 1 to 64 lowercase ASCII letters, digits, ``-`` or ``_``."""
+
+    def __init__(self, value: object) -> None:
+        self.description = describe_untrusted(value)
+        super().__init__(
+            "session: expected 1 to 64 lowercase ASCII letters, digits, '-' or '_', starting "
+            f"with a letter or digit, got {self.description}"
+        )
+
+
 class ArtifactNotFound(ArtifactError, LookupError):
     """No artifact with this id exists (or it was evicted or deleted)."""
 
@@ -90,6 +101,10 @@ class StoreError(ArtifactError, OSError):
 
 class StoreFull(StoreError):
     """The artifact store is out of space (ENOSPC, EDQUOT or EFBIG) or over its quota."""
+
+
+class PatternError(ArtifactError, ValueError):
+    """A grep pattern is invalid, or too slow to run (catastrophic backtracking)."""
 
 
 def describe_untrusted(value: object) -> str:

@@ -159,9 +159,11 @@ def store_artifact(store: ArtifactStore, info: ArtifactInfo, policy: Policy) -> 
 
     :param store: the configured storage backend.
     :param info: the tool, tool call id, server, summary, content type and size.
-    :param policy: the effective per-tool policy (``max_artifact_size`` ...).
+    :param policy: the effective per-tool policy.
     :returns: an :class:`~truncation_core.artifacts.ArtifactWriter`, or None to let the next
         implementation decide. The built-in implementation returns ``store.writer(info)``.
+        The processor wraps whatever writer is returned so that it keeps at most
+        ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifact_limit`).
 
     .. versionadded:: 0.1
 

@@ -70,6 +70,9 @@ class TruncationMetadata:
     details: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
     #: True when the tool marked its result as already truncated, so it was left alone.
     opted_out: bool = False
+    #: True when the artifact itself keeps only the head and tail of the original (content
+    #: beyond ``max_artifact_size``); ``artifact.cut`` says what it lacks.
+    artifact_truncated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict of JSON-compatible values."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
@@ -16,6 +16,7 @@ from truncation_core.manager import PluginHost
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
+from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
 from truncation_core.text import (
     count_terminators,
@@ -25,7 +26,13 @@ from truncation_core.text import (
     utf8_size,
 )
 
+if TYPE_CHECKING:
+    from truncation_core.retrieval import Retrieval
+    from truncation_core.tools import ToolResult
+
 __all__ = ["Truncator"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
 #: content.
@@ -109,8 +116,10 @@ class Truncator:
                                         load_entrypoints=load_entrypoints,
                                         project_root=project_root)
         self._check_names(store)
-        self.store: ArtifactStore = store if store is not None else self.plugins.backends[
-            config.store.backend](config.store)
+        # The default store: artifacts outside any session() go here. A relative store root
+        # is taken from the project (the config file's directory), else the working directory.
+        self._store: ArtifactStore = store if store is not None else self.plugins.backends[
+            config.store.backend](config.store.resolved(project_root))
         self._slots: dict[str | None, _ToolSlot] = {}
         self._stats = StatsRecorder()
 
@@ -154,6 +163,12 @@ class Truncator:
                             f"{did_you_mean(backend, backends)} (available: {', '.join(backends)})")
         if problems:
             raise ConfigError(problems)
+
+    @property
+    def store(self) -> ArtifactStore:
+        """Where artifacts go now: the store of the session entered here, if any, else the
+        default one (see :meth:`session`)."""
+        return active_store(self) or self._store
 
     # -- policies and stats ------------------------------------------------------------------
 
@@ -248,6 +263,10 @@ class Truncator:
 
         cut = self._run_strategy(strategy, text, budget, facts, policy, markers, notes)
         content = header + cut.text
+        if artifact is not None and artifact.cut is not None:
+            notes.append(f"the artifact itself is cut: original lines {artifact.cut.first_line}"
+                         f"-{artifact.cut.last_line} ({artifact.cut.omitted_bytes} bytes) are "
+                         "over max_artifact_size and were not kept")
         metadata = TruncationMetadata(
             tool=tool,
             was_truncated=True,
@@ -266,6 +285,7 @@ class Truncator:
             omissions=cut.omissions,
             notes=(*notes, *cut.notes),
             details=cut.details,
+            artifact_truncated=artifact is not None and artifact.truncated,
         )
         self._stats.record_truncation(tool, chars_saved=facts.chars - len(content),
                                       artifact=artifact is not None)
@@ -302,9 +322,19 @@ class Truncator:
     def open_artifact(self, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
         """A writer for a new artifact, through the ``store_artifact`` hook.
 
-        Every path that keeps content (``process``, streams) opens its writer here.
+        Every path that keeps content (``process``, streams) opens its writer here. The writer
+        keeps at most ``policy.max_artifact_size`` bytes: beyond that, the head and the tail,
+        and the committed ref says the artifact is cut (see
+        :mod:`truncation_core.artifact_limit`). Pass the final sizes to ``commit(info)`` when
+        they are known only at the end.
         """
-        return self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+        writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+        if writer is None:
+            return None
+        from truncation_core.artifact_limit import SizeLimitedWriter
+
+        return SizeLimitedWriter(writer, info=info, limit=policy.max_artifact_size,
+                                 head_share=policy.head_ratio)
 
     def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
                context: Mapping[str, Any]) -> tuple[ArtifactRef | None, str | None]:
@@ -326,6 +356,80 @@ class Truncator:
         log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
                   ref.bytes, tool)
         return ref, None
+
+
+    # -- artifacts: sessions, retrieval, tools ---------------------------------------------
+
+    def session(self, session_id: str | None = None, *, keep: bool = False) -> Session:
+        """A session: inside ``with truncator.session() as s:`` (or ``async with``), artifacts
+        go to session *session_id* (a new one when None), and are deleted when the block
+        ends unless *keep* (or ``s.keep = True``). See :mod:`truncation_core.sessions`.
+        """
+        store = self._store.for_session(session_id) if session_id is not None else (
+            self._store.for_session(_new_session_id()))
+        return Session(self, store, keep=keep)
+
+    @property
+    def artifacts(self) -> Retrieval:
+        """Read artifacts of the current session back: ``read``, ``text``, ``lines``,
+        ``head``, ``tail``, ``page``, ``grep``, ``stat``, ``checksum`` (see
+        :class:`truncation_core.retrieval.Retrieval`); ``list`` and ``delete`` are on
+        :attr:`store`."""
+        from truncation_core.retrieval import reader_for
+
+        return reader_for(self.store)
+
+    def tool_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
+        """JSON schemas of the artifact tools (``get_artifact``, ``artifact_head``,
+        ``artifact_tail``, ``artifact_grep``) in a function-calling *format*: ``openai``,
+        ``openai-responses``, ``anthropic`` or ``mcp``."""
+        from truncation_core.tools import tool_schemas
+
+        return tool_schemas(format)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None
+                  ) -> ToolResult:
+        """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
+        raises: errors come back in the result (400 bad call, 404 unknown artifact)."""
+        from truncation_core.tools import call_tool
+
+        return call_tool(self, name, arguments)
+
+    def tool(self, name: str | Callable[..., Any] | None = None) -> Any:
+        """Decorator: the function's result goes through :meth:`process` as tool *name*
+        (default: the function's name), and the wrapper returns what the model sees.
+
+        ``@truncator.tool("read_file")``, ``@truncator.tool()`` or ``@truncator.tool``.
+        Async functions stay async (and use :meth:`aprocess`).
+        """
+        from truncation_core.tools import wrap_tool
+
+        if callable(name):
+            return wrap_tool(self, name, getattr(name, "__name__", "tool"))
+
+        def decorate(fn: _F) -> _F:
+            return wrap_tool(self, fn, name or getattr(fn, "__name__", "tool"))  # type: ignore[return-value]
+
+        return decorate
+
+    async def aprocess(self, content: str | bytes, *, tool: str | None = None,
+                       **context: Any) -> TruncationResult:
+        """:meth:`process` for async code: content over its limit is cut and stored in a
+        worker thread, so the event loop is never blocked (NFR-004). Content within its
+        limit is returned at once."""
+        policy = (self._slots.get(tool) or self._slot(tool)).policy
+        if (type(content) is str and len(content) <= policy.inline_limit
+                and policy.max_bytes is None and policy.max_lines is None):
+            return self.process(content, tool=tool, **context)
+        import asyncio
+
+        return await asyncio.to_thread(self.process, content, tool=tool, **context)
+
+
+def _new_session_id() -> str:
+    from truncation_core.artifacts import new_session_id
+
+    return new_session_id()
 
 
 def _str_or_none(value: object) -> str | None:

@@ -8,10 +8,10 @@ the omitted part is kept, ``{hint}`` says how to read it back.
 
 from __future__ import annotations
 
-from truncation_core.artifacts import human_size
-from truncation_core.config import Policy
+from truncation_core.artifacts import ArtifactRef, human_size
+from truncation_core.config import MarkerConfig, Policy
 from truncation_core.hookspecs import hookimpl
-from truncation_core.models import Marker
+from truncation_core.models import Marker, Omission
 
 
 @hookimpl(trylast=True)
@@ -22,6 +22,16 @@ def format_marker(marker: Marker, policy: Policy) -> str:
     if marker.kind == "reference":
         if artifact is None:
             return ""
+        if artifact.cut is not None:
+            cut = artifact.cut
+            return templates.reference_cut.format(
+                artifact_id=artifact.id, summary=artifact.summary,
+                size=human_size(artifact.bytes), original_size=human_size(cut.original_bytes),
+                original_lines=cut.original_lines, original_bytes=cut.original_bytes,
+                head_lines=cut.head_last_line,
+                tail_lines=cut.original_lines - cut.tail_first_line + 1 if cut.tail_bytes else 0,
+                cut_first_line=cut.first_line, cut_last_line=cut.last_line,
+                cut_bytes=cut.omitted_bytes, tool=tool)
         return templates.reference.format(
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
@@ -30,7 +40,9 @@ def format_marker(marker: Marker, policy: Policy) -> str:
     region = marker.omission
     if region is None:
         return ""
-    if artifact is not None:
+    if artifact is not None and artifact.cut is not None:
+        hint = _hint_in_cut_artifact(templates, artifact, region)
+    elif artifact is not None:
         hint = templates.hint.format(
             artifact_id=artifact.id, start_line=region.first_line, end_line=region.last_line,
             lines=region.lines, chars=region.chars,
@@ -44,3 +56,21 @@ def format_marker(marker: Marker, policy: Policy) -> str:
         last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,
     )
+
+
+def _hint_in_cut_artifact(templates: MarkerConfig, artifact: ArtifactRef,
+                          region: Omission) -> str:
+    """The hint for an omitted region when the artifact keeps only the original's head and
+    tail: artifact line numbers for what is kept, and a plain statement for what is not."""
+    cut = artifact.cut
+    assert cut is not None
+    mapped = cut.artifact_lines(region.first_line, region.last_line)
+    if mapped is None:
+        return templates.hint_not_kept.format(lines=region.lines, chars=region.chars,
+                                              cut_first_line=cut.first_line,
+                                              cut_last_line=cut.last_line)
+    whole = region.last_line < cut.first_line or region.first_line > cut.last_line
+    template = templates.hint if whole else templates.hint_cut
+    return template.format(artifact_id=artifact.id, start_line=mapped[0], end_line=mapped[1],
+                           lines=region.lines, chars=region.chars,
+                           cut_first_line=cut.first_line, cut_last_line=cut.last_line)

@@ -1,0 +1,153 @@
+"""Export and import: references survive; a hostile archive is refused whole.
+
+The negative control extracts the same hostile archives with tarfile's trusting extraction,
+which writes outside the target directory.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from truncation_core import Truncator
+from truncation_core.archive import ArchiveError, export_session, import_archive
+from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+
+from .conftest import put
+
+
+def test_export_import_round_trip_keeps_references(tmp_path: Path) -> None:
+    t = Truncator({"store": {"root": str(tmp_path / "a"), "session": "work"}},
+                  load_entrypoints=False)
+    big = "".join(f"{i} log line\n" for i in range(5000))
+    result = t.process(big, tool="execute_command", tool_call_id="c1")
+    jsonish = t.process(json.dumps([{"i": i} for i in range(3000)]), tool="search_files")
+    reported = []
+    report = export_session(t.store, tmp_path / "work.tar.gz", progress=reported.append)
+    assert report.artifacts == 2 and reported and reported[-1] == report.bytes
+    other = ArtifactRoot(str(tmp_path / "elsewhere"))
+    imported = import_archive(other.session, tmp_path / "work.tar.gz")
+    assert imported.session == "work" and len(imported.imported) == 2
+    store = other.session("work")
+    for ref in (result.artifact, jsonish.artifact):
+        assert ref is not None
+        assert store.read(ref.id) == t.artifacts.read(ref.id)
+        copy = store.stat(ref.id)
+        assert (copy.tool, copy.summary, copy.lines, copy.content_type) == (
+            ref.tool, ref.summary, ref.lines, ref.content_type)
+    # The same reference works through the tools of a Truncator on the imported store.
+    reader = Truncator({"store": {"root": str(tmp_path / "elsewhere"), "session": "work"}},
+                       load_entrypoints=False)
+    call = reader.call_tool("artifact_tail", {"artifact_id": result.artifact.id, "lines": 1})
+    assert "4999 log line" in call.content
+    # Importing again skips what is already there; into another session works too.
+    again = import_archive(other.session, tmp_path / "work.tar.gz")
+    assert again.imported == () and len(again.skipped) == 2
+    renamed = import_archive(other.session, tmp_path / "work.tar.gz", session="copy")
+    assert renamed.session == "copy" and len(renamed.imported) == 2
+
+
+def _archive(path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return path
+
+
+def _file(name: str, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    return info, data
+
+
+def _valid_members(tmp_path: Path) -> list[tuple[tarfile.TarInfo, bytes | None]]:
+    store = FilesystemStore(str(tmp_path / "src"), "src")
+    put(store, b"payload\n")
+    export_session(store, tmp_path / "valid.tar.gz")
+    with tarfile.open(tmp_path / "valid.tar.gz") as tar:
+        return [(m, tar.extractfile(m).read()) for m in tar.getmembers()]  # type: ignore[union-attr]
+
+
+def _hostile(kind: str, members: list[tuple[tarfile.TarInfo, bytes | None]]
+             ) -> list[tuple[tarfile.TarInfo, bytes | None]]:
+    manifest = next(d for m, d in members if m.name == "manifest.json")
+    doc = json.loads(manifest)  # type: ignore[arg-type]
+    content_name = doc["artifacts"][0]["file"]
+    out = list(members)
+    if kind == "absolute":
+        out.append(_file("/tmp/evil-absolute", b"x"))
+    elif kind == "dotdot":
+        out.append(_file("../escaped", b"x"))
+    elif kind == "nested":
+        out.append(_file("dir/" + content_name, b"x"))
+    elif kind in ("symlink", "hardlink"):
+        out = [(m, d) for m, d in out if m.name != content_name]
+        link = tarfile.TarInfo(content_name)
+        link.type = tarfile.SYMTYPE if kind == "symlink" else tarfile.LNKTYPE
+        link.linkname = "/etc/passwd"
+        out.append((link, None))
+    elif kind == "directory":
+        d = tarfile.TarInfo("art_1_" + "0" * 32 + ".txt")
+        d.type = tarfile.DIRTYPE
+        out.append((d, None))
+    elif kind == "device":
+        d = tarfile.TarInfo("art_1_" + "0" * 32 + ".txt")
+        d.type = tarfile.CHRTYPE
+        out.append((d, None))
+    elif kind == "unlisted":
+        out.append(_file("art_1_" + "1" * 32 + ".txt", b"smuggled"))
+    elif kind == "tampered":
+        out = [(m, d) if m.name != content_name else _file(content_name, b"PAYLOAD\n")
+               for m, d in out]
+    elif kind == "no-manifest":
+        out = [(m, d) for m, d in out if m.name != "manifest.json"]
+    elif kind == "bad-session":
+        doc["session"] = "../../x"
+        out = [(m, d) if m.name != "manifest.json" else _file("manifest.json",
+                                                              json.dumps(doc).encode())
+               for m, d in out]
+    elif kind == "duplicate":
+        out.append(next((m, d) for m, d in members if m.name == content_name))
+    return out
+
+
+KINDS = ["absolute", "dotdot", "nested", "symlink", "hardlink", "directory", "device",
+         "unlisted", "tampered", "no-manifest", "bad-session", "duplicate"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_hostile_archives_are_refused_whole(tmp_path: Path, kind: str) -> None:
+    members = _valid_members(tmp_path)
+    path = _archive(tmp_path / f"{kind}.tar.gz", _hostile(kind, members))
+    target = ArtifactRoot(str(tmp_path / "target"))
+    with pytest.raises(ArchiveError):
+        import_archive(target.session, path)
+    assert target.session("src").list() == []
+    assert not (tmp_path / "escaped").exists()
+    assert not Path("/tmp/evil-absolute").exists()
+
+
+def test_not_an_archive(tmp_path: Path) -> None:
+    (tmp_path / "junk.tar.gz").write_bytes(b"not a tar at all")
+    with pytest.raises(ArchiveError, match="not a readable archive"):
+        import_archive(ArtifactRoot(str(tmp_path / "t")).session, tmp_path / "junk.tar.gz")
+
+
+@pytest.mark.parametrize("kind", ["dotdot", "symlink"])
+def test_control_trusting_extraction_escapes(tmp_path: Path, kind: str) -> None:
+    members = _valid_members(tmp_path)
+    path = _archive(tmp_path / f"{kind}.tar.gz", _hostile(kind, members))
+    target = tmp_path / "naive" / "inside"
+    target.mkdir(parents=True)
+    with tarfile.open(path) as tar:
+        tar.extractall(target, filter="fully_trusted")
+    if kind == "dotdot":
+        assert (tmp_path / "naive" / "escaped").exists()  # written outside the target
+    else:
+        link = next(p for p in target.iterdir() if p.name.startswith("art_") and
+                    p.name.endswith(".txt"))
+        assert link.is_symlink() and link.resolve() == Path("/etc/passwd").resolve()

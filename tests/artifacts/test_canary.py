@@ -1,0 +1,80 @@
+"""Content never reaches logs, exception messages, warnings or reprs (reliability.md §6).
+
+A unique canary is put in tool output, in a would-be artifact id and in a grep pattern; every
+operation runs, including failures (disk full, a hostile id, a refused file, a bad pattern).
+The canary may appear only where content belongs: the output, the artifact, and tool pages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import warnings
+from pathlib import Path
+
+import pytest
+
+from truncation_core import Truncator, fsio
+from truncation_core.errors import TruncationCoreError
+
+from .test_store_disk_full import FaultyOS
+
+
+def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    canary = "CANARY-" + secrets.token_hex(8)
+    caplog.set_level(logging.DEBUG, logger="truncation_core")
+    t = Truncator({"inline_limit": 300, "max_artifact_size": 4000,
+                   "store": {"root": str(root_path)}}, load_entrypoints=False)
+    content = "".join(f"line {i} {canary}\n" for i in range(2000))
+    seen: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = t.process(content, tool="execute_command")
+        ref = result.artifact
+        assert ref is not None
+        seen += [repr(result), repr(ref), repr(result.metadata), repr(t.store), repr(t)]
+        # The content is where it belongs: the output and the pages read back.
+        assert canary in result.content
+        assert canary in t.call_tool("artifact_head", {"artifact_id": ref.id}).content
+        for name, args in (("get_artifact", {"artifact_id": ref.id}),
+                           ("artifact_grep", {"artifact_id": ref.id, "pattern": canary}),
+                           ("artifact_grep", {"artifact_id": ref.id, "pattern": canary + "(",
+                                              "regex": True}),
+                           ("get_artifact", {"artifact_id": canary}),
+                           ("get_artifact", {"artifact_id": ref.id, canary: 1}),
+                           ("artifact_tail", {"artifact_id": ref.id, "lines": canary})):
+            call = t.call_tool(name, args)
+            seen.append(repr(call))
+            if call.error is not None:
+                seen.append(call.error.message)
+        errors: list[BaseException] = []
+        for operation in (lambda: t.artifacts.stat(canary), lambda: t.artifacts.read(canary),
+                          lambda: t.artifacts.grep(ref.id, canary + "[", regex=True),
+                          lambda: t.session(canary)):
+            try:
+                operation()
+            except TruncationCoreError as exc:
+                errors.append(exc)
+        # A refused file (a symlink planted over the artifact) and a full disk.
+        path = root_path / t.store.session_id / f"{ref.id}.txt"
+        os.replace(path, root_path / "moved")
+        os.symlink(root_path / "moved", path)
+        try:
+            t.artifacts.read(ref.id)
+        except TruncationCoreError as exc:
+            errors.append(exc)
+        monkeypatch.setattr(fsio, "os", FaultyOS(1, persistent=True))
+        degraded = t.process(content, tool="read_file")
+        monkeypatch.setattr(fsio, "os", os)
+        seen += [repr(degraded), degraded.metadata.to_json()]
+    assert len(errors) == 5
+    seen += [str(e) for e in errors] + [repr(e) for e in errors]
+    seen += [str(w.message) for w in caught]
+    seen += [r.getMessage() for r in caplog.records] + [repr(r.args) for r in caplog.records]
+    leaks = [s for s in seen if canary in s]
+    assert leaks == []
+    # The records do carry what operators need: ids, sizes and outcomes.
+    messages = " ".join(r.getMessage() for r in caplog.records)
+    assert ref.id in messages and "store full" in messages

@@ -1,0 +1,101 @@
+"""``trunc artifacts``: what a newcomer does from the command line, in a real subprocess
+for the first run and through click's runner for the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from truncation_core.cli import cli
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("TRUNCATION_CORE_"):
+            monkeypatch.delenv(name)
+    return tmp_path
+
+
+def trunc(*args: str, input: str | bytes | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def make_artifact(workspace: Path) -> str:
+    log = "".join(f"step {i}: ok\n" for i in range(1, 5001)) + "ERROR: boom\n"
+    proc = subprocess.run([sys.executable, "-m", "truncation_core", "apply", "--tool",
+                           "execute_command", "--json"], input=log.encode(),
+                          capture_output=True, cwd=workspace, check=True)
+    return json.loads(proc.stdout)["artifact"]["id"]
+
+
+def test_list_show_head_tail_grep(workspace: Path) -> None:
+    artifact_id = make_artifact(workspace)
+    proc = subprocess.run([sys.executable, "-m", "truncation_core", "artifacts", "list"],
+                          capture_output=True, text=True, cwd=workspace, check=True)
+    assert artifact_id in proc.stdout and "execute_command" in proc.stdout
+    for column in ("ID", "Size", "Source", "Age"):
+        assert column in proc.stdout
+    code, out, _ = trunc("artifacts", "list", "--json")
+    listed = json.loads(out)
+    assert code == 0 and listed[0]["id"] == artifact_id and listed[0]["lines"] == 5001
+    code, out, _ = trunc("artifacts", "show", artifact_id, "--lines", "2-3")
+    assert out == "step 2: ok\nstep 3: ok\n"
+    code, out, _ = trunc("artifacts", "show", artifact_id)
+    assert out.count("\n") == 5001 and out.endswith("ERROR: boom\n")
+    code, out, _ = trunc("artifacts", "show", artifact_id, "--lines", "5000-", "--json")
+    doc = json.loads(out)
+    assert doc["text"] == "step 5000: ok\nERROR: boom\n" and len(doc["artifact"]["sha256"]) == 64
+    assert trunc("artifacts", "head", artifact_id, "-n", "1")[1] == "step 1: ok\n"
+    assert trunc("artifacts", "tail", artifact_id, "-n", "1")[1] == "ERROR: boom\n"
+    code, out, _ = trunc("artifacts", "grep", artifact_id, "boom")
+    assert (code, out) == (0, "5001:ERROR: boom\n")
+    code, out, _ = trunc("artifacts", "grep", artifact_id, "^step 4999", "-E", "-C", "1")
+    assert out == "4998-step 4998: ok\n4999:step 4999: ok\n5000-step 5000: ok\n"
+    assert trunc("artifacts", "grep", artifact_id, "nothing like this")[0] == 1
+
+
+def test_errors_are_one_clear_line(workspace: Path) -> None:
+    make_artifact(workspace)
+    result = CliRunner().invoke(cli, ["artifacts", "show", "../../etc/passwd"])
+    assert result.exit_code != 0 and "artifact_id: expected the form" in result.output
+    result = CliRunner().invoke(cli, ["artifacts", "show", "art_1_" + "0" * 32])
+    assert result.exit_code != 0 and "not found" in result.output
+    result = CliRunner().invoke(cli, ["artifacts", "clean", "--older-than", "7x"])
+    assert result.exit_code == 2 and "--older-than" in result.output
+    result = CliRunner().invoke(cli, ["artifacts", "show", "art_1_" + "0" * 32, "--lines", "9-3"])
+    assert result.exit_code == 2 and "--lines" in result.output
+
+
+def test_clean_export_import(workspace: Path) -> None:
+    artifact_id = make_artifact(workspace)
+    session = json.loads(trunc("artifacts", "list", "--json")[1])[0]["session"]
+    code, out, _ = trunc("artifacts", "export", "--session", session, "-o", "s.tar.gz")
+    assert code == 0 and "exported 1 artifacts" in out
+    with tarfile.open(workspace / "s.tar.gz") as tar:
+        assert "manifest.json" in tar.getnames()
+    code, out, _ = trunc("artifacts", "clean", "--older-than", "1d")
+    assert "deleted 0 sessions" in out
+    code, out, _ = trunc("artifacts", "clean", "--session", session, "--json")
+    assert json.loads(out)["sessions"] == [session]
+    assert json.loads(trunc("artifacts", "list", "--json")[1]) == []
+    code, out, _ = trunc("artifacts", "import", "s.tar.gz")
+    assert code == 0 and "imported 1 artifacts" in out
+    assert trunc("artifacts", "tail", artifact_id, "-n", "1")[1] == "ERROR: boom\n"
+    code, out, _ = trunc("artifacts", "clean")
+    assert "deleted 1 session, 1 artifact" in out
+
+
+def test_memory_backend_is_refused_clearly(workspace: Path) -> None:
+    (workspace / ".truncation.yaml").write_text("store:\n  backend: memory\n")
+    result = CliRunner().invoke(cli, ["artifacts", "list"])
+    assert result.exit_code == 1 and "filesystem store" in result.output

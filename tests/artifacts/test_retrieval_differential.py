@@ -1,0 +1,152 @@
+"""Differential tests: head, tail, lines, pages and grep against a naive reference.
+
+The reference splits the whole artifact into lines in the most obvious way, on the line
+definition of truncation_core.text ("\n", "\r\n", lone "\r"). The real implementation reads in
+chunks (here tiny ones, so that every chunk boundary case is hit), backwards for tail, and
+counts lines only up to matches for grep.
+"""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from truncation_core.retrieval import (
+    _line_starts_from_end,
+    decode,
+    grep,
+    line_number_at,
+    line_start,
+    read_lines,
+    read_page,
+    read_tail,
+)
+
+from .conftest import naive_lines, strip
+
+pieces = st.sampled_from([b"\n", b"\r\n", b"\r", b"a", b"b", b"ab", b"\xc3\xa9", b"\xe2\x82\xac",
+                          b"\xf0\x9f\x98\x80", b"\xed\xa0\x80", b"\xff", b"\x80", b"\xe2\x82",
+                          b"x" * 9, b"needle", b"nee", b"dle", b"\x0b", b"\xc2\x85"])
+artifacts = st.lists(pieces, max_size=40).map(b"".join)
+chunks = st.integers(min_value=1, max_value=9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, start=st.integers(1, 30), count=st.integers(0, 30))
+@example(data=b"a\r\nb", chunk=2, start=2, count=1)
+@example(data=b"a\r", chunk=1, start=1, count=1)
+def test_lines_match_reference(data: bytes, chunk: int, start: int, count: int) -> None:
+    ref = naive_lines(data)
+    end = start + count
+    page = read_lines(io.BytesIO(data), start, end, chunk=chunk)
+    expected = b"".join(ref[start - 1 : end])
+    assert page.text == decode(expected)
+    assert page.end_offset - page.offset == len(expected)
+    if expected:
+        assert page.first_line == start
+        assert page.last_line == min(end, len(ref))
+    assert line_start(io.BytesIO(data), start, chunk=chunk) == (
+        len(b"".join(ref[: start - 1])) if start <= len(ref) else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, n=st.integers(1, 30))
+@example(data=b"a\r\n", chunk=1, n=1)
+@example(data=b"\r\n\r\n", chunk=1, n=1)
+def test_tail_matches_reference(data: bytes, chunk: int, n: int) -> None:
+    ref = naive_lines(data)
+    expected = b"".join(ref[-n:]) if ref else b""
+    for total in (None, len(ref)):
+        page = read_tail(io.BytesIO(data), n, chunk=chunk, total_lines=total)
+        assert page.text == decode(expected)
+        if ref:
+            assert page.first_line == max(1, len(ref) - n + 1)
+            assert page.last_line == len(ref)
+    starts = _line_starts_from_end(io.BytesIO(data), n, chunk=chunk)
+    offsets = [len(b"".join(ref[:i])) for i in range(len(ref))]
+    assert starts == list(reversed(offsets))[:n]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks)
+def test_line_number_at_every_offset(data: bytes, chunk: int) -> None:
+    ref = naive_lines(data)
+    number, pos = 1, 0
+    owner = {}
+    for i, raw in enumerate(ref, start=1):
+        for k in range(len(raw)):
+            owner[pos + k] = i
+        pos += len(raw)
+    for offset, number in owner.items():
+        if offset and data[offset - 1 : offset + 1] == b"\r\n":
+            continue  # the "\n" of a pair belongs to the line the "\r" ends
+        assert line_number_at(io.BytesIO(data), offset, chunk=chunk) == number
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, max_chars=st.integers(1, 25))
+def test_paging_by_offset_reassembles_the_artifact(data: bytes, chunk: int, max_chars: int) -> None:
+    """Pages never split a character and, concatenated, give back everything."""
+    f = io.BytesIO(data)
+    offset, parts, guard = 0, [], 0
+    while True:
+        page = read_page(f, offset=offset, max_chars=max_chars, chunk=chunk)
+        assert len(page.text) <= max(max_chars, 2)
+        parts.append(data[page.offset : page.end_offset])
+        assert decode(data[page.offset : page.end_offset]) == page.text
+        if page.next_offset is None:
+            break
+        assert page.next_offset > offset
+        offset = page.next_offset
+        guard += 1
+        assert guard <= len(data) + 1
+    assert b"".join(parts) == data
+
+
+def naive_grep(data: bytes, needle: bytes) -> list[int]:
+    return [i for i, raw in enumerate(naive_lines(data), start=1) if needle in strip(raw)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, needle=st.sampled_from(["needle", "a", "é", "x" * 9, "ab\n"]),
+       max_matches=st.integers(1, 50))
+def test_grep_literal_matches_reference(data: bytes, chunk: int, needle: str,
+                                        max_matches: int) -> None:
+    expected = naive_grep(data, needle.encode())
+    result = grep(io.BytesIO(data), needle, chunk=chunk, max_matches=max_matches)
+    assert [m.line.number for m in result.matches] == expected[:max_matches]
+    assert result.more == (len(expected) > max_matches)
+    ref = naive_lines(data)
+    for m in result.matches:
+        assert m.line.text == decode(strip(ref[m.line.number - 1]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=artifacts, chunk=chunks, context=st.integers(0, 3))
+def test_grep_regex_and_context_match_reference(data: bytes, chunk: int, context: int) -> None:
+    import re
+
+    ref = naive_lines(data)
+    texts = [decode(strip(r)) for r in ref]
+    expected = [i for i, t in enumerate(texts, start=1) if re.search(r"^a|b$|ne+d", t)]
+    result = grep(io.BytesIO(data), r"^a|b$|ne+d", regex=True, context=context, chunk=chunk,
+                  max_matches=1000)
+    assert [m.line.number for m in result.matches] == expected
+    for m in result.matches:
+        n = m.line.number
+        assert [c.number for c in m.before] == list(range(max(1, n - context), n))
+        assert [c.text for c in m.before] == texts[max(0, n - 1 - context) : n - 1]
+        assert [c.text for c in m.after] == texts[n : n + context]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, needle=st.sampled_from(["needle", "a", "é", "x" * 9]),
+       max_block=st.integers(1, 12))
+def test_grep_literal_finds_matches_across_splits_of_long_lines(
+        data: bytes, chunk: int, needle: str, max_block: int) -> None:
+    """Lines longer than max_block are searched in overlapping pieces: same line numbers."""
+    expected = naive_grep(data, needle.encode())
+    result = grep(io.BytesIO(data), needle, chunk=chunk, max_block=max_block, max_matches=1000)
+    assert [m.line.number for m in result.matches] == expected

@@ -1,0 +1,256 @@
+"""Disk full, twice (reliability.md section 1).
+
+1. On a real 1 MiB tmpfs mounted inside a user and mount namespace (no root needed; skipped
+   only where the kernel forbids unprivileged namespaces).
+2. With a fault-injection loop in SQLite's style: the k-th filesystem call fails with ENOSPC,
+   for every k of a store operation, once (transient) and from then on (persistent).
+
+Invariants after each failure: a typed StoreFull, never a half success; no partial artifact
+visible; earlier artifacts intact; no temporary file left once swept; the store works again
+when space returns; and a Truncator degrades to an inline truncation that says so.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import multiprocessing
+import os
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truncation_core import StoreError, StoreFull, Truncator, fsio
+from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+
+from .conftest import put
+
+CLONE_NEWNS, CLONE_NEWUSER, MS_REC, MS_PRIVATE = 0x20000, 0x10000000, 0x4000, 1 << 18
+
+
+def _in_tiny_fs(q: multiprocessing.Queue, path: str, size: str, fn: Any) -> None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+        def ok(rc: int) -> None:
+            if rc != 0:
+                e = ctypes.get_errno()
+                raise OSError(e, os.strerror(e))
+
+        uid, gid = os.getuid(), os.getgid()
+        ok(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS))
+        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"),
+                           ("gid_map", f"0 {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+        ok(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None))
+        ok(libc.mount(b"tmpfs", path.encode(), b"tmpfs", 0, f"size={size}".encode()))
+        q.put(("ok", fn(path)))
+    except OSError as exc:
+        q.put(("oserror", exc.errno, str(exc)))
+    except BaseException as exc:  # report anything else to the parent as a failure
+        q.put(("error", repr(exc)))
+
+
+def run_on_tiny_fs(fn: Any, path: Path, size: str = "1m") -> Any:
+    path.mkdir(parents=True, exist_ok=True)
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_in_tiny_fs, args=(q, str(path), size, fn))
+    p.start()
+    result = q.get(timeout=120)
+    p.join(30)
+    if result[0] == "oserror" and result[1] in (errno.EPERM, errno.EACCES, errno.EINVAL):
+        pytest.skip(f"user and mount namespaces are not available here: {result[2]}")
+    assert result[0] == "ok", result
+    return result[1]
+
+
+def _fill_the_disk(path: str) -> dict[str, Any]:
+    root = os.path.join(path, "artifacts")
+    store = FilesystemStore(root, "full")
+    payload = b"".join(b"%06d tiny filesystem\n" % i for i in range(4500))  # ~100 kB
+    stored, full, other = [], 0, []
+    for _ in range(40):
+        try:
+            stored.append(put(store, payload).id)
+        except StoreFull:
+            full += 1
+        except StoreError as exc:
+            other.append(repr(exc))
+    session = os.path.join(root, "full")
+    leftovers = [n for n in os.listdir(session) if n.startswith(".tmp-")]
+    intact = all(store.read(i) == payload for i in stored)
+    listed = sorted(r.id for r in store.list())
+    # Space returns: delete some, store again.
+    for artifact_id in stored[:3]:
+        store.delete(artifact_id)
+    again = put(store, payload).id
+    # End to end: a Truncator on a full disk degrades to an inline truncation that says so.
+    filler = os.path.join(path, "filler")
+    with open(filler, "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    truncator = Truncator({"inline_limit": 2000, "store": {"root": root}},
+                          load_entrypoints=False)
+    big = "".join(f"{i:06d} build output line\n" for i in range(40_000))
+    result = truncator.process(big, tool="execute_command")
+    return {
+        "stored": len(stored), "full": full, "other": other, "leftovers": leftovers,
+        "intact": intact, "listed_ok": listed == sorted(stored),
+        "again": store.read(again) == payload,
+        "content": result.content, "artifact": result.artifact,
+        "artifact_error": result.metadata.artifact_error,
+        "was_truncated": result.metadata.was_truncated,
+        "session_leftovers": [n for d in os.listdir(root) for n in os.listdir(os.path.join(root, d))
+                              if n.startswith(".tmp-")],
+    }
+
+
+@pytest.mark.timeout(120)
+def test_real_enospc_on_a_tiny_tmpfs(tmp_path: Path) -> None:
+    r = run_on_tiny_fs(_fill_the_disk, tmp_path / "mnt")
+    assert r["stored"] >= 3 and r["full"] >= 10 and r["other"] == []
+    assert r["leftovers"] == [] and r["session_leftovers"] == []
+    assert r["intact"] and r["listed_ok"] and r["again"]
+    assert r["was_truncated"] and r["artifact"] is None
+    assert r["artifact_error"] == "the artifact store is full"
+    assert "the full output could not be kept: the artifact store is full" in r["content"]
+    assert len(r["content"]) <= 2000
+
+
+class FaultyOS(types.ModuleType):
+    """The os module, except that the k-th I/O call fails with ENOSPC (and, persistent, every
+    one after it). ``close`` really closes before failing, as the kernel does."""
+
+    CALLS = ("open", "write", "fsync", "close", "replace", "rename", "unlink", "mkdir")
+
+    def __init__(self, k: int, persistent: bool = False) -> None:
+        super().__init__("faulty_os")
+        self.n, self.k, self.persistent = 0, k, persistent
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(os, name)
+        if name not in self.CALLS:
+            return real
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.n += 1
+            if self.n == self.k or (self.persistent and self.n >= self.k):
+                if name == "close":
+                    real(*args, **kwargs)
+                raise OSError(errno.ENOSPC, "injected: no space left on device")
+            return real(*args, **kwargs)
+
+        return call
+
+
+def _check_invariants(store: FilesystemStore, root: Path, earlier: dict[str, bytes],
+                      payload: bytes, new_id: str | None) -> None:
+    session = root / store.session_id
+    for ref in store.list():
+        expected = earlier.get(ref.id, payload)
+        assert store.read(ref.id) == expected, "a visible artifact is partial"
+    for artifact_id, data in earlier.items():
+        assert store.read(artifact_id) == data, "an earlier artifact was damaged"
+    if new_id is not None:
+        assert store.read(new_id) == payload
+    ArtifactRoot(str(root)).sweep(now=time.time() + 2 * 86400)
+    names = os.listdir(session)
+    assert [n for n in names if n.startswith(".tmp-")] == []
+    contents = {n.split(".")[0] for n in names if n.endswith((".txt", ".json"))
+                and not n.endswith(".meta.json")}
+    metas = {n.split(".")[0] for n in names if n.endswith(".meta.json")}
+    assert metas <= contents, "metadata without content was left behind"
+
+
+@pytest.mark.parametrize("size", [0, 10, 300_000])
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("durable", [False, True])
+def test_fail_the_kth_io_call_for_every_k(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          size: int, persistent: bool, durable: bool) -> None:
+    root = tmp_path / "artifacts"
+    store = FilesystemStore(ArtifactRoot(str(root), fsync=durable), "faults")
+    payload = (b"0123456789abcdef\n" * (size // 17 + 1))[:size]
+    earlier = {put(store, b"earlier artifact\n").id: b"earlier artifact\n"}
+
+    counter = FaultyOS(-1)
+    monkeypatch.setattr(fsio, "os", counter)
+    put(store, payload)
+    monkeypatch.setattr(fsio, "os", os)
+    total = counter.n
+    assert total >= 6  # create, write, close, meta (open, write, close, rename), rename
+    failures = 0
+    for k in range(1, total + 1):
+        monkeypatch.setattr(fsio, "os", FaultyOS(k, persistent))
+        new_id = None
+        try:
+            new_id = put(store, payload).id
+        except StoreFull:
+            failures += 1
+        finally:
+            monkeypatch.setattr(fsio, "os", os)
+        _check_invariants(store, root, earlier, payload, new_id)
+        if new_id is not None:
+            earlier[new_id] = payload
+    assert failures >= total - 2  # only failures in cleanup after success may be absorbed
+    assert store.read(put(store, payload).id) == payload  # works again
+
+
+def test_process_degrades_when_the_store_fails(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    truncator = Truncator({"inline_limit": 500, "store": {"root": str(tmp_path / "a")}},
+                          load_entrypoints=False)
+    truncator.process("warm up\n" * 200)  # directories exist
+    monkeypatch.setattr(fsio, "os", FaultyOS(2, persistent=True))
+    result = truncator.process("x\n" * 5000, tool="read_file")
+    monkeypatch.setattr(fsio, "os", os)
+    assert result.artifact is None
+    assert result.metadata.artifact_error == "the artifact store is full"
+    assert "the full output could not be kept" in result.content
+    assert len(result.content) <= 500
+
+
+def test_control_a_naive_writer_breaks_both_invariants(tmp_path: Path) -> None:
+    """Negative control: a single os.write (no loop) stores a truncated artifact on a short
+    write, and a writer without cleanup leaves its partial temporary file on ENOSPC."""
+    directory = tmp_path / "naive"
+    directory.mkdir()
+    payload = b"z" * 100_000
+
+    class ShortWrites(types.ModuleType):
+        def __getattr__(self, name: str) -> Any:
+            if name == "write":
+                return lambda fd, data: os.write(fd, bytes(data)[: max(1, len(data) // 2)])
+            return getattr(os, name)
+
+    def naive_put(osmod: Any, name: str) -> None:
+        fd = osmod.open(str(directory / f".tmp-{name}"), os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            osmod.write(fd, payload)
+        finally:
+            os.close(fd)
+        osmod.replace(str(directory / f".tmp-{name}"), str(directory / name))
+
+    naive_put(ShortWrites("short"), "short.txt")
+    assert len((directory / "short.txt").read_bytes()) < len(payload)  # silently truncated
+    with pytest.raises(OSError):
+        naive_put(FaultyOS(2), "full.txt")
+    assert (directory / ".tmp-full.txt").exists()  # left behind
+
+    # The store, with the same short writes, loops and stores everything.
+    store = FilesystemStore(str(tmp_path / "artifacts"), "loops")
+    fsio_os, fsio.os = fsio.os, ShortWrites("short")
+    try:
+        ref = put(store, payload)
+    finally:
+        fsio.os = fsio_os
+    assert store.read(ref.id) == payload

@@ -1,0 +1,299 @@
+"""The tool-call surface: schemas, call_tool (paging, errors, never raising), the decorator,
+and aprocess not blocking the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truncation_core import Truncator
+from truncation_core.artifacts import new_artifact_id
+from truncation_core.tools import TOOL_NAMES, ToolResult, tool_schemas
+
+
+@pytest.fixture
+def small(root_path: Path) -> Truncator:
+    """A Truncator with small pages, to exercise paging."""
+    return Truncator({"inline_limit": 400, "store": {"root": str(root_path)},
+                      "tools": {name: {"inline_limit": 900} for name in TOOL_NAMES}},
+                     load_entrypoints=False)
+
+
+def stored(t: Truncator, text: str | bytes) -> str:
+    result = t.process(text)
+    assert result.artifact is not None
+    return result.artifact.id
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "mcp"])
+def test_schemas_in_every_format(fmt: str) -> None:
+    schemas = tool_schemas(fmt)
+    json.dumps(schemas)
+    assert len(schemas) == 4
+    for schema in schemas:
+        if fmt == "openai":
+            assert schema["type"] == "function"
+            body = schema["function"]
+            params = body["parameters"]
+        elif fmt == "openai-responses":
+            assert schema["type"] == "function"
+            body, params = schema, schema["parameters"]
+        elif fmt == "anthropic":
+            body, params = schema, schema["input_schema"]
+        else:
+            body, params = schema, schema["inputSchema"]
+        assert body["name"] in TOOL_NAMES and body["description"]
+        assert params["type"] == "object" and params["additionalProperties"] is False
+        assert "artifact_id" in params["required"]
+        pattern = params["properties"]["artifact_id"]["pattern"]
+        assert re.search(pattern, new_artifact_id())
+        assert not re.search(pattern, "art_1_" + "0" * 32 + "x")
+    grep = next(s for s in schemas if "artifact_grep" in json.dumps(s))
+    assert "pattern" in json.dumps(grep)
+
+
+def test_schemas_from_the_truncator_and_bad_format(small: Truncator) -> None:
+    assert small.tool_schemas("anthropic") == tool_schemas("anthropic")
+    with pytest.raises(ValueError, match=r"format: expected one of .*did you mean 'anthropic'"):
+        small.tool_schemas("antropic")
+
+
+def _pages(t: Truncator, artifact_id: str, tool: str = "get_artifact",
+           first: dict[str, Any] | None = None) -> list[ToolResult]:
+    out, args = [], first or {"artifact_id": artifact_id}
+    for _ in range(10_000):
+        result = t.call_tool(tool, args)
+        assert result.error is None, result.content
+        out.append(result)
+        if result.next_arguments is None:
+            return out
+        args = dict(result.next_arguments)
+        tool = "get_artifact"
+    raise AssertionError("paging did not end")
+
+
+def _numbered_rows(content: str) -> list[tuple[int, str]]:
+    rows = []
+    for line in content.split("\n"):
+        m = re.fullmatch(r"\s*(\d+)\t(.*)", line, flags=re.S)
+        if m:
+            rows.append((int(m.group(1)), m.group(2)))
+    return rows
+
+
+def test_paging_with_get_artifact_reads_everything_back(small: Truncator) -> None:
+    lines = [f"{i:05d} " + ("é" * (i % 7)) + ("x" * (3000 if i == 40 else i % 50))
+             for i in range(1, 301)]
+    text = "\r\n".join(lines[:150]) + "\n" + "\n".join(lines[150:]) + "\n"
+    artifact_id = stored(small, text)
+    pages = _pages(small, artifact_id)
+    assert len(pages) > 5
+    rebuilt: dict[int, str] = {}
+    for page in pages:
+        assert len(page.content) <= 900  # the tool's own limit, header and footer included
+        assert page.content.splitlines()[-1].startswith(("[Next page", "[Line", "[End"))
+        for number, body in _numbered_rows(page.content):
+            rebuilt[number] = rebuilt.get(number, "") + body
+    assert [rebuilt[n] for n in sorted(rebuilt)] == lines
+    assert "[End of artifact: line 300 is the last.]" in pages[-1].content
+    assert any("continues: get_artifact" in p.content and '"offset"' not in p.content
+               for p in pages)  # the 3000-char line is read by offset
+
+
+def test_line_ranges_head_tail_and_grep(small: Truncator) -> None:
+    text = "".join(f"row {i}{' ERROR disk' if i % 97 == 0 else ''}\n" for i in range(1, 1001))
+    artifact_id = stored(small, text)
+    result = small.call_tool("get_artifact", {"artifact_id": artifact_id, "start_line": 10,
+                                              "end_line": 12})
+    assert _numbered_rows(result.content) == [(10, "row 10"), (11, "row 11"), (12, "row 12")]
+    assert result.next_arguments == {"artifact_id": artifact_id, "start_line": 13}
+    head = small.call_tool("artifact_head", {"artifact_id": artifact_id, "lines": "3"})
+    assert _numbered_rows(head.content) == [(1, "row 1"), (2, "row 2"), (3, "row 3")]
+    tail = small.call_tool("artifact_tail", {"artifact_id": artifact_id, "lines": 2})
+    assert _numbered_rows(tail.content) == [(999, "row 999"), (1000, "row 1000")]
+    assert "[Earlier lines: get_artifact(" in tail.content
+    grep = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": "error",
+                                             "ignore_case": True, "max_matches": 4})
+    found = re.findall(r"^\s*(\d+):\t", grep.content, flags=re.M)
+    assert [int(n) for n in found] == [97, 194, 291, 388]
+    assert grep.next_arguments is not None and grep.next_arguments["start_line"] == 389
+    rest = small.call_tool("artifact_grep", dict(grep.next_arguments))
+    assert re.findall(r"^\s*(\d+):\t", rest.content, flags=re.M)[0] == "485"
+    ctx = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": r"^row 9[89]$",
+                                            "regex": "true", "context": 1})
+    assert re.findall(r"^\s*(\d+)([:-])\t", ctx.content, flags=re.M) == [
+        ("97", "-"), ("98", ":"), ("99", ":"), ("100", "-")]
+
+
+@pytest.mark.parametrize(("name", "arguments", "code", "says"), [
+    ("get_artifact", {"artifact_id": "art_1_" + "0" * 32}, 404, "not found"),
+    ("get_artifact", {"artifact_id": "../../etc/passwd"}, 400, "artifact_id: expected"),
+    ("get_artifact", {}, 400, "artifact_id: required"),
+    ("get_artifact", {"artifact_id": "ID", "start_lin": 2}, 400, "did you mean 'start_line'"),
+    ("get_artfact", {"artifact_id": "ID"}, 400, "unknown tool 'get_artfact' (did you mean"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": 0}, 400,
+     "start_line: expected an integer 1"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": True}, 400, "expected an integer"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": 2.5}, 400, "expected an integer, got 2.5"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": "١٢"}, 400, "expected an integer"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": 9999}, 400, "past the end"),
+    ("get_artifact", {"artifact_id": "ID", "start_line": 5, "end_line": 2}, 400, "end_line"),
+    ("get_artifact", {"artifact_id": "ID", "offset": 3, "start_line": 2}, 400, "either offset"),
+    ("get_artifact", "{not json", 400, "arguments: expected a JSON object"),
+    ("get_artifact", [1, 2], 400, "arguments: expected an object"),
+    ("artifact_grep", {"artifact_id": "ID"}, 400, "pattern: required"),
+    ("artifact_grep", {"artifact_id": "ID", "pattern": "(", "regex": True}, 400,
+     "not a valid regular expression"),
+    ("artifact_grep", {"artifact_id": "ID", "pattern": "x", "context": 99}, 400, "from 0 to 20"),
+    ("artifact_head", {"artifact_id": "ID", "lines": -1}, 400, "lines: expected"),
+])
+def test_bad_calls_get_structured_errors(small: Truncator, name: str, arguments: Any,
+                                         code: int, says: str) -> None:
+    artifact_id = stored(small, "line\n" * 500)
+    if isinstance(arguments, dict):
+        arguments = {k: (artifact_id if v == "ID" else v) for k, v in arguments.items()}
+    result = small.call_tool(name, arguments)
+    assert result.is_error and result.error is not None
+    assert result.error.code == code
+    assert says in result.content, result.content
+    assert result.content.startswith(f"Error {code}")
+
+
+def test_catastrophic_backtracking_is_stopped(small: Truncator) -> None:
+    artifact_id = stored(small, "a" * 50_000 + "b\n" + "tail\n" * 100)
+    start = time.monotonic()
+    result = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": "(a+)+$",
+                                               "regex": True})
+    elapsed = time.monotonic() - start
+    assert result.error is not None and result.error.code == 400
+    assert "took too long" in result.content
+    assert elapsed < 30  # bounded by the grep deadline (2 s), not by the pattern
+
+
+def test_control_stdlib_re_backtracks_exponentially() -> None:
+    """Negative control: the same kind of pattern on stdlib re grows 4x per 2 characters."""
+    import re as stdlib_re
+
+    timings = []
+    for n in (14, 18):
+        start = time.perf_counter()
+        stdlib_re.search(r"(a+)+$", "a" * n + "b")
+        timings.append(time.perf_counter() - start)
+    assert timings[1] > 4 * timings[0]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids,
+                                                              max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.one_of(st.sampled_from(TOOL_NAMES), st.text(max_size=30), st.none(),
+                      st.integers()),
+       arguments=st.one_of(json_values, st.text(max_size=40),
+                           st.fixed_dictionaries({"artifact_id": st.text(max_size=60)},
+                                                 optional={"start_line": json_values,
+                                                           "pattern": json_values,
+                                                           "lines": json_values})))
+def test_call_tool_never_raises(name: Any, arguments: Any) -> None:
+    result = _NEVER_RAISES.call_tool(name, arguments)
+    assert isinstance(result, ToolResult)
+    if result.error is not None:
+        assert result.error.code in (400, 404)
+
+
+_NEVER_RAISES = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
+
+
+def test_decorator_processes_results(small: Truncator) -> None:
+    @small.tool("read_file")
+    def read_file(path: str, limit: int = 0) -> str:
+        """Read a file."""
+        return "".join(f"{path} line {i}\n" for i in range(2000))
+
+    assert read_file.__name__ == "read_file" and read_file.__doc__ == "Read a file."
+    assert list(inspect.signature(read_file).parameters) == ["path", "limit"]
+    out = read_file("src/app.py")
+    assert isinstance(out, str) and len(out) <= 400
+    assert "omitted" in out and "get_artifact" in out
+    ref = small.store.list()[-1]
+    assert ref.tool == "read_file" and ref.summary == "read_file: src/app.py"
+
+    @small.tool
+    def listing() -> dict[str, Any]:
+        return {"files": [f"f{i}" for i in range(500)]}
+
+    out = listing()
+    assert small.store.list()[-1].tool == "listing"
+    assert small.store.list()[-1].content_type == "application/json"
+    assert out.startswith("{") or out.startswith("[Artifact")
+
+    @small.tool()
+    def short() -> bytes:
+        return b"ok"
+
+    assert short() == "ok"
+
+
+def test_decorated_async_tool_stays_async(small: Truncator) -> None:
+    @small.tool("execute_command")
+    async def run(command: str) -> str:
+        await asyncio.sleep(0)
+        return "".join(f"out {i}\n" for i in range(3000))
+
+    assert inspect.iscoroutinefunction(run)
+    out = asyncio.run(run("make"))
+    assert "Beginning omitted" in out and out.endswith("out 2999\n")
+
+
+def test_aprocess_does_not_block_the_event_loop(truncator: Truncator) -> None:
+    big = "".join(f"{i:08d} a long build log line that goes on\n" for i in range(600_000))
+
+    async def ticker(stop: asyncio.Event, ticks: list[int]) -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+            await asyncio.sleep(0)
+
+    async def measure(blocking: bool) -> tuple[int, Any]:
+        stop, ticks = asyncio.Event(), [0]
+        task = asyncio.create_task(ticker(stop, ticks))
+        await asyncio.sleep(0)
+        before = ticks[0]
+        if blocking:  # control: the plain call inside a coroutine
+            result = truncator.process(big, tool="execute_command")
+        else:
+            result = await truncator.aprocess(big, tool="execute_command")
+        during = ticks[0] - before
+        stop.set()
+        await task
+        return during, result
+
+    during, result = asyncio.run(measure(blocking=False))
+    assert result.artifact is not None and during > 0
+    blocked, _ = asyncio.run(measure(blocking=True))
+    assert blocked == 0
+    small = asyncio.run(truncator.aprocess("short", tool="x"))
+    assert small.content == "short" and not small.was_truncated
+
+
+def test_reading_back_round_trips_lone_surrogates_and_raw_bytes(truncator: Truncator) -> None:
+    text = ("bad \ud800 surrogate\r\n" + "é" * 10 + "\rlast") * 2000
+    ref = truncator.process(text).artifact
+    assert ref is not None
+    assert truncator.artifacts.text(ref.id) == text
+    raw = b"\xff\xfe not utf-8 \xe2\x82\n" * 3000
+    ref2 = truncator.process(raw).artifact
+    assert ref2 is not None and truncator.artifacts.read(ref2.id) == raw
+    page = truncator.artifacts.lines(ref2.id, 2, 3)
+    assert page.text == ("\ufffd\ufffd not utf-8 \ufffd\n" * 2)

@@ -1,0 +1,317 @@
+"""Exporting a session with its artifacts to one archive, and importing it back (seed 004).
+
+An archive is a gzip-compressed tar file::
+
+    manifest.json                  format, version, session; per artifact: id, file, size, sha256
+    art_<ts>_<hex>.txt | .json     the content
+    art_<ts>_<hex>.meta.json       its metadata
+
+Import trusts nothing in the archive. Every member must be a regular file whose name is
+exactly one of the above (no directories, links, devices, absolute paths, ``..``), listed in
+the manifest, of the size the manifest says; content is written through the store (so the
+store's own checks apply) and its sha256 must match the manifest. Nothing is extracted by
+:mod:`tarfile` itself. Artifact ids are kept, so references to them stay valid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from truncation_core.artifacts import validate_artifact_id, validate_session_id
+from truncation_core.errors import ArtifactError
+
+__all__ = ["ArchiveError", "ExportReport", "ImportReport", "export_session", "import_archive"]
+
+FORMAT = "truncation-core-artifacts"
+VERSION = 1
+MANIFEST = "manifest.json"
+#: Refuse archives with more members than this, or a manifest larger than this.
+MAX_MEMBERS = 100_000
+MAX_MANIFEST_BYTES = 64 << 20
+
+_ID = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
+_MEMBER = re.compile(rf"({_ID})\.(txt|json|meta\.json)")
+
+Progress = Callable[[int], None]
+
+
+class ArchiveError(ArtifactError, ValueError):
+    """An archive is malformed or unsafe; nothing from it was kept."""
+
+
+@attrs.frozen(kw_only=True)
+class ExportReport:
+    path: str
+    session: str
+    artifacts: int
+    bytes: int
+
+
+@attrs.frozen(kw_only=True)
+class ImportReport:
+    session: str
+    imported: tuple[str, ...]
+    #: Artifacts already present with the same content.
+    skipped: tuple[str, ...]
+    bytes: int
+
+
+def export_session(store: Any, path: Path | str, *, progress: Progress | None = None
+                   ) -> ExportReport:
+    """Write every artifact of *store*'s session to the archive *path*.
+
+    *progress* is called with the number of content bytes written so far.
+    """
+    refs = store.list()
+    entries = []
+    for ref in refs:
+        sha = store.checksum(ref.id)
+        ref = attrs.evolve(ref, sha256=sha)
+        name = f"{ref.id}.{'json' if ref.content_type == 'application/json' else 'txt'}"
+        entries.append((ref, name))
+    manifest = {
+        "format": FORMAT, "version": VERSION, "session": store.session_id,
+        "artifacts": [{"id": ref.id, "file": name, "bytes": ref.bytes, "sha256": ref.sha256}
+                      for ref, name in entries],
+    }
+    total = 0
+
+    def report(n: int) -> None:
+        if progress is not None:
+            progress(total + n)
+
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.partial")
+    try:
+        with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+            _add_bytes(tar, MANIFEST, json.dumps(manifest, indent=1).encode())
+            for ref, name in entries:
+                with store.open(ref.id) as f:
+                    info = tarfile.TarInfo(name)
+                    info.size = ref.bytes
+                    info.mode = 0o600
+                    info.mtime = int(ref.created_at)
+                    tar.addfile(info, _Counting(f, report))
+                total += ref.bytes
+                if progress is not None:
+                    progress(total)
+                from truncation_core.builtins.filesystem_store import meta_document
+
+                _add_bytes(tar, f"{ref.id}.meta.json", meta_document(ref))
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return ExportReport(path=str(target), session=store.session_id, artifacts=len(entries),
+                        bytes=total)
+
+
+def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o600
+    tar.addfile(info, io.BytesIO(data))
+
+
+class _Counting(io.RawIOBase):
+    """A reader that reports how many bytes went through it."""
+
+    def __init__(self, f: Any, report: Callable[[int], None]) -> None:
+        self._f, self._report, self._n = f, report, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._f.read(n)
+        self._n += len(data)
+        self._report(self._n)
+        return data
+
+
+def _check_member(member: tarfile.TarInfo) -> str:
+    """The member's name if it is a plain artifact file or the manifest; else ArchiveError.
+
+    Names are compared exactly, so ``/x``, ``../x``, ``a/b`` and any link or special file are
+    refused before anything is read.
+    """
+    name = member.name
+    shown = name if len(name) <= 80 and name.isprintable() else f"a name of {len(name)} chars"
+    if not member.isreg():
+        kind = ("a symlink" if member.issym() else "a hard link" if member.islnk()
+                else "a directory" if member.isdir() else "a special file")
+        raise ArchiveError(f"archive member {shown!r} is {kind}: only regular files are "
+                           "accepted")
+    if name != MANIFEST and not _MEMBER.fullmatch(name):
+        raise ArchiveError(f"archive member {shown!r}: not an artifact file (expected "
+                           "manifest.json or art_<ts>_<hex>.txt|.json|.meta.json)")
+    return name
+
+
+def import_archive(store_for_session: Callable[[str], Any], path: Path | str, *,
+                   session: str | None = None, progress: Progress | None = None
+                   ) -> ImportReport:
+    """Import the archive *path* into *session* (default: the session it was exported from).
+
+    *store_for_session* maps a session id to its store. Validates every member first;
+    writes nothing unless the whole archive is well-formed, and removes what it imported if a
+    checksum turns out wrong.
+    """
+    try:
+        tar = tarfile.open(path, "r:*")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ArchiveError(f"{path}: not a readable archive ({type(exc).__name__})") from None
+    with tar:
+        members: dict[str, tarfile.TarInfo] = {}
+        for count, member in enumerate(_members(tar)):
+            if count >= MAX_MEMBERS:
+                raise ArchiveError(f"archive has more than {MAX_MEMBERS} members")
+            name = _check_member(member)
+            if name in members:
+                raise ArchiveError(f"archive member {name!r} appears twice")
+            members[name] = member
+        manifest = _read_manifest(tar, members)
+        target = session if session is not None else manifest["session"]
+        validate_session_id(target)
+        expected = {a["file"] for a in manifest["artifacts"]} | {
+            f"{a['id']}.meta.json" for a in manifest["artifacts"]} | {MANIFEST}
+        extra = sorted(set(members) - expected)
+        if extra:
+            raise ArchiveError(f"archive member {extra[0]!r} is not in the manifest")
+        for entry in manifest["artifacts"]:
+            for name in (entry["file"], f"{entry['id']}.meta.json"):
+                if name not in members:
+                    raise ArchiveError(f"archive lacks {name!r}, listed in the manifest")
+            if members[entry["file"]].size != entry["bytes"]:
+                raise ArchiveError(f"archive member {entry['file']!r} has "
+                                   f"{members[entry['file']].size} bytes, the manifest says "
+                                   f"{entry['bytes']}")
+        store = store_for_session(target)
+        return _restore_all(tar, members, manifest, store, progress)
+
+
+def _members(tar: tarfile.TarFile) -> Any:
+    try:
+        yield from tar
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ArchiveError(f"archive is damaged ({type(exc).__name__})") from None
+
+
+def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo]) -> dict[str, Any]:
+    member = members.get(MANIFEST)
+    if member is None:
+        raise ArchiveError("archive has no manifest.json")
+    if member.size > MAX_MANIFEST_BYTES:
+        raise ArchiveError("manifest.json is too large")
+    f = tar.extractfile(member)
+    assert f is not None
+    try:
+        doc = json.loads(f.read())
+    except (ValueError, RecursionError):
+        raise ArchiveError("manifest.json is not valid JSON") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ArchiveError(f"manifest.json: not a {FORMAT} archive")
+    if doc.get("version") != VERSION:
+        raise ArchiveError(f"manifest.json: version {doc.get('version')!r} is not supported "
+                           f"(expected {VERSION})")
+    try:
+        validate_session_id(doc.get("session"))
+    except ArtifactError:
+        raise ArchiveError("manifest.json: session is not a valid session id") from None
+    artifacts = doc.get("artifacts")
+    if not isinstance(artifacts, list):
+        raise ArchiveError("manifest.json: artifacts must be a list")
+    seen = set()
+    for entry in artifacts:
+        if not isinstance(entry, dict):
+            raise ArchiveError("manifest.json: each artifact must be an object")
+        try:
+            validate_artifact_id(entry.get("id"))
+        except ArtifactError:
+            raise ArchiveError("manifest.json: an artifact id is malformed") from None
+        aid = entry["id"]
+        if entry.get("file") not in (f"{aid}.txt", f"{aid}.json"):
+            raise ArchiveError(f"manifest.json: artifact {aid} names an unexpected file")
+        if type(entry.get("bytes")) is not int or entry["bytes"] < 0:
+            raise ArchiveError(f"manifest.json: artifact {aid} has no valid size")
+        sha = entry.get("sha256")
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+            raise ArchiveError(f"manifest.json: artifact {aid} has no valid sha256")
+        if aid in seen:
+            raise ArchiveError(f"manifest.json: artifact {aid} is listed twice")
+        seen.add(aid)
+    return doc
+
+
+def _restore_all(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo],
+                 manifest: dict[str, Any], store: Any, progress: Progress | None
+                 ) -> ImportReport:
+    from truncation_core.builtins.filesystem_store import ref_from_meta
+
+    imported: list[str] = []
+    skipped: list[str] = []
+    total = 0
+    try:
+        for entry in manifest["artifacts"]:
+            aid = entry["id"]
+            meta = tar.extractfile(members[f"{aid}.meta.json"])
+            assert meta is not None
+            ref = ref_from_meta(meta.read(1 << 20), aid, session=store.session_id)
+            if ref is None:
+                raise ArchiveError(f"archive member {aid}.meta.json is not valid metadata")
+            ref = attrs.evolve(ref, sha256=entry["sha256"], bytes=entry["bytes"])
+            content = tar.extractfile(members[entry["file"]])
+            assert content is not None
+            hashing = _Hashing(content)
+            existed = _exists(store, aid)
+            store.restore(ref, hashing)
+            if not existed:
+                imported.append(aid)
+            else:
+                skipped.append(aid)
+            if not existed and hashing.hexdigest() != entry["sha256"]:
+                raise ArchiveError(f"artifact {aid}: content does not match its sha256")
+            total += entry["bytes"]
+            if progress is not None:
+                progress(total)
+    except BaseException:
+        for aid in imported:
+            store.delete(aid)
+        raise
+    return ImportReport(session=store.session_id, imported=tuple(imported),
+                        skipped=tuple(skipped), bytes=total)
+
+
+def _exists(store: Any, artifact_id: str) -> bool:
+    from truncation_core.errors import ArtifactNotFound
+
+    try:
+        store.stat(artifact_id)
+    except ArtifactNotFound:
+        return False
+    return True
+
+
+class _Hashing:
+    """A reader that hashes what is read through it."""
+
+    def __init__(self, f: Any) -> None:
+        self._f = f
+        self._digest = hashlib.sha256()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._f.read(n)
+        self._digest.update(data)
+        return data
+
+    def hexdigest(self) -> str:
+        return self._digest.hexdigest()

@@ -1,0 +1,198 @@
+"""``max_artifact_size``: an artifact keeps at most that many bytes of an original.
+
+:meth:`Truncator.open_artifact <truncation_core.Truncator.open_artifact>` wraps every writer
+in a :class:`SizeLimitedWriter`, so the limit holds on every path that keeps content. Content
+within the limit is stored exactly as written. Content beyond it is stored as its head and its
+tail, cut at line boundaries where possible, with one marker line between them that says what
+is missing; the committed ref then has ``truncated=True`` and an
+:class:`~truncation_core.artifacts.ArtifactCut` that maps original line numbers to the
+artifact's, so that markers never promise lines the artifact does not hold.
+
+Memory: until the size is known, written chunks are held by reference (no copy), at most the
+limit; once over it, only the tail (a share of the limit) is held. Line and character counts
+are computed only when content is cut, over what is kept and dropped.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from truncation_core.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef, ArtifactWriter
+from truncation_core.retrieval import (
+    _count_terminators,
+    _next_terminator_end,
+    _utf8_boundary_before,
+)
+
+__all__ = ["MARKER_RESERVE", "SizeLimitedWriter"]
+
+#: Bytes of the limit kept free for the marker line.
+MARKER_RESERVE = 512
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _chars(data: bytes | bytearray) -> int:
+    """Characters in UTF-8 *data*: its bytes that are not continuation bytes."""
+    return len(data) if data.isascii() else len(bytes(data).translate(None, _CONTINUATION))
+
+
+def _ends_with_terminator(data: bytes | bytearray) -> bool:
+    return bool(data) and data[-1] in (0x0A, 0x0D)
+
+
+class SizeLimitedWriter:
+    """Wraps an :class:`~truncation_core.artifacts.ArtifactWriter` so that it stores at most
+    *limit* bytes: the head (``head_share`` of the room) and the tail of anything larger."""
+
+    def __init__(self, inner: ArtifactWriter, *, info: ArtifactInfo, limit: int,
+                 head_share: float = 0.6) -> None:
+        self._inner = inner
+        self._info = info
+        self._limit = limit
+        room = max(0, limit - MARKER_RESERVE)
+        self._head_budget = int(room * min(max(head_share, 0.0), 1.0))
+        self._tail_budget = room - self._head_budget
+        self._held: list[bytes] = []  # everything so far, while within the limit
+        self._total = 0
+        self._cutting = False
+        # Once cutting: the head written to the inner writer, counts over what is dropped,
+        # and the tail so far.
+        self._head = b""
+        self._dropped_bytes = 0
+        self._dropped_terminators = 0
+        self._last_dropped = -1
+        self._ring = bytearray()
+        self._last_byte = -1
+
+    @property
+    def id(self) -> str | None:
+        """The artifact's id when the backend knows it before commit."""
+        return getattr(self._inner, "id", None)
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        data = bytes(data)
+        self._total += len(data)
+        self._last_byte = data[-1]
+        if self._cutting:
+            self._keep_tail(data)
+            return
+        self._held.append(data)
+        if self._total > self._limit:
+            self._start_cutting()
+
+    def _start_cutting(self) -> None:
+        self._cutting = True
+        held, self._held = b"".join(self._held), []
+        end = _head_end(held, self._head_budget)
+        self._head = held[:end]
+        self._inner.write(self._head)
+        self._keep_tail(held[end:])
+
+    def _keep_tail(self, data: bytes) -> None:
+        ring = self._ring
+        ring += data
+        overflow = len(ring) - self._tail_budget
+        if overflow <= 0:
+            return
+        # Never end what is dropped between the "\r" and "\n" of a pair.
+        if ring[overflow - 1] == 0x0D and overflow < len(ring) and ring[overflow] == 0x0A:
+            overflow += 1
+        self._drop(ring[:overflow])
+        del ring[:overflow]
+
+    def _drop(self, data: bytes | bytearray) -> None:
+        if not data:
+            return
+        self._dropped_bytes += len(data)
+        self._dropped_terminators += _count_terminators(bytes(data))
+        self._last_dropped = data[-1]
+
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
+        if not self._cutting:
+            for chunk in self._held:
+                self._inner.write(chunk)
+            self._held = []
+            return self._inner.commit(info)
+        return self._inner.commit(self._cut_info(info))
+
+    def _cut_info(self, info: ArtifactInfo | None) -> ArtifactInfo:
+        ring = self._ring
+        # The kept tail starts at a line start when what was dropped ends a line.
+        at_line_start = self._last_dropped in (0x0A, 0x0D) or not self._dropped_bytes
+        if not at_line_start:
+            t = _next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
+            if t != -1 and t < len(ring):
+                self._drop(ring[:t])
+                del ring[:t]
+                at_line_start = True
+            else:  # the last line is longer than the tail: keep it from a character start
+                skip = 0
+                while skip < len(ring) and skip < 3 and 0x80 <= ring[skip] < 0xC0:
+                    skip += 1
+                self._drop(ring[:skip])
+                del ring[:skip]
+        head, tail = self._head, bytes(ring)
+        head_terms = _count_terminators(head)
+        head_mid_line = bool(head) and not _ends_with_terminator(head)
+        tail_terms = _count_terminators(tail)
+        first_line = head_terms + 1
+        last_line = head_terms + self._dropped_terminators + (0 if at_line_start else 1)
+        tail_mid_line = bool(tail) and not at_line_start
+        whole = (last_line - first_line + 1) - (1 if head_mid_line else 0) - (
+            1 if tail_mid_line else 0)
+        original_lines = head_terms + self._dropped_terminators + tail_terms + (
+            0 if self._last_byte in (0x0A, 0x0D) else 1)
+        head_lines_in_artifact = head_terms + (1 if head_mid_line else 0)
+        cut = ArtifactCut(
+            original_bytes=self._total,
+            original_lines=original_lines,
+            head_bytes=len(head),
+            tail_bytes=len(tail),
+            first_line=first_line,
+            last_line=last_line,
+            omitted_lines=max(whole, 0),
+            head_last_line=head_lines_in_artifact,
+            tail_first_line=last_line if not at_line_start else last_line + 1,
+            tail_artifact_line=head_lines_in_artifact + 2,
+        )
+        marker = (("\n" if head_mid_line else "")
+                  + f"[... {cut.omitted_bytes:,} bytes not kept here: original lines "
+                  f"{first_line:,}-{last_line:,} ({cut.omitted_lines:,} whole lines). The "
+                  f"output ({self._total:,} bytes) is larger than max_artifact_size "
+                  f"({self._limit:,} bytes), so this artifact keeps only its first "
+                  f"{len(head):,} and last {len(tail):,} bytes ...]\n").encode("ascii")
+        self._inner.write(marker)
+        if tail:
+            self._inner.write(tail)
+        lines = head_lines_in_artifact + 1 + tail_terms + (
+            1 if tail and not _ends_with_terminator(tail) else 0)
+        base = info if info is not None else self._info
+        return attrs.evolve(base, chars=_chars(head) + len(marker) + _chars(tail), lines=lines,
+                            cut=cut)
+
+    def abort(self) -> None:
+        self._held = []
+        self._ring = bytearray()
+        self._inner.abort()
+
+    def __enter__(self) -> SizeLimitedWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # The inner writer aborts itself if it was not committed.
+        self._inner.__exit__(*exc_info)
+
+
+def _head_end(data: bytes, budget: int) -> int:
+    """Where the kept head ends: after the last line terminator within *budget* bytes, or,
+    for a first line longer than that, at a character boundary."""
+    if budget <= 0:
+        return 0
+    i = max(data.rfind(b"\n", 0, budget), data.rfind(b"\r", 0, budget))
+    if i == -1:
+        return _utf8_boundary_before(data, min(budget, len(data)))
+    if data[i] == 0x0D and data[i + 1: i + 2] == b"\n":
+        return i + 2
+    return i + 1

@@ -1,0 +1,312 @@
+"""``trunc artifacts``: list, read, search, clean, export and import stored artifacts.
+
+Works on the filesystem store named by the configuration (``store.root``), across all its
+sessions: an artifact is found by id in whichever session holds it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import click
+
+from truncation_core.cli.state import AppState, console, pass_state
+
+if TYPE_CHECKING:
+    from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+    from truncation_core.retrieval import Page
+
+_DURATION = re.compile(r"([0-9]{1,9})([smhdw])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_LINES = re.compile(r"([0-9]{1,15})(?:-([0-9]{1,15})?)?")
+
+
+def parse_duration(value: str) -> float:
+    """``90s``, ``15m``, ``12h``, ``7d`` or ``2w`` in seconds."""
+    m = _DURATION.fullmatch(value.strip())
+    if m is None:
+        raise click.BadParameter(f"expected a number and a unit (s, m, h, d or w), such as 7d;"
+                                 f" got {value!r}")
+    return int(m.group(1)) * _UNITS[m.group(2)]
+
+
+def parse_lines(value: str) -> tuple[int, int | None]:
+    """``10-20``, ``10-`` (to the end) or ``10`` (one line)."""
+    m = _LINES.fullmatch(value.strip())
+    if m is None or int(m.group(1)) < 1:
+        raise click.BadParameter(f"expected a line range such as 1-50, 100- or 7; got {value!r}")
+    start = int(m.group(1))
+    if m.group(2) is None:
+        end = None if value.strip().endswith("-") else start
+    else:
+        end = int(m.group(2))
+        if end < start:
+            raise click.BadParameter(f"the range ends before it starts: {value!r}")
+    return start, end
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{max(int(seconds), 0)}s"
+
+
+def artifact_root(state: AppState) -> ArtifactRoot:
+    """The filesystem store's root from the configuration."""
+    from truncation_core.builtins.filesystem_store import ArtifactRoot
+
+    loaded = state.load()
+    store = loaded.config.store
+    if store.backend != "filesystem":
+        raise click.ClickException(f"trunc artifacts reads the filesystem store; the "
+                                   f"configured store.backend is {store.backend!r}")
+    workspace = loaded.path.parent.resolve() if loaded.path is not None else None
+    store = store.resolved(workspace)
+    return ArtifactRoot(store.root, fsync=store.fsync, quota=store.quota,
+                        retention_days=store.retention_days)
+
+
+def _ref_document(ref: Any) -> dict[str, Any]:
+    return attrs.asdict(ref)
+
+
+def _write_raw(store: FilesystemStore, artifact_id: str, page: Page) -> None:
+    """Write the page's bytes exactly as stored (line endings and all) to stdout."""
+    with store.open(artifact_id) as f:
+        f.seek(page.offset)
+        data = f.read(page.end_offset - page.offset)
+    out = sys.stdout.buffer
+    out.write(data)
+    if out.isatty() and data and not data.endswith((b"\n", b"\r")):
+        out.write(b"\n")
+    out.flush()
+
+
+def _page_document(ref: Any, page: Page) -> dict[str, Any]:
+    return {"artifact": _ref_document(ref), "first_line": page.first_line,
+            "last_line": page.last_line, "text": page.text, "next_line": page.next_line,
+            "next_offset": page.next_offset}
+
+
+@click.group("artifacts")
+def artifacts_group() -> None:
+    """List, read, search, clean, export and import stored artifacts."""
+
+
+@artifacts_group.command("list")
+@click.option("--session", help="Only this session's artifacts.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_state
+def list_command(state: AppState, session: str | None, as_json: bool) -> None:
+    """List artifacts: id, size, source and age, oldest first."""
+    root = artifact_root(state)
+    refs = []
+    for info in root.sessions():
+        if session is None or info.id == session:
+            refs.extend(root.session(info.id).list())
+    now = time.time()
+    if as_json:
+        click.echo(json.dumps([{**_ref_document(r), "age_seconds": round(now - r.created_at, 3)}
+                               for r in refs], indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title="artifacts", caption=f"{len(refs)} in {root.path}")
+    for column, justify in (("ID", "left"), ("Size", "right"), ("Lines", "right"),
+                            ("Source", "left"), ("Age", "right"), ("Session", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in refs:
+        source = r.summary or (r.tool or "-")
+        if r.truncated:
+            source += " (cut)"
+        table.add_row(r.id, r.size, f"{r.lines:,}", source, _age(now - r.created_at),
+                      r.session or "-")
+    console().print(table)
+
+
+def _find(state: AppState, artifact_id: str) -> FilesystemStore:
+    from truncation_core.artifacts import validate_artifact_id
+
+    validate_artifact_id(artifact_id)
+    return artifact_root(state).find(artifact_id)
+
+
+@artifacts_group.command("show")
+@click.argument("artifact_id")
+@click.option("--lines", "line_range", help="Only these lines: 1-50, 100- or 7.",
+              callback=lambda _ctx, _param, v: None if v is None else parse_lines(v))
+@click.option("--json", "as_json", is_flag=True, help="Print metadata and text as JSON.")
+@pass_state
+def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int | None] | None,
+                 as_json: bool) -> None:
+    """Print an artifact (or some of its lines) exactly as stored."""
+    store = _find(state, artifact_id)
+    start, end = line_range or (1, None)
+    page = store.lines(artifact_id, start, end)
+    if as_json:
+        ref = attrs.evolve(store.stat(artifact_id), sha256=store.checksum(artifact_id))
+        click.echo(json.dumps(_page_document(ref, page), ensure_ascii=True, indent=2))
+        return
+    _write_raw(store, artifact_id, page)
+
+
+def _lines_command(name: str, help_text: str) -> Any:
+    @artifacts_group.command(name, help=help_text)
+    @click.argument("artifact_id")
+    @click.option("-n", "--lines", "count", type=click.IntRange(min=1), default=10,
+                  show_default=True, help="How many lines.")
+    @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+    @pass_state
+    def command(state: AppState, artifact_id: str, count: int, as_json: bool) -> None:
+        store = _find(state, artifact_id)
+        page = (store.head(artifact_id, count) if name == "head"
+                else store.tail(artifact_id, count))
+        if as_json:
+            click.echo(json.dumps(_page_document(store.stat(artifact_id), page),
+                                  ensure_ascii=True, indent=2))
+            return
+        _write_raw(store, artifact_id, page)
+
+    return command
+
+
+_lines_command("head", "Print the first lines of an artifact.")
+_lines_command("tail", "Print the last lines of an artifact (read from its end).")
+
+
+@artifacts_group.command("grep")
+@click.argument("artifact_id")
+@click.argument("pattern")
+@click.option("-E", "--regex", is_flag=True, help="PATTERN is a regular expression.")
+@click.option("-i", "--ignore-case", is_flag=True, help="Ignore case.")
+@click.option("-C", "--context", type=click.IntRange(min=0, max=100), default=0,
+              help="Lines of context around each match.")
+@click.option("-m", "--max-count", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Stop after this many matching lines.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_state
+def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
+                 ignore_case: bool, context: int, max_count: int, as_json: bool) -> None:
+    """Print the lines of an artifact that contain PATTERN, with their numbers."""
+    store = _find(state, artifact_id)
+    result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
+                        context=context, max_matches=max_count)
+    if as_json:
+        click.echo(json.dumps({
+            "artifact_id": artifact_id, "more": result.more, "matches": [
+                {"line": m.line.number, "text": m.line.text, "clipped": m.line.clipped,
+                 "before": [attrs.asdict(c) for c in m.before],
+                 "after": [attrs.asdict(c) for c in m.after]} for m in result.matches]},
+            ensure_ascii=True, indent=2))
+        return
+    previous = 0
+    for line, is_match in result.merged():
+        if context and previous and line.number > previous + 1:
+            click.echo("--")
+        click.echo(f"{line.number}{':' if is_match else '-'}{line.text}")
+        previous = line.number
+    if result.more:
+        click.secho(f"(stopped after {max_count} matching lines)", err=True, dim=True)
+    if not result.matches:
+        sys.exit(1)  # like grep: no match
+
+
+@artifacts_group.command("clean")
+@click.option("--older-than", "older_than", help="Only sessions untouched for this long "
+              "(such as 7d, 12h).",
+              callback=lambda _ctx, _param, v: None if v is None else parse_duration(v))
+@click.option("--session", help="Only this session.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was deleted as JSON.")
+@pass_state
+def clean_command(state: AppState, older_than: float | None, session: str | None,
+                  as_json: bool) -> None:
+    """Delete sessions and their artifacts (all of them unless filtered)."""
+    seconds = older_than
+    if session is not None:
+        from truncation_core.artifacts import validate_session_id
+
+        validate_session_id(session)
+    report = artifact_root(state).clean(older_than=seconds, session=session)
+    if as_json:
+        click.echo(json.dumps(attrs.asdict(report), indent=2))
+        return
+    from truncation_core.artifacts import human_size
+
+    click.echo(f"deleted {len(report.sessions)} session{'s' if len(report.sessions) != 1 else ''}"
+               f", {report.artifacts} artifact{'s' if report.artifacts != 1 else ''} "
+               f"({human_size(report.bytes)})")
+
+
+def _progress(total: int, label: str) -> Any:
+    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        return None
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    return Progress(TextColumn(label), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    console=err, transient=True)
+
+
+@artifacts_group.command("export")
+@click.option("--session", help="The session to export (needed when there are several).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Archive to write (default: <session>.tar.gz).")
+@pass_state
+def export_command(state: AppState, session: str | None, output: Path | None) -> None:
+    """Export a session and its artifacts to one archive."""
+    from truncation_core.archive import export_session
+
+    root = artifact_root(state)
+    sessions = root.sessions()
+    if session is None:
+        if len(sessions) != 1:
+            names = ", ".join(s.id for s in sessions) or "none"
+            raise click.UsageError(f"--session is needed: there are {len(sessions)} sessions "
+                                   f"({names})")
+        session = sessions[0].id
+    info = next((s for s in sessions if s.id == session), None)
+    if info is None:
+        raise click.ClickException(f"no session {session!r} in {root.path}")
+    output = output or Path(f"{session}.tar.gz")
+    bar = _progress(info.bytes, "export")
+    if bar is None:
+        report = export_session(root.session(session), output)
+    else:
+        with bar:
+            task = bar.add_task("export", total=info.bytes)
+            report = export_session(root.session(session), output,
+                                    progress=lambda n: bar.update(task, completed=n))
+    click.echo(f"exported {report.artifacts} artifacts of session {report.session} to "
+               f"{report.path}")
+
+
+@artifacts_group.command("import")
+@click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--session", help="Import into this session (default: the exported one).")
+@pass_state
+def import_command(state: AppState, archive: Path, session: str | None) -> None:
+    """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
+    from truncation_core.archive import import_archive
+
+    root = artifact_root(state)
+    size = archive.stat().st_size
+    bar = _progress(size, "import")
+    if bar is None:
+        report = import_archive(root.session, archive, session=session)
+    else:
+        with bar:
+            task = bar.add_task("import", total=None)
+            report = import_archive(root.session, archive, session=session,
+                                    progress=lambda n: bar.update(task, completed=n))
+    click.echo(f"imported {len(report.imported)} artifacts into session {report.session}"
+               + (f" ({len(report.skipped)} already there)" if report.skipped else ""))

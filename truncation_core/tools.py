@@ -1,0 +1,528 @@
+"""The tools an agent calls to read artifacts back (FR-065), and a decorator for its own tools.
+
+Four tools: ``get_artifact`` (line ranges, and pages), ``artifact_head``, ``artifact_tail`` and
+``artifact_grep``. :func:`tool_schemas` gives their JSON schemas in each function-calling
+format; :func:`call_tool` runs one call and never raises: a bad call comes back as a
+:class:`ToolResult` with a 400 or 404 error the model can read and act on. Output is
+line-numbered and sized to the tool's ``inline_limit`` (configurable like any tool's:
+``tools.get_artifact.inline_limit``), and every page ends by saying where the next one starts.
+
+:meth:`Truncator.tool_schemas <truncation_core.Truncator.tool_schemas>`,
+:meth:`~truncation_core.Truncator.call_tool` and :meth:`~truncation_core.Truncator.tool` are
+thin wrappers over this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from truncation_core.artifacts import ArtifactRef, validate_artifact_id
+from truncation_core.errors import (
+    ArtifactError,
+    ArtifactNotFound,
+    InvalidArtifactId,
+    PatternError,
+    StoreError,
+    did_you_mean,
+)
+
+if TYPE_CHECKING:
+    from truncation_core.retrieval import GrepResult, Page, Retrieval
+    from truncation_core.truncator import Truncator
+
+__all__ = ["TOOL_NAMES", "ToolError", "ToolResult", "call_tool", "tool_schemas", "wrap_tool"]
+
+log = logging.getLogger("truncation_core")
+
+TOOL_NAMES = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
+FORMATS = ("openai", "openai-responses", "anthropic", "mcp")
+#: Lines shown by artifact_head / artifact_tail when the call does not say.
+DEFAULT_LINES = 50
+GREP_DEFAULT_MATCHES = 50
+GREP_MAX_MATCHES = 1000
+GREP_MAX_CONTEXT = 20
+#: The smallest page worth returning: a tool's inline_limit below it is raised to it, so that
+#: a tiny global inline_limit does not leave no room for lines under the header and footer.
+MIN_PAGE_CHARS = 1000
+
+_ID_SCHEMA = {
+    "type": "string",
+    "pattern": "^art_[1-9][0-9]{0,15}_[0-9a-f]{32}$",
+    "description": "The artifact id, as shown in the truncation marker (art_<digits>_<hex>).",
+}
+
+
+def _int(description: str, minimum: int, maximum: int | None = None,
+         default: int | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "description": description}
+    if maximum is not None:
+        schema["maximum"] = maximum
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+def _bool(description: str) -> dict[str, Any]:
+    return {"type": "boolean", "default": False, "description": description}
+
+
+#: name -> (description, JSON schema of the arguments).
+_SPECS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType({
+    "get_artifact": (
+        "Read lines of a tool output that was truncated and stored as an artifact. Returns "
+        "numbered lines, as many as fit one page, and says where the next page starts. "
+        "Without start_line, reads from the first line.",
+        {"artifact_id": _ID_SCHEMA,
+         "start_line": _int("First line to read (1-based).", 1, default=1),
+         "end_line": _int("Last line to read (inclusive). Optional: omit to read a full page.",
+                          1),
+         "offset": _int("Byte offset to continue a line too long for one page, as given by "
+                        "the previous page. Use instead of start_line.", 0)},
+    ),
+    "artifact_head": (
+        "Read the first lines of a stored tool output (artifact), numbered.",
+        {"artifact_id": _ID_SCHEMA,
+         "lines": _int("How many lines.", 1, default=DEFAULT_LINES)},
+    ),
+    "artifact_tail": (
+        "Read the last lines of a stored tool output (artifact), numbered. Errors and "
+        "summaries of commands are usually at the end.",
+        {"artifact_id": _ID_SCHEMA,
+         "lines": _int("How many lines.", 1, default=DEFAULT_LINES)},
+    ),
+    "artifact_grep": (
+        "Search a stored tool output (artifact) for lines containing a text, and return them "
+        "with their line numbers. The pattern is literal text unless regex is true.",
+        {"artifact_id": _ID_SCHEMA,
+         "pattern": {"type": "string", "minLength": 1, "maxLength": 1000,
+                     "description": "Text to find (or a regular expression, with regex)."},
+         "regex": _bool("Treat pattern as a regular expression."),
+         "ignore_case": _bool("Ignore upper and lower case."),
+         "context": _int("Lines to show before and after each match.", 0, GREP_MAX_CONTEXT,
+                         default=0),
+         "max_matches": _int("Most matching lines to return.", 1, GREP_MAX_MATCHES,
+                             default=GREP_DEFAULT_MATCHES),
+         "start_line": _int("Search from this line on (to continue a search).", 1,
+                            default=1)},
+    ),
+})
+_REQUIRED = {"get_artifact": ("artifact_id",), "artifact_head": ("artifact_id",),
+             "artifact_tail": ("artifact_id",), "artifact_grep": ("artifact_id", "pattern")}
+
+
+def _parameters(name: str) -> dict[str, Any]:
+    _, properties = _SPECS[name]
+    return {"type": "object", "properties": json.loads(json.dumps(properties)),
+            "required": list(_REQUIRED[name]), "additionalProperties": False}
+
+
+def tool_schemas(format: str = "openai", *, names: tuple[str, ...] = TOOL_NAMES
+                 ) -> list[dict[str, Any]]:
+    """The tools' definitions in a function-calling *format*.
+
+    ``openai`` (Chat Completions ``tools``), ``openai-responses`` (Responses API),
+    ``anthropic`` (Messages API ``tools``) or ``mcp`` (an MCP ``tools/list`` entry).
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(FORMATS)}, got {format!r}"
+                         f"{did_you_mean(str(format), FORMATS)}")
+    out = []
+    for name in names:
+        description, _ = _SPECS[name]
+        parameters = _parameters(name)
+        if format == "openai":
+            out.append({"type": "function", "function": {
+                "name": name, "description": description, "parameters": parameters}})
+        elif format == "openai-responses":
+            out.append({"type": "function", "name": name, "description": description,
+                        "parameters": parameters})
+        elif format == "anthropic":
+            out.append({"name": name, "description": description, "input_schema": parameters})
+        else:
+            out.append({"name": name, "description": description, "inputSchema": parameters})
+    return out
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class ToolError:
+    #: 400 for a bad call (arguments, tool name, pattern), 404 for an unknown artifact, 500
+    #: when the store failed.
+    code: int
+    message: str
+
+
+@attrs.frozen(kw_only=True)
+class ToolResult:
+    """What :func:`call_tool` returns: text for the model, and the same facts for programs."""
+
+    tool: str
+    #: What to give the model as the tool's result (the error message for an error).
+    content: str
+    error: ToolError | None = None
+    #: The arguments of the call that reads on from here, when there is more to read.
+    next_arguments: Mapping[str, Any] | None = attrs.field(
+        default=None, converter=lambda v: None if v is None else MappingProxyType(dict(v)))
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "content": self.content, "is_error": self.is_error,
+                "error": attrs.asdict(self.error) if self.error else None,
+                "next_arguments": dict(self.next_arguments) if self.next_arguments else None}
+
+    def __repr__(self) -> str:  # never the content
+        error = f", error={self.error.code}" if self.error else ""
+        return f"ToolResult(tool={self.tool!r}, chars={len(self.content)}{error})"
+
+
+class _BadCall(Exception):
+    def __init__(self, message: str, code: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _error(tool: str, code: int, message: str) -> ToolResult:
+    label = {400: "bad request", 404: "not found", 500: "store error"}[code]
+    return ToolResult(tool=tool, content=f"Error {code} ({label}): {message}",
+                      error=ToolError(code=code, message=message))
+
+
+# -- arguments ----------------------------------------------------------------------------------
+
+_DIGITS = re.compile(r"[0-9]{1,15}")
+
+
+def _arguments(tool: str, raw: object) -> dict[str, Any]:
+    if raw is None:
+        raw = {}
+    if isinstance(raw, str | bytes):
+        try:
+            raw = json.loads(raw or "{}")
+        except (ValueError, RecursionError):
+            raise _BadCall("arguments: expected a JSON object") from None
+    if not isinstance(raw, Mapping):
+        raise _BadCall(f"arguments: expected an object, got {type(raw).__name__}")
+    _, properties = _SPECS[tool]
+    args: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or key not in properties:
+            shown = _echo(key)
+            hint = did_you_mean(str(shown), properties).removeprefix("; ")
+            raise _BadCall(f"unknown argument {shown!r}{f' ({hint})' if hint else ''}; "
+                           f"{tool} takes {', '.join(properties)}")
+        if value is None:
+            continue
+        schema = properties[key]
+        args[key] = _check(key, value, schema)
+    for key in _REQUIRED[tool]:
+        if key not in args:
+            raise _BadCall(f"{key}: required")
+    return args
+
+
+def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
+    kind = schema["type"]
+    if key == "artifact_id":
+        try:
+            return validate_artifact_id(value)
+        except InvalidArtifactId as exc:
+            raise _BadCall(str(exc)) from None
+    if kind == "integer":
+        # Models often send numbers as strings; accept ASCII digits only ("١٢" is not 12).
+        if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+            value = int(value.strip())
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _BadCall(f"{key}: expected an integer, got {_describe(value)}")
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+            raise _BadCall(f"{key}: expected an integer {bounds}, got {value}")
+        return value
+    if kind == "boolean":
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        if not isinstance(value, bool):
+            raise _BadCall(f"{key}: expected true or false, got {_describe(value)}")
+        return value
+    if not isinstance(value, str) or not value:
+        raise _BadCall(f"{key}: expected a non-empty string, got {_describe(value)}")
+    if len(value) > schema.get("maxLength", len(value)):
+        raise _BadCall(f"{key}: at most {schema['maxLength']} characters, got {len(value)}")
+    return value
+
+
+def _echo(name: object) -> str:
+    """An untrusted name, repeated only if it looks like an identifier (a typo of a real one);
+    anything else is described, never echoed."""
+    if isinstance(name, str) and len(name) <= 40 and name.isidentifier() and name.isascii():
+        return name
+    from truncation_core.errors import describe_untrusted
+
+    return f"<{describe_untrusted(name)}>"
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(value)
+    return f"a value of type {type(value).__name__}"
+
+
+# -- dispatch -----------------------------------------------------------------------------------
+
+
+def call_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
+    """Run one tool call. Never raises; see :class:`ToolResult`."""
+    tool = name if isinstance(name, str) and name in _SPECS else None
+    try:
+        if tool is None:
+            shown = _echo(name)
+            hint = did_you_mean(shown, TOOL_NAMES).removeprefix("; ")
+            raise _BadCall(f"unknown tool {shown!r}{f' ({hint})' if hint else ''}; "
+                           f"available: {', '.join(TOOL_NAMES)}")
+        args = _arguments(tool, arguments)
+        reader = truncator.artifacts
+        budget = max(truncator.policy(tool).inline_limit, MIN_PAGE_CHARS)
+        return _HANDLERS[tool](reader, args, budget)
+    except _BadCall as exc:
+        return _error(tool or "?", exc.code, str(exc))
+    except ArtifactNotFound as exc:
+        return _error(tool or "?", 404, str(exc))
+    except PatternError as exc:
+        return _error(tool or "?", 400, str(exc))
+    except StoreError as exc:
+        log.warning("tool %s: store error %s", tool, type(exc).__name__)
+        return _error(tool or "?", 500, f"the artifact store failed: {exc}")
+    except (ArtifactError, ValueError) as exc:
+        return _error(tool or "?", 400, str(exc))
+    except Exception as exc:  # never raise into the agent loop
+        log.exception("tool %s failed", tool)
+        return _error(tool or "?", 500, f"internal error ({type(exc).__name__})")
+
+
+def _header(ref: ArtifactRef, what: str) -> str:
+    source = f" | {ref.summary}" if ref.summary else ""
+    lines = f"{ref.lines:,} lines, " if ref.lines else ""
+    header = f"[{ref.id}: {what} | {lines}{ref.size}{source}]"
+    if ref.cut is not None:
+        c = ref.cut
+        header += (f"\n[This artifact is itself cut: original lines {c.first_line:,}-"
+                   f"{c.last_line:,} ({c.omitted_bytes:,} bytes) were not kept. Line numbers "
+                   f"here are the artifact's.]")
+    return header + "\n"
+
+
+def _call(tool: str, **arguments: Any) -> str:
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return f"{tool}({args})"
+
+
+def _width(ref: ArtifactRef) -> int:
+    return max(6, len(str(max(ref.lines, 1))))
+
+
+def _numbered(page: Page, width: int) -> str:
+    return "\n".join(f"{line.number:>{width}}\t{line.text}" for line in page.lines())
+
+
+def _page_result(tool: str, reader: Retrieval, ref: ArtifactRef, page: Page, width: int,
+                 *, end_line: int | None = None) -> ToolResult:
+    if not page.text:
+        return ToolResult(tool=tool, content=_header(ref, "empty") + "[The artifact is empty.]")
+    span = f"lines {page.first_line:,}-{page.last_line:,}"
+    if page.starts_mid_line:
+        span += f" (line {page.first_line:,} continued from byte {page.offset:,})"
+    body = _numbered(page, width)
+    nxt: dict[str, Any] | None = None
+    if page.ends_mid_line:
+        nxt = {"artifact_id": ref.id, "offset": page.end_offset}
+        footer = (f"[Line {page.last_line:,} continues: "
+                  f"{_call('get_artifact', **nxt)}]")
+    elif page.next_line is None:
+        footer = f"[End of artifact: line {page.last_line:,} is the last.]"
+    else:
+        nxt = {"artifact_id": ref.id, "start_line": page.next_line}
+        if end_line is not None and page.last_line >= end_line:
+            footer = f"[Lines {end_line + 1:,} and on: {_call('get_artifact', **nxt)}]"
+        else:
+            footer = f"[Next page: {_call('get_artifact', **nxt)}]"
+    content = _header(ref, span) + body + "\n" + footer
+    return ToolResult(tool=tool, content=content, next_arguments=nxt)
+
+
+def _room(ref: ArtifactRef, budget: int) -> int:
+    """Characters left for lines once the header and the longest footers are counted."""
+    frame = len(_header(ref, "x" * 80)) + 2 * (len(ref.id) + 90)
+    return max(budget - frame, 1)
+
+
+def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+    ref = reader.stat(args["artifact_id"])
+    width = _width(ref)
+    room = _room(ref, budget)
+    offset = args.get("offset")
+    if offset is not None:
+        if "start_line" in args or "end_line" in args:
+            raise _BadCall("offset: use either offset or start_line/end_line, not both")
+        if offset >= ref.bytes and ref.bytes:
+            raise _BadCall(f"offset: {offset} is past the end of the artifact "
+                           f"({ref.bytes:,} bytes)")
+        page = reader.page(ref.id, offset, max_chars=room)
+        return _page_result("get_artifact", reader, ref, page, width)
+    start, end = args.get("start_line", 1), args.get("end_line")
+    if end is not None and end < start:
+        raise _BadCall(f"end_line: must be at least start_line ({start}), got {end}")
+    page = reader.lines(ref.id, start, end, max_chars=room, line_cost=width + 2)
+    if not page.text and ref.bytes:
+        raise _BadCall(f"start_line: {start} is past the end; the artifact has "
+                       f"{ref.lines:,} lines")
+    return _page_result("get_artifact", reader, ref, page, width, end_line=end)
+
+
+def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+    ref = reader.stat(args["artifact_id"])
+    width = _width(ref)
+    n = args.get("lines", DEFAULT_LINES)
+    page = reader.lines(ref.id, 1, n, max_chars=_room(ref, budget),
+                        line_cost=width + 2)
+    return _page_result("artifact_head", reader, ref, page, width, end_line=n)
+
+
+def _artifact_tail(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+    ref = reader.stat(args["artifact_id"])
+    width = _width(ref)
+    page = reader.tail(ref.id, args.get("lines", DEFAULT_LINES),
+                       max_chars=_room(ref, budget), line_cost=width + 2)
+    result = _page_result("artifact_tail", reader, ref, page, width)
+    if page.first_line > 1 and page.text:
+        earlier = {"artifact_id": ref.id, "start_line": max(1, page.first_line - 100),
+                   "end_line": page.first_line - 1}
+        content = result.content + f"\n[Earlier lines: {_call('get_artifact', **earlier)}]"
+        return attrs.evolve(result, content=content)
+    return result
+
+
+def _artifact_grep(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+    ref = reader.stat(args["artifact_id"])
+    width = _width(ref)
+    result = reader.grep(ref.id, args["pattern"], regex=args.get("regex", False),
+                         ignore_case=args.get("ignore_case", False),
+                         context=args.get("context", 0),
+                         max_matches=args.get("max_matches", GREP_DEFAULT_MATCHES),
+                         start_line=args.get("start_line", 1))
+    return _grep_result(ref, result, width, budget, args)
+
+
+def _grep_result(ref: ArtifactRef, result: GrepResult, width: int, budget: int,
+                 args: Mapping[str, Any]) -> ToolResult:
+    kind = "regular expression" if result.regex else "text"
+    case = ", ignoring case" if result.ignore_case else ""
+    room = _room(ref, budget)
+    rows: list[str] = []
+    used = shown = previous = 0
+    stopped_at: int | None = None
+    for line, is_match in result.merged():
+        row = f"{line.number:>{width}}{':' if is_match else '-'}\t{line.text}" + (
+            " [line clipped]" if line.clipped else "")
+        gap = ["--"] if args.get("context") and previous and line.number > previous + 1 else []
+        cost = sum(len(r) + 1 for r in (*gap, row))
+        if is_match and shown and used + cost > room:
+            stopped_at = line.number
+            break
+        if not is_match and used + cost > room:
+            continue
+        rows.extend((*gap, row))
+        used += cost
+        shown += is_match
+        previous = line.number
+    more_from = stopped_at if stopped_at is not None else result.next_line
+    pattern = json.dumps(result.pattern, ensure_ascii=False)
+    summary = (f"no line matches {pattern} ({kind}{case})" if not result.matches else
+               f"{shown} matching line{'s' if shown != 1 else ''} for {pattern} ({kind}{case})")
+    nxt = None
+    if more_from is not None:
+        nxt = {k: v for k, v in args.items() if k != "start_line"} | {"start_line": more_from}
+        footer = f"[More matches from line {more_from:,}: {_call('artifact_grep', **nxt)}]"
+    else:
+        footer = "[No more matches.]"
+    body = "\n".join(rows)
+    content = _header(ref, summary) + (body + "\n" if body else "") + footer
+    return ToolResult(tool="artifact_grep", content=content, next_arguments=nxt)
+
+
+_HANDLERS: Mapping[str, Callable[[Retrieval, dict[str, Any], int], ToolResult]] = (
+    MappingProxyType({"get_artifact": _get_artifact, "artifact_head": _artifact_head,
+                      "artifact_tail": _artifact_tail, "artifact_grep": _artifact_grep}))
+
+
+# -- the decorator ----------------------------------------------------------------------------
+
+#: Arguments of a decorated tool that describe the call (they go into the artifact's summary).
+_CONTEXT_ARGUMENTS = ("path", "command", "query", "url", "tool_call_id")
+
+
+def _as_content(result: object) -> str | bytes:
+    if isinstance(result, str | bytes):
+        return result
+    if isinstance(result, bytearray | memoryview):
+        return bytes(result)
+    if result is None:
+        return ""
+    if isinstance(result, Mapping | list | tuple):
+        try:
+            return json.dumps(result, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            pass
+    return str(result)
+
+
+def _context(signature: inspect.Signature | None, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> dict[str, Any]:
+    if signature is None:
+        return {}
+    try:
+        bound = signature.bind_partial(*args, **kwargs)
+    except TypeError:
+        return {}
+    return {key: str(value) for key, value in bound.arguments.items()
+            if key in _CONTEXT_ARGUMENTS and value is not None}
+
+
+def wrap_tool(truncator: Truncator, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """*fn*, whose result (str, bytes, or anything JSON-serialisable) goes through the
+    processor; the wrapper returns what the model should see. Async functions stay async."""
+    try:
+        signature: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> str:
+            result = await fn(*args, **kwargs)
+            processed = await truncator.aprocess(_as_content(result), tool=name,
+                                                 **_context(signature, args, kwargs))
+            return processed.content
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        result = fn(*args, **kwargs)
+        return truncator.process(_as_content(result), tool=name,
+                                 **_context(signature, args, kwargs)).content
+
+    return wrapper
