@@ -21,9 +21,11 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from truncation_core.errors import did_you_mean
 from truncation_core.config import (
     Direction,
+    KeyPath,
     PositiveInt,
     Ratio,
     check_direction,
+    check_key_path,
     check_positive_int,
     check_ratio,
 )
@@ -69,6 +71,7 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(PositiveInt, lambda v, _: check_positive_int(v))
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
+    conv.register_structure_hook(KeyPath, lambda v, _: check_key_path(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
     return conv
 

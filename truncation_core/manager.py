@@ -51,6 +51,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.markers",
     "truncation_core.builtins.store",
     "truncation_core.builtins.memory_store",
+    "truncation_core.builtins.ranked",
 )
 
 PluginKind = Literal["builtin", "entrypoint", "project", "explicit"]
