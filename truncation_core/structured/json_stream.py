@@ -32,6 +32,8 @@ from __future__ import annotations
 import codecs
 from collections import deque
 from collections.abc import Callable
+from itertools import accumulate, islice
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -46,6 +48,7 @@ from truncation_core.structured.json_element import (
     Window,
     fit,
 )
+from truncation_core.structured.sniff import paused_gc
 from truncation_core.text import count_terminators, fit_prefix, fit_suffix, measure
 
 __all__ = ["JsonStreamTruncator"]
@@ -102,14 +105,30 @@ class _Frame:
         return node, self.head_size + self.tail_size + 2
 
 
+#: How each event changes the nesting depth.
+_DELTA = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1, "map_key": 0,
+          "string": 0, "number": 0, "boolean": 0, "null": 0}
+_NAME = itemgetter(0)
+
+
 class _Skeleton:
-    """Turns basic_parse events into the skeleton, within the caps."""
+    """Turns basic_parse events into the skeleton, within the caps.
+
+    Building every member of a large array only for most of them to drop out of its ring
+    buffer would cost a Python step per event. So once an array shows only its last members,
+    the events of a chunk are first scanned in bulk (C-level ``map`` and ``accumulate`` give
+    the depth after each event): the members that end before the last ``window`` events of
+    the chunk are counted, not built; the ring then restarts from the next member.
+    """
 
     def __init__(self, *, size_cap: int, count_cap: int, string_cap: int, max_depth: int) -> None:
         self.size_cap = size_cap
         self.count_cap = count_cap
         self.string_cap = string_cap
         self.max_depth = max_depth
+        #: Events at the end of a chunk that are always built: enough to fill a ring buffer
+        #: (each event stands for at least two characters of its estimated size).
+        self.window = size_cap // 2 + 16
         #: The values at the top level: one for JSON, several for JSON Lines.
         self.root = _Frame(pairs=False, size_cap=size_cap, count_cap=count_cap, collapsed=False)
         self.stack: list[_Frame] = [self.root]
@@ -117,10 +136,48 @@ class _Skeleton:
         self.skipping = 0
 
     def consume(self, events: list[tuple[str, Any]]) -> None:
+        i, n = 0, len(events)
+        while i < n:
+            i = self._count_members(events, i, n)
+            i = self._build(events, i, n)
+
+    def _ring_only(self, frame: _Frame, remaining: int) -> bool:
+        return (not frame.head_open and not frame.pairs and not frame.collapsed
+                and not self.skipping and remaining > 2 * self.window)
+
+    def _count_members(self, events: list[tuple[str, Any]], i: int, n: int) -> int:
+        """Count (without building) the members of a ring-only array that end early in
+        ``events[i:n]``; return where building resumes."""
+        frame = self.stack[-1]
+        if not self._ring_only(frame, n - i):
+            return i
+        depth = list(accumulate(map(_DELTA.__getitem__, map(_NAME, islice(events, i, n)))))
+        try:
+            end = depth.index(-1)  # the array's own end, if it is in this chunk
+        except ValueError:
+            end = len(depth)
+        start = end - self.window
+        if start <= 0:
+            return i
+        # Resume at the start of the member holding position `start`: just after the last
+        # event before it that brought the depth back to the array's level.
+        before = depth[start - 1::-1]
+        try:
+            resume = start - before.index(0)
+        except ValueError:
+            return i
+        frame.total += depth[:resume].count(0)
+        frame.tail.clear()  # the ring must hold the last members, contiguous to the end
+        frame.tail_size = 0
+        return i + resume
+
+    def _build(self, events: list[tuple[str, Any]], i: int, n: int) -> int:
+        """Build the skeleton from ``events[i:]``; stop early (returning the position) when a
+        ring-only array could count its members in bulk again."""
         stack = self.stack
         frame = stack[-1]
         string_cap = self.string_cap
-        for event, value in events:
+        for index, (event, value) in enumerate(islice(events, i, n), i):
             if self.skipping:
                 if event == "start_map" or event == "start_array":
                     self.skipping += 1
@@ -152,6 +209,9 @@ class _Skeleton:
                 frame = stack[-1]
                 node, size = done.value()
                 frame.add(node, size)
+                if self._ring_only(frame, n - index - 1):
+                    return index + 1
+        return n
 
 
 def _first_line(exc: BaseException) -> str:
@@ -233,11 +293,14 @@ class JsonStreamTruncator:
             self._track_ends(text if text is not None else self._decoder.decode(data))
         if self.failed:
             return
-        try:
-            self._parser.send(data)
-        except Exception as exc:  # any parser error (yajl, UnicodeDecodeError ...) is content's
-            self.failed = f"not valid JSON: {_first_line(exc)}"
-        self._drain()
+        # Parsing makes millions of short-lived tuples: the cyclic GC would scan them over
+        # and over, and there are no cycles to find. Paused per call, never between calls.
+        with paused_gc():
+            try:
+                self._parser.send(data)
+            except Exception as exc:  # any parser error (yajl, UnicodeDecodeError ...)
+                self.failed = f"not valid JSON: {_first_line(exc)}"
+            self._drain()
 
     def _drain(self) -> None:
         events = self._events
