@@ -134,8 +134,10 @@ def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Polic
 
 
 def _starts_like_json(text: str) -> bool:
+    """Could be JSON: starts (after a BOM and blanks) with what a JSON value starts with."""
     head = text[:64].lstrip("\ufeff \t\r\n")
-    return head[:1] in ("{", "[", '"')
+    return bool(head) and head[0] in '{["-0123456789tfn'
+
 
 
 def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts, policy: Policy,
