@@ -15,8 +15,11 @@ messy_text = st.lists(st.one_of(st.text(max_size=20), line_endings, astral, surr
 long_text = st.integers(0, 1500).map(lambda n: "abcdefghij" * (n // 10))
 json_scalars = (st.none() | st.booleans() | st.integers(-(10**30), 10**30)
                 | st.floats(allow_nan=False, allow_infinity=False) | messy_text | long_text)
+#: Arrays and objects wider than the budget can show, so that middles really are dropped.
+wide = (st.lists(st.integers(-1000, 1000) | st.text(max_size=8), min_size=30, max_size=400)
+        | st.dictionaries(st.text(max_size=6), st.integers(), min_size=30, max_size=200))
 json_values = st.recursive(
-    json_scalars,
+    json_scalars | wide,
     lambda kids: st.lists(kids, max_size=25) | st.dictionaries(messy_text, kids, max_size=10),
     max_leaves=60)
 #: A JSON document as text, compact or indented (ensure_ascii off: lone surrogates stay raw).
