@@ -8,9 +8,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from oracle import check, strict_loads
 from strategies import hostile_json, json_documents
+
 from truncation_core import Budget, Truncator, hookimpl
 from truncation_core.models import ContentFacts
 from truncation_core.structured.dispatch import element_cut

@@ -6,13 +6,14 @@ import json
 import subprocess
 import sys
 import textwrap
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from oracle import check, strict_loads
 from strategies import json_documents
+
 from truncation_core import Budget, Truncator
 from truncation_core.markers import MarkerRenderer
 from truncation_core.structured.json_stream import JsonStreamTruncator
@@ -31,7 +32,7 @@ def stream(config: dict | None = None, chars: int = 400, **kwargs):
 
 def feed_in_pieces(truncator: JsonStreamTruncator, data: bytes, cuts: list[int]) -> None:
     edges = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
-    for a, b in zip(edges, edges[1:], strict=False):
+    for a, b in pairwise(edges):
         truncator.feed(data[a:b])
 
 
@@ -64,7 +65,7 @@ def test_large_array_keeps_first_and_last_items_with_exact_count():
     kept = [r for r in out["results"] if isinstance(r, dict)]
     assert kept[0] == items[0] and kept[-1] == items[-1]
     # The tail is contiguous: the last kept items are exactly the last items.
-    tail = kept[[i for i, r in enumerate(out["results"]) if isinstance(r, str)][0]:]
+    tail = kept[next(i for i, r in enumerate(out["results"]) if isinstance(r, str)):]
     assert tail == items[len(items) - len(tail):]
     assert f"... {len(items) - len(kept):,} items omitted ..." in out["results"]
     assert out["total"] == 200_000

@@ -40,16 +40,16 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from truncation_core.models import Budget, ElementOmission, ElementKind
+from truncation_core.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
 from truncation_core.text import utf8_size
 
 __all__ = [
     "MIN_STRING",
     "Fitted",
-    "Note",
     "Knobs",
     "LongString",
+    "Note",
     "Style",
     "Window",
     "detect_style",

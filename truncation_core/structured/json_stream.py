@@ -404,7 +404,7 @@ def _cut_ends(ends: _Ends, *, budget: Budget, policy: Policy, markers: MarkerRen
     tail_lines = count_terminators(tail, begin)
     region = Omission(position="middle", start=start, end=end,
                       lines=max(0, ends.lines - head_lines - tail_lines - 1
-                                - (1 if start and not head[start - 1] in "\r\n" else 0)),
+                                - (1 if start and head[start - 1] not in "\r\n" else 0)),
                       first_line=head_lines + 1, last_line=max(head_lines + 1,
                                                                ends.lines - tail_lines))
     marker = markers.render(region)
