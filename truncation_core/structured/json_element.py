@@ -42,6 +42,7 @@ import attrs
 
 from truncation_core.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
+from truncation_core.structured.writer import BudgetWriter, Overflow
 from truncation_core.text import utf8_size
 
 __all__ = [
@@ -166,10 +167,6 @@ def _path_segment(key: Any) -> str:
     return "[" + dump_string(key) + "]"
 
 
-class _Overflow(Exception):
-    pass
-
-
 @attrs.frozen(kw_only=True)
 class Fitted:
     """The output of :func:`fit`, and what it left out."""
@@ -186,7 +183,7 @@ class Fitted:
     indented: bool
 
 
-class _Renderer:
+class _Renderer(BudgetWriter):
     """Writes one value under one set of knobs, stopping as soon as the budget is exceeded.
 
     Containers rendered without any cut are cached (keyed by identity and depth) with the
@@ -197,16 +194,13 @@ class _Renderer:
     def __init__(self, *, budget: Budget, style: Style, note: Callable[[ElementOmission], str],
                  head_ratio: float, knobs: Knobs, record: bool,
                  cache: dict[tuple[int, int], _Cached]) -> None:
+        super().__init__(budget, count_lines=False)
         self.style = style
         self.note = note
         self.head_ratio = head_ratio
         self.knobs = knobs
         self.record = record
         self.cache = cache
-        self.parts: list[str] = []
-        self.chars_left = budget.chars
-        self.bytes_left = budget.bytes
-        self.lines_left = None if budget.lines is None else budget.lines - 1
         self.path: list[str] = ["$"]
         self.omitted = {"items": 0, "keys": 0, "chars": 0, "containers": 0}
         self.cuts: list[dict[str, Any]] = []
@@ -217,21 +211,11 @@ class _Renderer:
 
     # -- output -------------------------------------------------------------------------------
 
-    def put(self, text: str) -> None:
-        self.parts.append(text)
-        self.chars_left -= len(text)
-        if self.chars_left < 0:
-            raise _Overflow
-        if self.bytes_left is not None:
-            self.bytes_left -= utf8_size(text)
-            if self.bytes_left < 0:
-                raise _Overflow
-
     def newline(self, depth: int) -> None:
         if self.lines_left is not None:
             self.lines_left -= 1
             if self.lines_left < 0:
-                raise _Overflow
+                raise Overflow
         self.put("\n" + self.style.indent * depth)  # type: ignore[operator]
 
     def omission(self, kind: ElementKind, count: int, total: int, unit: str) -> ElementOmission:
@@ -297,7 +281,7 @@ class _Renderer:
             if self.lines_left is not None:
                 self.lines_left -= cached.lines
             if self.chars_left < 0 or (self.bytes_left or 0) < 0 or (self.lines_left or 0) < 0:
-                raise _Overflow
+                raise Overflow
             stats = cached.stats
         else:
             mark, notes = len(self.parts), self.notes
@@ -476,7 +460,7 @@ def _render(value: Any, knobs: Knobs, *, budget: Budget, style: Style,
                          knobs=knobs, record=record, cache=cache)
     try:
         renderer.value(value, 0)
-    except _Overflow:
+    except Overflow:
         return None
     return renderer
 

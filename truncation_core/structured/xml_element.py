@@ -36,7 +36,7 @@ import attrs
 from truncation_core.config import Policy
 from truncation_core.models import Budget, ElementOmission
 from truncation_core.structured.json_element import MIN_STRING, _largest, _split
-from truncation_core.text import utf8_size
+from truncation_core.structured.writer import BudgetWriter, Overflow
 
 __all__ = ["XmlFitted", "fit_xml", "parse_xml"]
 
@@ -92,10 +92,6 @@ def parse_xml(text: str) -> _Document | str:
     return _Document(root=root, namespaces=namespaces)
 
 
-class _Overflow(Exception):
-    pass
-
-
 def _escape_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -114,37 +110,20 @@ def _comment(text: str) -> str:
     return "<!--" + text + "-->"
 
 
-class _Renderer:
+class _Renderer(BudgetWriter):
     def __init__(self, doc: _Document, knobs: _Knobs, *, budget: Budget,
                  note: Callable[[ElementOmission], str], head_ratio: float,
                  record: bool) -> None:
+        super().__init__(budget, count_lines=True)
         self.doc = doc
         self.knobs = knobs
         self.note = note
         self.head_ratio = head_ratio
         self.record = record
-        self.parts: list[str] = []
-        self.chars_left = budget.chars
-        self.bytes_left = budget.bytes
-        self.lines_left = None if budget.lines is None else budget.lines - 1
         self.scopes: list[dict[str, str]] = [{XML_NAMESPACE: "xml"}]
         self.omitted = {"elements": 0, "chars": 0, "collapsed": 0}
         self.cuts: list[dict[str, Any]] = []
         self.cut_count = 0
-
-    def put(self, text: str) -> None:
-        self.parts.append(text)
-        self.chars_left -= len(text)
-        if self.chars_left < 0:
-            raise _Overflow
-        if self.bytes_left is not None:
-            self.bytes_left -= utf8_size(text)
-            if self.bytes_left < 0:
-                raise _Overflow
-        if self.lines_left is not None:
-            self.lines_left -= text.count("\n")
-            if self.lines_left < 0:
-                raise _Overflow
 
     def omission(self, kind: Any, count: int, total: int, unit: str, path: str) -> str:
         element = ElementOmission(kind=kind, count=count, total=total, unit=unit, path=path)
@@ -226,7 +205,7 @@ def _render(doc: _Document, knobs: _Knobs, *, budget: Budget,
                          record=record)
     try:
         renderer.element(doc.root, 0, "")
-    except _Overflow:
+    except Overflow:
         return None
     return renderer
 
