@@ -230,3 +230,16 @@ def test_facts_parse_once_shared_by_select_and_truncate(monkeypatch):
 
     Truncator({"spill": False}, plugins=[Peek()]).process(json.dumps(list(range(5000))))
     assert calls == [1]
+
+
+def test_a_depth_limit_beyond_the_recursion_limit_still_never_raises():
+    depth = 900  # json.loads manages this; a renderer allowed to recurse as deep may not
+    text = "[" * depth + "1" + "]" * depth
+    truncator = Truncator({"spill": False, "inline_limit": 100, "max_depth": 100_000})
+    result = truncator.process(text)
+    assert len(result.content) <= 100
+    assert result.metadata.strategy_used in ("element", "head_tail")
+    if result.metadata.strategy_used == "head_tail":
+        assert "structured truncation failed" in result.metadata.details["reason"]
+    else:
+        json.loads(result.content)

@@ -34,6 +34,6 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
-    from truncation_core.structured.dispatch import element_cut
+    from truncation_core.structured.dispatch import element_cut, guarded
 
-    return element_cut(text, budget=budget, facts=facts, policy=policy, markers=markers)
+    return guarded(element_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)

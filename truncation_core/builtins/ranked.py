@@ -34,6 +34,7 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
+    from truncation_core.structured.dispatch import guarded
     from truncation_core.structured.ranked import ranked_cut
 
-    return ranked_cut(text, budget=budget, facts=facts, policy=policy, markers=markers)
+    return guarded(ranked_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)

@@ -29,7 +29,7 @@ from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
 from truncation_core.text import count_lines, cut_text
 
-__all__ = ["NoteCache", "element_cut", "structured_details", "text_fallback"]
+__all__ = ["NoteCache", "element_cut", "guarded", "structured_details", "text_fallback"]
 
 log = logging.getLogger("truncation_core")
 
@@ -94,6 +94,21 @@ def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
     """
     return Cut(text=out, omitted_chars=max(0, facts.chars - len(out)),
                omitted_lines=max(0, facts.lines - count_lines(out)), **kwargs)
+
+
+def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: ContentFacts,
+            policy: Policy, markers: MarkerRenderer) -> Cut:
+    """Run a structured *cut*; if it raises anyway, cut as text rather than lose the result.
+
+    Nothing in the structured package is meant to raise on content; this is the last line
+    (for example a ``max_depth`` configured deeper than Python's recursion limit allows).
+    """
+    try:
+        return cut(text, budget=budget, facts=facts, policy=policy, markers=markers)
+    except (RecursionError, MemoryError, Exception) as exc:
+        log.warning("structured truncation failed (%s); cut as text", type(exc).__name__)
+        return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
+                             reason=f"structured truncation failed ({type(exc).__name__})")
 
 
 def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
