@@ -46,10 +46,19 @@ def show(title: str, result: TruncationResult, original: str, truncator: Truncat
     print(result.content)
     print("--- metadata " + "-" * 65)
     meta = result.metadata.to_dict()
-    print(textwrap.indent(json.dumps({k: meta[k] for k in (
-        "tool", "strategy_used", "original_size", "truncated_size", "original_lines",
-        "omitted_lines", "omitted_chars", "estimated_tokens", "artifact_id", "notes")},
-        indent=2), "  "))
+    keys = ["tool", "strategy_used", "original_size", "truncated_size", "original_lines",
+            "omitted_lines", "omitted_chars", "estimated_tokens", "artifact_id", "notes"]
+    if meta["details"]:
+        keys.append("details")  # structured strategies: what was cut, by path
+    print(textwrap.indent(json.dumps({k: meta[k] for k in keys}, indent=2), "  "))
+    if result.metadata.strategy_used == "element":
+        print("--- still valid JSON " + "-" * 57)
+        content = result.content
+        preview = content[content.index("\n{") + 1:] if "\n{" in content else content
+        shown = json.loads(preview)  # raises if the element strategy broke the JSON
+        kept = [r for r in shown["results"] if isinstance(r, dict)]
+        print(f"  json.loads() of what the model sees (below the artifact reference) works: "
+              f"{len(kept)} of {shown['total_count']:,} results, first and last included")
     print("--- nothing is lost " + "-" * 58)
     assert result.artifact is not None, "spill is on by default: the artifact must exist"
     kept = truncator.artifacts.read(result.artifact.id)

@@ -42,6 +42,7 @@ Direction = NewType("Direction", str)
 NonNegativeInt = NewType("NonNegativeInt", int)
 DirectoryPath = NewType("DirectoryPath", str)
 SessionName = NewType("SessionName", str)
+KeyPath = NewType("KeyPath", str)
 
 DIRECTIONS = ("head", "tail")
 
@@ -107,12 +108,22 @@ def _validator(check: Any) -> Any:
     return validate
 
 
+def check_key_path(value: object) -> KeyPath:
+    """A dotted path of keys into a JSON object: ``score`` or ``metadata.similarity_score``."""
+    if not isinstance(value, str) or not value or any(
+            not part or part != part.strip() for part in value.split(".")):
+        raise ValueError("must be a dotted path of keys such as 'score' or "
+                         f"'metadata.similarity_score', got {value!r}")
+    return KeyPath(value)
+
+
 _positive = _validator(check_positive_int)
 _ratio = _validator(check_ratio)
 _direction = _validator(check_direction)
 _non_negative = _validator(check_non_negative_int)
 _directory = _validator(check_directory_path)
 _session_name = _validator(check_session_name)
+_key_path = _validator(check_key_path)
 
 
 def _readonly(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -177,6 +188,27 @@ class MarkerConfig:
         "; not kept: the output is larger than max_artifact_size and the artifact keeps "
         "only its first and last lines"
     )
+    # Notes that structured strategies (element, ranked) put in place of what they leave out.
+    # Each is inserted where the omitted part stood, escaped so that the output stays valid
+    # JSON (a string) or XML (a comment). See docs/structured.md.
+    #: An array item standing for the items left out of the middle of an array (seed 000).
+    json_items: str = "... {count:,} items omitted ..."
+    #: The value of the member standing for the members left out of an object.
+    json_keys: str = "{count:,} keys omitted"
+    #: The key of that member.
+    json_key: str = "..."
+    #: Inserted into a shortened string, between its kept beginning and end.
+    json_string: str = " ... [{count:,} chars omitted] ... "
+    #: The only item (or member value) of an array or object nested deeper than the limit.
+    json_depth: str = "... {count:,} {unit} omitted (nested too deep) ..."
+    #: A line (a JSON string, so the output stays JSON Lines) for records left out.
+    jsonl_records: str = "... {count:,} records omitted ..."
+    #: The last item of a ranked result list, for the lower-scored results left out.
+    ranked_results: str = "... {count:,} lower-scored results omitted ..."
+    #: The text of an XML comment standing for child elements left out.
+    xml_elements: str = " {count:,} elements omitted "
+    #: Inserted into shortened XML text, between its kept beginning and end.
+    xml_text: str = " ... [{count:,} chars omitted] ... "
 
 
 #: The placeholders each marker template may use.
@@ -197,6 +229,10 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
                      "cut_first_line", "cut_last_line"),
         "hint_not_kept": ("lines", "chars", "cut_first_line", "cut_last_line"),
+        **dict.fromkeys(
+            ("json_items", "json_keys", "json_key", "json_string", "json_depth",
+             "jsonl_records", "ranked_results", "xml_elements", "xml_text"),
+            ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
     }
 )
 
@@ -209,6 +245,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "size": "2.3 MB", "bytes": 2300000, "original_size": "23.0 MB",
         "original_bytes": 23000000, "head_lines": 6000, "tail_lines": 4000,
         "cut_first_line": 6001, "cut_last_line": 90000, "cut_bytes": 12000000,
+        "size": "2.3 MB", "bytes": 2300000, "count": 45, "total": 50, "kept": 5,
+        "unit": "items", "path": "$.results",
     }
 )
 
@@ -304,6 +342,10 @@ class ToolConfig:
     direction: Direction | None = attrs.field(default=None, validator=_direction)
     spill: bool | None = None
     preview_limit: PositiveInt | None = attrs.field(default=None, validator=_positive)
+    detect_structure: bool | None = None
+    stream_threshold: PositiveInt | None = attrs.field(default=None, validator=_positive)
+    max_depth: PositiveInt | None = attrs.field(default=None, validator=_positive)
+    score_key: KeyPath | None = attrs.field(default=None, validator=_key_path)
 
 
 #: FR-071..075: the strategies seed 000 assigns to common agent tools. Configuration under
@@ -338,6 +380,18 @@ class Policy:
     spill: bool
     preview_limit: int
     marker: MarkerConfig
+    #: Content that parses as JSON (or XML) goes to ``element`` unless the tool's own policy
+    #: names a strategy (see :attr:`tool_strategy`).
+    detect_structure: bool = True
+    #: ``element`` truncates content larger than this (characters) from parse events.
+    stream_threshold: int = 16 * MIB
+    #: ``element`` collapses containers nested deeper than this.
+    max_depth: int = 32
+    #: Dotted key path of the score in each result, for ``ranked``.
+    score_key: str = "score"
+    #: True when the strategy comes from the tool's own policy (a built-in tool policy or
+    #: ``tools.<name>.strategy``) rather than ``default_strategy``.
+    tool_strategy: bool = False
 
     @property
     def budget(self) -> Budget:
@@ -372,6 +426,17 @@ class Config:
     spill: bool = True
     #: Size in characters of the preview under an artifact reference.
     preview_limit: PositiveInt = attrs.field(default=PositiveInt(2000), validator=_positive)
+    #: Send content that parses as JSON (or XML) to ``element``, unless the tool's own policy
+    #: names a strategy. See docs/structured.md.
+    detect_structure: bool = True
+    #: ``element`` truncates content larger than this many characters from a stream of parse
+    #: events (ijson) instead of parsing it whole, in memory bounded by the budget.
+    stream_threshold: PositiveInt = attrs.field(default=PositiveInt(16 * MIB),
+                                                validator=_positive)
+    #: ``element`` collapses arrays and objects nested deeper than this into a note (FR-039).
+    max_depth: PositiveInt = attrs.field(default=PositiveInt(32), validator=_positive)
+    #: Dotted key path of the score in each result, for the ``ranked`` strategy.
+    score_key: KeyPath = attrs.field(default=KeyPath("score"), validator=_key_path)
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
@@ -383,12 +448,14 @@ class Config:
         values: dict[str, Any] = {key: getattr(self, key) for key in POLICY_KEYS
                                   if key != "strategy"}
         values["strategy"] = self.default_strategy
+        values["tool_strategy"] = False
         for layer in (BUILTIN_TOOL_POLICIES.get(tool or ""), self.tools.get(tool or "")):
             if layer is not None:
                 for key in POLICY_KEYS:
                     value = getattr(layer, key)
                     if value is not None:
                         values[key] = value
+                values["tool_strategy"] |= layer.strategy is not None
         return Policy(tool=tool, marker=self.marker, **values)
 
     def strategy_names(self) -> dict[str, str]:

@@ -23,12 +23,14 @@ from truncation_core.config import (
     Direction,
     DirectoryPath,
     NonNegativeInt,
+    KeyPath,
     PositiveInt,
     Ratio,
     SessionName,
     check_direction,
     check_directory_path,
     check_non_negative_int,
+    check_key_path,
     check_positive_int,
     check_ratio,
     check_session_name,
@@ -75,6 +77,7 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(PositiveInt, lambda v, _: check_positive_int(v))
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
+    conv.register_structure_hook(KeyPath, lambda v, _: check_key_path(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
     conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))
     conv.register_structure_hook(DirectoryPath, lambda v, _: check_directory_path(v))

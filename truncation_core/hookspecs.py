@@ -132,7 +132,12 @@ def format_marker(marker: Marker, policy: Policy) -> str | None:
     :param marker: what to render. ``marker.kind`` is ``beginning``, ``middle`` or ``end`` for
         an omission (``marker.omission`` says what was left out, ``marker.artifact`` where it
         can be read back), or ``reference`` for the header shown when content exceeds
-        ``artifact_threshold``.
+        ``artifact_threshold``; or, for the notes that structured strategies put in place,
+        the name of their template (``json_items``, ``json_keys``, ``json_key``,
+        ``json_string``, ``json_depth``, ``jsonl_records``, ``ranked_results``,
+        ``xml_elements``, ``xml_text``), with ``marker.element`` saying what the note stands
+        for. Return the bare note text: the strategy escapes it (as a JSON string or an XML
+        comment).
     :param policy: the effective per-tool policy; ``policy.marker`` holds the configured
         templates.
     :returns: the marker text, including any newlines that separate it from the content; or

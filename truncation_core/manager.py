@@ -52,6 +52,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.store",
     "truncation_core.builtins.memory_store",
     "truncation_core.builtins.filesystem_store",
+    "truncation_core.builtins.ranked",
 )
 
 PluginKind = Literal["builtin", "entrypoint", "project", "explicit"]

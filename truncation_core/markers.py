@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.models import ContentFacts, Marker, MarkerPosition, Omission
+from truncation_core.models import ContentFacts, ElementOmission, Marker, MarkerPosition, Omission
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactRef
@@ -37,7 +37,8 @@ class MarkerRenderer:
     #: Why the full content could not be kept, if spilling failed.
     artifact_error: str | None = None
 
-    def _marker(self, kind: str, region: Omission | None) -> Marker:
+    def _marker(self, kind: str, region: Omission | None,
+                element: ElementOmission | None = None) -> Marker:
         return Marker(
             kind=kind,  # type: ignore[arg-type]
             omission=region,
@@ -47,6 +48,7 @@ class MarkerRenderer:
             original_lines=self.facts.lines,
             artifact=self.artifact,
             artifact_error=self.artifact_error,
+            element=element,
         )
 
     def render(self, omission: Omission) -> str:
@@ -64,6 +66,14 @@ class MarkerRenderer:
         region = Omission(position=position, start=0, end=n, lines=lines,
                           first_line=lines, last_line=lines)
         return self.render(region)
+
+    def note(self, element: ElementOmission) -> str:
+        """The note a structured strategy puts in place of *element* (raw text, unescaped).
+
+        Rendered through ``format_marker`` with ``marker.kind == element.kind``.
+        """
+        return self.format(marker=self._marker(element.kind, None, element),
+                           policy=self.policy) or ""
 
     def reference(self) -> str:
         """The artifact reference shown above a preview (empty when nothing is stored)."""

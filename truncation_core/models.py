@@ -22,6 +22,7 @@ __all__ = [
     "Budget",
     "ContentFacts",
     "Cut",
+    "ElementOmission",
     "Marker",
     "MarkerPosition",
     "Omission",
@@ -30,6 +31,10 @@ __all__ = [
 ]
 
 MarkerPosition = Literal["beginning", "middle", "end"]
+#: The kinds of note that structured strategies put in place of what they leave out (see
+#: :class:`ElementOmission`); each has a template of the same name in ``marker:``.
+ElementKind = Literal["json_items", "json_keys", "json_key", "json_string", "json_depth",
+                      "jsonl_records", "ranked_results", "xml_elements", "xml_text"]
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -115,11 +120,32 @@ class ContentFacts:
     #: The tool returned bytes rather than text.
     from_bytes: bool = False
     _byte_size: Callable[[], int] = attrs.field(alias="byte_size", repr=False, eq=False)
+    #: The content starts with ``<`` and ends with ``>`` (a sniff, not a parse).
+    looks_like_xml: bool = False
+    #: Parses the content once, on first use of :attr:`parsed` (never part of repr or eq).
+    _parse: Callable[[], Any] | None = attrs.field(default=None, alias="parse", repr=False,
+                                                   eq=False)
 
     @cached_property
     def bytes(self) -> int:
         """Size in UTF-8 bytes (the original bytes when the tool returned bytes)."""
         return self._byte_size()
+
+    @cached_property
+    def parsed(self) -> Any:
+        """The content parsed as JSON, computed on first use and shared by every hook.
+
+        A :class:`truncation_core.structured.sniff.Parsed`: the format found (``json``,
+        ``jsonl`` or None), the parsed value, and why parsing failed. Whoever reads it first
+        pays for the parse; ``select_strategy`` plugins and the ``element`` strategy then share
+        it. Large content (over ``stream_threshold``) is element-truncated from a stream of
+        parse events instead, and does not need this.
+        """
+        if self._parse is None:
+            from truncation_core.structured.sniff import NOT_PARSED
+
+            return NOT_PARSED
+        return self._parse()
 
 
 @attrs.frozen(kw_only=True)
@@ -169,8 +195,10 @@ class Marker:
     """Everything ``format_marker`` may use to render one marker."""
 
     #: ``beginning``, ``middle`` or ``end`` for an omission marker; ``reference`` for the
-    #: artifact reference shown above a preview when content exceeds ``artifact_threshold``.
-    kind: Literal["beginning", "middle", "end", "reference"]
+    #: artifact reference shown above a preview when content exceeds ``artifact_threshold``;
+    #: one of :data:`ElementKind` for a note that a structured strategy puts in place
+    #: (``element`` says what it replaces).
+    kind: Literal["beginning", "middle", "end", "reference"] | ElementKind
     #: The omitted region (None for ``reference``).
     omission: Omission | None
     #: The strategy that is cutting.
@@ -184,6 +212,30 @@ class Marker:
     artifact: ArtifactRef | None = None
     #: Why the full content could not be kept, when spilling was on but failed.
     artifact_error: str | None = None
+    #: What a structured strategy left out, for the kinds in :data:`ElementKind`.
+    element: ElementOmission | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ElementOmission:
+    """Part of a structured document left out, described where the note stands.
+
+    ``kind`` says which note (``json_items``: array items; ``json_keys`` / ``json_key``: object
+    members, the note's value and key; ``json_string``: characters of a string;
+    ``json_depth``: a container nested too deep, collapsed; ``jsonl_records``: JSON Lines
+    records; ``ranked_results``: results with lower scores; ``xml_elements``: child
+    elements; ``xml_text``: characters of an element's text).
+    """
+
+    kind: ElementKind
+    #: How many units were omitted.
+    count: int
+    #: How many there were in the original.
+    total: int
+    #: ``items``, ``keys``, ``chars``, ``records``, ``results`` or ``elements``.
+    unit: str
+    #: Where, as a JSONPath (``$.results``) or, for XML, a simple XPath (``/feed/entry[3]``).
+    path: str = "$"
 
 
 @attrs.frozen(kw_only=True)

@@ -18,6 +18,7 @@ from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
+from truncation_core.structured.sniff import looks_like_xml, parse
 from truncation_core.text import (
     count_terminators,
     cut_text,
@@ -68,10 +69,13 @@ def content_facts(text: str, *, from_bytes: bool = False,
     """
     terminators = count_terminators(text)
     lines = terminators + (1 if text and not ends_with_terminator(text) else 0)
+    looks_like_json = _looks_like_json(text)
     return ContentFacts(
         chars=len(text), lines=lines, terminators=terminators,
-        looks_like_json=_looks_like_json(text), from_bytes=from_bytes,
-        byte_size=encoded.__len__ if encoded is not None else (lambda: utf8_size(text)))
+        looks_like_json=looks_like_json, from_bytes=from_bytes,
+        byte_size=encoded.__len__ if encoded is not None else (lambda: utf8_size(text)),
+        looks_like_xml=not looks_like_json and looks_like_xml(text),
+        parse=lambda: parse(text))
 
 
 def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFacts) -> str:

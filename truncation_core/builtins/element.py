@@ -1,26 +1,26 @@
-"""The ``element`` strategy (FR-022), for structured data.
+"""The ``element`` strategy (FR-022, FR-035..039): JSON, JSON Lines and XML, cut between elements.
 
-Structure-aware truncation of JSON and XML arrives with the structured-data work; until then
-``element`` keeps whole lines from the head and the tail, and says so in the metadata.
+The output stays valid JSON (JSON Lines, well-formed XML) whenever the input is: arrays keep
+their first and last items, objects a subset of their members, long strings their ends, and
+deep subtrees collapse, each with a note in place saying what was left out. Content that is
+none of these formats is cut by a text strategy, and the metadata says why. The algorithms
+live in :mod:`truncation_core.structured`; docs/structured.md describes them.
 """
 
 from __future__ import annotations
-
-import attrs
 
 from truncation_core.config import Policy
 from truncation_core.hookspecs import hookimpl
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut, Provides
-from truncation_core.text import cut_text
 
 NAME = "element"
-FALLBACK = "head_tail"
 
 
 @hookimpl(trylast=True)
 def provides() -> Provides:
-    return Provides(strategies={NAME: "structured data: cut between elements"})
+    return Provides(strategies={NAME: "structured data (JSON, JSON Lines, XML): keep the first "
+                                      "and last elements, with notes; stays valid"})
 
 
 @hookimpl(trylast=True)
@@ -34,11 +34,6 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
-    cut = cut_text(text, budget=budget, facts=facts, markers=markers,
-                   head_share=policy.head_ratio, whole_lines=True)
-    return attrs.evolve(
-        cut,
-        strategy=FALLBACK,
-        notes=(*cut.notes, "element: structure-aware truncation is not available yet; "
-                           "kept whole lines from the head and the tail"),
-    )
+    from truncation_core.structured.dispatch import element_cut, guarded
+
+    return guarded(element_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)

@@ -3,7 +3,9 @@
 With the default templates the markers are seed 000's, with numbers written like ``12,340``:
 ``\\n... [X lines / Y chars omitted] ...\\n`` for head_tail, ``... [Beginning omitted: X lines /
 Y chars] ...`` for tail and ``... [Remainder omitted: X lines / Y chars] ...`` for head. When
-the omitted part is kept, ``{hint}`` says how to read it back.
+the omitted part is kept, ``{hint}`` says how to read it back. Notes of structured strategies
+(``marker.element`` set) use the ``json_*``, ``jsonl_records``, ``ranked_results`` and ``xml_*``
+templates.
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ def format_marker(marker: Marker, policy: Policy) -> str:
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
             tool=tool,
+        )
+    element = marker.element
+    if element is not None:
+        return getattr(templates, marker.kind).format(
+            count=element.count, total=element.total, kept=element.total - element.count,
+            unit=element.unit, path=element.path, artifact_id=artifact.id if artifact else "",
+            strategy=marker.strategy, tool=tool,
         )
     region = marker.omission
     if region is None:

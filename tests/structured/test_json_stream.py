@@ -1,0 +1,158 @@
+"""Streaming element truncation: the same output rules, fed in chunks, memory bounded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from itertools import pairwise
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import check, strict_loads
+from strategies import json_documents
+
+from truncation_core import Budget, Truncator
+from truncation_core.markers import MarkerRenderer
+from truncation_core.structured.json_stream import JsonStreamTruncator
+from truncation_core.text import measure
+from truncation_core.truncator import content_facts
+
+
+def stream(config: dict | None = None, chars: int = 400, **kwargs):
+    truncator = Truncator({"spill": False, **(config or {})})
+    policy = truncator.policy("t")
+    markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
+                             strategy="element", tool="t", facts=content_facts(""))
+    return JsonStreamTruncator(budget=Budget(chars=chars), policy=policy, markers=markers,
+                               **kwargs)
+
+
+def feed_in_pieces(truncator: JsonStreamTruncator, data: bytes, cuts: list[int]) -> None:
+    edges = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
+    for a, b in pairwise(edges):
+        truncator.feed(data[a:b])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=json_documents, chars=st.integers(80, 2000), cuts=st.lists(st.integers(0, 10**6),
+                                                                      max_size=8))
+def test_streamed_output_is_valid_with_exact_counts(doc, chars, cuts):
+    data = doc.encode("utf-8", "surrogatepass")
+    s = stream(chars=chars)
+    feed_in_pieces(s, data, cuts)
+    cut = s.finish()
+    assert Budget(chars=chars).admits(measure(cut.text))
+    if cut.strategy is not None:  # raw lone surrogates are not UTF-8: yajl refuses them
+        assert "\\ud" not in json.dumps(doc) or cut.details["reason"].startswith("not valid")
+        return
+    counts = check(strict_loads(doc), strict_loads(cut.text))
+    assert counts["items"] == cut.details["omitted"]["items"]
+    assert counts["keys"] == cut.details["omitted"]["keys"]
+    assert counts["chars"] == cut.details["omitted"]["chars"]
+
+
+def test_large_array_keeps_first_and_last_items_with_exact_count():
+    items = [{"id": i, "name": f"item {i}"} for i in range(200_000)]
+    data = json.dumps({"results": items, "total": len(items)}).encode()
+    s = stream(chars=2000)
+    for start in range(0, len(data), 1 << 20):
+        s.feed(data[start:start + (1 << 20)])
+    cut = s.finish()
+    out = json.loads(cut.text)
+    kept = [r for r in out["results"] if isinstance(r, dict)]
+    assert kept[0] == items[0] and kept[-1] == items[-1]
+    # The tail is contiguous: the last kept items are exactly the last items.
+    tail = kept[next(i for i, r in enumerate(out["results"]) if isinstance(r, str)):]
+    assert tail == items[len(items) - len(tail):]
+    assert f"... {len(items) - len(kept):,} items omitted ..." in out["results"]
+    assert out["total"] == 200_000
+
+
+def test_json_lines_stream_keeps_whole_records():
+    data = "".join(json.dumps({"n": i}) + "\n" for i in range(5000)).encode()
+    s = stream(chars=300)
+    s.feed(data)
+    cut = s.finish()
+    lines = cut.text.split("\n")
+    records = [json.loads(line) for line in lines]
+    assert records[0] == {"n": 0} and records[-1] == {"n": 4999}
+    note = [r for r in records if isinstance(r, str)]
+    assert note == [f"... {5000 - len(records) + 1:,} records omitted ..."]
+
+
+def test_malformed_stream_falls_back_to_text_from_its_ends():
+    s = stream(chars=200)
+    s.feed(b'{"a": [' + b"1, " * 10_000)
+    s.feed(b"oops")
+    cut = s.finish()
+    assert cut.strategy == "head_tail"
+    assert cut.details["reason"].startswith("not valid JSON")
+    assert "oops" not in cut.details["reason"]  # parser excerpts of content stay out
+    text = '{"a": [' + "1, " * 10_000 + "oops"
+    region = cut.omissions[0]
+    assert cut.text.startswith(text[:region.start]) and cut.text.endswith(text[region.end:])
+    assert region.start > 0 and region.end < len(text)
+    assert cut.omitted_chars == region.end - region.start
+    assert len(cut.text) <= 200
+
+
+def test_truncated_stream_is_not_json():
+    s = stream(chars=200)
+    s.feed(b'[1, 2, 3')
+    assert s.finish().details["reason"] == "not valid JSON: parse error: premature EOF"
+
+
+def test_process_streams_input_over_the_threshold():
+    data = json.dumps(list(range(100_000)))
+    result = Truncator({"stream_threshold": 10_000, "spill": False}).process(
+        data, tool="search_files")
+    assert result.metadata.details["streamed"] is True
+    out = json.loads(result.content)
+    assert out[0] == 0 and out[-1] == 99_999
+
+
+BOUNDED = textwrap.dedent("""
+    import json, sys
+    from truncation_core import Budget, Truncator
+    from truncation_core.markers import MarkerRenderer
+    from truncation_core.structured.json_stream import JsonStreamTruncator
+    from truncation_core.truncator import content_facts
+
+    def hwm():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM"):
+                return int(line.split()[1]) * 1024
+
+    truncator = Truncator({"spill": False})
+    policy = truncator.policy("t")
+    markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
+                             strategy="element", tool="t", facts=content_facts(""))
+    block = json.dumps([{"id": i, "tags": ["a", "b"], "text": "x" * 80} for i in range(5000)])
+    block = block[1:-1].encode()
+    s = JsonStreamTruncator(budget=Budget(chars=8000), policy=policy, markers=markers)
+    s.feed(b"[")
+    s.feed(block)  # warm up: imports, first buffers
+    base = hwm()
+    for _ in range(int(sys.argv[1])):
+        s.feed(b",")
+        s.feed(block)
+    s.feed(b"]")
+    cut = s.finish()
+    json.loads(cut.text)
+    print(hwm() - base, s.bytes_fed)
+""")
+
+
+def test_memory_is_bounded_by_the_budget_not_the_input(tmp_path: Path):
+    """About 80 MB of JSON through the streaming truncator in a fresh process: peak RSS grows
+    by far less than the input (a full parse would take ~5x the input)."""
+    script = tmp_path / "bounded.py"
+    script.write_text(BOUNDED)
+    out = subprocess.run([sys.executable, str(script), "160"], capture_output=True, text=True,
+                         check=True, timeout=240).stdout.split()
+    growth, fed = int(out[0]), int(out[1])
+    assert fed > 80_000_000
+    assert growth < 32 * 1024 * 1024, f"peak RSS grew by {growth / 2**20:.1f} MiB"

@@ -1,0 +1,110 @@
+"""JSON Lines and XML through element, and how select_strategy picks element."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from truncation_core import Truncator
+
+
+def lines(count: int) -> str:
+    return "".join(json.dumps({"n": i, "msg": "event"}) + "\n" for i in range(count))
+
+
+def test_json_lines_keep_whole_records_first_and_last():
+    result = Truncator({"inline_limit": 500, "spill": False}).process(lines(1000))
+    rows = result.content.split("\n")
+    records = [json.loads(r) for r in rows]  # still JSON Lines
+    assert records[0] == {"n": 0, "msg": "event"} and records[-1] == {"n": 999, "msg": "event"}
+    omitted = 1000 - (len(records) - 1)
+    assert f"... {omitted:,} records omitted ..." in records
+    assert result.metadata.details["omitted"] == {"records": omitted}
+    assert len(result.content) <= 500
+
+
+def test_json_lines_with_one_record_too_large():
+    text = json.dumps({"blob": "y" * 5000}) + "\n" + lines(3)
+    result = Truncator({"inline_limit": 300, "spill": False}).process(text)
+    first, note = result.content.split("\n")
+    assert "chars omitted" in json.loads(first)["blob"]
+    assert json.loads(note) == "... 3 records omitted ..."
+    assert result.metadata.details["reason"] == "single_record_too_large"
+
+
+def feed(count: int) -> str:
+    entries = "".join(f'  <entry id="{i}"><title>T &amp; {i}</title></entry>\n'
+                      for i in range(count))
+    return f'<?xml version="1.0"?>\n<feed xmlns="urn:atom" xmlns:m="urn:m" m:v="1">\n' \
+           f"{entries}</feed>\n"
+
+
+def test_xml_keeps_first_and_last_children_and_stays_well_formed():
+    result = Truncator({"inline_limit": 600, "spill": False}).process(feed(200))
+    root = ET.fromstring(result.content)  # well-formed, namespaces declared
+    entries = root.findall("{urn:atom}entry")
+    assert entries[0].get("id") == "0" and entries[-1].get("id") == "199"
+    omitted = 200 - len(entries)
+    assert f"<!-- {omitted} elements omitted -->" in result.content
+    assert result.metadata.details["cuts"] == [
+        {"path": "/feed", "kind": "xml_elements", "omitted": omitted, "total": 200}]
+
+
+BOMB = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lollollollollol">'
+        '<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">'
+        '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>'
+        "<lolz>" + "<i>&lol3;</i>" * 40 + "</lolz>")
+
+
+def test_entity_expansion_is_refused():
+    # Negative control: a naive parse expands the entities (here 1,500 chars per <i>).
+    naive = ET.fromstring(BOMB)
+    assert len("".join(naive.itertext())) == 40 * 1500
+    result = Truncator({"inline_limit": 300, "spill": False}).process(BOMB)
+    assert result.metadata.strategy_used == "head_tail"
+    assert "declares entities" in result.metadata.details["reason"]
+    assert "lollollollollollol" not in result.content  # shown as text, nothing expanded
+
+
+def test_external_entities_are_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    doc = (f'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file://{secret}">]>'
+           "<r>" + "<a>&x;</a>" * 100 + "</r>")
+    result = Truncator({"inline_limit": 300, "spill": False}).process(doc)
+    assert "TOP-SECRET" not in result.content
+    assert "declares entities" in result.metadata.details["reason"]
+
+
+def test_malformed_xml_falls_back_to_text():
+    text = "<a>" + "<b>x</b>" * 200 + "</c>"
+    result = Truncator({"inline_limit": 200, "spill": False}).process(text)
+    assert result.metadata.strategy_used == "head_tail"
+    assert result.metadata.details["reason"].startswith("not well-formed XML: mismatched tag")
+
+
+BIG_JSON = json.dumps({"rows": list(range(5000))})
+
+
+@pytest.mark.parametrize(("config", "tool", "expected"), [
+    ({}, None, "element"),                                  # no tool policy: sniffed
+    ({}, "search_files", "element"),                        # built-in policy says element
+    ({}, "read_file", "head_tail"),                         # built-in policy says head_tail
+    ({}, "execute_command", "tail"),
+    ({"default_strategy": "tail"}, "other", "element"),     # default_strategy is not a tool policy
+    ({"tools": {"other": {"strategy": "head"}}}, "other", "head"),
+    ({"tools": {"other": {"inline_limit": 100}}}, "other", "element"),
+    ({"detect_structure": False}, "other", "head_tail"),
+    ({"tools": {"other": {"detect_structure": False}}}, "other", "head_tail"),
+])
+def test_select_strategy_sends_json_to_element_unless_the_tool_policy_says_otherwise(
+        config, tool, expected):
+    result = Truncator({"spill": False, **config}).process(BIG_JSON, tool=tool)
+    assert result.metadata.strategy_used == expected
+
+
+def test_plain_text_is_not_sent_to_element():
+    result = Truncator({"spill": False}).process("line\n" * 5000)
+    assert result.metadata.strategy_used == "head_tail"

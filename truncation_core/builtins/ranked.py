@@ -1,0 +1,40 @@
+"""The ``ranked`` strategy (seed 002): the best-scored whole results that fit.
+
+For a JSON list of results (top-level, or the list inside a response object), each with a
+score under ``score_key``: results are kept from the highest score down while they fit, never
+cut inside; the metadata carries seed 002's ``truncation_info``. A single result too large by
+itself is element-truncated (reason ``single_result_too_large``). See
+:mod:`truncation_core.structured.ranked` and docs/structured.md.
+"""
+
+from __future__ import annotations
+
+from truncation_core.config import Policy
+from truncation_core.hookspecs import hookimpl
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut, Provides
+
+NAME = "ranked"
+
+
+@hookimpl(trylast=True)
+def provides() -> Provides:
+    return Provides(strategies={NAME: "ranked results (JSON): keep the highest-scored whole "
+                                      "results that fit (score_key)"})
+
+
+@hookimpl(trylast=True)
+def truncate(
+    strategy: str,
+    text: str,
+    budget: Budget,
+    facts: ContentFacts,
+    policy: Policy,
+    markers: MarkerRenderer,
+) -> Cut | None:
+    if strategy != NAME:
+        return None
+    from truncation_core.structured.dispatch import guarded
+    from truncation_core.structured.ranked import ranked_cut
+
+    return guarded(ranked_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)

@@ -1,0 +1,188 @@
+"""Which structured algorithm handles a content, and the fall back to text when none can.
+
+``element`` sees JSON, JSON Lines, XML, or none of them:
+
+* JSON up to ``stream_threshold`` characters is parsed whole (once, shared through
+  :attr:`ContentFacts.parsed <truncation_core.models.ContentFacts.parsed>`) and fitted by
+  :mod:`~truncation_core.structured.json_element`;
+* larger JSON, and JSON nested too deep for the recursive parser, is fed to the streaming
+  truncator of :mod:`~truncation_core.structured.json_stream`, in chunks;
+* JSON Lines go to :mod:`~truncation_core.structured.jsonl`, XML to
+  :mod:`~truncation_core.structured.xml_element`;
+* anything else (malformed JSON or XML, NaN, a budget too small for any valid output) is cut
+  by a text strategy, and the metadata says why (:func:`text_fallback`).
+
+Nothing here raises on content.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from truncation_core.config import Policy
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
+from truncation_core.text import count_lines, cut_text
+
+__all__ = ["NoteCache", "element_cut", "guarded", "structured_details", "text_fallback"]
+
+log = logging.getLogger("truncation_core")
+
+#: The text strategies a fallback can use, and how each keeps the text.
+_TEXT_STRATEGIES = ("head_tail", "head", "tail", "lines")
+#: Chunk size when feeding in-memory text to the streaming truncator.
+STREAM_CHUNK_CHARS = 1 << 20
+
+
+class NoteCache:
+    """Renders notes through ``format_marker`` once per distinct omission.
+
+    Fitting renders the same note many times (once per trial); the hook must have no side
+    effects, so its answer can be reused.
+    """
+
+    def __init__(self, markers: MarkerRenderer) -> None:
+        self._markers = markers
+        self._cache: dict[ElementOmission, str] = {}
+
+    def __call__(self, element: ElementOmission) -> str:
+        text = self._cache.get(element)
+        if text is None:
+            text = self._cache[element] = self._markers.note(element)
+        return text
+
+
+def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+                  markers: MarkerRenderer, reason: str) -> Cut:
+    """Cut *text* with the text strategy the policy implies, saying why in the metadata.
+
+    The tool's own strategy when it is a text strategy, else ``head_tail``.
+    """
+    name = policy.strategy if policy.strategy in _TEXT_STRATEGIES else "head_tail"
+    share = {"head": 1.0, "tail": 0.0}.get(name, policy.head_ratio)
+    if name == "lines":
+        share = 1.0 if policy.direction == "head" else 0.0
+    cut = cut_text(text, budget=budget, facts=facts, markers=attrs.evolve(markers, strategy=name),
+                   head_share=share, whole_lines=name == "lines")
+    log.debug("element fell back to %s: %s", name, reason)
+    return attrs.evolve(cut, strategy=name, notes=(*cut.notes, f"element: {reason}; cut as text"),
+                        details={"fallback": name, "reason": reason})
+
+
+def structured_details(format: str, fitted: Any, **extra: Any) -> dict[str, Any]:
+    """The machine-readable part of the metadata for a fitted document."""
+    return {
+        "format": format,
+        "omitted": dict(fitted.omitted),
+        "cuts": list(fitted.cuts),
+        "cut_count": fitted.cut_count,
+        "limits": {k: (None if v >= (1 << 62) else v) for k, v in fitted.knobs._asdict().items()},
+        **extra,
+    }
+
+
+def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
+    """A Cut whose omitted sizes are the difference between original and output.
+
+    Structured output is re-serialized, so "characters not in the output" is the size
+    difference; exact counts of what was left out are in ``details``.
+    """
+    return Cut(text=out, omitted_chars=max(0, facts.chars - len(out)),
+               omitted_lines=max(0, facts.lines - count_lines(out)), **kwargs)
+
+
+def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: ContentFacts,
+            policy: Policy, markers: MarkerRenderer) -> Cut:
+    """Run a structured *cut*; if it raises anyway, cut as text rather than lose the result.
+
+    Nothing in the structured package is meant to raise on content; this is the last line
+    (for example a ``max_depth`` configured deeper than Python's recursion limit allows).
+    """
+    try:
+        return cut(text, budget=budget, facts=facts, policy=policy, markers=markers)
+    except (RecursionError, MemoryError, Exception) as exc:
+        log.warning("structured truncation failed (%s); cut as text", type(exc).__name__)
+        return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
+                             reason=f"structured truncation failed ({type(exc).__name__})")
+
+
+def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+                markers: MarkerRenderer) -> Cut:
+    """The ``element`` strategy: JSON, JSON Lines or XML, else a text strategy."""
+    note = NoteCache(markers)
+    fallback: Callable[[str], Cut] = lambda reason: text_fallback(  # noqa: E731
+        text, budget=budget, facts=facts, policy=policy, markers=markers, reason=reason)
+    if facts.looks_like_json or _starts_like_json(text):
+        if facts.chars > policy.stream_threshold:
+            return _streamed(text, budget=budget, facts=facts, policy=policy, markers=markers,
+                             why="larger than stream_threshold")
+        parsed: Parsed = facts.parsed
+        if parsed is NOT_PARSED:  # facts built without a parser (by a plugin or a test)
+            parsed = parse(text)
+        if parsed.deep:
+            return _streamed(text, budget=budget, facts=facts, policy=policy, markers=markers,
+                             why="nested too deep to parse recursively")
+        if parsed.format == "json":
+            return _fit_json(text, parsed, budget=budget, facts=facts, policy=policy, note=note,
+                             fallback=fallback)
+        if parsed.format == "jsonl":
+            from truncation_core.structured.jsonl import fit_records
+
+            out = fit_records(parsed.value, budget=budget, policy=policy, note=note)
+            if out is None:
+                return fallback("the budget is too small for any whole JSON Lines record")
+            return _size_cut(text, out.text, facts, details=out.details)
+        return fallback(parsed.error or "not JSON")
+    if facts.looks_like_xml or looks_like_xml(text):
+        from truncation_core.structured.xml_element import fit_xml
+
+        result = fit_xml(text, budget=budget, policy=policy, note=note)
+        if isinstance(result, str):
+            return fallback(result)
+        return _size_cut(text, result.text, facts, details=result.details)
+    return fallback("not JSON, JSON Lines or XML")
+
+
+def _starts_like_json(text: str) -> bool:
+    """Could be JSON: starts (after a BOM and blanks) with what a JSON value starts with."""
+    head = text[:64].lstrip("\ufeff \t\r\n")
+    return bool(head) and head[0] in '{["-0123456789tfn'
+
+
+
+def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts, policy: Policy,
+              note: NoteCache, fallback: Callable[[str], Cut]) -> Cut:
+    from truncation_core.structured.json_element import detect_style, fit
+
+    fitted = fit(parsed.value, budget=budget, style=detect_style(text), note=note,
+                 head_ratio=policy.head_ratio, max_depth=policy.max_depth)
+    if fitted is None:
+        return fallback("the budget is too small for valid JSON")
+    notes = ("element: a BOM was removed",) if parsed.bom else ()
+    return _size_cut(text, fitted.text, facts, notes=notes,
+                     details=structured_details("json", fitted))
+
+
+def _streamed(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+              markers: MarkerRenderer, why: str) -> Cut:
+    """Element-truncate in-memory *text* through the streaming truncator, chunk by chunk."""
+    from truncation_core.structured.json_stream import JsonStreamTruncator
+
+    stream = JsonStreamTruncator(budget=budget, policy=policy, markers=markers,
+                                 fallback_text=lambda reason: text_fallback(
+                                     text, budget=budget, facts=facts, policy=policy,
+                                     markers=markers, reason=reason))
+    for start in range(0, len(text), STREAM_CHUNK_CHARS):
+        stream.feed(text[start:start + STREAM_CHUNK_CHARS])
+        if stream.failed:
+            break
+    cut = stream.finish()
+    if cut.strategy is None:  # not a fallback: sizes against the whole original
+        cut = attrs.evolve(_size_cut(text, cut.text, facts, notes=cut.notes, details=cut.details),
+                           notes=(*cut.notes, f"element: parsed from events ({why})"))
+    return cut

@@ -1,0 +1,418 @@
+"""Element truncation of JSON fed chunk by chunk, in memory bounded by the budget.
+
+:class:`JsonStreamTruncator` is push-style: ``feed(chunk)`` any number of times (bytes or
+str), then ``finish()`` returns the :class:`~truncation_core.models.Cut`. It parses with
+ijson's C backend (yajl2_c) through ``basic_parse_coro``, so nothing blocks and nothing
+recurses, whatever the nesting depth.
+
+From the parse events it keeps a *skeleton* of the document, never the whole of it:
+
+* every array and object holds its first members until they add up to the budget (or to
+  more members than could ever be shown), then only its **last** members, in a ring buffer
+  of the same bounds; the members in between are counted, not kept;
+* a string longer than the budget keeps only its first and last ``budget`` characters;
+* arrays and objects nested deeper than ``max_depth`` are counted, not kept.
+
+So what is held is a few times the output budget, whatever the input size (plus the largest
+single string or number token, which the parser hands over whole). On ``finish`` the
+skeleton, whose partial nodes remember their exact original sizes, is fitted to the budget by
+:func:`truncation_core.structured.json_element.fit`, exactly as parsed JSON is. Counts in the
+notes and the metadata are exact.
+
+Several top-level values in a row (JSON Lines, NDJSON) are kept as records: the first and
+last whole records, one per line, with the count of those omitted.
+
+Content that is not JSON (a parse error, or the stream ending inside a value) is cut as
+text: with the whole text when the caller has it (``fallback_text``), else from the first and
+last characters the truncator kept for that purpose. Nothing here raises on content.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections import deque
+from collections.abc import Callable
+from itertools import accumulate, islice
+from operator import itemgetter
+from typing import Any
+
+import attrs
+
+from truncation_core.config import Policy
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, Cut, Omission
+from truncation_core.structured.json_element import (
+    INF,
+    LongString,
+    Style,
+    Window,
+    fit,
+)
+from truncation_core.structured.sniff import paused_gc
+from truncation_core.text import count_terminators, fit_prefix, fit_suffix, measure
+
+__all__ = ["JsonStreamTruncator"]
+
+
+class _Frame:
+    """An array or object being parsed: its first members, its last members, its count."""
+
+    __slots__ = ("collapsed", "head", "head_open", "head_size", "key", "pairs", "size_cap",
+                 "tail", "tail_size", "total")
+
+    def __init__(self, pairs: bool, size_cap: int, count_cap: int, collapsed: bool) -> None:
+        self.pairs = pairs
+        self.collapsed = collapsed
+        self.head: list[Any] = []
+        self.tail: deque[tuple[Any, int]] = deque(maxlen=count_cap)
+        self.head_open = not collapsed
+        self.head_size = 0
+        self.tail_size = 0
+        self.total = 0
+        self.size_cap = size_cap
+        self.key: str | None = None
+
+    def add(self, value: Any, size: int) -> None:
+        self.total += 1
+        if self.collapsed:
+            return
+        if self.pairs:
+            value = (self.key, value)
+            size += len(self.key or "") + 4
+        if self.head_open:
+            self.head.append(value)
+            self.head_size += size
+            if self.head_size >= self.size_cap or len(self.head) >= self.tail.maxlen:  # type: ignore[operator]
+                self.head_open = False
+            return
+        tail = self.tail
+        if len(tail) == tail.maxlen:
+            self.tail_size -= tail[0][1]
+        tail.append((value, size))
+        self.tail_size += size
+        while self.tail_size > self.size_cap and len(tail) > 1:
+            self.tail_size -= tail.popleft()[1]
+
+    def value(self) -> tuple[Any, int]:
+        """The node standing for this container, and its estimated size."""
+        if self.collapsed:
+            return Window(head=(), tail=(), total=self.total, pairs=self.pairs), 16
+        if not self.tail and len(self.head) == self.total:
+            node: Any = tuple(self.head) if self.pairs else self.head
+        else:
+            node = Window(head=self.head, tail=[v for v, _ in self.tail], total=self.total,
+                          pairs=self.pairs)
+        return node, self.head_size + self.tail_size + 2
+
+
+#: How each event changes the nesting depth.
+_DELTA = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1, "map_key": 0,
+          "string": 0, "number": 0, "boolean": 0, "null": 0}
+_NAME = itemgetter(0)
+
+
+class _Skeleton:
+    """Turns basic_parse events into the skeleton, within the caps.
+
+    Building every member of a large array only for most of them to drop out of its ring
+    buffer would cost a Python step per event. So once an array shows only its last members,
+    the events of a chunk are first scanned in bulk (C-level ``map`` and ``accumulate`` give
+    the depth after each event): the members that end before the last ``window`` events of
+    the chunk are counted, not built; the ring then restarts from the next member.
+    """
+
+    def __init__(self, *, size_cap: int, count_cap: int, string_cap: int, max_depth: int) -> None:
+        self.size_cap = size_cap
+        self.count_cap = count_cap
+        self.string_cap = string_cap
+        self.max_depth = max_depth
+        #: Events at the end of a chunk that are always built: enough to fill a ring buffer
+        #: (each event stands for at least two characters of its estimated size).
+        self.window = size_cap // 2 + 16
+        #: The values at the top level: one for JSON, several for JSON Lines.
+        self.root = _Frame(pairs=False, size_cap=size_cap, count_cap=count_cap, collapsed=False)
+        self.stack: list[_Frame] = [self.root]
+        #: Depth of nesting inside a collapsed container (its members are counted only).
+        self.skipping = 0
+
+    def consume(self, events: list[tuple[str, Any]]) -> None:
+        i, n = 0, len(events)
+        while i < n:
+            i = self._count_members(events, i, n)
+            i = self._build(events, i, n)
+
+    def _ring_only(self, frame: _Frame, remaining: int) -> bool:
+        return (not frame.head_open and not frame.pairs and not frame.collapsed
+                and not self.skipping and remaining > 2 * self.window)
+
+    def _count_members(self, events: list[tuple[str, Any]], i: int, n: int) -> int:
+        """Count (without building) the members of a ring-only array that end early in
+        ``events[i:n]``; return where building resumes."""
+        frame = self.stack[-1]
+        if not self._ring_only(frame, n - i):
+            return i
+        depth = list(accumulate(map(_DELTA.__getitem__, map(_NAME, islice(events, i, n)))))
+        try:
+            end = depth.index(-1)  # the array's own end, if it is in this chunk
+        except ValueError:
+            end = len(depth)
+        start = end - self.window
+        if start <= 0:
+            return i
+        # Resume at the start of the member holding position `start`: just after the last
+        # event before it that brought the depth back to the array's level.
+        before = depth[start - 1::-1]
+        try:
+            resume = start - before.index(0)
+        except ValueError:
+            return i
+        frame.total += depth[:resume].count(0)
+        frame.tail.clear()  # the ring must hold the last members, contiguous to the end
+        frame.tail_size = 0
+        return i + resume
+
+    def _build(self, events: list[tuple[str, Any]], i: int, n: int) -> int:
+        """Build the skeleton from ``events[i:]``; stop early (returning the position) when a
+        ring-only array could count its members in bulk again."""
+        stack = self.stack
+        frame = stack[-1]
+        string_cap = self.string_cap
+        for index, (event, value) in enumerate(islice(events, i, n), i):
+            if self.skipping:
+                if event == "start_map" or event == "start_array":
+                    self.skipping += 1
+                elif event == "end_map" or event == "end_array":
+                    self.skipping -= 1
+                    if self.skipping == 0:
+                        frame.total += 1
+                continue
+            if event == "map_key":
+                frame.key = value
+            elif event == "string":
+                if len(value) > string_cap:
+                    frame.add(LongString(head=value[:string_cap], tail=value[-string_cap:],
+                                         total=len(value)), 2 * string_cap)
+                else:
+                    frame.add(value, len(value) + 2)
+            elif event == "number" or event == "boolean" or event == "null":
+                frame.add(value, 6)
+            elif event == "start_map" or event == "start_array":
+                if frame.collapsed:
+                    self.skipping = 1
+                    continue
+                frame = _Frame(pairs=event == "start_map", size_cap=self.size_cap,
+                               count_cap=self.count_cap,
+                               collapsed=len(stack) > self.max_depth)
+                stack.append(frame)
+            else:  # end_map, end_array
+                done = stack.pop()
+                frame = stack[-1]
+                node, size = done.value()
+                frame.add(node, size)
+                if self._ring_only(frame, n - index - 1):
+                    return index + 1
+        return n
+
+
+def _first_line(exc: BaseException) -> str:
+    """The parser's message without the excerpt of content that yajl appends to it."""
+    text = str(exc).strip().splitlines()
+    return text[0].strip() if text else type(exc).__name__
+
+
+@attrs.frozen
+class _Ends:
+    """The first and last characters of a stream, and its size, for a text fallback."""
+
+    head: str
+    tail: str
+    chars: int
+    lines: int
+
+
+class JsonStreamTruncator:
+    """Element-truncates JSON fed in chunks: ``feed(chunk)``..., then ``finish() -> Cut``.
+
+    :param budget: the limits the output must fit, notes included.
+    :param policy: the effective policy (``head_ratio``, ``max_depth``, templates ...).
+    :param markers: renders the notes (through ``format_marker``).
+    :param fallback_text: called with a reason when the content is not JSON, to cut the
+        whole content as text. Without it, the truncator keeps the first and last characters
+        of the stream itself and cuts those.
+
+    Memory is bounded by the budget, not the input (see the module docstring). ``feed`` and
+    ``finish`` never raise on content; after ``finish`` the object is spent.
+    """
+
+    def __init__(self, *, budget: Budget, policy: Policy, markers: MarkerRenderer,
+                 fallback_text: Callable[[str], Cut] | None = None) -> None:
+        import ijson  # heavy: only when a stream is truncated
+
+        self.budget = budget
+        self.policy = policy
+        self.markers = markers
+        self._fallback_text = fallback_text
+        self._events = ijson.sendable_list()
+        self._parser = ijson.basic_parse_coro(self._events, multiple_values=True)
+        chars = max(budget.chars, 16)
+        self._skeleton = _Skeleton(size_cap=chars, count_cap=chars // 2 + 2, string_cap=chars,
+                                   max_depth=policy.max_depth)
+        #: Why the content is not JSON, once known.
+        self.failed: str | None = None
+        self._bytes = 0
+        self._style: Style | None = None
+        self._sniff = ""
+        # The ends of the stream as text, for the fallback without fallback_text.
+        self._keep_ends = fallback_text is None
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._head: list[str] = []
+        self._head_chars = 0
+        self._tail = ""
+        self._chars = 0
+        self._terminators = 0
+        self._last_char = ""
+
+    @property
+    def bytes_fed(self) -> int:
+        return self._bytes
+
+    def feed(self, chunk: bytes | str) -> None:
+        """Parse the next piece of the content. Never raises on content."""
+        if isinstance(chunk, str):
+            text = chunk
+            data = chunk.encode("utf-8", "surrogatepass")
+        else:
+            data = bytes(chunk)
+            text = None
+        if not data:
+            return  # an empty send would end the parse
+        self._bytes += len(data)
+        if self._style is None and len(self._sniff) < 2048:
+            self._sniff += (text if text is not None else data[:2048].decode("utf-8", "replace"))
+        if self._keep_ends:
+            self._track_ends(text if text is not None else self._decoder.decode(data))
+        if self.failed:
+            return
+        # Parsing makes millions of short-lived tuples: the cyclic GC would scan them over
+        # and over, and there are no cycles to find. Paused per call, never between calls.
+        with paused_gc():
+            try:
+                self._parser.send(data)
+            except Exception as exc:  # any parser error (yajl, UnicodeDecodeError ...)
+                self.failed = f"not valid JSON: {_first_line(exc)}"
+            self._drain()
+
+    def _drain(self) -> None:
+        events = self._events
+        if events:
+            try:
+                self._skeleton.consume(events)
+            except Exception as exc:  # a bug must not lose the content: fall back to text
+                self.failed = f"could not follow the JSON events ({type(exc).__name__})"
+            del events[:]
+
+    def _track_ends(self, text: str) -> None:
+        cap = max(self.budget.chars, 1)
+        if self._head_chars < cap:
+            piece = text[: cap - self._head_chars]
+            self._head.append(piece)
+            self._head_chars += len(piece)
+        self._tail = (self._tail + text)[-cap:]
+        self._chars += len(text)
+        self._terminators += count_terminators(text)
+        if self._last_char == "\r" and text.startswith("\n"):
+            self._terminators -= 1  # a "\r\n" split between two chunks counts once
+        if text:
+            self._last_char = text[-1]
+
+    def finish(self) -> Cut:
+        """Close the parse and return the cut. Never raises on content."""
+        if not self.failed:
+            try:
+                self._parser.close()
+            except Exception as exc:
+                self.failed = f"not valid JSON: {_first_line(exc)}"
+            self._drain()
+        if not self.failed and self._skeleton.stack[-1] is not self._skeleton.root:
+            self.failed = "not valid JSON: the content ends inside a value"
+        root = self._skeleton.root
+        if not self.failed and root.total == 0:
+            self.failed = "no JSON value in the content"
+        if self.failed:
+            return self._fallback(self.failed)
+        from truncation_core.structured.dispatch import NoteCache, structured_details
+        from truncation_core.structured.json_element import detect_style
+
+        note = NoteCache(self.markers)
+        if root.total > 1:  # JSON Lines: whole records first and last
+            return self._records(root, note)
+        value = root.head[0]
+        fitted = fit(value, budget=self.budget, style=detect_style(self._sniff), note=note,
+                     head_ratio=self.policy.head_ratio, max_depth=self.policy.max_depth)
+        if fitted is None:
+            return self._fallback("the budget is too small for valid JSON")
+        return Cut(text=fitted.text, omitted_chars=0, omitted_lines=0,
+                   details=structured_details("json", fitted, streamed=True,
+                                              bytes=self._bytes))
+
+    def _records(self, root: _Frame, note: Any) -> Cut:
+        from truncation_core.structured.json_element import fit as fit_value
+        from truncation_core.structured.jsonl import fit_records
+
+        def record_text(value: Any) -> str:
+            fitted = fit_value(value, budget=Budget(chars=INF), style=Style().compact,
+                               note=note, head_ratio=self.policy.head_ratio,
+                               max_depth=self.policy.max_depth)
+            return fitted.text if fitted is not None else "null"
+
+        head = [record_text(v) for v in root.head]
+        tail = [record_text(v) for v, _ in root.tail]
+        out = fit_records(head, budget=self.budget, policy=self.policy, note=note, tail=tail,
+                          total=root.total)
+        if out is None:
+            return self._fallback("the budget is too small for any whole JSON Lines record")
+        return Cut(text=out.text, omitted_chars=0, omitted_lines=0,
+                   details={**out.details, "streamed": True, "bytes": self._bytes})
+
+    def _fallback(self, reason: str) -> Cut:
+        if self._fallback_text is not None:
+            return self._fallback_text(reason)
+        ends = _Ends(head="".join(self._head), tail=self._tail, chars=self._chars,
+                     lines=self._terminators + (1 if self._last_char not in ("", "\r", "\n")
+                                                else 0))
+        return _cut_ends(ends, budget=self.budget, policy=self.policy, markers=self.markers,
+                         reason=reason)
+
+
+def _cut_ends(ends: _Ends, *, budget: Budget, policy: Policy, markers: MarkerRenderer,
+              reason: str) -> Cut:
+    """A head_tail cut of a stream of which only the first and last characters were kept."""
+    head, tail = ends.head, ends.tail
+    whole = ends.chars <= len(head)
+    if whole and budget.admits(measure(head)):
+        return Cut(text=head, omitted_chars=0, omitted_lines=0, strategy="head_tail",
+                   notes=(f"element: {reason}; shown as text",), details={"reason": reason})
+    markers = attrs.evolve(markers, strategy="head_tail")
+    worst = measure(markers.worst_case("middle"))
+    room = budget.minus(worst) or Budget(chars=0, bytes=0, lines=0)
+    start = fit_prefix(head, room.scaled(policy.head_ratio))
+    tail_room = room.minus(measure(head[:start])) or Budget(chars=0, bytes=0, lines=0)
+    floor = max(0, len(tail) - (ends.chars - start))  # never show a character twice
+    begin = fit_suffix(tail, tail_room, floor=floor)
+    end = ends.chars - (len(tail) - begin)
+    head_lines = count_terminators(head, 0, start)
+    tail_lines = count_terminators(tail, begin)
+    region = Omission(position="middle", start=start, end=end,
+                      lines=max(0, ends.lines - head_lines - tail_lines - 1
+                                - (1 if start and head[start - 1] not in "\r\n" else 0)),
+                      first_line=head_lines + 1, last_line=max(head_lines + 1,
+                                                               ends.lines - tail_lines))
+    marker = markers.render(region)
+    out = head[:start] + marker + tail[begin:]
+    if not budget.admits(measure(out)):
+        out = head[:start] + tail[begin:] if budget.admits(
+            measure(head[:start] + tail[begin:])) else ""
+    return Cut(text=out, omitted_chars=region.chars, omitted_lines=region.lines,
+               omissions=(region,), strategy="head_tail",
+               notes=(f"element: {reason}; cut as text",),
+               details={"fallback": "head_tail", "reason": reason})

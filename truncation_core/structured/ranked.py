@@ -1,0 +1,186 @@
+"""Ranked results (seed 002): keep the highest-scored whole results that fit.
+
+The input is JSON: a list of results, either the top-level value or a list inside a response
+object (the first member whose value is a list of objects carrying the score, else the
+largest list of objects). Each result's score is read at ``score_key``, a dotted path
+(``score``, ``metadata.similarity_score``); results without a numeric score rank last, and
+equal scores keep their original order.
+
+Results are taken from the highest score down for as long as the whole output fits the
+budget, the response around the list included; a result is never cut. The kept results come
+in score order, followed by one note item, ``"... 42 lower-scored results omitted ..."``.
+
+If not even the best result fits, it alone is element-truncated to the budget (reason
+``single_result_too_large``). Input that is not such a list falls back to ``element``.
+
+The metadata carries seed 002's ``truncation_info``: ``reason`` (``character_limit``,
+``single_result_too_large`` or None), ``original_count``, ``returned_count``,
+``estimated_chars``, ``limit_chars``, ``estimated_tokens`` and ``limit_tokens``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from truncation_core.config import Policy
+from truncation_core.markers import MarkerRenderer
+from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.results import estimate_tokens
+from truncation_core.structured.dispatch import NoteCache, element_cut, text_fallback
+from truncation_core.structured.json_element import (
+    INF,
+    Knobs,
+    Note,
+    _path_segment,
+    _render,
+    detect_style,
+    fit,
+)
+from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
+from truncation_core.text import count_lines
+
+__all__ = ["find_results", "ranked_cut", "score_of"]
+
+#: At most this many indices of returned results are listed in the metadata.
+MAX_LISTED = 50
+
+
+def _member(pairs: tuple[Any, ...], key: str) -> Any:
+    for name, value in pairs:  # the first of duplicate keys, as most parsers would not do,
+        if name == key:        # but stable: the score the tool wrote first
+            return value
+    return None
+
+
+def score_of(result: Any, path: tuple[str, ...]) -> float | None:
+    """The numeric score of one result at the key *path*, or None."""
+    value = result
+    for key in path:
+        if type(value) is not tuple:
+            return None
+        value = _member(value, key)
+    if type(value) is int:
+        return float(value)
+    if type(value) is RawNumber:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else (math.copysign(1e308, number))
+    return None
+
+
+def find_results(value: Any, path: tuple[str, ...]) -> tuple[str | None, list[Any] | None]:
+    """Where the results are: ``(member name or None for the top level, the list)``."""
+    if type(value) is list:
+        return None, value
+    if type(value) is not tuple:
+        return None, None
+    lists = [(key, member) for key, member in value
+             if type(member) is list and member and all(type(r) is tuple for r in member)]
+    for key, member in lists:
+        if any(score_of(r, path) is not None for r in member[:10]):
+            return key, member
+    if lists:
+        return max(lists, key=lambda kv: len(kv[1]))
+    return None, None
+
+
+def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+               markers: MarkerRenderer) -> Cut:
+    if facts.chars > policy.stream_threshold:
+        return _as_element(text, budget, facts, policy, markers,
+                           "larger than stream_threshold: cut by element instead")
+    parsed = facts.parsed if facts.parsed is not NOT_PARSED else parse(text)
+    if parsed.format != "json" or parsed.deep:
+        if parsed.format is None:
+            return text_fallback(text, budget=budget, facts=facts, policy=policy,
+                                 markers=markers, reason=parsed.error or "not JSON")
+        return _as_element(text, budget, facts, policy, markers, "not a single JSON document")
+    key_path = tuple(policy.score_key.split("."))
+    member, results = find_results(parsed.value, key_path)
+    if results is None:
+        return _as_element(text, budget, facts, policy, markers, "no list of results found")
+
+    order = sorted(range(len(results)), key=lambda i: _rank_key(results[i], key_path, i))
+    note_cache = NoteCache(markers)
+    style = detect_style(text)
+    list_path = "$" + (_path_segment(member) if member is not None else "")
+
+    def document(kept: int) -> Any:
+        items: list[Any] = [results[i] for i in order[:kept]]
+        omitted = len(results) - kept
+        if omitted:
+            items.append(Note(note_cache(ElementOmission(
+                kind="ranked_results", count=omitted, total=len(results), unit="results",
+                path=list_path))))
+        if member is None:
+            return items
+        return tuple((k, items if k == member and v is results else v)
+                     for k, v in parsed.value)
+
+    cache: dict[Any, Any] = {}
+    # The render cache is keyed by object identity: every document built while searching
+    # stays alive until the end, so that no identity is reused by a different list.
+    alive: list[Any] = []
+    whole = Knobs(INF, INF, INF, INF)
+
+    def render(kept: int) -> str | None:
+        alive.append(document(kept))
+        out = _render(alive[-1], whole, budget=budget, style=style, note=note_cache,
+                      head_ratio=policy.head_ratio, cache=cache)
+        return None if out is None else "".join(out.parts)
+
+    reason: str | None = "character_limit"
+    out = render(1) if results else None
+    if out is not None:
+        lo, hi = 1, len(results)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if render(mid) is not None else (lo, mid - 1)
+        kept = lo
+        out = render(kept) or ""  # fits: rendering is deterministic
+        if kept == len(results):
+            reason = None
+        details_fit: dict[str, Any] = {}
+    else:  # not even the best result fits whole: element-truncate it (seed 002, risk 4)
+        kept, reason = min(1, len(results)), "single_result_too_large"
+        fitted = fit(document(kept), budget=budget, style=style, note=note_cache,
+                     head_ratio=policy.head_ratio, max_depth=policy.max_depth)
+        if fitted is None:
+            return text_fallback(text, budget=budget, facts=facts, policy=policy,
+                                 markers=markers, reason="the budget is too small for valid JSON")
+        out = fitted.text
+        details_fit = {"omitted": dict(fitted.omitted), "cuts": list(fitted.cuts)}
+    info = {
+        "reason": reason,
+        "original_count": len(results),
+        "returned_count": kept,
+        "estimated_chars": len(out),
+        "limit_chars": budget.chars,
+        "estimated_tokens": estimate_tokens(len(out)),
+        "limit_tokens": budget.chars // 4,
+    }
+    details = {"format": "json", "results_path": list_path, "score_key": policy.score_key,
+               "truncation_info": info, "returned": order[:min(kept, MAX_LISTED)],
+               **details_fit}
+    return Cut(text=out, omitted_chars=max(0, facts.chars - len(out)),
+               omitted_lines=max(0, facts.lines - count_lines(out)), details=details,
+               notes=("ranked: the best result alone is too large; it is cut inside",)
+               if reason == "single_result_too_large" else ())
+
+
+def _rank_key(result: Any, path: tuple[str, ...], index: int) -> tuple[bool, float, int]:
+    score = score_of(result, path)
+    return (score is None, -(score or 0.0), index)
+
+
+def _as_element(text: str, budget: Budget, facts: ContentFacts, policy: Policy,
+                markers: MarkerRenderer, why: str) -> Cut:
+    cut = element_cut(text, budget=budget, facts=facts, policy=policy,
+                      markers=attrs.evolve(markers, strategy="element"))
+    return attrs.evolve(cut, strategy=cut.strategy or "element",
+                        notes=(*cut.notes, f"ranked: {why}"))

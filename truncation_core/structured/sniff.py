@@ -1,0 +1,157 @@
+"""What structured format a content is in, and the JSON parse that proves it.
+
+The parse never raises on content. It keeps what :func:`json.loads` would lose or choke on:
+
+* objects become tuples of ``(key, value)`` pairs, so duplicate keys and key order survive
+  (``json.loads`` keeps only the last of duplicate keys);
+* numbers with a fraction or exponent stay as their source text (:class:`RawNumber`), so
+  ``1e999`` is not turned into ``Infinity`` and ``0.10000000000000000001`` keeps its digits;
+  integers longer than Python's 4300-digit limit too;
+* a leading BOM is skipped (and noted);
+* ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259): such content is reported
+  as not JSON, with the reason, and goes to a text strategy;
+* nesting too deep for the recursive parser (``RecursionError``) is reported as ``deep``: the
+  caller truncates it from ijson parse events, which need no recursion.
+
+Arrays are lists, objects tuples of pairs, strings ``str``; the cyclic garbage collector is
+paused during the parse (it costs up to 3x on large documents and finds no cycles here).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+import attrs
+
+__all__ = ["NOT_PARSED", "Parsed", "RawNumber", "looks_like_xml", "parse", "paused_gc"]
+
+BOM = "\ufeff"
+
+
+class RawNumber(str):
+    """A JSON number kept as its source text, written back verbatim."""
+
+    __slots__ = ()
+
+
+class _NotStrict(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotStrict(name)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic GC around building many objects; restore the state it found."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@attrs.frozen(kw_only=True)
+class Parsed:
+    """The outcome of :func:`parse`."""
+
+    #: ``json`` (one value), ``jsonl`` (one value per line), or None (not JSON).
+    format: Literal["json", "jsonl"] | None
+    #: The value (``json``), or the records' source lines (``jsonl``).
+    value: Any = attrs.field(default=None, repr=False)
+    #: Why the content is not JSON, when ``format`` is None.
+    error: str | None = None
+    #: The content is JSON nested too deep for the recursive parser: parse it from events.
+    deep: bool = False
+    #: A BOM was skipped.
+    bom: bool = False
+
+
+NOT_PARSED = Parsed(format=None, error="not parsed")
+
+_LOADS = dict(object_pairs_hook=tuple, parse_float=RawNumber, parse_constant=_reject_constant)
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, **_LOADS)  # type: ignore[arg-type]
+    except _NotStrict:
+        raise
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer over the digit limit
+        return json.loads(text, parse_int=RawNumber, **_LOADS)  # type: ignore[arg-type]
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, _NotStrict):
+        return f"not strict JSON: {exc.args[0]} is not a JSON value"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+    return f"not valid JSON: {type(exc).__name__}"
+
+
+def _jsonl(text: str) -> Parsed | None:
+    """One JSON value per line (``\\n`` or ``\\r\\n``; blank lines are skipped), or None."""
+    records = []
+    for number, line in enumerate(text.split("\n"), 1):
+        record = line.strip(" \t\r")
+        if not record:
+            continue
+        try:
+            _loads(record)
+        except (ValueError, RecursionError) as exc:
+            return Parsed(format=None, error=f"not JSON Lines: line {number}: {_reason(exc)}")
+        records.append(record)
+    return Parsed(format="jsonl", value=records)
+
+
+def parse(text: str) -> Parsed:
+    """Parse *text* as JSON, or as JSON Lines when it holds one value per line."""
+    bom = text.startswith(BOM)
+    body = text[1:] if bom else text
+    try:
+        with paused_gc():
+            value = _loads(body)
+    except RecursionError:
+        return Parsed(format="json", deep=True, bom=bom)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and _newline_before(body, exc.pos):
+            with paused_gc():
+                lines = _jsonl(body)
+            if lines is not None:
+                return attrs.evolve(lines, bom=bom)
+        return Parsed(format=None, error=_reason(exc), bom=bom)
+    except ValueError as exc:
+        return Parsed(format=None, error=_reason(exc), bom=bom)
+    return Parsed(format="json", value=value, bom=bom)
+
+
+def _newline_before(text: str, pos: int) -> bool:
+    """True when the whitespace just before *pos* holds a line break."""
+    i = pos - 1
+    while i >= 0 and text[i] in " \t\r\n":
+        if text[i] == "\n":
+            return True
+        i -= 1
+    return False
+
+
+def looks_like_xml(text: str, sniff: int = 256) -> bool:
+    """A cheap sniff: starts with ``<`` (after a BOM and blanks) and ends with ``>``.
+
+    HTML pages (``<!DOCTYPE html``, ``<html``) are not taken for XML: they are rarely
+    well-formed, and a text strategy shows them better.
+    """
+    head = text[:sniff].lstrip(BOM + " \t\r\n")
+    if not head.startswith("<") or not text[-sniff:].rstrip().endswith(">"):
+        return False
+    lowered = head[:16].lower()
+    return not (lowered.startswith("<!doctype html") or lowered.startswith("<html"))

@@ -1,0 +1,48 @@
+"""Writing output piece by piece against a budget, giving up as soon as it is exceeded.
+
+The JSON and XML renderers try many layouts while fitting; each attempt stops at the first
+piece that does not fit (:class:`Overflow`), so an attempt never costs more than the budget.
+"""
+
+from __future__ import annotations
+
+from truncation_core.models import Budget
+from truncation_core.text import utf8_size
+
+__all__ = ["BudgetWriter", "Overflow"]
+
+
+class Overflow(Exception):
+    """The output being written does not fit the budget."""
+
+
+class BudgetWriter:
+    """Collects output pieces in ``parts`` while they fit *budget* in every unit.
+
+    With *count_lines*, each piece's newlines count against a line limit; otherwise the
+    caller counts lines itself (the JSON renderer knows where it puts newlines).
+    """
+
+    def __init__(self, budget: Budget, *, count_lines: bool) -> None:
+        self.parts: list[str] = []
+        self.chars_left = budget.chars
+        self.bytes_left = budget.bytes
+        self.lines_left = None if budget.lines is None else budget.lines - 1
+        self._count_lines = count_lines and budget.lines is not None
+
+    def put(self, text: str) -> None:
+        self.parts.append(text)
+        self.chars_left -= len(text)
+        if self.chars_left < 0:
+            raise Overflow
+        if self.bytes_left is not None:
+            self.bytes_left -= utf8_size(text)
+            if self.bytes_left < 0:
+                raise Overflow
+        if self._count_lines:
+            self.lines_left -= text.count("\n")  # type: ignore[operator]
+            if self.lines_left < 0:  # type: ignore[operator]
+                raise Overflow
+
+    def text(self) -> str:
+        return "".join(self.parts)
