@@ -478,6 +478,24 @@ def test_seed_scenario_4_command_output_keeps_the_most_recent_lines() -> None:
 # -- metadata ------------------------------------------------------------------------------
 
 
+def test_metadata_converts_to_a_dict_and_to_json() -> None:
+    truncator = Truncator({"inline_limit": 500, "max_lines": 10}, load_entrypoints=False)
+    result = truncator.process(log_text(100), tool="git_diff")
+    data = result.metadata.to_dict()
+    assert json.loads(result.metadata.to_json()) == data
+    for key in ("original_size", "truncated_size", "strategy_used", "artifact_id",
+                "was_truncated", "omitted_chars", "omitted_lines", "original_lines",
+                "estimated_tokens", "limits"):
+        assert key in data
+    assert data["limits"] == {"chars": 500, "bytes": None, "lines": 10}
+    assert data["omissions"][0]["chars"] == result.metadata.omissions[0].chars
+    assert data["artifact_id"] == result.artifact.id  # type: ignore[union-attr]
+    assert isinstance(data["notes"], list)
+    unchanged = truncator.process("small").metadata.to_dict()
+    assert unchanged["was_truncated"] is False and unchanged["artifact_id"] is None
+    assert json.loads(truncator.process("small").metadata.to_json(indent=2)) == unchanged
+
+
 def test_result_repr_never_shows_content() -> None:
     truncator = Truncator({"inline_limit": 50}, load_entrypoints=False)
     result = truncator.process("secret-ish " * 100)
