@@ -16,7 +16,12 @@ from typing import Any
 
 import attrs
 import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.errors import (
+    CattrsError,
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationError,
+)
 
 from truncation_core.errors import did_you_mean
 from truncation_core.config import (
@@ -29,6 +34,7 @@ from truncation_core.config import (
 )
 
 __all__ = [
+    "STRUCTURE_ERRORS",
     "converter",
     "problems_from",
     "structure",
@@ -74,6 +80,9 @@ def _build() -> cattrs.Converter:
 
 
 converter = _build()
+
+#: What structuring bad data raises: cattrs' exception groups are not ValueErrors.
+STRUCTURE_ERRORS = (TypeError, ValueError, CattrsError)
 
 
 def structure(data: Any, cls: type) -> Any:
