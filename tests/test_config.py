@@ -155,6 +155,23 @@ def test_scalars_are_strict(data: dict[str, Any], message: str) -> None:
     assert problems(data) == (message,)
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"tools": [1]}, "tools: must be a mapping of keys to values"),
+        ({"tools": None}, "tools: must be a mapping of keys to values"),
+        ({"tools": {"x": None}}, "tools.x: must be a mapping of keys to values, got None"),
+        ({"tools": {"x": "tail"}}, "tools.x: must be a mapping of keys to values, got 'tail'"),
+        ({"tools": {"x": 5}}, "tools.x: must be a mapping of keys to values, got 5"),
+        ({"marker": None}, "marker: must be a mapping of keys to values, got None"),
+        ({"store": []}, "store: must be a mapping of keys to values, got a list"),
+        ({"plugins": 3}, "plugins: must be a mapping of keys to values, got 3"),
+    ],
+)
+def test_sections_must_be_mappings(data: dict[str, Any], message: str) -> None:
+    assert problems(data) == (message,)
+
+
 @pytest.mark.parametrize("data", [[1, 2], "inline_limit: 5", 42])
 def test_the_whole_config_must_be_a_mapping(data: Any) -> None:
     (message,) = problems(data)

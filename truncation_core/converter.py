@@ -22,6 +22,7 @@ from cattrs.errors import (
     ForbiddenExtraKeysError,
     IterableValidationError,
 )
+from cattrs.gen import make_dict_structure_fn
 
 from truncation_core.errors import did_you_mean
 from truncation_core.config import (
@@ -76,7 +77,23 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
+    conv.register_structure_hook_factory(attrs.has, lambda cl: _mapping_first(cl, conv))
     return conv
+
+
+def _mapping_first(cl: type, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """The generated hook for an attrs class, after checking that the data is a mapping
+    (otherwise cattrs fails with "argument of type 'NoneType' is not iterable")."""
+    structure_fields = make_dict_structure_fn(cl, conv)
+
+    def hook(value: Any, type_: Any) -> Any:
+        if not isinstance(value, Mapping):
+            got = (repr(value) if value is None or isinstance(value, str | int | float)
+                   else f"a {type(value).__name__}")
+            raise TypeError(f"must be a mapping of keys to values, got {got}")
+        return structure_fields(value, type_)
+
+    return hook
 
 
 converter = _build()
