@@ -253,3 +253,13 @@ def test_config_built_in_code_is_validated() -> None:
         Config(head_ratio=2)
     with pytest.raises(ConfigError, match="direction: must be one of head, tail"):
         Config(direction="sideways")  # type: ignore[arg-type]
+
+
+def test_the_converter_float_hook_is_strict() -> None:
+    from truncation_core.converter import converter
+
+    assert converter.structure(1, float) == 1.0
+    assert converter.structure(0.5, float) == 0.5
+    for bad in (True, "0.5", None):
+        with pytest.raises(TypeError, match="must be a number"):
+            converter.structure(bad, float)

@@ -24,15 +24,16 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
-from truncation_core.errors import did_you_mean
 from truncation_core.config import (
     Direction,
     PositiveInt,
     Ratio,
+    _is_int,
     check_direction,
     check_positive_int,
     check_ratio,
 )
+from truncation_core.errors import did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",
