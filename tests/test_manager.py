@@ -209,6 +209,7 @@ def test_every_kind_of_broken_entry_point_is_isolated(
                                                f"load: {cause}"):
         truncator = make()
     assert {p.name: p for p in truncator.plugins.list_plugins()}["bad"].status == "error"
+    assert "truncat" not in truncator.plugins.hook_names()
 
 
 def test_strict_mode_raises(site_dir: Any, unique_name: str) -> None:
@@ -219,6 +220,34 @@ def test_strict_mode_raises(site_dir: Any, unique_name: str) -> None:
     assert str(info.value).startswith("plugin 'broken' from tc-broken-dist 1.0 failed to load")
     assert info.value.distribution == "tc-broken-dist"
     assert isinstance(info.value.cause, ImportError)
+
+
+def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
+    class Typo:
+        @hookimpl
+        def truncat(self, strategy: str) -> None:
+            return None
+
+    with pytest.raises(pluggy.PluginValidationError) as info:
+        make(plugins=[Typo()], load_entrypoints=False)
+    message = str(info.value)
+    assert "implements unknown hook(s) truncat" in message
+    known = message.split("known hooks: ", 1)[1]
+    assert known.split(", ") == ["format_marker", "provides", "select_strategy",
+                                 "store_artifact", "truncate"]
+
+
+def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> None:
+    class Typo:
+        @hookimpl
+        def formt_marker(self) -> None:
+            return None
+
+    truncator = make(load_entrypoints=False)
+    with pytest.raises(pluggy.PluginValidationError):
+        truncator.plugins._register(Typo(), name="typo", kind="explicit", target=None)
+    assert truncator.plugins.hook_names() == ["format_marker", "provides", "select_strategy",
+                                             "store_artifact", "truncate"]
 
 
 def test_two_entry_points_with_one_name_keep_the_first(site_dir: Any, unique_name: str) -> None:

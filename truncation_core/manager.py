@@ -199,7 +199,10 @@ class PluginHost:
     # -- introspection ----------------------------------------------------------------------
 
     def hook_names(self) -> list[str]:
-        return [name for name in dir(self.pm.hook) if not name.startswith("_")]
+        # Only specified hooks: registering an impl of an unknown name (then rejected) leaves
+        # a spec-less caller behind on pm.hook.
+        return [name for name in dir(self.pm.hook) if not name.startswith("_")
+                and getattr(self.pm.hook, name).spec is not None]
 
     def list_plugins(self) -> list[PluginInfo]:
         """Every plugin considered, loaded or not, in registration order."""
