@@ -412,3 +412,20 @@ def test_cli_disabled_broken_plugin_is_silent(
     done = run(trunc_exe, env, tmp_path, "plugins", "--json")
     assert done.returncode == 0 and done.stderr == ""
     assert {p["name"]: p["status"] for p in json.loads(done.stdout)}["broken"] == "disabled"
+
+
+def test_cli_plugins_loads_project_plugins_from_the_config_directory(
+        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / "tc_cli_project_markers.py").write_text(marker_plugin("project"))
+    (project / ".truncation.yaml").write_text(
+        "inline_limit: 300\nplugins:\n  modules: [tc_cli_project_markers]\n")
+    listed = run(trunc_exe, trunc_env, project / "sub", "plugins", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stderr == ""
+    info = {p["name"]: p for p in json.loads(listed.stdout)}["tc_cli_project_markers"]
+    assert (info["kind"], info["status"], info["hooks"]) == ("project", "loaded",
+                                                            ["format_marker"])
+    applied = run(trunc_exe, trunc_env, project / "sub", "apply", stdin=LOG)
+    assert applied.returncode == 0 and "[project]" in applied.stdout
