@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import Any
 
 import pytest
+from faults import FailingStore
 from hypothesis import given
 from hypothesis import strategies as st
 from messy import tool_output
@@ -20,17 +21,13 @@ from reference import REFERENCE_FIRST_LINE, expected_marker, line_count, utf8_by
 
 from truncation_core import (
     ArtifactInfo,
-    ArtifactRef,
     Budget,
     Cut,
     StoreFull,
     TruncationMetadata,
-    TruncationResult,
     Truncator,
     hookimpl,
 )
-from truncation_core.artifacts import WriterBase
-from truncation_core.builtins.memory_store import MemoryStore
 
 
 @contextmanager
@@ -301,46 +298,6 @@ def test_marker_tells_how_to_read_back_what_it_replaces() -> None:
 
 
 # -- a store that fails --------------------------------------------------------------------
-
-
-class FailingStore:
-    """Injects a fault at one step of keeping an artifact."""
-
-    name = "failing"
-
-    def __init__(self, error: BaseException, at: str) -> None:
-        self.error, self.at = error, at
-        self.aborted = 0
-
-    def writer(self, info: ArtifactInfo) -> WriterBase:
-        if self.at == "open":
-            raise self.error
-        store = self
-
-        class Writer(WriterBase):
-            def _write(self, data: bytes) -> None:
-                if store.at == "write":
-                    raise store.error
-
-            def _commit(self) -> ArtifactRef:
-                raise store.error
-
-            def _abort(self) -> None:
-                store.aborted += 1
-
-        return Writer()
-
-    def open(self, artifact_id: str) -> BinaryIO:
-        raise AssertionError("nothing was stored")
-
-    def stat(self, artifact_id: str) -> ArtifactRef:
-        raise AssertionError("nothing was stored")
-
-    def list(self) -> list[ArtifactRef]:
-        return []
-
-    def delete(self, artifact_id: str) -> bool:
-        return False
 
 
 @pytest.mark.parametrize("at", ["open", "write", "commit"])

@@ -36,7 +36,7 @@ from reference import (
     utf8_bytes,
 )
 
-from truncation_core import Budget, Truncator, TruncationResult
+from truncation_core import Budget, TruncationResult, Truncator
 
 FALLBACK_NOTES = {
     "…": "marker did not fit the budget; used '…'",
@@ -224,7 +224,7 @@ def test_a_budget_too_small_for_any_marker_gets_the_fallback(
         spill: bool) -> None:
     budget = Budget(chars=chars, bytes=bytes_, lines=lines)
     result = make_truncator(name, budget, spill=spill).process(text)  # never raises
-    head, marker, tail = check_result(text, result, budget, name=name)
+    _head, marker, _tail = check_result(text, result, budget, name=name)
     if result.metadata.was_truncated:
         assert marker in FALLBACK_NOTES
 
@@ -238,7 +238,7 @@ def test_a_single_line_longer_than_the_budget_still_gives_a_preview(
     assume(len(text) > chars)
     budget = Budget(chars=chars, bytes=bytes_)
     result = make_truncator(name, budget).process(text)
-    head, marker, tail = check_result(text, result, budget, name=name)
+    head, _marker, tail = check_result(text, result, budget, name=name)
     assert head or tail, result.content
     assert (head + tail).strip("\r\n")  # more than a bare line ending
     if STRATEGIES[name][2]:
@@ -274,7 +274,7 @@ def test_lines_keeps_as_many_whole_lines_as_fit(direction: str, lines: list[str]
     budget = Budget(chars=chars)
     result = make_truncator(f"lines-{direction}", budget).process(text)
     name = f"lines-{direction}"
-    head, marker, tail = check_result(text, result, budget, name=name)
+    head, _marker, tail = check_result(text, result, budget, name=name)
     if not result.metadata.was_truncated:
         return
     kept = head if direction == "head" else tail

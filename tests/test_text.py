@@ -63,7 +63,8 @@ def test_measure_agrees_with_the_reference(text: str) -> None:
 
 
 @given(tool_output, st.data())
-def test_count_terminators_in_place_matches_counting_a_slice(text: str, data: st.DataObject) -> None:
+def test_count_terminators_in_place_matches_counting_a_slice(
+        text: str, data: st.DataObject) -> None:
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     piece = text[start:end]
