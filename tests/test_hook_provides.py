@@ -69,7 +69,7 @@ def test_hook_provides_a_backend_selected_by_config() -> None:
                 return store
             return Provides(backends={"scratch": factory})
 
-    with pytest.raises(ConfigError, match="store.backend: unknown backend 'scratch'"):
+    with pytest.raises(ConfigError, match=r"store\.backend: unknown backend 'scratch'"):
         Truncator({"store": {"backend": "scratch"}}, load_entrypoints=False)
     truncator = Truncator({"store": {"backend": "scratch"}, "inline_limit": 50},
                           plugins=[Backend()], load_entrypoints=False)
@@ -91,3 +91,31 @@ def test_hook_provides_returning_none_provides_nothing() -> None:
                                                  "element"}
     info = {p.name: p for p in truncator.plugins.list_plugins()}["explicit.nothing"]
     assert info.strategies == () and info.hooks == ("provides",)
+
+
+def test_hook_provides_a_later_plugin_describes_a_name_it_overrides() -> None:
+    class Override:
+        __name__ = "override"
+
+        @hookimpl
+        def provides(self) -> Provides:
+            return Provides(strategies={"tail": "my tail"})
+
+    truncator = Truncator(plugins=[Override()], load_entrypoints=False)
+    assert truncator.plugins.strategies["tail"] == "my tail"
+
+
+def test_hook_provides_a_plugin_overrides_a_builtin_backend() -> None:
+    mine = MemoryStore()
+
+    class OwnMemory:
+        __name__ = "own-memory"
+
+        @hookimpl
+        def provides(self) -> Provides:
+            return Provides(backends={"memory": lambda config: mine})
+
+    truncator = Truncator({"inline_limit": 50}, plugins=[OwnMemory()], load_entrypoints=False)
+    assert truncator.store is mine
+    result = truncator.process("z\n" * 100)
+    assert mine.stat(result.artifact.id) == result.artifact  # type: ignore[union-attr]

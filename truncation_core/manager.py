@@ -181,9 +181,9 @@ class PluginHost:
 
     def _collect_provides(self) -> None:
         # Call each implementation on its own so that listing can say who provides what.
-        # Reversed: LIFO order puts the built-ins last, but a later plugin's description of a
-        # name it overrides should win.
-        for impl in reversed(self.pm.hook.provides.get_hookimpls()):
+        # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
+        # later plugin's entry for a name it overrides (a backend factory) wins.
+        for impl in self.pm.hook.provides.get_hookimpls():
             provided: Provides | None = impl.function()
             if provided is None:
                 continue
