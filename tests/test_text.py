@@ -120,6 +120,12 @@ def test_snap_prefix_moves_back_to_the_nearest_boundary_in_its_window(
         assert k == end
 
 
+def test_snap_prefix_inside_a_crlf_pair_finds_the_boundary_before_it() -> None:
+    text = "\n0000000\r\n"
+    assert T.snap_prefix(text, 9, 9) == 1  # not 9, between "\r" and "\n"
+    assert T.snap_prefix("ab\r\ncd\r\n", 7, 7) == 4
+
+
 @given(tool_output, st.data())
 def test_snap_suffix_moves_forward_to_the_nearest_line_start_in_its_window(
         text: str, data: st.DataObject) -> None:
