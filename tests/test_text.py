@@ -201,3 +201,58 @@ def test_cut_text_with_a_marker_renderer_that_grows_refits() -> None:
         cut = T.cut_text(text, budget=Budget(chars=chars), facts=facts, markers=Growing(),
                          head_share=0.6)
         assert len(cut.text) <= chars
+
+
+class Scanned(str):
+    """A str that adds up how many characters count/find/rfind scan."""
+
+    scanned = 0
+
+    def _account(self, start: int | None, end: int | None) -> None:
+        n = len(self)
+        lo = 0 if start is None else (start if start >= 0 else max(0, n + start))
+        hi = n if end is None else (min(end, n) if end >= 0 else max(0, n + end))
+        Scanned.scanned += max(0, hi - lo)
+
+    def count(self, sub: str, start: int | None = None, end: int | None = None) -> int:  # type: ignore[override]
+        self._account(start, end)
+        return str.count(self, sub, start, end)
+
+    def find(self, sub: str, start: int | None = None, end: int | None = None) -> int:  # type: ignore[override]
+        self._account(start, end)
+        return str.find(self, sub, start, end)
+
+    def rfind(self, sub: str, start: int | None = None, end: int | None = None) -> int:  # type: ignore[override]
+        self._account(start, end)
+        return str.rfind(self, sub, start, end)
+
+
+@pytest.mark.parametrize("head_share", [0.0, 0.3, 0.6, 0.9, 1.0])
+@pytest.mark.parametrize("whole_lines", [False, True])
+def test_cutting_scans_only_near_the_kept_regions(head_share: float, whole_lines: bool) -> None:
+    """Facts count the terminators once; cutting must not scan the omitted middle again
+    (it did: omission() counted from the head cut to the end whenever the head was larger
+    than the tail, doubling the cost of the default head_tail on large input)."""
+    from truncation_core.truncator import content_facts
+
+    plain = "".join(f"{i:07d} some log text\r\n" for i in range(50_000))  # 1.1 M chars
+    facts = content_facts(plain)
+
+    class Markers:
+        def render(self, region: T.Omission) -> str:
+            return f"\n[{region.lines} lines cut]\n"
+
+        def worst_case(self, position: str) -> str:
+            return f"\n[{facts.lines} lines cut]\n"
+
+    text = Scanned(plain)
+    Scanned.scanned = 0
+    budget = Budget(chars=8000)
+    cut = T.cut_text(text, budget=budget, facts=facts, markers=Markers(),
+                     head_share=head_share, whole_lines=whole_lines)
+    assert len(cut.text) <= 8000
+    assert Scanned.scanned <= 20 * budget.chars, Scanned.scanned
+    # Control: the spy sees a full scan.
+    Scanned.scanned = 0
+    T.count_terminators(text)
+    assert Scanned.scanned >= len(plain)
