@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from truncation_core import ArtifactInfo, ArtifactRef
+from truncation_core import ArtifactInfo, ArtifactRef, Cut, Provides, hookimpl
 from truncation_core.artifacts import WriterBase
 
 
@@ -48,3 +48,19 @@ class FailingStore:
 
     def delete(self, artifact_id: str) -> bool:
         return False
+
+
+class Greedy:
+    """A strategy plugin that ignores its budget: ``greedy`` returns the whole text."""
+
+    __name__ = "greedy"
+
+    @hookimpl
+    def provides(self) -> Provides:
+        return Provides(strategies={"greedy": "returns everything"})
+
+    @hookimpl
+    def truncate(self, strategy: str, text: str) -> Cut | None:
+        if strategy != "greedy":
+            return None
+        return Cut(text=text, omitted_chars=0, omitted_lines=0)

@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from faults import FailingStore
+from faults import FailingStore, Greedy
 
 from truncation_core import (
     StoreFull,
     Truncator,
-    hookimpl,
 )
 from truncation_core.models import Cut
 
@@ -177,17 +176,6 @@ def test_canary_stays_out_of_exceptions(canary: str, leaks: Leaks) -> None:
 
 
 def test_canary_stays_out_of_a_plugin_fallback(canary: str, leaks: Leaks) -> None:
-    class Greedy:
-        @hookimpl
-        def provides(self) -> Any:
-            from truncation_core import Provides
-            return Provides(strategies={"greedy": "returns everything"})
-
-        @hookimpl
-        def truncate(self, strategy: str, text: str) -> Cut | None:
-            return Cut(text=text, omitted_chars=0, omitted_lines=0) if strategy == "greedy" \
-                else None
-
     truncator = Truncator({"inline_limit": 500, "default_strategy": "greedy"},
                           plugins=[Greedy()], load_entrypoints=False)
     result = truncator.process(tool_output(canary))

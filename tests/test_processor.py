@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from faults import FailingStore
+from faults import FailingStore, Greedy
 from hypothesis import given
 from hypothesis import strategies as st
 from messy import tool_output
@@ -22,7 +22,6 @@ from reference import REFERENCE_FIRST_LINE, expected_marker, line_count, utf8_by
 from truncation_core import (
     ArtifactInfo,
     Budget,
-    Cut,
     StoreFull,
     TruncationMetadata,
     Truncator,
@@ -464,18 +463,6 @@ def test_result_repr_never_shows_content() -> None:
 
 
 def test_a_strategy_that_overshoots_the_budget_is_replaced_by_head_tail() -> None:
-    class Greedy:
-        @hookimpl
-        def provides(self) -> Any:
-            from truncation_core import Provides
-            return Provides(strategies={"greedy": "returns everything"})
-
-        @hookimpl
-        def truncate(self, strategy: str, text: str) -> Cut | None:
-            if strategy != "greedy":
-                return None
-            return Cut(text=text, omitted_chars=0, omitted_lines=0)
-
     truncator = Truncator({"inline_limit": 300, "default_strategy": "greedy"},
                           plugins=[Greedy()], load_entrypoints=False)
     result = truncator.process(log_text(100))
