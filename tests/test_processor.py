@@ -253,6 +253,18 @@ def test_content_over_the_threshold_becomes_a_reference_and_a_preview(
     assert preview.endswith(text[-40:])
 
 
+def test_a_reference_that_does_not_fit_gives_an_inline_cut_naming_the_artifact() -> None:
+    truncator = Truncator({"inline_limit": 250, "artifact_threshold": 100},
+                          load_entrypoints=False)
+    text = log_text(100)
+    result = truncator.process(text)
+    assert len(result.content) <= 250
+    assert not result.content.startswith("[Artifact:")
+    assert "artifact reference does not fit the budget" in result.metadata.notes
+    assert result.artifact is not None  # still kept
+    assert result.artifact.id in result.content  # the marker's hint names it
+
+
 def test_reference_uses_json_in_the_summary_for_json_content() -> None:
     truncator = Truncator(load_entrypoints=False)
     doc = json.dumps([{"id": i, "name": f"item {i}"} for i in range(5000)])
