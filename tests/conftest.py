@@ -30,6 +30,16 @@ REPO = Path(__file__).resolve().parent.parent
 CANARY_PREFIX = "CANARY-"
 
 
+@pytest.fixture(autouse=True)
+def _own_working_directory(request: pytest.FixtureRequest, tmp_path: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run each test of this directory in its own working directory, so that nothing a
+    Truncator keeps (a filesystem artifact store defaults to ./.truncation) lands in the
+    repository. Tests in subdirectories have their own conftest."""
+    if request.node.path.parent == Path(__file__).parent:
+        monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """No TRUNCATION_CORE_* variables, and a working directory with no config above it

@@ -29,7 +29,7 @@ class FailingStore:
                 if store.at == "write":
                     raise store.error
 
-            def _commit(self) -> ArtifactRef:
+            def _commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
                 raise store.error
 
             def _abort(self) -> None:

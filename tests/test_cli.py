@@ -73,7 +73,7 @@ def test_apply_a_1mb_log_as_execute_command_shows_the_tail_within_budget(
     # Metadata goes to stderr.
     assert done.stderr.startswith(f"truncated with tail: {len(original):,} chars, "
                                   f"{line_count(original):,} lines -> {len(out):,} chars")
-    assert re.search(r"^artifact: art_[0-9]+_[0-9a-f]{32} \(1\.0 MB, memory store\)$",
+    assert re.search(r"^artifact: art_[0-9]+_[0-9a-f]{32} \(1\.0 MB, \w+ store\)$",
                      done.stderr, re.M)
 
 

@@ -88,9 +88,9 @@ def test_hook_store_artifact_wrapper_tees_to_a_second_store() -> None:
                     primary.write(data)
                     secondary.write(data)
 
-                def commit(self) -> ArtifactRef:
-                    secondary.commit()
-                    return primary.commit()
+                def commit(self, *final_info: ArtifactInfo) -> ArtifactRef:
+                    secondary.commit(*final_info)
+                    return primary.commit(*final_info)
 
                 def abort(self) -> None:
                     primary.abort()

@@ -29,9 +29,9 @@ def signature_heading(name: str) -> str:
     return f"## {name}({', '.join(params)})"
 
 
-def test_the_hooks_are_the_ones_the_issue_names() -> None:
-    assert hook_names() == ["format_marker", "provides", "select_strategy", "store_artifact",
-                            "truncate"]
+def test_the_hooks_the_issue_names_exist() -> None:
+    assert {"format_marker", "provides", "select_strategy", "store_artifact",
+            "truncate"} <= set(hook_names())
 
 
 @pytest.mark.parametrize("name", hook_names())
