@@ -17,6 +17,7 @@ from typing import Any
 
 import pluggy
 import pytest
+from distributions import SiteDir
 
 from truncation_core import (
     PluginLoadError,
@@ -364,8 +365,6 @@ def run(trunc_exe: str, env: dict[str, str], cwd: Path, *args: str,
 
 @pytest.fixture
 def broken_env(tmp_path: Path, trunc_env: dict[str, str]) -> dict[str, str]:
-    from conftest import SiteDir
-
     site = SiteDir(tmp_path / "site")
     site.root.mkdir()
     site.distribution("tc-broken-dist", "0.9", entry_points={"broken": "tc_cli_broken"},
