@@ -24,16 +24,16 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
+from truncation_core.errors import did_you_mean
 from truncation_core.config import (
     Direction,
     PositiveInt,
     Ratio,
-    _is_int,
     check_direction,
     check_positive_int,
     check_ratio,
 )
-from truncation_core.errors import did_you_mean
+from truncation_core.config import _is_int
 
 __all__ = [
     "STRUCTURE_ERRORS",
@@ -69,6 +69,8 @@ def _strict_tuple_of_str(value: Any, _type: Any) -> tuple[str, ...]:
 
 def _build() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
+    # Sections (attrs classes) must be mappings; say so instead of cattrs' internal errors.
+    conv.register_structure_hook_factory(attrs.has, lambda cl: _mapping_first(cl, conv))
     # Strict scalars: the default hooks call int(v), accepting "12", 3.9 and True.
     conv.register_structure_hook(int, _strict(int, "an integer"))
     conv.register_structure_hook(str, _strict(str, "a string"))
@@ -78,7 +80,6 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
-    conv.register_structure_hook_factory(attrs.has, lambda cl: _mapping_first(cl, conv))
     return conv
 
 

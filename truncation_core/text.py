@@ -266,12 +266,11 @@ def omission(
     if end <= start:
         return Omission(position=position, start=start, end=start, lines=0,
                         first_line=0, last_line=0)
-    def index_of(pos: int) -> int:  # count from whichever end of the text is nearer
-        if pos <= n - pos:
-            return line_index(text, pos)
-        return line_index(text, pos, total_terminators=total_terminators)
-
-    first, last = index_of(start), index_of(end - 1)
+    # Count from whichever end is nearer: the kept regions are small, the omitted one is not.
+    first = (line_index(text, start) if start <= n - start
+             else line_index(text, start, total_terminators=total_terminators))
+    last = (line_index(text, end - 1, total_terminators=total_terminators) if end > n - end
+            else line_index(text, end - 1))
     touched = last - first + 1
     whole = touched - (0 if is_line_start(text, start) else 1) - (
         0 if is_line_start(text, end) else 1)
