@@ -131,7 +131,7 @@ def one_impl_hook() -> Callable[..., Any]:
 
 
 def bench_pass_through(timing: Timing) -> None:
-    truncator = Truncator(load_entrypoints=False)
+    truncator = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
     env = {"truncator": truncator, "hook": one_impl_hook(), "content": "x" * 2000}
     truncator.process(env["content"], tool="read_file")  # the tool's slot is built once
     subject, base, ratio = timing.pair("truncator.process(content, tool='read_file')",
@@ -178,7 +178,7 @@ def bench_info(timing: Timing) -> None:
                                         {"truncator": truncator, "text": text})
     row("head_tail, process(), 10 MB ascii CRLF", fmt_time(subject), "text.count('\\n')",
         fmt_time(count), ratio, None, None)
-    spilling = Truncator(load_entrypoints=False)
+    spilling = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
     for flavour in ("ascii", "mb2"):
         text = make_text(10 * MB, flavour)
         env = {"truncator": spilling, "text": text}
@@ -205,7 +205,8 @@ def status(field):
     return None
 
 flavour, spill = {flavour!r}, {spill!r}
-truncator = Truncator({{"spill": spill}}, load_entrypoints=False)
+truncator = Truncator({{"spill": spill, "store": {{"backend": "memory"}}}},
+                      load_entrypoints=False)
 truncator.process(make_text(100_000, flavour))  # warm up: imports, slots, code paths
 text = make_text(10_000_000, flavour)
 utf8 = len(text.encode("utf-8"))
