@@ -472,15 +472,15 @@ def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -
 
     Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
     """
-    from truncation_core.converter import problems_from, structure
+    from truncation_core.converter import STRUCTURE_ERRORS, problems_from, structure
     from truncation_core.errors import ConfigError
 
     try:
         config = structure(data, Config)
     except ConfigError:
         raise
-    except (TypeError, ValueError) as exc:
-        # ValueError covers cattrs' exception groups and our checks; TypeError a non-mapping.
+    except STRUCTURE_ERRORS as exc:
+        # cattrs' exception groups, our checks (ValueError), a non-mapping (TypeError).
         raise ConfigError(problems_from(exc) or [str(exc)], source=source) from None
     problems = marker_template_problems(config.marker)
     if problems:

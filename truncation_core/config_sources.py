@@ -64,6 +64,12 @@ class LoadedConfig:
     #: Dotted key path -> description of the source that set it (absent: the default).
     sources: Mapping[str, str]
 
+    @property
+    def project_root(self) -> Path | None:
+        """Where project plugins (``plugins.modules``) are imported from: the config file's
+        directory."""
+        return self.path.parent.resolve() if self.path is not None else None
+
     def source_of(self, key: str) -> str:
         if key in self.sources:
             return self.sources[key]

@@ -16,7 +16,13 @@ from typing import Any
 
 import attrs
 import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.errors import (
+    CattrsError,
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationError,
+)
+from cattrs.gen import make_dict_structure_fn
 
 from truncation_core.errors import did_you_mean
 from truncation_core.config import (
@@ -35,8 +41,10 @@ from truncation_core.config import (
     check_ratio,
     check_session_name,
 )
+from truncation_core.config import _is_int
 
 __all__ = [
+    "STRUCTURE_ERRORS",
     "converter",
     "problems_from",
     "structure",
@@ -69,6 +77,8 @@ def _strict_tuple_of_str(value: Any, _type: Any) -> tuple[str, ...]:
 
 def _build() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
+    # Sections (attrs classes) must be mappings; say so instead of cattrs' internal errors.
+    conv.register_structure_hook_factory(attrs.has, lambda cl: _mapping_first(cl, conv))
     # Strict scalars: the default hooks call int(v), accepting "12", 3.9 and True.
     conv.register_structure_hook(int, _strict(int, "an integer"))
     conv.register_structure_hook(str, _strict(str, "a string"))
@@ -85,7 +95,25 @@ def _build() -> cattrs.Converter:
     return conv
 
 
+def _mapping_first(cl: type, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """The generated hook for an attrs class, after checking that the data is a mapping
+    (otherwise cattrs fails with "argument of type 'NoneType' is not iterable")."""
+    structure_fields = make_dict_structure_fn(cl, conv)
+
+    def hook(value: Any, type_: Any) -> Any:
+        if not isinstance(value, Mapping):
+            got = (repr(value) if value is None or isinstance(value, str | int | float)
+                   else f"a {type(value).__name__}")
+            raise TypeError(f"must be a mapping of keys to values, got {got}")
+        return structure_fields(value, type_)
+
+    return hook
+
+
 converter = _build()
+
+#: What structuring bad data raises: cattrs' exception groups are not ValueErrors.
+STRUCTURE_ERRORS = (TypeError, ValueError, CattrsError)
 
 
 def structure(data: Any, cls: type) -> Any:

@@ -183,9 +183,9 @@ class PluginHost:
 
     def _collect_provides(self) -> None:
         # Call each implementation on its own so that listing can say who provides what.
-        # Reversed: LIFO order puts the built-ins last, but a later plugin's description of a
-        # name it overrides should win.
-        for impl in reversed(self.pm.hook.provides.get_hookimpls()):
+        # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
+        # later plugin's entry for a name it overrides (a backend factory) wins.
+        for impl in self.pm.hook.provides.get_hookimpls():
             provided: Provides | None = impl.function()
             if provided is None:
                 continue
@@ -201,7 +201,10 @@ class PluginHost:
     # -- introspection ----------------------------------------------------------------------
 
     def hook_names(self) -> list[str]:
-        return [name for name in dir(self.pm.hook) if not name.startswith("_")]
+        # Only specified hooks: registering an impl of an unknown name (then rejected) leaves
+        # a spec-less caller behind on pm.hook.
+        return [name for name in dir(self.pm.hook) if not name.startswith("_")
+                and getattr(self.pm.hook, name).spec is not None]
 
     def list_plugins(self) -> list[PluginInfo]:
         """Every plugin considered, loaded or not, in registration order."""

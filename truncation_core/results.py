@@ -27,6 +27,10 @@ def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(value or {}))
 
 
+def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
 @attrs.frozen(kw_only=True)
 class TruncationMetadata:
     """What was done to one tool result, in numbers a program (or a model) can act on.
@@ -76,7 +80,8 @@ class TruncationMetadata:
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict of JSON-compatible values."""
-        data = attrs.asdict(self, recurse=True)
+        # attrs.asdict keeps tuples; a plain dict has lists, as its JSON does.
+        data = attrs.asdict(self, recurse=True, value_serializer=_tuples_as_lists)
         data["details"] = dict(self.details)
         for region, omission in zip(data["omissions"], self.omissions, strict=True):
             region["chars"] = omission.chars

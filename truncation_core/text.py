@@ -223,7 +223,9 @@ def snap_prefix(text: str, end: int, window: int, *, floor: int = 0) -> int:
     if end <= floor or is_line_start(text, end) or window <= 0:
         return end
     lo = max(floor, end - window)
-    i = max(text.rfind("\n", lo, end), text.rfind("\r", lo, end))
+    # Inside a "\r\n" pair, its "\r" is not a boundary: look before it.
+    stop = end - 1 if _straddles_crlf(text, end) else end
+    i = max(text.rfind("\n", lo, stop), text.rfind("\r", lo, stop))
     return i + 1 if i >= 0 else end
 
 

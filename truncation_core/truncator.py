@@ -149,9 +149,8 @@ class Truncator:
         from truncation_core.config_sources import load_config
 
         loaded = load_config(path, start=start, environ=environ, overrides=overrides)
-        root = loaded.path.parent.resolve() if loaded.path is not None else None
         return cls(loaded.config, plugins=plugins, store=store,
-                   load_entrypoints=load_entrypoints, project_root=root)
+                   load_entrypoints=load_entrypoints, project_root=loaded.project_root)
 
     def _check_names(self, store: ArtifactStore | None) -> None:
         problems = []

@@ -18,9 +18,9 @@ def plugins_command(state: AppState, as_json: bool, hook_name: str | None) -> No
     """List plugins: built-ins, installed (entry points), project and failed ones."""
     from truncation_core.manager import PluginHost
 
-    settings = state.load().config.plugins
+    loaded = state.load()
     with plugin_warnings_to_stderr():
-        host = PluginHost.build(settings=settings)
+        host = PluginHost.build(settings=loaded.config.plugins, project_root=loaded.project_root)
     infos = [p for p in host.list_plugins() if hook_name is None or hook_name in p.hooks]
     if as_json:
         click.echo(json.dumps([{**attrs.asdict(p), "status": p.status} for p in infos],

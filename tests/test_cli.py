@@ -1,0 +1,287 @@
+"""The ``trunc`` command line, run as a real subprocess (the installed console script)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from reference import REFERENCE_FIRST_LINE, line_count
+
+
+def log_lines(count: int) -> str:
+    return "".join(f"[{i:07d}] building target_{i % 97} ... ok\n" for i in range(count))
+
+
+@pytest.fixture(scope="module")
+def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 1 MB build log whose last line is the one that matters."""
+    path = tmp_path_factory.mktemp("logs") / "build.log"
+    text = log_lines(28_500) + "ERROR: link failed: undefined reference to `main'\n"
+    assert len(text) > 1_000_000
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def trunc(trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Run ``trunc`` in a directory with no config file above it (unless the test writes one)."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+
+    def run(*args: str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
+            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        data = stdin.encode("utf-8", "surrogatepass") if isinstance(stdin, str) else stdin
+        done = subprocess.run([trunc_exe, *args], input=data, capture_output=True, timeout=60,
+                              env={**trunc_env, **(env or {})}, cwd=cwd or workdir)
+        return subprocess.CompletedProcess(done.args, done.returncode,
+                                           done.stdout.decode("utf-8"),
+                                           done.stderr.decode("utf-8"))
+
+    run.workdir = workdir  # type: ignore[attr-defined]
+    return run
+
+
+def assert_clean_user_error(done: subprocess.CompletedProcess[str], code: int = 1) -> None:
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert "Error: " in done.stderr
+
+
+# -- trunc apply -----------------------------------------------------------------------------
+
+
+def test_apply_a_1mb_log_as_execute_command_shows_the_tail_within_budget(
+        trunc, big_log: Path) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("apply", str(big_log), "--tool", "execute_command")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    original = big_log.read_text(encoding="utf-8")
+    assert len(out) <= 8000
+    # Over the artifact threshold: the reference, then a preview of the tail with its marker.
+    first = REFERENCE_FIRST_LINE.match(out)
+    assert first is not None and first.group("summary") == "execute_command output"
+    preview = out.split("Preview:\n", 1)[1]
+    assert preview.startswith("... [Beginning omitted: ")
+    kept = preview.split("] ...\n", 1)[1]
+    assert kept and original.endswith(kept)
+    assert kept.endswith("ERROR: link failed: undefined reference to `main'\n")
+    # Metadata goes to stderr.
+    assert done.stderr.startswith(f"truncated with tail: {len(original):,} chars, "
+                                  f"{line_count(original):,} lines -> {len(out):,} chars")
+    assert re.search(r"^artifact: art_[0-9]+_[0-9a-f]{32} \(1\.0 MB, \w+ store\)$",
+                     done.stderr, re.M)
+
+
+def test_apply_with_a_limit_below_the_artifact_threshold(trunc) -> None:  # type: ignore[no-untyped-def]
+    text = log_lines(1000)  # 36 kB: under the 50 kB artifact threshold
+    done = trunc("apply", "--tool", "execute_command", "--limit", "1000", stdin=text)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) <= 1000
+    assert done.stdout.startswith("... [Beginning omitted: ")
+    assert text.endswith(done.stdout.split("] ...\n", 1)[1])
+
+
+@pytest.mark.parametrize("source", [None, "-"])
+def test_apply_reads_standard_input(trunc, source: str | None) -> None:  # type: ignore[no-untyped-def]
+    args = ["apply", "--limit", "500"] + ([source] if source else [])
+    text = log_lines(300)
+    done = trunc(*args, stdin=text)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) <= 500
+    assert done.stdout.startswith(text[:150])  # head_tail by default
+    assert text.endswith(done.stdout[-100:])
+
+
+def test_apply_leaves_small_input_unchanged(trunc) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("apply", stdin="hello\nworld")
+    assert done.returncode == 0
+    assert done.stdout == "hello\nworld"
+    assert done.stderr.strip() == "unchanged: 11 chars, 2 lines"
+
+
+def test_apply_json_is_one_document(trunc) -> None:  # type: ignore[no-untyped-def]
+    text = log_lines(300)
+    done = trunc("apply", "--json", "--limit", "400", "--tool", "git_diff", stdin=text)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    document = json.loads(done.stdout)
+    assert set(document) == {"content", "metadata", "artifact"}
+    assert len(document["content"]) <= 400
+    meta = document["metadata"]
+    assert meta["was_truncated"] is True and meta["strategy_used"] == "head_tail"
+    assert meta["tool"] == "git_diff"
+    assert meta["original_size"] == len(text) and meta["original_lines"] == 300
+    assert meta["truncated_size"] == len(document["content"])
+    assert meta["artifact_id"] == document["artifact"]["id"]
+    assert document["artifact"]["bytes"] == len(text)
+    assert meta["limits"] == {"chars": 400, "bytes": None, "lines": None}
+
+
+def test_apply_strategy_option(trunc) -> None:  # type: ignore[no-untyped-def]
+    text = log_lines(300)
+    done = trunc("apply", "--strategy", "head", "--limit", "400", "--json", stdin=text)
+    document = json.loads(done.stdout)
+    assert document["metadata"]["strategy_used"] == "head"
+    assert document["content"].startswith(text[:200])
+    assert "Remainder omitted" in document["content"]
+    tool = trunc("apply", "--tool", "read_file", "--strategy", "tail", "--limit", "400",
+                 "--json", stdin=text)
+    assert json.loads(tool.stdout)["metadata"]["strategy_used"] == "tail"
+
+
+def test_apply_keeps_invalid_utf8_visible_as_replacement_characters(trunc) -> None:  # type: ignore[no-untyped-def]
+    data = b"ok \xff\xfe bad bytes\n" * 400
+    done = trunc("apply", "--limit", "300", "--json", stdin=data)
+    document = json.loads(done.stdout)
+    assert "\ufffd" in document["content"]
+    assert document["artifact"]["bytes"] == len(data)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["apply", "--strategy", "tial"], 1,
+         "default_strategy: unknown strategy 'tial'; did you mean 'tail'?"),
+        (["apply", "--tool", "read_file", "--strategy", "hed"], 1,
+         "tools.read_file.strategy: unknown strategy 'hed'; did you mean 'head'?"),
+        (["apply", "no-such-file.log"], 2, "No such file or directory"),
+        (["apply", "--limit", "0"], 2, "Invalid value for '--limit'"),
+        (["apply", "--limit", "many"], 2, "Invalid value for '--limit'"),
+        (["--config", "missing.yaml", "apply"], 2, "'missing.yaml' does not exist"),
+        (["frobnicate"], 2, "No such command 'frobnicate'"),
+    ],
+)
+def test_user_errors_go_to_stderr_without_a_traceback(
+        trunc, args: list[str], code: int, message: str) -> None:  # type: ignore[no-untyped-def]
+    done = trunc(*args, stdin="x" * 10_000)
+    assert_clean_user_error(done, code)
+    assert message in done.stderr
+
+
+def test_invalid_config_file_is_a_clean_error(trunc) -> None:  # type: ignore[no-untyped-def]
+    (trunc.workdir / ".truncation.yaml").write_text(
+        "inline_limit: -5\ntools:\n  execute_command:\n    strategy: 7\n")
+    done = trunc("apply", stdin="hello")
+    assert_clean_user_error(done)
+    conf = trunc.workdir / ".truncation.yaml"
+    assert f"inline_limit: must be a positive integer, got -5 (from {conf})" in done.stderr
+    assert f"tools.execute_command.strategy: must be a string, got 7 (from {conf})" in done.stderr
+
+
+def test_invalid_environment_is_a_clean_error(trunc) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("apply", stdin="hello", env={"TRUNCATION_CORE_INLINE_LIMIT": "lots"})
+    assert_clean_user_error(done)
+    assert ("inline_limit: must be a positive integer, got 'lots' "
+            "(from environment variable TRUNCATION_CORE_INLINE_LIMIT)") in done.stderr
+
+
+def test_broken_yaml_is_a_clean_error(trunc) -> None:  # type: ignore[no-untyped-def]
+    (trunc.workdir / ".truncation.yaml").write_text("tools: [\n")
+    done = trunc("config", "show")
+    assert_clean_user_error(done)
+    assert "not valid YAML" in done.stderr
+
+
+# -- trunc plugins ---------------------------------------------------------------------------
+
+
+def test_plugins_lists_the_builtins_and_the_example_plugin(trunc) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("plugins", "--json")
+    assert done.returncode == 0, done.stderr
+    plugins = {p["name"]: p for p in json.loads(done.stdout)}
+    for builtin in ("select", "head", "tail", "head_tail", "lines", "element", "markers",
+                    "store", "memory_store"):
+        assert plugins[f"builtin.{builtin}"]["kind"] == "builtin"
+        assert plugins[f"builtin.{builtin}"]["status"] == "loaded"
+    assert plugins["builtin.tail"]["strategies"] == ["tail"]
+    assert plugins["builtin.memory_store"]["backends"] == ["memory"]
+    example = plugins["example"]
+    assert (example["kind"], example["distribution"], example["status"]) == (
+        "entrypoint", "truncation-core-example", "loaded")
+    assert example["version"] == "0.1.0"
+    assert example["strategies"] == ["sample"]
+    assert example["hooks"] == ["provides", "truncate"]
+
+    table = trunc("plugins")
+    assert table.returncode == 0
+    for text in ("builtin.head_tail", "example", "truncation-core-example 0.1.0", "sample",
+                 "memory (store)"):
+        assert text in table.stdout
+
+
+def test_plugins_filtered_by_hook(trunc) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("plugins", "--json", "--hook", "format_marker")
+    assert [p["name"] for p in json.loads(done.stdout)] == ["builtin.markers"]
+
+
+def test_plugins_respects_the_allowlist(trunc) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("plugins", "--json", env={"TRUNCATION_CORE_PLUGINS": "none-of-them"})
+    assert {p["name"]: p["status"] for p in json.loads(done.stdout)}["example"] == "disabled"
+
+
+# -- trunc config ----------------------------------------------------------------------------
+
+
+def test_config_show_says_where_each_value_came_from(trunc) -> None:  # type: ignore[no-untyped-def]
+    project = trunc.workdir
+    (project / "pyproject.toml").write_text(
+        "[tool.truncation_core]\ninline_limit = 4000\n"
+        "[tool.truncation_core.tools.read_file]\nmax_lines = 9\n")
+    (project / "sub").mkdir()
+    done = trunc("config", "show", "--json", cwd=project / "sub",
+                 env={"TRUNCATION_CORE_HEAD_RATIO": "0.5"})
+    assert done.returncode == 0, done.stderr
+    rows = {row["key"]: (row["value"], row["source"]) for row in json.loads(done.stdout)}
+    pyproject = str(project / "pyproject.toml")
+    assert rows["inline_limit"] == (4000, pyproject)
+    assert rows["head_ratio"] == (0.5, "environment variable TRUNCATION_CORE_HEAD_RATIO")
+    assert rows["artifact_threshold"] == (50_000, "default")
+    assert rows["tools.read_file.max_lines"] == (9, pyproject)
+    assert rows["tools.execute_command.strategy"] == ("tail", "built-in tool policy")
+    assert rows["marker.middle"][1] == "default"
+
+    table = trunc("config", "show", cwd=project / "sub",
+                  env={"TRUNCATION_CORE_HEAD_RATIO": "0.5"})
+    assert table.returncode == 0
+    assert f"config file: {pyproject}" in table.stdout
+    assert "environment variable TRUNCATION_CORE_HEAD_RATIO" in table.stdout
+
+
+def test_config_show_for_one_tool(trunc) -> None:  # type: ignore[no-untyped-def]
+    (trunc.workdir / ".truncation.yaml").write_text(
+        "tools:\n  execute_command:\n    inline_limit: 3000\n")
+    done = trunc("config", "show", "--tool", "execute_command", "--json")
+    rows = {row["key"]: (row["value"], row["source"]) for row in json.loads(done.stdout)}
+    conf = str(trunc.workdir / ".truncation.yaml")
+    assert rows["strategy"] == ("tail", "built-in tool policy")
+    assert rows["inline_limit"] == (3000, conf)
+    assert rows["head_ratio"] == (0.6, "default")
+
+
+def test_config_validate(trunc) -> None:  # type: ignore[no-untyped-def]
+    ok = trunc("config", "validate")
+    assert ok.returncode == 0
+    assert ok.stdout.startswith("configuration is valid (defaults only)")
+    good = trunc.workdir / "good.yaml"
+    good.write_text("default_strategy: sample\n")  # a strategy the example plugin provides
+    assert trunc("config", "validate", str(good)).returncode == 0
+    bad = trunc.workdir / "bad.yaml"
+    bad.write_text("default_strategy: smaple\ninline_limt: 5\n")
+    done = trunc("config", "validate", str(bad))
+    assert_clean_user_error(done)
+    assert "unknown key 'inline_limt'; did you mean 'inline_limit'?" in done.stderr
+
+
+def test_version_and_module_entry_point(trunc, trunc_env: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    done = trunc("--version")
+    assert done.returncode == 0 and "0.1.0.dev0" in done.stdout
+    module = subprocess.run([sys.executable, "-m", "truncation_core", "apply", "--limit", "50"],
+                            input="y" * 500, capture_output=True, text=True, timeout=60,
+                            env=trunc_env, cwd=trunc.workdir)
+    assert module.returncode == 0, module.stderr
+    assert len(module.stdout) <= 50

@@ -1,0 +1,268 @@
+"""Configuration: defaults, per-tool policies, and one clear message per problem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
+from truncation_core.config import BUILTIN_TOOL_POLICIES, MarkerConfig, config_from_mapping
+
+
+def problems(data: Any) -> tuple[str, ...]:
+    """The problems reported for *data*, through the public constructor."""
+    with pytest.raises(ConfigError) as info:
+        Truncator(data, load_entrypoints=False)
+    return info.value.problems
+
+
+# -- defaults ------------------------------------------------------------------------------
+
+
+def test_defaults_are_seed_000s() -> None:
+    config = Config()
+    assert config.inline_limit == 8000
+    assert config.artifact_threshold == 50_000
+    assert config.max_artifact_size == 10 * 1024 * 1024
+    assert config.default_strategy == "head_tail"
+    assert config.head_ratio == 0.6
+    assert config.spill is True
+    assert config.max_bytes is None and config.max_lines is None
+    assert config.plugins.autoload is True and config.plugins.strict is False
+    assert config_from_mapping({}) == config
+
+
+def test_default_markers_are_seed_000s() -> None:
+    marker = MarkerConfig()
+    fmt = {"lines": 12340, "chars": 1234567, "hint": ""}
+    assert marker.middle.format(**fmt) == "\n... [12,340 lines / 1,234,567 chars omitted] ...\n"
+    assert marker.beginning.format(**fmt) == \
+        "... [Beginning omitted: 12,340 lines / 1,234,567 chars] ...\n"
+    assert marker.end.format(**fmt) == \
+        "\n... [Remainder omitted: 12,340 lines / 1,234,567 chars] ..."
+
+
+def test_builtin_tool_policies_are_fr_071_to_075() -> None:
+    assert {tool: p.strategy for tool, p in BUILTIN_TOOL_POLICIES.items()} == {
+        "read_file": "head_tail",
+        "execute_command": "tail",
+        "list_directory": "element",
+        "search_files": "element",
+        "git_diff": "head_tail",
+    }
+
+
+# -- the effective policy --------------------------------------------------------------------
+
+
+def test_per_tool_overrides_merge_key_by_key_with_builtin_policies() -> None:
+    config = config_from_mapping({
+        "inline_limit": 3000,
+        "head_ratio": 0.5,
+        "tools": {
+            "execute_command": {"inline_limit": 5000},  # keeps the built-in tail strategy
+            "read_file": {"strategy": "head", "max_lines": 40},
+            "my_tool": {"spill": False},
+        },
+    })
+    command = config.policy_for("execute_command")
+    assert (command.strategy, command.inline_limit, command.head_ratio) == ("tail", 5000, 0.5)
+    read = config.policy_for("read_file")
+    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 3000, 40)
+    mine = config.policy_for("my_tool")
+    assert (mine.strategy, mine.spill, mine.inline_limit) == ("head_tail", False, 3000)
+    untouched = config.policy_for("git_diff")
+    assert (untouched.strategy, untouched.inline_limit) == ("head_tail", 3000)
+    anonymous = config.policy_for(None)
+    assert anonymous.tool is None and anonymous.strategy == "head_tail"
+
+
+def test_policy_budget_has_every_limit() -> None:
+    policy = config_from_mapping({"inline_limit": 100, "max_bytes": 90,
+                                  "max_lines": 5}).policy_for("x")
+    assert (policy.budget.chars, policy.budget.bytes, policy.budget.lines) == (100, 90, 5)
+
+
+def test_policy_covers_every_tool_setting() -> None:
+    """Every ToolConfig setting reaches the Policy that hooks see."""
+    tool_keys = {a.name for a in attrs.fields(ToolConfig)}
+    policy_keys = {a.name for a in attrs.fields(Policy)}
+    assert tool_keys <= policy_keys
+
+
+def test_default_strategy_applies_to_tools_without_a_policy() -> None:
+    config = config_from_mapping({"default_strategy": "tail"})
+    assert config.policy_for("unknown_tool").strategy == "tail"
+    assert config.policy_for("read_file").strategy == "head_tail"  # built-in policy wins
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def test_errors_name_the_path_and_the_expected_form() -> None:
+    assert problems({"tools": {"execute_command": {"inline_limit": -5}}}) == (
+        "tools.execute_command.inline_limit: must be a positive integer, got -5",)
+
+
+def test_config_error_is_raised_from_a_plain_mapping() -> None:
+    with pytest.raises(ConfigError) as info:
+        config_from_mapping({"inline_limit": -1})
+    assert isinstance(info.value, ValueError)  # callers may catch ValueError
+    assert str(info.value) == "invalid configuration:\n  inline_limit: must be a positive " \
+                              "integer, got -1"
+
+
+def test_one_message_per_problem() -> None:
+    found = problems({"inline_limit": -1, "head_ratio": 2,
+                      "tools": {"x": {"strategy": 5, "inline_limit": 0}}})
+    assert sorted(found) == sorted([
+        "inline_limit: must be a positive integer, got -1",
+        "head_ratio: must be a number from 0 to 1, got 2",
+        "tools.x.strategy: must be a string, got 5",
+        "tools.x.inline_limit: must be a positive integer, got 0",
+    ])
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"inline_limit": "12"}, "inline_limit: must be a positive integer, got '12'"),
+        ({"inline_limit": 3.9}, "inline_limit: must be a positive integer, got 3.9"),
+        ({"inline_limit": 12.0}, "inline_limit: must be a positive integer, got 12.0"),
+        ({"inline_limit": True}, "inline_limit: must be a positive integer, got True"),
+        ({"inline_limit": 0}, "inline_limit: must be a positive integer, got 0"),
+        ({"max_bytes": "1k"}, "max_bytes: must be a positive integer, got '1k'"),
+        ({"head_ratio": 1.5}, "head_ratio: must be a number from 0 to 1, got 1.5"),
+        ({"head_ratio": True}, "head_ratio: must be a number from 0 to 1, got True"),
+        ({"head_ratio": "0.5"}, "head_ratio: must be a number from 0 to 1, got '0.5'"),
+        ({"spill": "yes"}, "spill: must be true or false, got 'yes'"),
+        ({"spill": 1}, "spill: must be true or false, got 1"),
+        ({"direction": "up"}, "direction: must be one of head, tail, got 'up'"),
+        ({"store": {"backend": 3}}, "store.backend: must be a string, got 3"),
+        ({"default_strategy": None}, "default_strategy: must be a string, got None"),
+        ({"plugins": {"modules": "abc"}}, "plugins.modules: must be a list of strings, got 'abc'"),
+        ({"plugins": {"enable": [1]}}, "plugins.enable: must be a list of strings, got an item 1"),
+        ({"plugins": {"autoload": "no"}}, "plugins.autoload: must be true or false, got 'no'"),
+        ({"tools": {"my-tool": {"max_lines": "x"}}},
+         "tools['my-tool'].max_lines: must be a positive integer, got 'x'"),
+        ({"tools": {1: {}}}, "tools[1]: must be a string, got 1"),
+    ],
+)
+def test_scalars_are_strict(data: dict[str, Any], message: str) -> None:
+    assert problems(data) == (message,)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"tools": [1]}, "tools: must be a mapping of keys to values"),
+        ({"tools": None}, "tools: must be a mapping of keys to values"),
+        ({"tools": {"x": None}}, "tools.x: must be a mapping of keys to values, got None"),
+        ({"tools": {"x": "tail"}}, "tools.x: must be a mapping of keys to values, got 'tail'"),
+        ({"tools": {"x": 5}}, "tools.x: must be a mapping of keys to values, got 5"),
+        ({"marker": None}, "marker: must be a mapping of keys to values, got None"),
+        ({"store": []}, "store: must be a mapping of keys to values, got a list"),
+        ({"plugins": 3}, "plugins: must be a mapping of keys to values, got 3"),
+    ],
+)
+def test_sections_must_be_mappings(data: dict[str, Any], message: str) -> None:
+    assert problems(data) == (message,)
+
+
+@pytest.mark.parametrize("data", [[1, 2], "inline_limit: 5", 42])
+def test_the_whole_config_must_be_a_mapping(data: Any) -> None:
+    (message,) = problems(data)
+    assert message.startswith("<top level>: must be a mapping of keys to values, got ")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"inline_limt": 5}, "unknown key 'inline_limt'; did you mean 'inline_limit'?"),
+        ({"tools": {"execute_command": {"inline_limt": 5}}},
+         "tools.execute_command: unknown key 'inline_limt'; did you mean 'inline_limit'?"),
+        ({"marker": {"middl": "x"}}, "marker: unknown key 'middl'; did you mean 'middle'?"),
+        ({"plugins": {"disabled": ["x"]}}, "plugins: unknown key 'disabled'; did you mean "
+                                           "'disable'?"),
+        ({"zzz": 1}, "unknown key 'zzz'"),
+    ],
+)
+def test_unknown_keys_are_errors_with_a_suggestion(data: dict[str, Any], message: str) -> None:
+    (found,) = problems(data)
+    assert found.endswith(message)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"default_strategy": "tial"},
+         "default_strategy: unknown strategy 'tial'; did you mean 'tail'? "
+         "(available: {strategies})"),
+        ({"tools": {"x": {"strategy": "hed"}}},
+         "tools.x.strategy: unknown strategy 'hed'; did you mean 'head'? "
+         "(available: {strategies})"),
+        ({"default_strategy": "zzzzzz"},
+         "default_strategy: unknown strategy 'zzzzzz' (available: {strategies})"),
+        ({"store": {"backend": "memroy"}},
+         "store.backend: unknown backend 'memroy'; did you mean 'memory'? "
+         "(available: {backends})"),
+    ],
+)
+def test_unknown_strategy_and_backend_names_are_errors_with_a_suggestion(
+        data: dict[str, Any], message: str) -> None:
+    plugins = Truncator(load_entrypoints=False).plugins
+    assert {"element", "head", "head_tail", "lines", "tail"} <= set(plugins.strategies)
+    assert "memory" in plugins.backends
+    assert problems(data) == (message.format(strategies=", ".join(sorted(plugins.strategies)),
+                                             backends=", ".join(sorted(plugins.backends))),)
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ({"middle": "{nope}"}, "marker.middle: unknown placeholder {nope}; available: {lines}, "
+                               "{chars}, {first_line}, {last_line}, {hint}, {original_lines}, "
+                               "{original_chars}, {strategy}, {tool}"),
+        ({"middle": "{0}"}, "marker.middle: unknown placeholder {0}"),
+        ({"hint": "{reason}"}, "marker.hint: unknown placeholder {reason}"),
+        ({"reference": "[{artifact_id}] {chars:,} {preview}"},
+         "marker.reference: unknown placeholder {preview}"),
+        ({"middle": "{"}, "marker.middle: not a valid template: Single '{' encountered"),
+        ({"end": "{lines:%}x{chars:q}"}, "marker.end: not a valid template"),
+    ],
+)
+def test_marker_templates_with_unknown_placeholders_are_rejected(
+        template: dict[str, str], message: str) -> None:
+    (found,) = problems({"marker": template})
+    assert found.startswith(message)
+
+
+def test_valid_marker_templates_are_used() -> None:
+    truncator = Truncator({"inline_limit": 200, "spill": False,
+                           "marker": {"middle": "\n<<{lines} lines cut ({strategy}, {tool})>>\n"}},
+                          load_entrypoints=False)
+    text = "".join(f"{i}\n" for i in range(500))
+    result = truncator.process(text, tool="read_file")
+    region = result.metadata.omissions[0]
+    assert f"\n<<{region.lines} lines cut (head_tail, read_file)>>\n" in result.content
+
+
+def test_config_built_in_code_is_validated() -> None:
+    with pytest.raises(ConfigError, match="inline_limit: must be a positive integer, got -5"):
+        ToolConfig(inline_limit=-5)
+    with pytest.raises(ConfigError, match="head_ratio: must be a number from 0 to 1, got 2"):
+        Config(head_ratio=2)
+    with pytest.raises(ConfigError, match="direction: must be one of head, tail"):
+        Config(direction="sideways")  # type: ignore[arg-type]
+
+
+def test_the_converter_float_hook_is_strict() -> None:
+    from truncation_core.converter import converter
+
+    assert converter.structure(1, float) == 1.0
+    assert converter.structure(0.5, float) == 0.5
+    for bad in (True, "0.5", None):
+        with pytest.raises(TypeError, match="must be a number"):
+            converter.structure(bad, float)

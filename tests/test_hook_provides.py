@@ -1,0 +1,121 @@
+"""The ``provides`` hook: declared names make strategies and backends available to config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from truncation_core import ConfigError, Provides, Truncator, hookimpl
+from truncation_core.builtins.memory_store import MemoryStore
+
+
+class ProvidesStrategy:
+    __name__ = "provides-strategy"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @hookimpl
+    def provides(self) -> Provides:
+        self.calls += 1
+        return Provides(strategies={"first_line": "keep only the first line"})
+
+    @hookimpl
+    def truncate(self, strategy: str, text: str) -> Any:
+        if strategy != "first_line":
+            return None
+        from truncation_core import Cut
+
+        first = text[: text.find("\n") + 1]
+        return Cut(text=first, omitted_chars=len(text) - len(first),
+                   omitted_lines=text.count("\n") - 1)
+
+
+def test_hook_provides_makes_a_strategy_name_valid_in_config() -> None:
+    with pytest.raises(ConfigError, match="unknown strategy 'first_line'"):
+        Truncator({"default_strategy": "first_line"}, load_entrypoints=False)
+    plugin = ProvidesStrategy()
+    truncator = Truncator({"default_strategy": "first_line", "inline_limit": 50},
+                          plugins=[plugin], load_entrypoints=False)
+    result = truncator.process("".join(f"line {i}\n" for i in range(100)))
+    assert result.content == "line 0\n"
+    assert result.metadata.strategy_used == "first_line"
+    assert truncator.plugins.strategies["first_line"] == "keep only the first line"
+
+
+def test_hook_provides_is_called_once_per_truncator() -> None:
+    plugin = ProvidesStrategy()
+    truncator = Truncator({"inline_limit": 50}, plugins=[plugin], load_entrypoints=False)
+    for _ in range(3):
+        truncator.process("x\n" * 100)
+    assert plugin.calls == 1
+    Truncator(plugins=[plugin], load_entrypoints=False)
+    assert plugin.calls == 2
+
+
+def test_hook_provides_a_backend_selected_by_config() -> None:
+    made: list[Any] = []
+
+    class Backend:
+        __name__ = "backend"
+
+        @hookimpl
+        def provides(self) -> Provides:
+            def factory(config: Any) -> MemoryStore:
+                made.append(config)
+                store = MemoryStore()
+                store.name = "scratch"  # type: ignore[misc]
+                return store
+            return Provides(backends={"scratch": factory})
+
+    with pytest.raises(ConfigError, match=r"store\.backend: unknown backend 'scratch'"):
+        Truncator({"store": {"backend": "scratch"}}, load_entrypoints=False)
+    truncator = Truncator({"store": {"backend": "scratch"}, "inline_limit": 50},
+                          plugins=[Backend()], load_entrypoints=False)
+    assert len(made) == 1 and made[0].backend == "scratch"
+    result = truncator.process("y\n" * 100)
+    assert truncator.store.stat(result.artifact.id) == result.artifact  # type: ignore[union-attr]
+
+
+def test_hook_provides_returning_none_provides_nothing() -> None:
+    class Nothing:
+        __name__ = "nothing"
+
+        @hookimpl
+        def provides(self) -> None:
+            return None
+
+    truncator = Truncator(plugins=[Nothing()], load_entrypoints=False)
+    assert truncator.plugins.strategies == Truncator(load_entrypoints=False).plugins.strategies
+    info = {p.name: p for p in truncator.plugins.list_plugins()}["explicit.nothing"]
+    assert info.strategies == () and info.hooks == ("provides",)
+
+
+def test_hook_provides_a_later_plugin_describes_a_name_it_overrides() -> None:
+    class Override:
+        __name__ = "override"
+
+        @hookimpl
+        def provides(self) -> Provides:
+            return Provides(strategies={"tail": "my tail"})
+
+    truncator = Truncator(plugins=[Override()], load_entrypoints=False)
+    assert truncator.plugins.strategies["tail"] == "my tail"
+
+
+def test_hook_provides_a_plugin_overrides_a_builtin_backend() -> None:
+    mine = MemoryStore()
+
+    class OwnMemory:
+        __name__ = "own-memory"
+
+        @hookimpl
+        def provides(self) -> Provides:
+            return Provides(backends={"memory": lambda config: mine})
+
+    truncator = Truncator({"inline_limit": 50, "store": {"backend": "memory"}},
+                          plugins=[OwnMemory()], load_entrypoints=False)
+    assert truncator.store is mine
+    result = truncator.process("z\n" * 100)
+    assert mine.stat(result.artifact.id) == result.artifact  # type: ignore[union-attr]

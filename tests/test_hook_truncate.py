@@ -1,0 +1,101 @@
+"""The ``truncate`` hook: a plugin implements a named strategy with the text helpers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from truncation_core import Budget, ContentFacts, Cut, Provides, Truncator, hookimpl
+from truncation_core.markers import MarkerRenderer
+from truncation_core.text import count_terminators, fit_prefix, omission
+
+LOG = "".join(f"line {i:04d}\n" for i in range(1000))
+
+
+class EveryOther:
+    """A strategy that keeps the head, rendered through the helpers a plugin author uses."""
+
+    __name__ = "every-other"
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    @hookimpl
+    def provides(self) -> Provides:
+        return Provides(strategies={"my_head": "head via the helpers"})
+
+    @hookimpl
+    def truncate(self, strategy: str, text: str, budget: Budget, facts: ContentFacts,
+                 markers: MarkerRenderer) -> Cut | None:
+        self.calls.append({"strategy": strategy, "budget": budget, "facts": facts})
+        if strategy != "my_head":
+            return None
+        reserve = len(markers.worst_case("end"))
+        end = fit_prefix(text, attrs.evolve(budget, chars=budget.chars - reserve))
+        end = text.rfind("\n", 0, end) + 1
+        region = omission(text, end, len(text), total_terminators=facts.terminators,
+                          position="end")
+        return Cut(text=text[:end] + markers.render(region), omitted_chars=region.chars,
+                   omitted_lines=region.lines, omissions=[region],
+                   details={"kept_lines": count_terminators(text, 0, end)})
+
+
+def test_hook_truncate_implements_a_named_strategy() -> None:
+    plugin = EveryOther()
+    truncator = Truncator({"inline_limit": 500, "default_strategy": "my_head"},
+                          plugins=[plugin], load_entrypoints=False)
+    result = truncator.process(LOG, tool="anything")
+    meta = result.metadata
+    assert meta.strategy_used == "my_head"
+    assert len(result.content) <= 500
+    assert result.content.startswith("line 0000\n")
+    kept = meta.details["kept_lines"]
+    assert result.content.startswith(LOG[: kept * 10])
+    assert meta.omitted_lines == 1000 - kept
+    assert "... [Remainder omitted: " in result.content
+    assert f'start_line={kept + 1}, end_line=1000' in result.content  # the artifact hint
+    (call,) = plugin.calls
+    assert call["budget"] == Budget(chars=500)
+    assert (call["facts"].lines, call["facts"].chars) == (1000, len(LOG))
+
+
+def test_hook_truncate_returns_none_for_other_strategies() -> None:
+    plugin = EveryOther()
+    truncator = Truncator({"inline_limit": 500}, plugins=[plugin], load_entrypoints=False)
+    result = truncator.process(LOG)
+    assert [c["strategy"] for c in plugin.calls] == ["head_tail"]  # asked first, declined
+    assert result.metadata.strategy_used == "head_tail"
+
+
+def test_hook_truncate_budget_includes_every_limit() -> None:
+    plugin = EveryOther()
+    truncator = Truncator({"inline_limit": 500, "max_bytes": 300, "max_lines": 20,
+                           "default_strategy": "my_head", "spill": False},
+                          plugins=[plugin], load_entrypoints=False)
+    result = truncator.process(LOG)
+    assert plugin.calls[0]["budget"] == Budget(chars=500, bytes=300, lines=20)
+    assert len(result.content.encode()) <= 300 and result.content.count("\n") <= 20
+
+
+def test_hook_truncate_budget_under_an_artifact_reference_is_the_preview() -> None:
+    plugin = EveryOther()
+    truncator = Truncator({"artifact_threshold": 5000, "preview_limit": 300,
+                           "inline_limit": 4000, "default_strategy": "my_head"},
+                          plugins=[plugin], load_entrypoints=False)
+    result = truncator.process(LOG)
+    assert plugin.calls[0]["budget"].chars == 300
+    assert result.content.startswith("[Artifact: ")
+
+
+def test_hook_truncate_wrapper_sees_and_may_change_the_cut() -> None:
+    class Stamp:
+        __name__ = "stamp"
+
+        @hookimpl(wrapper=True)
+        def truncate(self) -> Any:
+            cut = yield
+            return attrs.evolve(cut, notes=(*cut.notes, "stamped"))
+
+    truncator = Truncator({"inline_limit": 500}, plugins=[Stamp()], load_entrypoints=False)
+    assert "stamped" in truncator.process(LOG).metadata.notes
