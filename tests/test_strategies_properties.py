@@ -52,9 +52,9 @@ STRATEGIES: dict[str, tuple[dict[str, Any], str, bool]] = {
     "head_tail": ({"default_strategy": "head_tail"}, "head_tail", False),
     "lines-head": ({"default_strategy": "lines", "direction": "head"}, "lines", True),
     "lines-tail": ({"default_strategy": "lines", "direction": "tail"}, "lines", True),
-    # Until structured truncation lands, element keeps whole lines from head and tail and
-    # reports head_tail as the strategy that really ran.
-    "element": ({"default_strategy": "element"}, "head_tail", True),
+    # On text that is neither JSON nor XML, element falls back to head_tail and reports it
+    # as the strategy that really ran.
+    "element": ({"default_strategy": "element"}, "head_tail", False),
 }
 
 

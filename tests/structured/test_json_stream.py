@@ -156,3 +156,14 @@ def test_memory_is_bounded_by_the_budget_not_the_input(tmp_path: Path):
     growth, fed = int(out[0]), int(out[1])
     assert fed > 80_000_000
     assert growth < 32 * 1024 * 1024, f"peak RSS grew by {growth / 2**20:.1f} MiB"
+
+
+def test_streamed_number_with_an_exponent_keeps_its_type() -> None:
+    # ijson hands 1.7485485437877034e+16 over as Decimal('17485485437877034'); written back
+    # as-is it would read back as an integer.
+    doc = json.dumps({"items": [1.7485485437877034e16] * 2000, "n": 1e2})
+    s = stream(chars=300)
+    s.feed(doc.encode())
+    kept = json.loads(s.finish().text)
+    assert kept["items"][0] == 1.7485485437877034e16
+    assert type(kept["items"][0]) is float and type(kept["n"]) is float

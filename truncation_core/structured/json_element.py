@@ -265,8 +265,11 @@ class _Renderer(BudgetWriter):
             self.string(value.head, value.tail, value.total)
         elif kind is float:  # only from values built in code: keep it JSON
             self.put(repr(value) if value == value and abs(value) != float("inf") else "null")
-        else:  # Decimal from ijson, or anything else that prints as a number
-            self.put(str(value))
+        else:  # Decimal from ijson, which stands for a token with a fraction or exponent
+            text = str(value)
+            # ijson normalises 1.5e+16 to Decimal('15000000000000000'): keep it a non-integer
+            # token, so the kept value reads back with the type it had.
+            self.put(text if any(c in text for c in ".eE") else text + ".0")
 
     def container(self, value: list[Any] | tuple[Any, ...], pairs: bool, depth: int) -> None:
         knobs = self.knobs
