@@ -274,7 +274,7 @@ def test_config_validate(trunc) -> None:  # type: ignore[no-untyped-def]
     bad.write_text("default_strategy: smaple\ninline_limt: 5\n")
     done = trunc("config", "validate", str(bad))
     assert_clean_user_error(done)
-    assert "unknown key 'inline_limt'; did you mean 'inline_limit'?" in done.stderr
+    assert "inline_limt: unknown key; did you mean 'inline_limit'?" in done.stderr
 
 
 def test_version_and_module_entry_point(trunc, trunc_env: dict[str, str]) -> None:  # type: ignore[no-untyped-def]

@@ -180,13 +180,13 @@ def test_the_whole_config_must_be_a_mapping(data: Any) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"inline_limt": 5}, "unknown key 'inline_limt'; did you mean 'inline_limit'?"),
+        ({"inline_limt": 5}, "inline_limt: unknown key; did you mean 'inline_limit'?"),
         ({"tools": {"execute_command": {"inline_limt": 5}}},
-         "tools.execute_command: unknown key 'inline_limt'; did you mean 'inline_limit'?"),
-        ({"marker": {"middl": "x"}}, "marker: unknown key 'middl'; did you mean 'middle'?"),
-        ({"plugins": {"disabled": ["x"]}}, "plugins: unknown key 'disabled'; did you mean "
+         "tools.execute_command.inline_limt: unknown key; did you mean 'inline_limit'?"),
+        ({"marker": {"middl": "x"}}, "marker.middl: unknown key; did you mean 'middle'?"),
+        ({"plugins": {"disabled": ["x"]}}, "plugins.disabled: unknown key; did you mean "
                                            "'disable'?"),
-        ({"zzz": 1}, "unknown key 'zzz'"),
+        ({"zzz": 1}, "zzz: unknown key"),
     ],
 )
 def test_unknown_keys_are_errors_with_a_suggestion(data: dict[str, Any], message: str) -> None:

@@ -219,9 +219,9 @@ def test_unknown_keys_say_where_they_came_from(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(start=tmp_path, environ={"TRUNCATION_CORE_INLINE_LIMT": "5"})
     assert sorted(info.value.problems) == sorted([
-        "<top level>: unknown key 'inline_limt'; did you mean 'inline_limit'? "
+        "inline_limt: unknown key; did you mean 'inline_limit'? "
         "(from environment variable TRUNCATION_CORE_INLINE_LIMT)",
-        f"tools.read_file: unknown key 'max_line'; did you mean 'max_lines'? (from {conf})",
+        f"tools.read_file.max_line: unknown key; did you mean 'max_lines'? (from {conf})",
     ])
 
 

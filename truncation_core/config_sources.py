@@ -207,10 +207,7 @@ def _annotate(problems: tuple[str, ...], sources: Mapping[str, str]) -> list[str
     """Append to each problem the source of the value it is about."""
     annotated = []
     for problem in problems:
-        path, _, message = problem.partition(": ")
-        unknown = re.match(r"unknown key '([^']+)'", message)
-        key = f"{path}.{unknown.group(1)}" if unknown and path != "<top level>" else (
-            unknown.group(1) if unknown else path)
+        key = problem.partition(": ")[0]
         source = sources.get(key) or next(
             (s for k, s in sources.items() if k.startswith(key + ".")), None)
         annotated.append(f"{problem} (from {source})" if source else problem)

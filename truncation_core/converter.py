@@ -129,17 +129,20 @@ def _join(path: str, key: object) -> str:
     return f"{path}[{key!r}]"
 
 
-def _describe(exc: BaseException) -> list[str]:
+def _describe(exc: BaseException, where: str) -> list[str]:
+    """``path: message`` lines for one leaf error found at *where*."""
     if isinstance(exc, ForbiddenExtraKeysError):
+        # Reported under the unknown key's own path, so that the path names the culprit.
         known = [a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl) else []
-        return [
-            f"unknown key {key!r}{did_you_mean(key, known)}" for key in sorted(exc.extra_fields)
-        ]
+        return [f"{_join(where, key)}: unknown key{did_you_mean(key, known)}"
+                for key in sorted(exc.extra_fields)]
     if isinstance(exc, KeyError):
-        return ["missing required key"]
-    if isinstance(exc, AttributeError) and "items" in str(exc):
-        return ["must be a mapping of keys to values"]
-    return [str(exc)]
+        message = "missing required key"
+    elif isinstance(exc, AttributeError) and "items" in str(exc):
+        message = "must be a mapping of keys to values"
+    else:
+        message = str(exc)
+    return [f"{where or '<top level>'}: {message}"]
 
 
 def problems_from(exc: BaseException, path: str = "") -> list[str]:
@@ -157,8 +160,7 @@ def problems_from(exc: BaseException, path: str = "") -> list[str]:
             for sub in without:
                 walk(sub, where)
             return
-        for message in _describe(error):
-            out.append(f"{where or '<top level>'}: {message}")
+        out.extend(_describe(error, where))
 
     walk(exc, path)
     return out
