@@ -131,11 +131,15 @@ class ArtifactWriter(Protocol):
 
     Use it as a context manager: leaving the block with an exception aborts the write, and
     nothing becomes visible. ``commit`` publishes the artifact atomically and returns its ref.
+
+    ``commit(info)`` replaces the :class:`ArtifactInfo` the writer was opened with: a stream
+    opens its writer before it knows its size, line count or content type, and gives the
+    final description when it ends.
     """
 
     def write(self, data: bytes) -> None: ...
 
-    def commit(self) -> ArtifactRef: ...
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef: ...
 
     def abort(self) -> None: ...
 
@@ -171,11 +175,14 @@ class WriterBase:
     """Context-manager behaviour shared by writers: leaving the block uncommitted aborts.
 
     Subclasses implement ``_write``, ``_commit`` and ``_abort``; this class makes ``commit``
-    and ``abort`` idempotent and refuses writes after either.
+    and ``abort`` idempotent and refuses writes after either. ``_commit`` describes the
+    artifact from :attr:`info`, which ``commit(info)`` replaces.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, info: ArtifactInfo | None = None) -> None:
         self._finished: ArtifactRef | bool = False
+        #: What the artifact is (tool, summary, sizes); final once ``commit`` is called.
+        self.info: ArtifactInfo = info if info is not None else ArtifactInfo()
 
     def write(self, data: bytes) -> None:
         if self._finished is not False:
@@ -183,11 +190,13 @@ class WriterBase:
         if data:
             self._write(data)
 
-    def commit(self) -> ArtifactRef:
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
         if isinstance(self._finished, ArtifactRef):
             return self._finished
         if self._finished is True:
             raise ValueError("commit() after abort()")
+        if info is not None:
+            self.info = info
         try:
             ref = self._commit()
         except BaseException:

@@ -113,6 +113,7 @@ class MarkerConfig:
     #: Fills ``{hint}`` when the omitted part is kept as an artifact.
     hint: str = (
         '; get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
+        "; bytes {start_byte}:{end_byte}"
     )
     #: Fills ``{hint}`` when spilling was on but the artifact could not be stored.
     unavailable: str = "; the full output could not be kept: {reason}"
@@ -135,7 +136,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
                       "original_lines", "original_chars", "strategy", "tool"),
         "end": ("lines", "chars", "first_line", "last_line", "hint",
                 "original_lines", "original_chars", "strategy", "tool"),
-        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
+        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars", "start_byte",
+                 "end_byte", "bytes"),
         "unavailable": ("reason",),
         "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
     }
@@ -147,7 +149,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "original_lines": 300, "original_chars": 24000, "strategy": "head_tail",
         "tool": "read_file", "artifact_id": "art_1_" + "0" * 32, "start_line": 10,
         "end_line": 159, "reason": "disk full", "summary": "read_file output",
-        "size": "2.3 MB", "bytes": 2300000,
+        "size": "2.3 MB", "bytes": 2300000, "start_byte": 1024, "end_byte": 3301024,
     }
 )
 

@@ -30,6 +30,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.streams import IncrementalCut
     from truncation_core.config import Policy
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
@@ -167,4 +168,38 @@ def store_artifact(store: ArtifactStore, info: ArtifactInfo, policy: Policy) -> 
 
     Implementing this hook: a ``wrapper=True`` implementation can wrap the writer that the
     others return, for example to redact secrets or to tee to a second store.
+    """
+
+
+@hookspec
+def stream_cutter(
+    tool: str | None,
+    policy: Policy,
+    context: Mapping[str, Any],
+) -> IncrementalCut | None:
+    """Offer an incremental truncator for a stream: the seam for structured data in streams.
+
+    All results are collected. Called once when :meth:`Truncator.stream
+    <truncation_core.Truncator.stream>` opens a stream, before any content arrives. A stream
+    keeps only the first and the last characters of its content, which is all the text
+    strategies need; a strategy that needs the whole content (JSON elements, a plugin's own)
+    can cut a stream only through an
+    :class:`~truncation_core.streams.IncrementalCut` fed as the content arrives.
+
+    :param tool: the tool name given to ``stream``, or None.
+    :param policy: the effective per-tool policy.
+    :param context: the keyword arguments given to ``stream`` besides ``tool``.
+    :returns: an :class:`~truncation_core.streams.IncrementalCut` (``strategy``, ``feed(text)``,
+        ``finish(budget=, facts=, markers=)``), or None. When the stream ends over its limit
+        and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces the
+        cut; if it returns None or output over the budget, the stream cuts as text.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: return a fresh object per stream, and keep its memory bounded by
+    the budget (a deque of the last elements, not a list of all of them). ``feed`` receives
+    decoded text and must never raise on content: on input you cannot handle, stop
+    collecting and return None from ``finish``. The strategy is chosen only at the end (from
+    the final sizes), so a cutter is fed every stream it is offered for; decide early and
+    cheaply whether the content is yours.
     """

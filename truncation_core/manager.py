@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from truncation_core.config import Policy, PluginsConfig
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.streams import IncrementalCut
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginHost", "PluginInfo"]
 
@@ -223,6 +224,13 @@ class PluginHost:
     def store_artifact(self, *, store: ArtifactStore, info: ArtifactInfo,
                        policy: Policy) -> ArtifactWriter | None:
         return self._hook.store_artifact(store=store, info=info, policy=policy)
+
+    def stream_cutters(self, *, tool: str | None, policy: Policy,
+                       context: Mapping[str, Any]) -> list[IncrementalCut]:
+        if not self._hook.stream_cutter.get_hookimpls():  # the common case: skip dispatch
+            return []
+        results = self._hook.stream_cutter(tool=tool, policy=policy, context=context)
+        return [cutter for cutter in results if cutter is not None]
 
 
 def _import_project_module(module_path: str, project_root: Path | None) -> object:

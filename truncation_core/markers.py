@@ -60,8 +60,12 @@ class MarkerRenderer:
         the default templates the real marker is never longer.
         """
         n, lines = self.facts.chars, self.facts.lines
+        # Byte offsets appear only in the hint, which needs an artifact (and then the byte
+        # size is known: the content was just stored).
+        size = self.facts.bytes if self.artifact is not None else 0
         region = Omission(position=position, start=0, end=n, lines=lines,
-                          first_line=1 if lines else 0, last_line=lines)
+                          first_line=1 if lines else 0, last_line=lines,
+                          start_byte=0, end_byte=size)
         return self.render(region)
 
     def reference(self) -> str:

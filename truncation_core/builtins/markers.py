@@ -34,6 +34,8 @@ def format_marker(marker: Marker, policy: Policy) -> str:
         hint = templates.hint.format(
             artifact_id=artifact.id, start_line=region.first_line, end_line=region.last_line,
             lines=region.lines, chars=region.chars,
+            start_byte=_known(region.start_byte), end_byte=_known(region.end_byte),
+            bytes=_known(region.bytes),
         )
     elif marker.artifact_error:
         hint = templates.unavailable.format(reason=marker.artifact_error)
@@ -44,3 +46,7 @@ def format_marker(marker: Marker, policy: Policy) -> str:
         last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,
     )
+
+
+def _known(value: int | None) -> int | str:
+    return "?" if value is None else value

@@ -75,9 +75,8 @@ class MemoryStore:
 
 class _MemoryWriter(WriterBase):
     def __init__(self, store: MemoryStore, info: ArtifactInfo) -> None:
-        super().__init__()
+        super().__init__(info)
         self._store = store
-        self._info = info
         self._chunks: list[bytes] = []
 
     def _write(self, data: bytes) -> None:
@@ -87,7 +86,7 @@ class _MemoryWriter(WriterBase):
         data = b"".join(self._chunks)
         self._chunks = []
         now = time.time()
-        info = self._info
+        info = self.info
         ref = ArtifactRef(
             id=new_artifact_id(now),
             backend=NAME,
