@@ -24,7 +24,12 @@ line_endings = st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\x85", "\u2028"])
 astral = st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF)
 surrogate = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
 words = st.text(alphabet="abcé€ {}[]:E", max_size=12)
-pieces = st.lists(st.one_of(words, line_endings, astral, surrogate), min_size=1, max_size=12)
+salient_words = st.sampled_from([
+    "error: boom", "ValueError: bad", "Traceback (most recent call last):", "FAILED t.py::x",
+    "3 failed, 1 passed", "panic: nil", "exit status 2", "E   assert 1 == 2", "ERROR",
+])
+pieces = st.lists(st.one_of(words, line_endings, astral, surrogate, salient_words),
+                  min_size=1, max_size=12)
 
 
 @st.composite
@@ -66,6 +71,7 @@ configs = st.fixed_dictionaries(
         "head_ratio": st.sampled_from([0.0, 0.2, 0.5, 0.6, 1.0]),
         "direction": st.sampled_from(["head", "tail"]),
         "spill": st.booleans(),
+        "highlights": st.sampled_from([0, 0, 1, 2, 8]),
     },
     optional={
         "max_bytes": st.integers(1, 900),
@@ -128,6 +134,37 @@ def test_stream_equals_process_for_bytes(data: Any, config: dict[str, Any]) -> N
     content = data.draw(byte_contents())
     chunks = data.draw(chunked(content))
     assert_same(Truncator(config, load_entrypoints=False), content, chunks)
+
+
+log_lines = st.one_of(
+    st.sampled_from(["INFO step ok", "debug: fine", "", "  File \"x.py\", line 3", "é😀 ok"]),
+    salient_words,
+    st.text(alphabet="abE r:", max_size=30),
+    st.integers(600, 1200).map(lambda n: "error: " + "x" * n),  # longer than the probe
+)
+
+
+@st.composite
+def logs(draw: Any) -> str:
+    lines = draw(st.lists(log_lines, min_size=1, max_size=40))
+    ends = draw(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3))
+    body = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines))
+    return body * draw(st.integers(1, 60)) + draw(st.sampled_from(["", "tail error: x"]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), limit=st.sampled_from([300, 800, 2000]),
+       strategy=st.sampled_from(["tail", "head_tail", "head", "lines"]),
+       highlights=st.integers(1, 8), as_bytes=st.booleans(), spill=st.booleans())
+def test_stream_highlights_equal_process(data: Any, limit: int, strategy: str,
+                                         highlights: int, as_bytes: bool, spill: bool) -> None:
+    content: Any = data.draw(logs())
+    if as_bytes:
+        content = content.encode()
+    truncator = Truncator({"inline_limit": limit, "default_strategy": strategy,
+                           "highlights": highlights, "spill": spill,
+                           "artifact_threshold": 100_000}, load_entrypoints=False)
+    assert_same(truncator, content, data.draw(chunked(content)))
 
 
 @pytest.mark.parametrize("size", [99, 100, 101, 355, 356, 357, 900])

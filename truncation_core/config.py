@@ -35,6 +35,7 @@ MIB = 1024 * 1024
 
 
 PositiveInt = NewType("PositiveInt", int)
+Count = NewType("Count", int)
 Ratio = NewType("Ratio", float)
 Direction = NewType("Direction", str)
 
@@ -48,6 +49,12 @@ def _is_int(value: object) -> bool:
 def check_positive_int(value: object) -> PositiveInt:
     if not _is_int(value) or value <= 0:  # type: ignore[operator]
         raise ValueError(f"must be a positive integer, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_count(value: object) -> Count:
+    if not _is_int(value) or value < 0:  # type: ignore[operator]
+        raise ValueError(f"must be a whole number, 0 or more, got {value!r}")
     return value  # type: ignore[return-value]
 
 
@@ -80,6 +87,7 @@ def _validator(check: Any) -> Any:
 
 
 _positive = _validator(check_positive_int)
+_count = _validator(check_count)
 _ratio = _validator(check_ratio)
 _direction = _validator(check_direction)
 
@@ -125,6 +133,10 @@ class MarkerConfig:
         'Read them with get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100) '
         "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
     )
+    #: First line of the highlights block: salient lines lifted from the omitted part.
+    highlights: str = "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
+    #: One line of the highlights block.
+    highlight: str = "line {line}: {text}"
 
 
 #: The placeholders each marker template may use.
@@ -140,6 +152,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
                  "end_byte", "bytes"),
         "unavailable": ("reason",),
         "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
+        "highlights": ("shown", "found"),
+        "highlight": ("line", "text", "pattern"),
     }
 )
 
@@ -150,6 +164,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "tool": "read_file", "artifact_id": "art_1_" + "0" * 32, "start_line": 10,
         "end_line": 159, "reason": "disk full", "summary": "read_file output",
         "size": "2.3 MB", "bytes": 2300000, "start_byte": 1024, "end_byte": 3301024,
+        "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
     }
 )
 
@@ -216,6 +231,7 @@ class ToolConfig:
     direction: Direction | None = attrs.field(default=None, validator=_direction)
     spill: bool | None = None
     preview_limit: PositiveInt | None = attrs.field(default=None, validator=_positive)
+    highlights: Count | None = attrs.field(default=None, validator=_count)
 
 
 #: FR-071..075: the strategies seed 000 assigns to common agent tools. Configuration under
@@ -223,7 +239,7 @@ class ToolConfig:
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
         "read_file": ToolConfig(strategy="head_tail"),
-        "execute_command": ToolConfig(strategy="tail"),
+        "execute_command": ToolConfig(strategy="tail", highlights=Count(8)),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),
         "git_diff": ToolConfig(strategy="head_tail"),
@@ -250,6 +266,7 @@ class Policy:
     spill: bool
     preview_limit: int
     marker: MarkerConfig
+    highlights: int = 0
 
     @property
     def budget(self) -> Budget:
@@ -284,6 +301,9 @@ class Config:
     spill: bool = True
     #: Size in characters of the preview under an artifact reference.
     preview_limit: PositiveInt = attrs.field(default=PositiveInt(2000), validator=_positive)
+    #: Up to this many salient lines (errors, failures, summaries) from the omitted part are
+    #: shown in a highlights block; 0 turns highlights off. On for ``execute_command``.
+    highlights: Count = attrs.field(default=Count(0), validator=_count)
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)

@@ -20,9 +20,11 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 
 from truncation_core.errors import did_you_mean
 from truncation_core.config import (
+    Count,
     Direction,
     PositiveInt,
     Ratio,
+    check_count,
     check_direction,
     check_positive_int,
     check_ratio,
@@ -68,6 +70,7 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(float, _strict_float)
     conv.register_structure_hook(PositiveInt, lambda v, _: check_positive_int(v))
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
+    conv.register_structure_hook(Count, lambda v, _: check_count(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
     return conv

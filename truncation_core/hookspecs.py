@@ -23,13 +23,14 @@ docs/hooks.md for the lifecycle diagram and examples.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.salient import SalientPattern
     from truncation_core.streams import IncrementalCut
     from truncation_core.config import Policy
     from truncation_core.markers import MarkerRenderer
@@ -202,4 +203,35 @@ def stream_cutter(
     collecting and return None from ``finish``. The strategy is chosen only at the end (from
     the final sizes), so a cutter is fed every stream it is offered for; decide early and
     cheaply whether the content is yours.
+    """
+
+
+@hookspec
+def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPattern] | None:
+    """Add patterns for the lines worth lifting from an omitted part into the highlights block.
+
+    All results are collected. Called once per tool (the first time a result of that tool is
+    cut with ``highlights`` on), and the patterns of all plugins are compiled together.
+
+    :param tool: the tool name, or None. Return patterns for the tools whose output you know
+        (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
+    :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
+        shown).
+    :returns: :class:`~truncation_core.salient.SalientPattern` objects (``name``, ``keywords``,
+        ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
+        for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
+        summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).
+
+    .. versionadded:: 0.1
+
+    Why patterns and not code: extraction must also run over streams, whose omitted middle
+    is never held in memory. Patterns can be matched line by line as the stream goes by, and
+    one engine applies them the same way to ``process`` and to streams, counts the block
+    against the budget, and keeps the result deterministic. A plugin that wants different
+    highlights for a tool returns different patterns; one that wants none sets
+    ``highlights: 0`` for it in configuration.
+
+    Implementing this hook: keywords are literal and case-sensitive; every line you want must
+    contain one of them (they are what makes scanning fast), and the regex then picks the
+    lines you mean. Lines are matched on their first 512 characters.
     """

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from truncation_core.config import Policy, PluginsConfig
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.salient import SalientPattern
     from truncation_core.streams import IncrementalCut
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginHost", "PluginInfo"]
@@ -52,6 +53,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.markers",
     "truncation_core.builtins.store",
     "truncation_core.builtins.memory_store",
+    "truncation_core.builtins.salient",
 )
 
 PluginKind = Literal["builtin", "entrypoint", "project", "explicit"]
@@ -224,6 +226,10 @@ class PluginHost:
     def store_artifact(self, *, store: ArtifactStore, info: ArtifactInfo,
                        policy: Policy) -> ArtifactWriter | None:
         return self._hook.store_artifact(store=store, info=info, policy=policy)
+
+    def salient_patterns(self, *, tool: str | None, policy: Policy) -> list[SalientPattern]:
+        results = self._hook.salient_patterns(tool=tool, policy=policy)
+        return [pattern for patterns in results if patterns for pattern in patterns]
 
     def stream_cutters(self, *, tool: str | None, policy: Policy,
                        context: Mapping[str, Any]) -> list[IncrementalCut]:

@@ -45,6 +45,7 @@ import attrs
 from truncation_core.errors import StoreError, StoreFull
 from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.offsets import decode_suffix, raw_locator, text_locator
+from truncation_core.salient import StreamHighlights
 from truncation_core.text import cut_text, measure, utf8_size
 from truncation_core.truncator import _looks_like_json, content_facts
 from truncation_core.windows import TextWindows
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
     from truncation_core.config import Policy
     from truncation_core.markers import MarkerRenderer
     from truncation_core.results import TruncationResult
-    from truncation_core.salient import StreamHighlights
+    from truncation_core.salient import Matcher
     from truncation_core.truncator import Truncator
 
 __all__ = ["AsyncStream", "IncrementalCut", "Stream"]
@@ -137,15 +138,16 @@ class Stream:
 
     def __init__(self, truncator: Truncator, *, tool: str | None, policy: Policy,
                  context: Mapping[str, Any], cutters: list[IncrementalCut],
-                 highlights: StreamHighlights | None) -> None:
+                 matcher: Matcher | None) -> None:
         self._truncator = truncator
         self._tool = tool
         self._policy = policy
         self._context = context
         self._cutters = cutters
-        self._highlights = highlights
         window = max(policy.inline_limit, _SNIFF_CHARS) + _SLACK
         self._window = window
+        self._highlights = None if matcher is None else StreamHighlights(
+            matcher, keep=policy.highlights, window=window)
         self._mode: type | None = None
         # Exact totals.
         self._chars = 0
@@ -302,7 +304,7 @@ class Stream:
         if not text:
             return
         if self._highlights is not None:
-            self._highlights.feed(text, terminators=self._terminators())
+            self._highlights.feed(text)
         for cutter in self._cutters:
             cutter.feed(text)
 
@@ -402,7 +404,7 @@ class Stream:
                 self._take_head(tail)
                 self._feed(tail)
         if self._highlights is not None:
-            self._highlights.close(self._chars)
+            self._highlights.close()
         truncator, policy = self._truncator, self._policy
         if not self._over:
             self._over = self._is_over()
@@ -419,11 +421,16 @@ class Stream:
         notes: list[str] = []
         strategy = truncator._choose_strategy(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
-        cut_with = None if isinstance(view, str) else self._window_cutter(view, facts)
+        cut_with = pools_for = None
+        if not isinstance(view, str):
+            cut_with = self._window_cutter(view, facts)
+            if self._highlights is not None:
+                highlights, total = self._highlights, self._chars
+                pools_for = lambda region: highlights.pools(region, total)  # noqa: E731
         return truncator._render(view, facts, strategy, policy, self._tool, self._context,
                                  notes, artifact=artifact, artifact_error=artifact_error,
                                  byte_size_known=policy.spill or self._mode is bytes,
-                                 cut_with=cut_with)
+                                 cut_with=cut_with, pools_for=pools_for)
 
     def _full_text(self) -> tuple[str | TextWindows, bytes | None]:
         """The whole text when the two ends overlap, else the windows over it."""

@@ -15,11 +15,12 @@ from truncation_core.config import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
 from truncation_core.manager import PluginHost
 from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut
+from truncation_core.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.offsets import raw_locator, text_locator
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
 if TYPE_CHECKING:
+    from truncation_core.salient import Matcher
     from truncation_core.streams import AsyncStream, Stream
 
 from truncation_core.text import (
@@ -130,6 +131,7 @@ class Truncator:
             config.store.backend](config.store)
         self._slots: dict[str | None, _ToolSlot] = {}
         self._stats = StatsRecorder()
+        self._matchers: dict[str | None, Matcher] = {}
 
     @classmethod
     def from_config(
@@ -184,6 +186,16 @@ class Truncator:
             new = _ToolSlot(self.config.policy_for(tool), self._stats.call_counter(tool))
             slot = self._slots.setdefault(tool, new)
         return slot
+
+    def _matcher(self, tool: str | None, policy: Policy) -> Matcher:
+        """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
+        matcher = self._matchers.get(tool)
+        if matcher is None:
+            from truncation_core.salient import Matcher
+
+            matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
+            matcher = self._matchers.setdefault(tool, matcher)
+        return matcher
 
     def stats(self) -> Stats:
         """Per-tool calls, truncations, artifacts created, characters saved, and rates."""
@@ -252,8 +264,9 @@ class Truncator:
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
         cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
+        matcher = self._matcher(tool, policy) if policy.highlights else None
         return Stream(self, tool=tool, policy=policy, context=context, cutters=cutters,
-                      highlights=None)
+                      matcher=matcher or None)
 
     def astream(self, *, tool: str | None = None, **context: Any) -> AsyncStream:
         """The async form of :meth:`stream`: ``async with truncator.astream(...) as s:
@@ -292,11 +305,13 @@ class Truncator:
     def _render(self, text: str, facts: ContentFacts, strategy: str, policy: Policy,
                 tool: str | None, context: Mapping[str, Any], notes: list[str], *,
                 artifact: ArtifactRef | None, artifact_error: str | None,
-                byte_size_known: bool, cut_with: CutWith | None = None) -> TruncationResult:
+                byte_size_known: bool, cut_with: CutWith | None = None,
+                pools_for: Callable[[Omission], Any] | None = None) -> TruncationResult:
         """Everything after the artifact is kept: markers, the cut, metadata, stats.
 
         *text* may be a stream's :class:`~truncation_core.windows.TextWindows`; the stream
-        then passes *cut_with*, which cuts its windows the way the strategy would.
+        then passes *cut_with*, which cuts its windows the way the strategy would, and
+        *pools_for*, which gives the salient lines it found in an omitted region.
         """
         markers = MarkerRenderer(format=self.plugins.format_marker, policy=policy,
                                  strategy=strategy, tool=tool, facts=facts, artifact=artifact,
@@ -311,10 +326,23 @@ class Truncator:
                 header = ""  # the reference does not fit: inline truncation, whose markers
                 notes.append("artifact reference does not fit the budget")  # name the artifact
 
-        if cut_with is None:
-            cut = self._run_strategy(strategy, text, budget, facts, policy, markers, notes)
-        else:
-            cut = cut_with(strategy, budget, markers, notes)
+        def run(room: Budget, notes: list[str]) -> Cut:
+            if cut_with is None:
+                return self._run_strategy(strategy, text, room, facts, policy, markers, notes)
+            return cut_with(strategy, room, markers, notes)
+
+        cut = run(budget, notes)
+        if policy.highlights and cut.omissions:
+            matcher = self._matcher(tool, policy)
+            if matcher:
+                from truncation_core.salient import lift_highlights, scan_region
+
+                cut = lift_highlights(
+                    cut, text=text, budget=budget, limit=policy.highlights,
+                    templates=policy.marker,
+                    pools_for=pools_for or (lambda region: scan_region(
+                        matcher, text, region, policy.highlights)),
+                    recut=lambda room: run(room, []))
         content = header + cut.text
         metadata = TruncationMetadata(
             tool=tool,
