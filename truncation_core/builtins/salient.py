@@ -1,8 +1,8 @@
 """The default ``salient_patterns``: lines of command output that say what went wrong.
 
 Rank 0, shown first: test summaries and exit statuses (one line that says how it ended).
-Rank 1: errors: exception and traceback headers, ``error:`` lines of compilers and package
-managers, failed tests, panics and crashes. Rank 2: pytest's assertion details (``E   ...``).
+Rank 1: errors: traceback headers, panics, crashes, exception lines, ``error:`` lines of
+compilers and package managers, failed tests (the first that matches names the line). Rank 2: pytest's assertion details (``E   ...``).
 
 These are generic on purpose: they apply to every tool with ``highlights`` on. Plugins add
 patterns for the tools they know (see the ``salient_patterns`` hook).
@@ -20,7 +20,7 @@ PATTERNS = (
                   "test result:", "FAILED (", "Ran "),
         # pytest "1 failed, 2 passed in 0.1s", jest "Tests: 1 failed", mocha "2 failing",
         # cargo "test result: FAILED. 3 passed; 1 failed", unittest "FAILED (failures=1)".
-        regex=r"\b\d+ (?:passed|failed|failing|passing|errors?)\b|test result:|^FAILED \(|"
+        regex=r"\b[1-9]\d* (?:passed|failed|failing|passing|errors?)\b|test result:|^FAILED \(|"
               r"^Ran \d+ tests? in",
     ),
     SalientPattern(
@@ -33,6 +33,17 @@ PATTERNS = (
     SalientPattern(
         name="traceback", rank=1,
         keywords=("Traceback (most recent call last)",),
+    ),
+    SalientPattern(
+        name="panic", rank=1,
+        keywords=("panic",),
+        regex=r"^panic:|panicked at",
+    ),
+    SalientPattern(
+        name="crash", rank=1,
+        keywords=("Segmentation fault", "core dumped", "undefined reference", "out of memory",
+                  "Out of memory", "Killed"),
+        regex=r"Segmentation fault|core dumped|undefined reference|[Oo]ut of memory|^Killed\b",
     ),
     SalientPattern(
         name="exception", rank=1,
@@ -56,17 +67,6 @@ PATTERNS = (
         # pytest "FAILED tests/x.py::t", go "--- FAIL: TestX", unittest "FAIL: test_x",
         # cargo "test x ... FAILED", jest "✕ adds".
         regex=r"^FAILED\b|^--- FAIL:|^FAIL\b|\bFAILED\s*(?:\[|$)|^\s*[✕✗] ",
-    ),
-    SalientPattern(
-        name="panic", rank=1,
-        keywords=("panic",),
-        regex=r"^panic:|panicked at",
-    ),
-    SalientPattern(
-        name="crash", rank=1,
-        keywords=("Segmentation fault", "core dumped", "undefined reference", "out of memory",
-                  "Out of memory", "Killed"),
-        regex=r"Segmentation fault|core dumped|undefined reference|[Oo]ut of memory|^Killed\b",
     ),
     SalientPattern(
         name="assertion-detail", rank=2,
