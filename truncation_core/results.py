@@ -13,6 +13,7 @@ from truncation_core.models import Budget, Omission
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactRef
+    from truncation_core.command import CommandStatus
     from truncation_core.config import Policy
 
 __all__ = ["TruncationMetadata", "TruncationResult", "estimate_tokens"]
@@ -70,6 +71,9 @@ class TruncationMetadata:
     details: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
     #: True when the tool marked its result as already truncated, so it was left alone.
     opted_out: bool = False
+    #: How the command ended, for output of a command run by truncation-core (``trunc run``,
+    #: :func:`truncation_core.command.run_command`): exit code, signal, timeout, wall time.
+    command: CommandStatus | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict of JSON-compatible values."""

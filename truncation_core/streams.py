@@ -537,6 +537,9 @@ class AsyncStream:
         self._stream = stream
         self._pending: list[Any] = []
         self._pending_size = 0
+        # The batch being written in a thread. Cancelling a writer's await does not stop the
+        # thread, so the next batch waits for it: the stream never sees two at once.
+        self._inflight: asyncio.Future[Any] | None = None
 
     @property
     def stream(self) -> Stream:
@@ -558,16 +561,26 @@ class AsyncStream:
         first = self._pending[0]
         batch = ("" if isinstance(first, str) else b"").join(self._pending)
         self._pending, self._pending_size = [], 0
-        await asyncio.to_thread(self._stream.write, batch)
+        await self._run(self._stream.write, batch)
+
+    async def _run(self, function: Callable[..., Any], *args: Any) -> Any:
+        if self._inflight is not None:
+            await asyncio.shield(self._inflight)
+        self._inflight = asyncio.ensure_future(asyncio.to_thread(function, *args))
+        return await asyncio.shield(self._inflight)
 
     async def result(self) -> TruncationResult:
         """Finish the stream and return what the model sees."""
         await self._flush()
-        return await asyncio.to_thread(self._stream.result)
+        return await self._run(self._stream.result)  # type: ignore[no-any-return]
 
     def abort(self) -> None:
+        """Drop the stream (after the batch being written, if any): nothing is stored."""
         self._pending = []
-        self._stream.abort()
+        if self._inflight is not None and not self._inflight.done():
+            self._inflight.add_done_callback(lambda _: self._stream.abort())
+        else:
+            self._stream.abort()
 
     async def __aenter__(self) -> AsyncStream:
         return self

@@ -1,0 +1,343 @@
+"""Running a command and truncating its output as it streams: ``trunc run`` as a Python API.
+
+    from truncation_core import Truncator
+    from truncation_core.command import run_command
+
+    done = run_command(Truncator.from_config(), ["pytest", "-x"], timeout=600)
+    done.text              # what the model sees: a short header, then the cut output
+    done.status.exit_code  # the command's own exit code
+    done.result.artifact   # the full output
+
+Decisions, and why:
+
+* **stdout and stderr are merged** into one pipe (``stderr=STDOUT``), as a terminal shows
+  them and as agents' exec tools report them. The kernel keeps their relative order exactly
+  (a traceback on stderr stays next to the log lines on stdout that led to it), there is one
+  budget, one artifact, and line numbers in markers and highlights refer to that one text.
+  Keeping them apart would need two budgets and two artifacts, and reading two pipes can
+  only approximate the order.
+* **The command runs in its own process group** (a new session), so that a timeout kills
+  everything it started: ``SIGTERM`` to the group, then ``SIGKILL`` after *kill_grace*
+  seconds. A process that escapes the group and keeps the output pipe open cannot hang the
+  caller: once the command has exited, reading stops after *kill_grace* seconds more, and
+  the metadata says so.
+* **The header is not part of the budget.** It is a few fixed lines (exit code, wall time,
+  total lines), like the envelope of a tool call; the budget governs the command's output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    from truncation_core.results import TruncationResult
+    from truncation_core.streams import Stream
+    from truncation_core.truncator import Truncator
+
+__all__ = ["CommandResult", "CommandStatus", "arun_command", "run_command"]
+
+#: Bytes read from the pipe at a time.
+CHUNK = 1024 * 1024
+#: How often progress is reported, in seconds.
+PROGRESS_INTERVAL = 0.1
+#: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
+TIMEOUT_EXIT = 124
+
+Progress = Callable[["Stream", float], None]
+
+
+@attrs.frozen(kw_only=True)
+class CommandStatus:
+    """How a command ended. Recorded in the metadata as ``command``."""
+
+    #: The command line that ran.
+    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    #: Its exit status, or None when a signal ended it.
+    exit_code: int | None
+    #: The signal that ended it (``SIGKILL`` ...), or None.
+    signal: str | None = None
+    #: True when it outlived its timeout and was killed with its process group.
+    timed_out: bool = False
+    #: The timeout, in seconds, or None.
+    timeout: float | None = None
+    #: Wall time from start to exit, in seconds.
+    duration_seconds: float = 0.0
+    #: Remarks, e.g. that a process kept the output open after the command exited.
+    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+
+    @property
+    def shell_exit_code(self) -> int:
+        """The status a shell would report: the exit code, 128 + the signal number, or 124
+        for a timeout (as ``timeout(1)``)."""
+        if self.timed_out:
+            return TIMEOUT_EXIT
+        if self.exit_code is not None:
+            return self.exit_code
+        number = getattr(signal.Signals, self.signal or "", None)
+        return 128 + int(number) if number is not None else 1
+
+
+@attrs.frozen(kw_only=True)
+class CommandResult:
+    """A command's status, and its output as the model sees it."""
+
+    status: CommandStatus
+    #: The truncated output (its metadata carries ``command``; its artifact, everything).
+    result: TruncationResult = attrs.field(repr=False)
+
+    @property
+    def header(self) -> str:
+        """The lines above the output: timeout, exit code, wall time, total lines."""
+        s = self.status
+        lines = []
+        if s.timed_out:
+            lines.append(f"Timed out after {s.timeout:g} s: the command and its process "
+                         "group were killed.")
+        code = str(s.exit_code) if s.exit_code is not None else f"killed by {s.signal}"
+        lines.append(f"Exit code: {code}")
+        lines.append(f"Wall time: {s.duration_seconds:.1f} s")
+        lines.append(f"Total output lines: {self.result.metadata.original_lines:,}")
+        lines.append("Output:")
+        return "\n".join(lines) + "\n"
+
+    @property
+    def text(self) -> str:
+        """What the model sees: the header, then the (truncated) output."""
+        return self.header + self.result.content
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "content": self.text,
+            "metadata": self.result.metadata.to_dict(),
+            "artifact": attrs.asdict(self.result.artifact) if self.result.artifact else None,
+        }
+
+
+def _signal_name(returncode: int) -> str | None:
+    if returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def _finish(truncator: Truncator, stream: Stream, status: CommandStatus) -> CommandResult:
+    result = stream.result()
+    metadata = attrs.evolve(result.metadata, command=status)
+    from truncation_core.results import TruncationResult
+
+    return CommandResult(status=status, result=TruncationResult(
+        result.content, artifact=result.artifact, metadata=metadata))
+
+
+def run_command(
+    truncator: Truncator,
+    argv: Sequence[str],
+    *,
+    tool: str = "execute_command",
+    timeout: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | IO[Any] | None = subprocess.DEVNULL,
+    kill_grace: float = 2.0,
+    progress: Progress | None = None,
+    **context: Any,
+) -> CommandResult:
+    """Run *argv*, stream its output through *truncator*, and report how it ended.
+
+    :param tool: the tool name whose policy applies (``execute_command``: the tail, with
+        highlights of errors from the omitted part).
+    :param timeout: seconds; a command still running then is killed with its process group.
+    :param stdin: what the command reads: nothing by default (an agent cannot type); None
+        inherits this process's standard input.
+    :param kill_grace: seconds between ``SIGTERM`` and ``SIGKILL``, and how long to keep
+        reading after the command exited while something else holds the output open.
+    :param progress: called about every 0.1 s with the stream (``chars``, ``bytes``,
+        ``lines``) and the seconds elapsed.
+    :param context: passed to :meth:`Truncator.stream` (``tool_call_id`` ...).
+    :raises FileNotFoundError: the command does not exist. ``PermissionError``: it is not
+        executable.
+    """
+    argv = [os.fspath(a) for a in argv]
+    if not argv:
+        raise ValueError("argv: expected a command and its arguments, got an empty list")
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=stdin, cwd=cwd, env=dict(env) if env is not None else None,
+                            start_new_session=True)
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = start + timeout if timeout is not None else None
+    timed_out = False
+    kill_at: float | None = None  # when SIGTERM was not enough
+    exited_at: float | None = None
+    notes: list[str] = []
+    next_report = start
+    stream = truncator.stream(tool=tool, command=shlex.join(argv), **context)
+    try:
+        with selectors.DefaultSelector() as selector, proc.stdout:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                now = time.monotonic()
+                waits = [PROGRESS_INTERVAL if progress else 1.0]
+                if deadline is not None and not timed_out:
+                    waits.append(deadline - now)
+                if kill_at is not None:
+                    waits.append(kill_at - now)
+                if exited_at is not None:
+                    waits.append(exited_at + kill_grace - now)
+                if selector.select(max(0.0, min(waits))):
+                    data = os.read(fd, CHUNK)
+                    if not data:
+                        break
+                    stream.write(data)
+                now = time.monotonic()
+                if deadline is not None and not timed_out and now >= deadline:
+                    timed_out = True
+                    _kill_group(proc.pid, signal.SIGTERM)
+                    kill_at = now + kill_grace
+                if kill_at is not None and now >= kill_at:
+                    _kill_group(proc.pid, signal.SIGKILL)
+                    kill_at = None
+                if exited_at is None and proc.poll() is not None:
+                    exited_at = now
+                elif exited_at is not None and now >= exited_at + kill_grace:
+                    notes.append("the output was still open after the command exited (a "
+                                 "background process?); stopped reading")
+                    break
+                if progress is not None and now >= next_report:
+                    progress(stream, now - start)
+                    next_report = now + PROGRESS_INTERVAL
+        returncode = _wait(proc, deadline, kill_grace)
+        if returncode is None:  # it closed its output but outlived the timeout
+            timed_out = True
+            returncode = proc.wait()
+    except BaseException:
+        _kill_group(proc.pid, signal.SIGKILL)
+        proc.wait()
+        stream.abort()
+        raise
+    status = CommandStatus(
+        argv=argv, exit_code=returncode if returncode >= 0 else None,
+        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
+        duration_seconds=round(time.monotonic() - start, 3), notes=notes)
+    return _finish(truncator, stream, status)
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -> int | None:
+    """Wait for the command; kill its group if it outlives the deadline (None then)."""
+    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        return proc.wait(timeout=remaining)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid, signal.SIGKILL)
+        return None
+
+
+async def arun_command(
+    truncator: Truncator,
+    argv: Sequence[str],
+    *,
+    tool: str = "execute_command",
+    timeout: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    kill_grace: float = 2.0,
+    **context: Any,
+) -> CommandResult:
+    """The async form of :func:`run_command` (the command's standard input is empty)."""
+    argv = [os.fspath(a) for a in argv]
+    if not argv:
+        raise ValueError("argv: expected a command and its arguments, got an empty list")
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    proc = await asyncio.create_subprocess_exec(
+        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        stdin=asyncio.subprocess.DEVNULL, cwd=cwd,
+        env=dict(env) if env is not None else None, start_new_session=True)
+    assert proc.stdout is not None
+    stream = truncator.astream(tool=tool, command=shlex.join(argv), **context)
+    deadline = start + timeout if timeout is not None else None
+    timed_out = False
+    kill_at: float | None = None
+    exited_at: float | None = None
+    notes: list[str] = []
+    exit_task = asyncio.ensure_future(proc.wait())
+    read_task: asyncio.Future[bytes] | None = None
+    try:
+        while True:
+            if read_task is None:
+                read_task = asyncio.ensure_future(proc.stdout.read(CHUNK))
+            now = loop.time()
+            waits = [w - now for w in (deadline if not timed_out else None, kill_at,
+                                       None if exited_at is None else exited_at + kill_grace)
+                     if w is not None]
+            tasks = {read_task} if exit_task.done() else {read_task, exit_task}
+            done, _ = await asyncio.wait(tasks, timeout=max(0.0, min(waits)) if waits else None,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if read_task in done:
+                data = read_task.result()
+                read_task = None
+                if not data:
+                    break
+                await stream.write(data)
+                continue
+            now = loop.time()
+            if exit_task.done() and exited_at is None:
+                exited_at = now
+            if deadline is not None and not timed_out and now >= deadline:
+                timed_out = True
+                _kill_group(proc.pid, signal.SIGTERM)
+                kill_at = now + kill_grace
+            elif kill_at is not None and now >= kill_at:
+                _kill_group(proc.pid, signal.SIGKILL)
+                kill_at = None
+            elif exited_at is not None and now >= exited_at + kill_grace:
+                notes.append("the output was still open after the command exited (a "
+                             "background process?); stopped reading")
+                break
+        if read_task is not None:
+            read_task.cancel()
+        remaining = None if deadline is None else max(0.0, deadline - loop.time())
+        try:
+            returncode = await asyncio.wait_for(asyncio.shield(exit_task), remaining)
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc.pid, signal.SIGKILL)
+            returncode = await exit_task
+    except BaseException:
+        _kill_group(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        stream.abort()
+        raise
+    result = await stream.result()
+    status = CommandStatus(
+        argv=argv, exit_code=returncode if returncode >= 0 else None,
+        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
+        duration_seconds=round(loop.time() - start, 3), notes=notes)
+    from truncation_core.results import TruncationResult
+
+    metadata = attrs.evolve(result.metadata, command=status)
+    return CommandResult(status=status, result=TruncationResult(
+        result.content, artifact=result.artifact, metadata=metadata))
