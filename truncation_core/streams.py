@@ -152,7 +152,9 @@ class Stream:
         # Exact totals.
         self._chars = 0
         self._bytes = 0
-        self._text_bytes = 0  # UTF-8 size of the decoded text (for max_bytes on bytes input)
+        # UTF-8 size of the decoded text, which differs from the input's size where bytes are
+        # not valid UTF-8 (a U+FFFD is 3 bytes); kept only under a byte limit.
+        self._text_bytes = 0
         self._newlines = 0
         self._returns = 0
         self._crlfs = 0
@@ -286,11 +288,10 @@ class Stream:
         self._decoder_idle = not self._decoder.getstate()[0]  # type: ignore[union-attr]
         self._chars += len(text)
         if text:
-            if not text.isascii():
-                self._ascii = False
-                self._text_bytes += utf8_size(text)
-            else:
-                self._text_bytes += len(text)
+            ascii_text = text.isascii()
+            self._ascii = self._ascii and ascii_text
+            if self._policy.max_bytes is not None:  # only a byte limit needs it: it costs
+                self._text_bytes += len(text) if ascii_text else utf8_size(text)  # an encode
         return text
 
     def _take_head(self, text: str) -> None:

@@ -1,0 +1,182 @@
+"""Streaming throughput and memory, as ratios against baselines measured in the same run.
+
+Targets (issue 5):
+
+* streaming a 1 GB generated log through the ``tail`` strategy runs at >= 0.8x a bare
+  read-and-count loop over the same file in 1 MiB chunks, and raises peak RSS by < 64 MB;
+* the same with the artifact spill on runs at >= 0.8x read + count + write of the same bytes.
+
+Every case runs in a fresh subprocess that reads the same file in 1 MiB chunks and reports
+its time and its peak RSS (``VmHWM``) before and after the loop. Cases alternate, and the
+median of the repeats is reported. Extra rows (not targets) show the cost of a non-ASCII log
+and of highlights (salient-line scanning), which ``execute_command`` has on.
+
+    python bench/bench_stream.py            # 1 GB, 3 repeats
+    python bench/bench_stream.py --size-mb 200 --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+CHUNK = 1024 * 1024
+
+CHILD = textwrap.dedent(r"""
+    import json, os, sys, time
+    mode, path, scratch = sys.argv[1], sys.argv[2], sys.argv[3]
+    CHUNK = 1024 * 1024
+
+    def hwm():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+
+    sink = None
+    if mode in ("count_write", "stream_spill"):
+        sink = os.path.join(scratch, f"sink-{os.getpid()}")
+    if mode.startswith("stream"):
+        sys.path.insert(0, os.path.join(os.path.dirname(path), "bench_support"))
+        from truncation_core import Truncator
+        from truncation_core.artifacts import ArtifactRef, WriterBase
+        from truncation_core.hookspecs import hookimpl
+
+        class FileWriter(WriterBase):
+            # A plain file writer, so that spill is compared with a plain write of the bytes.
+            def __init__(self, info):
+                super().__init__(info)
+                self.f = open(sink, "wb", buffering=0)
+                self.n = 0
+            def _write(self, data):
+                self.f.write(data)
+                self.n += len(data)
+            def _commit(self):
+                self.f.close()
+                return ArtifactRef(id="art_1_" + "0" * 32, backend="file", bytes=self.n)
+            def _abort(self):
+                self.f.close()
+
+        class FileStore:
+            @hookimpl(tryfirst=True)
+            def store_artifact(self, info):
+                return FileWriter(info)
+
+        config = {"default_strategy": "tail", "spill": mode == "stream_spill",
+                  "highlights": 8 if mode == "stream_highlights" else 0}
+        truncator = Truncator(config, plugins=[FileStore()], load_entrypoints=False)
+    before = hwm()
+    start = time.perf_counter()
+    with open(path, "rb", buffering=0) as f:
+        if mode == "count":
+            n = 0
+            while chunk := f.read(CHUNK):
+                n += chunk.count(b"\n")
+        elif mode == "count_write":
+            n = 0
+            with open(sink, "wb", buffering=0) as out:
+                while chunk := f.read(CHUNK):
+                    n += chunk.count(b"\n")
+                    out.write(chunk)
+        else:
+            with truncator.stream() as s:
+                while chunk := f.read(CHUNK):
+                    s.write(chunk)
+            n = s.result().metadata.original_lines
+    seconds = time.perf_counter() - start
+    after = hwm()
+    if sink and os.path.exists(sink):
+        os.unlink(sink)
+    print(json.dumps({"seconds": seconds, "lines": n, "hwm_before": before, "hwm_after": after}))
+""")
+
+
+def make_log(path: Path, size: int, non_ascii: bool) -> None:
+    """A deterministic log of ~90-byte lines: a 64 MiB block, repeated."""
+    lines = []
+    for i in range(200_000):
+        level = ("INFO", "DEBUG", "WARN", "INFO")[i % 4]
+        word = "résumé naïve 東京" if non_ascii and i % 5 == 0 else "request handled"
+        lines.append(f"2024-05-01T12:{i // 3600 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z {level} "
+                     f"[worker-{i % 16}] {word} id={i * 7919 % 100003} status=200 took={i % 97}ms\n")
+    block = "".join(lines).encode()
+    block = (block * (64 * CHUNK // len(block) + 1))[:64 * CHUNK]
+    block = block[:block.rindex(b"\n") + 1]
+    with open(path, "wb") as f:
+        written = 0
+        while written < size:
+            piece = block[:size - written]
+            f.write(piece)
+            written += len(piece)
+
+
+def run(mode: str, path: Path, scratch: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path), str(scratch)],
+                         check=True, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    size = args.size_mb * 1_000_000
+    root = Path(os.environ.get("BENCH_ROOT") or tempfile.gettempdir()) / "truncbench-stream"
+    root.mkdir(parents=True, exist_ok=True)
+    ascii_log, mixed_log = root / "log-ascii.txt", root / "log-mixed.txt"
+    for path, non_ascii in ((ascii_log, False), (mixed_log, True)):
+        if not path.exists() or path.stat().st_size != size:
+            print(f"generating {path} ({args.size_mb} MB)...", file=sys.stderr)
+            make_log(path, size, non_ascii)
+
+    for path in (ascii_log, mixed_log):  # warm the page cache: every case reads it warm
+        with open(path, "rb", buffering=0) as f:
+            while f.read(16 * CHUNK):
+                pass
+    cases = [("count", ascii_log), ("stream", ascii_log), ("count_write", ascii_log),
+             ("stream_spill", ascii_log), ("count", mixed_log), ("stream", mixed_log),
+             ("stream_highlights", ascii_log)]
+    samples: dict[tuple[str, Path], list[dict[str, float]]] = {case: [] for case in cases}
+    for _ in range(args.repeats):
+        for mode, path in cases:
+            samples[(mode, path)].append(run(mode, path, root))
+
+    def median(mode: str, path: Path) -> tuple[float, float]:
+        runs = samples[(mode, path)]
+        seconds = statistics.median(r["seconds"] for r in runs)
+        growth = max(r["hwm_after"] - r["hwm_before"] for r in runs)
+        return seconds, growth
+
+    rows = []
+    for label, mode, path, base_mode, target in (
+        ("tail strategy, ASCII log", "stream", ascii_log, "count", 0.8),
+        ("tail + spill to a file, ASCII log", "stream_spill", ascii_log, "count_write", 0.8),
+        ("tail strategy, log with 2% non-ASCII", "stream", mixed_log, "count", None),
+        ("tail + highlights (execute_command), ASCII", "stream_highlights", ascii_log, "count",
+         None),
+    ):
+        seconds, growth = median(mode, path)
+        base, _ = median(base_mode, path)
+        ratio = base / seconds
+        verdict = "" if target is None else ("meets" if ratio >= target and growth < 64e6
+                                             else "MISSES")
+        rows.append((label, size / seconds / 1e9, size / base / 1e9, ratio, growth / 1e6,
+                     verdict))
+    print(f"\nstreaming {args.size_mb} MB in 1 MiB chunks, median of {args.repeats} "
+          f"(baseline: read + count, or read + count + write for spill)\n")
+    print(f"{'case':46} {'GB/s':>6} {'base GB/s':>9} {'ratio':>6} {'RSS +MB':>8}  target")
+    for label, rate, base_rate, ratio, growth, verdict in rows:
+        print(f"{label:46} {rate:6.2f} {base_rate:9.2f} {ratio:6.2f} {growth:8.1f}  "
+              f"{'>= 0.80x, < 64 MB: ' + verdict if verdict else '(informational)'}")
+
+
+if __name__ == "__main__":
+    main()
