@@ -167,7 +167,8 @@ def case_gcc(work: Path) -> tuple[bytes, Callable[[str], bool]]:
         (work / f"unit{i:02d}.c").write_text(textwrap.dedent(f"""
             #include <stdio.h>
             static int helper{i}(int a, int b) {{ int unused{i}; int spare{i} = b; {body} }}
-            int entry{i}(int a) {{ char buf[4]; sprintf(buf, "%d", a * 1000); return helper{i}(a, 2); }}
+            int entry{i}(int a) {{
+                char buf[4]; sprintf(buf, "%d", a * 1000); return helper{i}(a, 2); }}
             """))
     objects = " ".join(f"unit{i:02d}.o" for i in range(45))
     (work / "Makefile").write_text(f"all: {objects}\n%.o: %.c\n\tgcc -Wall -Wextra -c $< -o $@\n")

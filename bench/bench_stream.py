@@ -104,7 +104,8 @@ def make_log(path: Path, size: int, non_ascii: bool) -> None:
         level = ("INFO", "DEBUG", "WARN", "INFO")[i % 4]
         word = "résumé naïve 東京" if non_ascii and i % 5 == 0 else "request handled"
         lines.append(f"2024-05-01T12:{i // 3600 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z {level} "
-                     f"[worker-{i % 16}] {word} id={i * 7919 % 100003} status=200 took={i % 97}ms\n")
+                     f"[worker-{i % 16}] {word} id={i * 7919 % 100003} status=200 "
+                     f"took={i % 97}ms\n")
     block = "".join(lines).encode()
     block = (block * (64 * CHUNK // len(block) + 1))[:64 * CHUNK]
     block = block[:block.rindex(b"\n") + 1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import tracemalloc
 from typing import Any
 
@@ -61,7 +62,7 @@ def chunked(draw: Any, content: str | bytes) -> list[Any]:
         return [content] if draw(st.booleans()) else []
     cuts = sorted(set(draw(st.lists(st.integers(0, n), max_size=12))))
     bounds = [0, *cuts, n]
-    return [content[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [content[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 configs = st.fixed_dictionaries(

@@ -42,7 +42,6 @@ import attrs
 
 if TYPE_CHECKING:
     from truncation_core.results import TruncationResult
-    from truncation_core.streams import Stream
     from truncation_core.truncator import Truncator
 
 __all__ = ["CommandResult", "CommandStatus", "arun_command", "run_command"]
@@ -54,7 +53,8 @@ PROGRESS_INTERVAL = 0.1
 #: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
 TIMEOUT_EXIT = 124
 
-Progress = Callable[["Stream", float], None]
+#: Called with the stream (``chars``, ``bytes``, ``lines`` so far) and the seconds elapsed.
+Progress = Callable[[Any, float], None]
 
 
 @attrs.frozen(kw_only=True)
@@ -138,11 +138,23 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-def _finish(truncator: Truncator, stream: Stream, status: CommandStatus) -> CommandResult:
-    result = stream.result()
-    metadata = attrs.evolve(result.metadata, command=status)
+def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
+    checked = [os.fspath(a) for a in argv]
+    if not checked:
+        raise ValueError("argv: expected a command and its arguments, got an empty list")
+    return checked
+
+
+def _done(result: TruncationResult, *, argv: list[str], returncode: int, timed_out: bool,
+          timeout: float | None, seconds: float, notes: list[str]) -> CommandResult:
+    """The stream's result, with how the command ended added to its metadata."""
     from truncation_core.results import TruncationResult
 
+    status = CommandStatus(
+        argv=argv, exit_code=returncode if returncode >= 0 else None,
+        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
+        duration_seconds=round(seconds, 3), notes=notes)
+    metadata = attrs.evolve(result.metadata, command=status)
     return CommandResult(status=status, result=TruncationResult(
         result.content, artifact=result.artifact, metadata=metadata))
 
@@ -175,9 +187,7 @@ def run_command(
     :raises FileNotFoundError: the command does not exist. ``PermissionError``: it is not
         executable.
     """
-    argv = [os.fspath(a) for a in argv]
-    if not argv:
-        raise ValueError("argv: expected a command and its arguments, got an empty list")
+    argv = _checked(argv)
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=stdin, cwd=cwd, env=dict(env) if env is not None else None,
@@ -234,11 +244,8 @@ def run_command(
         proc.wait()
         stream.abort()
         raise
-    status = CommandStatus(
-        argv=argv, exit_code=returncode if returncode >= 0 else None,
-        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
-        duration_seconds=round(time.monotonic() - start, 3), notes=notes)
-    return _finish(truncator, stream, status)
+    return _done(stream.result(), argv=argv, returncode=returncode, timed_out=timed_out,
+                 timeout=timeout, seconds=time.monotonic() - start, notes=notes)
 
 
 def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -> int | None:
@@ -267,9 +274,7 @@ async def arun_command(
     **context: Any,
 ) -> CommandResult:
     """The async form of :func:`run_command` (the command's standard input is empty)."""
-    argv = [os.fspath(a) for a in argv]
-    if not argv:
-        raise ValueError("argv: expected a command and its arguments, got an empty list")
+    argv = _checked(argv)
     loop = asyncio.get_running_loop()
     start = loop.time()
     proc = await asyncio.create_subprocess_exec(
@@ -331,13 +336,5 @@ async def arun_command(
         await proc.wait()
         stream.abort()
         raise
-    result = await stream.result()
-    status = CommandStatus(
-        argv=argv, exit_code=returncode if returncode >= 0 else None,
-        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
-        duration_seconds=round(loop.time() - start, 3), notes=notes)
-    from truncation_core.results import TruncationResult
-
-    metadata = attrs.evolve(result.metadata, command=status)
-    return CommandResult(status=status, result=TruncationResult(
-        result.content, artifact=result.artifact, metadata=metadata))
+    return _done(await stream.result(), argv=argv, returncode=returncode,
+                 timed_out=timed_out, timeout=timeout, seconds=loop.time() - start, notes=notes)

@@ -134,7 +134,9 @@ class MarkerConfig:
         "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
     )
     #: First line of the highlights block: salient lines lifted from the omitted part.
-    highlights: str = "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
+    highlights: str = (
+        "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
+    )
     #: One line of the highlights block.
     highlight: str = "line {line}: {text}"
 

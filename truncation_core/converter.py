@@ -18,7 +18,6 @@ import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
-from truncation_core.errors import did_you_mean
 from truncation_core.config import (
     Count,
     Direction,
@@ -29,6 +28,7 @@ from truncation_core.config import (
     check_positive_int,
     check_ratio,
 )
+from truncation_core.errors import did_you_mean
 
 __all__ = [
     "converter",

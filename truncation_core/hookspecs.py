@@ -30,11 +30,11 @@ import pluggy
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
-    from truncation_core.salient import SalientPattern
-    from truncation_core.streams import IncrementalCut
     from truncation_core.config import Policy
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.salient import SalientPattern
+    from truncation_core.streams import IncrementalCut
 
 PROJECT_NAME = "truncation_core"
 

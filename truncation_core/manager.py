@@ -32,7 +32,7 @@ from truncation_core.errors import PluginLoadError, PluginLoadWarning
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
-    from truncation_core.config import Policy, PluginsConfig
+    from truncation_core.config import PluginsConfig, Policy
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.salient import SalientPattern

@@ -328,7 +328,7 @@ class StreamHighlights:
             text = "\r" + text
             self._offset -= 1
             self._held_cr = False
-        if text.endswith("\r") and not final:  # maybe the first half of a "\r\n": decide with the next piece
+        if text.endswith("\r") and not final:  # maybe half a "\r\n": see the next piece
             text = text[:-1]
             self._held_cr = True
         base = self._offset

@@ -19,10 +19,6 @@ from truncation_core.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.offsets import raw_locator, text_locator
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
-if TYPE_CHECKING:
-    from truncation_core.salient import Matcher
-    from truncation_core.streams import AsyncStream, Stream
-
 from truncation_core.text import (
     count_terminators,
     cut_text,
@@ -30,6 +26,10 @@ from truncation_core.text import (
     measure,
     utf8_size,
 )
+
+if TYPE_CHECKING:
+    from truncation_core.salient import Matcher
+    from truncation_core.streams import AsyncStream, Stream
 
 __all__ = ["Truncator"]
 

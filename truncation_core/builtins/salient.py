@@ -2,7 +2,8 @@
 
 Rank 0, shown first: test summaries and exit statuses (one line that says how it ended).
 Rank 1: errors: traceback headers, panics, crashes, exception lines, ``error:`` lines of
-compilers and package managers, failed tests (the first that matches names the line). Rank 2: pytest's assertion details (``E   ...``).
+compilers and package managers, failed tests (the first that matches names the line).
+Rank 2: pytest's assertion details (``E   ...``).
 
 These are generic on purpose: they apply to every tool with ``highlights`` on. Plugins add
 patterns for the tools they know (see the ``salient_patterns`` hook).
