@@ -279,9 +279,11 @@ def omission(
     start_byte = end_byte = None
     if byte_offset is not None:
         start_byte, end_byte = byte_offset(start), byte_offset(end)
-    first = line_index(text, start) if start <= n - end else line_index(
-        text, start, total_terminators=total_terminators)
-    last = line_index(text, end - 1, total_terminators=total_terminators)
+    # Count from whichever end is nearer: the kept regions are small, the omitted one is not.
+    first = (line_index(text, start) if start <= n - start
+             else line_index(text, start, total_terminators=total_terminators))
+    last = (line_index(text, end - 1, total_terminators=total_terminators) if end > n - end
+            else line_index(text, end - 1))
     touched = last - first + 1
     whole = touched - (0 if is_line_start(text, start) else 1) - (
         0 if is_line_start(text, end) else 1)
