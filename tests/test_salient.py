@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
 from truncation_core import Truncator
 from truncation_core.builtins.salient import PATTERNS
-from truncation_core.hookspecs import hookimpl
 from truncation_core.salient import LINE_CHARS, Matcher, SalientPattern
 from truncation_core.text import measure
 
@@ -159,30 +157,3 @@ def test_patterns_are_checked() -> None:
         SalientPattern(name="x", keywords=("a\nb",))
     with pytest.raises(ValueError, match="regex: not a valid regular expression"):
         SalientPattern(name="x", keywords=("a",), regex="(")
-
-
-class _CargoPatterns:
-    """A plugin that knows one tool's output."""
-
-    def __init__(self) -> None:
-        self.calls: list[Any] = []
-
-    @hookimpl
-    def salient_patterns(self, tool: str | None) -> list[SalientPattern] | None:
-        self.calls.append(tool)
-        if tool != "cargo":
-            return None
-        return [SalientPattern(name="cargo-warning", keywords=("warning: unused",), rank=0)]
-
-
-def test_hook_salient_patterns() -> None:
-    plugin = _CargoPatterns()
-    truncator = Truncator({"inline_limit": 3000, "highlights": 4}, plugins=[plugin],
-                          load_entrypoints=False)
-    content = log_with({700: "warning: unused variable `x`", 800: "error: cannot borrow"})
-    cargo = shown(truncator.process(content, tool="cargo").content)
-    assert cargo == {701: "warning: unused variable `x`", 801: "error: cannot borrow"}
-    other = shown(truncator.process(content, tool="other").content)
-    assert other == {801: "error: cannot borrow"}  # the plugin's pattern is per tool
-    truncator.process(content, tool="cargo")
-    assert plugin.calls == ["cargo", "other"]  # compiled once per tool

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from truncation_core import Truncator
 from truncation_core.errors import StoreFull
 from truncation_core.hookspecs import hookimpl
-from truncation_core.models import Cut
 from truncation_core.windows import MiddleUnavailable, TextWindows
 
 # -- content generators ---------------------------------------------------------------------
@@ -340,73 +339,6 @@ def test_async_stream_equals_process() -> None:
 
     got = asyncio.run(main())
     assert normalized(got) == normalized(truncator.process(content, tool="x"))
-
-
-# -- the seam for incremental cutters --------------------------------------------------------
-
-
-class _CountingCut:
-    """An incremental cutter that keeps only a count: proves the seam is used and fed."""
-
-    strategy = "element"
-
-    def __init__(self) -> None:
-        self.fed = 0
-
-    def feed(self, text: str) -> None:
-        self.fed += len(text)
-
-    def finish(self, *, budget: Any, facts: Any, markers: Any) -> Cut:
-        text = f"[{self.fed} chars of JSON]"
-        return Cut(text=text, omitted_chars=facts.chars, omitted_lines=facts.lines)
-
-
-class _JsonStreams:
-    def __init__(self) -> None:
-        self.cutters: list[_CountingCut] = []
-
-    @hookimpl
-    def stream_cutter(self, tool: Any, policy: Any, context: Any) -> _CountingCut:
-        cutter = _CountingCut()
-        self.cutters.append(cutter)
-        return cutter
-
-
-def test_hook_stream_cutter() -> None:
-    plugin = _JsonStreams()
-    truncator = Truncator({"inline_limit": 50, "default_strategy": "element"},
-                          plugins=[plugin], load_entrypoints=False)
-    content = "[" + "1, " * 5000 + "1]"
-    result = streamed(truncator, [content[i:i + 77] for i in range(0, len(content), 77)])
-    assert result.content == f"[{len(content)} chars of JSON]"
-    assert plugin.cutters[0].fed == len(content)
-    # A cutter for another strategy is fed but not used: the text strategy cuts.
-    tail = Truncator({"inline_limit": 50, "default_strategy": "tail"}, plugins=[plugin],
-                     load_entrypoints=False)
-    assert streamed(tail, [content]).content.endswith("1, 1]")
-
-
-def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:
-    class Whole:
-        @hookimpl
-        def provides(self) -> Any:
-            from truncation_core.models import Provides
-
-            return Provides(strategies={"whole": "needs everything"})
-
-        @hookimpl
-        def truncate(self, strategy: str, text: str, facts: Any) -> Cut | None:
-            return Cut(text="w", omitted_chars=facts.chars - 1, omitted_lines=0) if (
-                strategy == "whole") else None
-
-    truncator = Truncator({"inline_limit": 50, "default_strategy": "whole"},
-                          plugins=[Whole()], load_entrypoints=False)
-    small = "x" * 400  # fits in the windows: the plugin gets the real text, as in process()
-    assert streamed(truncator, [small]).content == "w"
-    big = "y\n" * 5000
-    result = streamed(truncator, [big])
-    assert result.metadata.strategy_used == "head_tail"
-    assert any("cannot cut a stream this long" in n for n in result.metadata.notes)
 
 
 # -- TextWindows ------------------------------------------------------------------------------
