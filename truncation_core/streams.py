@@ -134,6 +134,8 @@ class Stream:
 
     Leaving the ``with`` block normally finishes the stream (the artifact is committed);
     leaving it with an exception aborts it (nothing is stored, and there is no result).
+    A stream is not thread-safe: write to it from one thread at a time (:class:`AsyncStream`
+    does that for async code).
     """
 
     def __init__(self, truncator: Truncator, *, tool: str | None, policy: Policy,
