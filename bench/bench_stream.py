@@ -6,6 +6,12 @@ Targets (issue 5):
   read-and-count loop over the same file in 1 MiB chunks, and raises peak RSS by < 64 MB;
 * the same with the artifact spill on runs at >= 0.8x read + count + write of the same bytes.
 
+Writes into the page cache vary a lot here (0.4 to 1.7 GB/s for the same loop, run to run):
+every case starts after ``os.sync()``, cases alternate, and the spill rows take the median of
+the repeats. The spill writes through a plain file writer (below), so that the comparison is of
+the streaming machinery, not of a store's own work (the filesystem store adds a temp file,
+fsync options and a sha256).
+
 Every case runs in a fresh subprocess that reads the same file in 1 MiB chunks and reports
 its time and its peak RSS (``VmHWM``) before and after the loop. Cases alternate, and the
 median of the repeats is reported. Extra rows (not targets) show the cost of a non-ASCII log
@@ -71,6 +77,9 @@ CHILD = textwrap.dedent(r"""
         config = {"default_strategy": "tail", "spill": mode == "stream_spill",
                   "highlights": 8 if mode == "stream_highlights" else 0}
         truncator = Truncator(config, plugins=[FileStore()], load_entrypoints=False)
+    # Write speed into the page cache depends on the dirty data already waiting for write-back
+    # (earlier cases, other processes): start every case from clean.
+    os.sync()
     before = hwm()
     start = time.perf_counter()
     with open(path, "rb", buffering=0) as f:
