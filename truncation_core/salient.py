@@ -37,6 +37,7 @@ Patterns come from the ``salient_patterns`` hook: the built-in plugin
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -133,8 +134,8 @@ class Matcher:
     def __init__(self, patterns: Iterable[SalientPattern]) -> None:
         ordered = sorted(patterns, key=lambda p: p.rank)  # stable: plugin order within a rank
         self.patterns = tuple(ordered)
-        keywords = sorted({k for p in ordered for k in p.keywords}, key=lambda k: (-len(k), k))
-        self.finder = re.compile("|".join(map(re.escape, keywords))) if keywords else None
+        triggers = _triggers(frozenset(k for p in ordered for k in p.keywords))
+        self.finder = re.compile("|".join(map(re.escape, triggers))) if triggers else None
         self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
                         for p in ordered]
 
@@ -146,6 +147,28 @@ class Matcher:
             if any(k in probe for k in keywords) and (regex is None or regex.search(probe)):
                 return pattern
         return None
+
+
+@functools.lru_cache(maxsize=64)  # a few ms per keyword set; the same for every Truncator
+def _triggers(keywords: frozenset[str], shared: int = 5) -> list[str]:
+    """Fewer literals to scan for, that still find every line holding a keyword.
+
+    Each literal scanned costs about a pass over the text, so keywords that contain a common
+    substring of at least *shared* characters (``error:``, ``error[`` and ``npm error``
+    contain ``error``), or another keyword (``FAILED (`` contains ``FAIL``), are found through
+    it. A line holding a keyword holds the trigger too, inside the keyword, so nothing is
+    missed; the keywords themselves are then checked line by line. Deterministic.
+    """
+    candidates = set(keywords)
+    for keyword in keywords:
+        for n in range(shared, len(keyword)):
+            candidates.update(keyword[i:i + n] for i in range(len(keyword) - n + 1))
+    uncovered, chosen = set(keywords), []
+    while uncovered:
+        best = max(candidates, key=lambda c: (sum(c in k for k in uncovered), len(c), c))
+        chosen.append(best)
+        uncovered = {k for k in uncovered if best not in k}
+    return sorted(chosen, key=lambda k: (-len(k), k))
 
 
 def _clip(probe: str) -> str:
