@@ -223,6 +223,8 @@ def test_missing_command_and_empty_argv() -> None:
         run_command(truncator, ["no-such-command-xyz"])
     with pytest.raises(ValueError, match="argv: expected a command"):
         run_command(truncator, [])
+    with pytest.raises(ValueError, match="already_truncated"):  # before anything is started
+        run_command(truncator, ["sleep", "30"], already_truncated=True)
 
 
 # -- the CLI ---------------------------------------------------------------------------------

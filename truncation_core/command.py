@@ -188,10 +188,16 @@ def run_command(
         executable.
     """
     argv = _checked(argv)
+    stream = truncator.stream(tool=tool, command=shlex.join(argv), **context)  # checks context
     start = time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=stdin, cwd=cwd, env=dict(env) if env is not None else None,
-                            start_new_session=True)
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=stdin, cwd=cwd,
+                                env=dict(env) if env is not None else None,
+                                start_new_session=True)
+    except BaseException:
+        stream.abort()
+        raise
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     deadline = start + timeout if timeout is not None else None
@@ -200,7 +206,6 @@ def run_command(
     exited_at: float | None = None
     notes: list[str] = []
     next_report = start
-    stream = truncator.stream(tool=tool, command=shlex.join(argv), **context)
     try:
         with selectors.DefaultSelector() as selector, proc.stdout:
             selector.register(fd, selectors.EVENT_READ)
@@ -275,14 +280,18 @@ async def arun_command(
 ) -> CommandResult:
     """The async form of :func:`run_command` (the command's standard input is empty)."""
     argv = _checked(argv)
+    stream = truncator.astream(tool=tool, command=shlex.join(argv), **context)
     loop = asyncio.get_running_loop()
     start = loop.time()
-    proc = await asyncio.create_subprocess_exec(
-        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        stdin=asyncio.subprocess.DEVNULL, cwd=cwd,
-        env=dict(env) if env is not None else None, start_new_session=True)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL, cwd=cwd,
+            env=dict(env) if env is not None else None, start_new_session=True)
+    except BaseException:
+        stream.abort()
+        raise
     assert proc.stdout is not None
-    stream = truncator.astream(tool=tool, command=shlex.join(argv), **context)
     deadline = start + timeout if timeout is not None else None
     timed_out = False
     kill_at: float | None = None
