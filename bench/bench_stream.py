@@ -6,16 +6,15 @@ Targets (issue 5):
   read-and-count loop over the same file in 1 MiB chunks, and raises peak RSS by < 64 MB;
 * the same with the artifact spill on runs at >= 0.8x read + count + write of the same bytes.
 
-Writes into the page cache vary a lot here (0.4 to 1.7 GB/s for the same loop, run to run,
-depending on which case ran before): every case starts after ``os.sync()``, the order of the
-cases rotates from one round to the next, and the table gives the median and the best run. The spill writes through a plain file writer (below), so that the comparison is of
-the streaming machinery, not of a store's own work (the filesystem store adds a temp file,
-fsync options and a sha256).
-
 Every case runs in a fresh subprocess that reads the same file in 1 MiB chunks and reports
-its time and its peak RSS (``VmHWM``) before and after the loop. Cases alternate, and the
-median of the repeats is reported. Extra rows (not targets) show the cost of a non-ASCII log
-and of highlights (salient-line scanning), which ``execute_command`` has on.
+its time and its peak RSS (``VmHWM``) before and after the loop. Writes into the page cache
+vary a lot here (0.4 to 1.7 GB/s for the same loop, depending on which case ran before), so
+every case starts after ``os.sync()``, the order of the cases is shuffled in every round, and
+the table gives the median and the best run. The spill writes through a plain file
+writer (below), so that the comparison is of the streaming machinery, not of a store's own
+work (the filesystem store adds a temp file, fsync options and a sha256). Extra rows (not
+targets) show the cost of a non-ASCII log, of highlights (salient-line scanning, on for
+``execute_command``), and the memory of a 5 GB stream.
 
     python bench/bench_stream.py            # 1 GB, 7 runs per case
     python bench/bench_stream.py --size-mb 200 --repeats 1
@@ -26,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -82,6 +82,19 @@ CHILD = textwrap.dedent(r"""
     os.sync()
     before = hwm()
     start = time.perf_counter()
+    if mode == "stream_5gb":  # no file: 5 GB made from one 1 MiB block, for memory only
+        with open(path, "rb") as f:
+            block = f.read(CHUNK)
+        block = block[:block.rindex(b"\n") + 1]
+        before = hwm()
+        start = time.perf_counter()
+        with truncator.stream() as s:
+            for _ in range(5 * 1000**3 // len(block)):
+                s.write(block)
+        n = s.result().metadata.original_lines
+        print(json.dumps({"seconds": time.perf_counter() - start, "lines": n,
+                          "hwm_before": before, "hwm_after": hwm()}))
+        sys.exit(0)
     with open(path, "rb", buffering=0) as f:
         if mode == "count":
             n = 0
@@ -156,10 +169,12 @@ def main() -> None:
              ("stream_highlights", ascii_log)]
     samples: dict[tuple[str, Path], list[dict[str, float]]] = {case: [] for case in cases}
     for repeat in range(args.repeats):
-        # Rotate the order: a write here is much slower right after some cases than after
-        # others (page-cache write-back state), so every case gets every predecessor.
-        shift = repeat % len(cases)
-        for mode, path in cases[shift:] + cases[:shift]:
+        # Shuffle the order (seeded): a 1 GB write is about 3x faster right after another
+        # case freed 1 GB of page cache than after a read-only case (the kernel must first
+        # reclaim memory), so every case must get both kinds of predecessor.
+        order = list(cases)
+        random.Random(repeat).shuffle(order)
+        for mode, path in order:
             samples[(mode, path)].append(run(mode, path, root))
 
     def timing(mode: str, path: Path) -> tuple[float, float, float]:
@@ -193,6 +208,10 @@ def main() -> None:
         print(f"{label:46} {rate:6.2f} {base_rate:9.2f} {ratio:6.2f} {best_ratio:6.2f} "
               f"{growth:8.1f}  "
               f"{'>= 0.80x, < 64 MB: ' + verdict if verdict else '(informational)'}")
+    big = run("stream_5gb", ascii_log, root)
+    print(f"{'tail strategy, 5 GB made in memory (no file)':46} "
+          f"{5e9 / big['seconds'] / 1e9:6.2f} {'':9} {'':6} {'':6} "
+          f"{(big['hwm_after'] - big['hwm_before']) / 1e6:8.1f}  (constant memory)")
     print("\nGB/s and ratio: medians; best: ratio of the fastest runs (least disturbed by "
           "other processes); RSS +MB: the largest growth of peak RSS over the runs.")
 
