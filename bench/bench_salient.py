@@ -109,8 +109,8 @@ def case_traceback_log(work: Path) -> tuple[bytes, Callable[[str], bool]]:
         def charge(order, amount, items):
             return amount / items
 
-        for i in range(9000):
-            if i == 3700:
+        for i in range(5000):
+            if i == 2100:
                 try:
                     charge(i, 120, 0)
                 except ZeroDivisionError:
@@ -120,7 +120,7 @@ def case_traceback_log(work: Path) -> tuple[bytes, Callable[[str], bool]]:
         log.info("worker done")
         """))
     out = run([sys.executable, "service.py"], work)
-    return out, lambda line: ("charging order 3700 failed" in line
+    return out, lambda line: ("charging order 2100 failed" in line
                               or line.startswith("Traceback (most recent call last)")
                               or line.startswith("ZeroDivisionError"))
 
@@ -311,7 +311,13 @@ def main() -> None:
         "truncation-core uses the defaults for `execute_command` (outputs over 50,000 "
         "characters are shown as an artifact reference with a 2,000-character preview, so it "
         "often shows fewer characters than the plain cuts). Each cell: key lines seen / key "
-        "lines.\n\n" + table + "\n")
+        "lines.\n\n" + table + "\n\n"
+        "Key lines are picked per tool by the rule in each case of the script (e.g. `FAILED` "
+        "lines, our injected assertion messages and the final summary for pytest; `: error:` "
+        "and `make: ***` for gcc), not by the library's patterns. Plain cuts have no marker, "
+        "so they show all 8,000 characters. Where highlights still miss lines, there are more "
+        "matches than the block shows (30 failed tests; at most 8 lines, and a quarter of the "
+        "budget); where nothing is cut (pip), every method sees everything.\n")
     print(table)
 
 
