@@ -120,18 +120,10 @@ def assert_same(truncator: Truncator, content: str | bytes, chunks: list[Any]) -
 # -- the differential property ---------------------------------------------------------------
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), config=configs)
-def test_stream_equals_process_for_text(data: Any, config: dict[str, Any]) -> None:
-    content = data.draw(texts())
-    chunks = data.draw(chunked(content))
-    assert_same(Truncator(config, load_entrypoints=False), content, chunks)
-
-
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), config=configs)
-def test_stream_equals_process_for_bytes(data: Any, config: dict[str, Any]) -> None:
-    content = data.draw(byte_contents())
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), config=configs, as_bytes=st.booleans())
+def test_stream_equals_process(data: Any, config: dict[str, Any], as_bytes: bool) -> None:
+    content = data.draw(byte_contents() if as_bytes else texts())
     chunks = data.draw(chunked(content))
     assert_same(Truncator(config, load_entrypoints=False), content, chunks)
 

@@ -138,6 +138,50 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
+@attrs.define
+class _Watch:
+    """When to escalate against a command that runs too long, and when to stop reading.
+
+    Past the deadline: ``SIGTERM`` to the process group, then ``SIGKILL`` *grace* seconds
+    later. Once the command has exited, reading stops *grace* seconds later even if something
+    else (a background process) still holds the output open.
+    """
+
+    pid: int
+    deadline: float | None
+    grace: float
+    timed_out: bool = False
+    kill_at: float | None = None
+    exited_at: float | None = None
+
+    def wait(self, now: float, longest: float | None) -> float | None:
+        """Seconds until something is due (at most *longest*; None: nothing is due)."""
+        due = [t - now for t in (None if self.timed_out else self.deadline, self.kill_at,
+                                 None if self.exited_at is None else self.exited_at + self.grace)
+               if t is not None]
+        if longest is not None:
+            due.append(longest)
+        return max(0.0, min(due)) if due else None
+
+    def tick(self, now: float, *, exited: bool) -> bool:
+        """Escalate what is due; True when reading must stop."""
+        if self.deadline is not None and not self.timed_out and now >= self.deadline:
+            self.timed_out = True
+            _kill_group(self.pid, signal.SIGTERM)
+            self.kill_at = now + self.grace
+        elif self.kill_at is not None and now >= self.kill_at:
+            _kill_group(self.pid, signal.SIGKILL)
+            self.kill_at = None
+        if exited and self.exited_at is None:
+            self.exited_at = now
+        return self.exited_at is not None and now >= self.exited_at + self.grace
+
+
+#: Why reading stopped before the end of the output.
+_STILL_OPEN = ("the output was still open after the command exited (a background process?); "
+               "stopped reading")
+
+
 def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
     checked = [os.fspath(a) for a in argv]
     if not checked:
@@ -201,9 +245,7 @@ def run_command(
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     deadline = start + timeout if timeout is not None else None
-    timed_out = False
-    kill_at: float | None = None  # when SIGTERM was not enough
-    exited_at: float | None = None
+    watch = _Watch(proc.pid, deadline, kill_grace)
     notes: list[str] = []
     next_report = start
     try:
@@ -211,36 +253,20 @@ def run_command(
             selector.register(fd, selectors.EVENT_READ)
             while True:
                 now = time.monotonic()
-                waits = [PROGRESS_INTERVAL if progress else 1.0]
-                if deadline is not None and not timed_out:
-                    waits.append(deadline - now)
-                if kill_at is not None:
-                    waits.append(kill_at - now)
-                if exited_at is not None:
-                    waits.append(exited_at + kill_grace - now)
-                if selector.select(max(0.0, min(waits))):
+                if selector.select(watch.wait(now, PROGRESS_INTERVAL if progress else 1.0)):
                     data = os.read(fd, CHUNK)
                     if not data:
                         break
                     stream.write(data)
                 now = time.monotonic()
-                if deadline is not None and not timed_out and now >= deadline:
-                    timed_out = True
-                    _kill_group(proc.pid, signal.SIGTERM)
-                    kill_at = now + kill_grace
-                if kill_at is not None and now >= kill_at:
-                    _kill_group(proc.pid, signal.SIGKILL)
-                    kill_at = None
-                if exited_at is None and proc.poll() is not None:
-                    exited_at = now
-                elif exited_at is not None and now >= exited_at + kill_grace:
-                    notes.append("the output was still open after the command exited (a "
-                                 "background process?); stopped reading")
+                if watch.tick(now, exited=proc.poll() is not None):
+                    notes.append(_STILL_OPEN)
                     break
                 if progress is not None and now >= next_report:
                     progress(stream, now - start)
                     next_report = now + PROGRESS_INTERVAL
         returncode = _wait(proc, deadline, kill_grace)
+        timed_out = watch.timed_out
         if returncode is None:  # it closed its output but outlived the timeout
             timed_out = True
             returncode = proc.wait()
@@ -293,9 +319,7 @@ async def arun_command(
         raise
     assert proc.stdout is not None
     deadline = start + timeout if timeout is not None else None
-    timed_out = False
-    kill_at: float | None = None
-    exited_at: float | None = None
+    watch = _Watch(proc.pid, deadline, kill_grace)
     notes: list[str] = []
     exit_task = asyncio.ensure_future(proc.wait())
     read_task: asyncio.Future[bytes] | None = None
@@ -303,12 +327,8 @@ async def arun_command(
         while True:
             if read_task is None:
                 read_task = asyncio.ensure_future(proc.stdout.read(CHUNK))
-            now = loop.time()
-            waits = [w - now for w in (deadline if not timed_out else None, kill_at,
-                                       None if exited_at is None else exited_at + kill_grace)
-                     if w is not None]
             tasks = {read_task} if exit_task.done() else {read_task, exit_task}
-            done, _ = await asyncio.wait(tasks, timeout=max(0.0, min(waits)) if waits else None,
+            done, _ = await asyncio.wait(tasks, timeout=watch.wait(loop.time(), None),
                                          return_when=asyncio.FIRST_COMPLETED)
             if read_task in done:
                 data = read_task.result()
@@ -317,22 +337,12 @@ async def arun_command(
                     break
                 await stream.write(data)
                 continue
-            now = loop.time()
-            if exit_task.done() and exited_at is None:
-                exited_at = now
-            if deadline is not None and not timed_out and now >= deadline:
-                timed_out = True
-                _kill_group(proc.pid, signal.SIGTERM)
-                kill_at = now + kill_grace
-            elif kill_at is not None and now >= kill_at:
-                _kill_group(proc.pid, signal.SIGKILL)
-                kill_at = None
-            elif exited_at is not None and now >= exited_at + kill_grace:
-                notes.append("the output was still open after the command exited (a "
-                             "background process?); stopped reading")
+            if watch.tick(loop.time(), exited=exit_task.done()):
+                notes.append(_STILL_OPEN)
                 break
         if read_task is not None:
             read_task.cancel()
+        timed_out = watch.timed_out
         remaining = None if deadline is None else max(0.0, deadline - loop.time())
         try:
             returncode = await asyncio.wait_for(asyncio.shield(exit_task), remaining)
