@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from truncation_core import Truncator
 from truncation_core.builtins.salient import PATTERNS
-from truncation_core.salient import LINE_CHARS, Matcher, SalientPattern
-from truncation_core.text import measure
+from truncation_core.models import Omission
+from truncation_core.salient import (
+    LINE_CHARS,
+    Matcher,
+    SalientPattern,
+    StreamHighlights,
+    scan_region,
+)
+from truncation_core.text import line_index, measure
 
 BLOCK = re.compile(r"^line (\d+): (.*)$", re.MULTILINE)
 
@@ -157,3 +167,44 @@ def test_patterns_are_checked() -> None:
         SalientPattern(name="x", keywords=("a\nb",))
     with pytest.raises(ValueError, match="regex: not a valid regular expression"):
         SalientPattern(name="x", keywords=("a",), regex="(")
+
+
+# -- the stream's bank against an independent in-memory scan --------------------------------
+
+salient_lines = st.one_of(
+    st.sampled_from(["ok", "", "error: bad", "ValueError: x", "3 failed, 1 passed", "E   x",
+                     "panic: y", "FAILED t", "é" * 3]),
+    st.integers(500, 700).map(lambda n: "error: " + "z" * n),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(salient_lines, min_size=1, max_size=80),
+       st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
+       st.integers(1, 6), st.data())
+def test_the_bank_agrees_with_an_in_memory_scan(lines: list[str], ends: list[str], keep: int,
+                                                data: Any) -> None:
+    text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
+    text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
+    n, window = len(text), 300
+    matcher = Matcher(PATTERNS)
+    bank = StreamHighlights(matcher, keep=keep, window=window)
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
+    for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+        bank.feed(text[a:b])
+    bank.close()
+    # Regions like a cut's: starting in the first `window` characters, ending in the last.
+    start = data.draw(st.integers(0, min(n, window - 20)))
+    end = data.draw(st.integers(max(start, n - window + 20), n))
+    if text[start - 1:start + 1] == "\r\n":
+        start += 1
+    if end < n and text[end - 1:end + 1] == "\r\n":
+        end += 1
+    if end <= start:
+        return
+    region = Omission(position="middle", start=start, end=end, lines=0,
+                      first_line=line_index(text, start) + 1, last_line=0)
+    expected = scan_region(matcher, text, region, keep)
+    got = bank.pools(region, n)
+    assert {r: (p.count, p.first, list(p.last)) for r, p in got.items()} == \
+        {r: (p.count, p.first, list(p.last)) for r, p in expected.items()}

@@ -295,7 +295,12 @@ def _add(pools: Pools, item: Highlight, keep: int) -> None:
 
 
 class StreamHighlights:
-    """Finds salient lines as a stream goes by, keeping only what selection can need.
+    """Finds salient lines as text goes by, keeping only what selection can need.
+
+    Streams feed it chunk by chunk; ``process`` feeds it the whole text at once. Either way,
+    :meth:`pools` then gives, for any region a cut of the text omits, what :func:`select`
+    needs, so both paths share one implementation (checked against :func:`scan_region`, an
+    independent in-memory scan, by the tests).
 
     Lines are assembled across chunks: a partial last line waits for the next chunk, with only
     its first :data:`PROBE_CHARS` characters held, and a ``"\r"`` at the end of a chunk waits
@@ -363,7 +368,10 @@ class StreamHighlights:
             self._extend(text)
             return
         cut = last + 1
-        if self._pending_len <= PROBE_CHARS:  # the pending line is held whole
+        if not self._pending_len:  # the piece starts a line: scan it in place
+            scan_lines(self._matcher, text, 0, cut, line_index=self._line_index,
+                       offset=base, emit=self._emit)
+        elif self._pending_len <= PROBE_CHARS:  # the pending line is held whole
             block = self._pending + text[:cut]
             scan_lines(self._matcher, block, 0, len(block), line_index=self._line_index,
                        offset=self._line_start, emit=self._emit)

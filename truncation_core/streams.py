@@ -100,6 +100,11 @@ class IncrementalCut(Protocol):
         ...
 
 
+def window_for(policy: Policy) -> int:
+    """Characters a stream keeps at each end: the budget, the JSON sniff, and some slack."""
+    return max(policy.inline_limit, _SNIFF_CHARS) + _SLACK
+
+
 class _Ring(Generic[AnyStr]):
     """The last *keep* characters (or bytes) written, as a few pieces."""
 
@@ -146,7 +151,7 @@ class Stream:
         self._policy = policy
         self._context = context
         self._cutters = cutters
-        window = max(policy.inline_limit, _SNIFF_CHARS) + _SLACK
+        window = window_for(policy)
         self._window = window
         self._highlights = None if matcher is None else StreamHighlights(
             matcher, keep=policy.highlights, window=window)

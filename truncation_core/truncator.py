@@ -335,13 +335,12 @@ class Truncator:
         if policy.highlights and cut.omissions:
             matcher = self._matcher(tool, policy)
             if matcher:
-                from truncation_core.salient import lift_highlights, scan_region
+                from truncation_core.salient import lift_highlights
 
                 cut = lift_highlights(
                     cut, text=text, budget=budget, limit=policy.highlights,
                     templates=policy.marker,
-                    pools_for=pools_for or (lambda region: scan_region(
-                        matcher, text, region, policy.highlights)),
+                    pools_for=pools_for or _scanned(matcher, text, policy),
                     recut=lambda room: run(room, []))
         content = header + cut.text
         metadata = TruncationMetadata(
@@ -422,6 +421,17 @@ class Truncator:
         log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
                   ref.bytes, tool)
         return ref, None
+
+
+def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
+    """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
+    from truncation_core.salient import StreamHighlights
+    from truncation_core.streams import window_for
+
+    bank = StreamHighlights(matcher, keep=policy.highlights, window=window_for(policy))
+    bank.feed(text, final=True)
+    bank.close()
+    return lambda region: bank.pools(region, len(text))
 
 
 def _str_or_none(value: object) -> str | None:
