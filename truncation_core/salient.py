@@ -264,7 +264,11 @@ def select(pools: Pools, limit: int) -> list[Highlight]:
 
 
 def scan_region(matcher: Matcher, text: str, region: Omission, keep: int) -> Pools:
-    """The salient lines lying entirely inside *region* of an in-memory *text*."""
+    """The salient lines lying entirely inside *region* of an in-memory *text*.
+
+    A direct scan of one region: the straightforward definition, against which the tests
+    check :class:`StreamHighlights` (which the library uses, for ``process`` too).
+    """
     lo, hi = region.start, region.end
     index = region.first_line - 1
     if not is_line_start(text, lo):  # the first line is partly kept: skip it
