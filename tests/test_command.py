@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -259,6 +260,25 @@ def test_cli_json_and_signals_and_timeout() -> None:
     assert missing.returncode == 127 and "command not found" in missing.stderr
     bad = trunc("run", "--timeout", "-1", "--", "true")
     assert bad.returncode == 2 and "--timeout" in bad.stderr
+
+
+def test_cli_killed_by_sigterm_takes_the_command_group_with_it(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    proc = subprocess.Popen([*TRUNC, "run", "--", "sh", "-c",
+                             f"sleep 300 & echo $! > {pidfile}; wait"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 30
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.05)
+    grandchild = int(pidfile.read_text())
+    try:
+        proc.send_signal(signal.SIGTERM)  # what an agent's own timeout does to trunc
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+        assert wait_gone(grandchild)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(grandchild, signal.SIGKILL)
 
 
 def test_cli_shows_live_progress_on_a_terminal_only() -> None:

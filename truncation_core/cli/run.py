@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -36,6 +37,24 @@ def live_progress() -> Iterator[Any]:
         yield report
 
 
+@contextlib.contextmanager
+def termination_as_exit() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into ``SystemExit(128 + N)`` while the command runs.
+
+    The command runs in its own session, so a signal that ends ``trunc`` would not reach it:
+    raising instead lets ``run_command`` kill the command's process group on the way out.
+    """
+    def stop(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 @click.command("run", context_settings={"ignore_unknown_options": True,
                                         "allow_interspersed_args": False})
 @click.option("--tool", default="execute_command", show_default=True,
@@ -61,9 +80,11 @@ def run_command(state: AppState, tool: str, limit: int | None, timeout: float | 
 
     truncator = state.truncator(overrides_for(tool, None, limit))
     try:
-        with live_progress() as progress:
+        with termination_as_exit(), live_progress() as progress:
             done = run(truncator, list(command), tool=tool, timeout=timeout, stdin=None,
                        progress=progress)
+    except KeyboardInterrupt:  # the command's group was killed on the way out
+        sys.exit(128 + signal.SIGINT)
     except FileNotFoundError:
         click.secho(f"trunc run: command not found: {command[0]}", err=True, fg="red")
         sys.exit(127)
