@@ -354,3 +354,21 @@ def test_text_windows_answer_like_the_full_string() -> None:
     with pytest.raises(MiddleUnavailable):
         view.count("x", 0, n)
     assert "tail\r" not in repr(view) and "ab" not in repr(view)
+
+
+def test_a_cancelled_async_write_is_not_lost_and_never_overlaps() -> None:
+    truncator = Truncator({"inline_limit": 300}, load_entrypoints=False)
+    chunk = "".join(f"line {i}\n" for i in range(40_000))  # ~400 KB: goes to a thread
+
+    async def main() -> Any:
+        async with truncator.astream() as s:
+            task = asyncio.ensure_future(s.write(chunk))
+            await asyncio.sleep(0)  # let it start its batch in the worker thread
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await s.write("tail\n")  # waits for the cancelled batch: never two at once
+        return await s.result()
+
+    got = asyncio.run(main())
+    assert normalized(got) == normalized(truncator.process(chunk + "tail\n"))
