@@ -9,6 +9,7 @@ import json
 import os
 import pty
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -20,7 +21,13 @@ from typing import Any
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.command import TIMEOUT_EXIT, arun_command, run_command
+from truncation_core.command import (
+    TIMEOUT_EXIT,
+    CommandResult,
+    CommandStatus,
+    arun_command,
+    run_command,
+)
 
 PY = sys.executable
 TRUNC = [PY, "-m", "truncation_core"]
@@ -216,6 +223,22 @@ def test_async_run_command() -> None:
     assert done.result.content.endswith("row 19999\n")
     timed = asyncio.run(arun_command(truncator, ["sleep", "30"], timeout=0.3, kill_grace=0.3))
     assert timed.status.timed_out and timed.status.shell_exit_code == TIMEOUT_EXIT
+
+
+def test_frameworks_that_run_commands_themselves_get_the_same_result() -> None:
+    truncator = Truncator({"inline_limit": 400}, load_entrypoints=False)
+    code = "import sys\nfor i in range(3000): print('row', i)\nsys.exit(5)"
+    ours = run_command(truncator, [PY, "-c", code])
+    own = subprocess.run([PY, "-c", code], capture_output=True, check=False)  # their runner
+    with truncator.stream(tool="execute_command", command=shlex.join([PY, "-c", code])) as s:
+        s.write(own.stdout)
+    done = CommandResult.of(s.result(), CommandStatus(
+        argv=[PY, "-c", code], exit_code=own.returncode, duration_seconds=0.5))
+    assert done.status.shell_exit_code == 5
+    assert done.result.metadata.command == done.status
+    assert done.text.startswith("Exit code: 5\nWall time: 0.5 s\nTotal output lines: 3,000\n")
+    strip = re.compile(r"art_\w+")
+    assert strip.sub("ID", done.result.content) == strip.sub("ID", ours.result.content)
 
 
 def test_missing_command_and_empty_argv() -> None:

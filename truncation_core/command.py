@@ -96,6 +96,24 @@ class CommandResult:
     #: The truncated output (its metadata carries ``command``; its artifact, everything).
     result: TruncationResult = attrs.field(repr=False)
 
+    @classmethod
+    def of(cls, result: TruncationResult, status: CommandStatus) -> CommandResult:
+        """For frameworks that run commands their own way: the output they streamed (or
+        processed), with how the command ended recorded in its metadata and header.
+
+            with truncator.stream(tool="execute_command", command=line) as s:
+                for chunk in output:
+                    s.write(chunk)
+            done = CommandResult.of(s.result(), CommandStatus(argv=argv, exit_code=code,
+                                                              duration_seconds=seconds))
+            done.text   # the header, then the cut output
+        """
+        from truncation_core.results import TruncationResult
+
+        metadata = attrs.evolve(result.metadata, command=status)
+        return cls(status=status, result=TruncationResult(
+            result.content, artifact=result.artifact, metadata=metadata))
+
     @property
     def header(self) -> str:
         """The lines above the output: timeout, exit code, wall time, total lines."""
@@ -192,15 +210,10 @@ def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
 def _done(result: TruncationResult, *, argv: list[str], returncode: int, timed_out: bool,
           timeout: float | None, seconds: float, notes: list[str]) -> CommandResult:
     """The stream's result, with how the command ended added to its metadata."""
-    from truncation_core.results import TruncationResult
-
-    status = CommandStatus(
+    return CommandResult.of(result, CommandStatus(
         argv=argv, exit_code=returncode if returncode >= 0 else None,
         signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
-        duration_seconds=round(seconds, 3), notes=notes)
-    metadata = attrs.evolve(result.metadata, command=status)
-    return CommandResult(status=status, result=TruncationResult(
-        result.content, artifact=result.artifact, metadata=metadata))
+        duration_seconds=round(seconds, 3), notes=notes))
 
 
 def run_command(
