@@ -307,8 +307,8 @@ class StreamHighlights:
     independent in-memory scan, by the tests).
 
     Lines are assembled across chunks: a partial last line waits for the next chunk, with only
-    its first :data:`PROBE_CHARS` characters held, and a ``"\r"`` at the end of a chunk waits
-    to see whether a ``"\n"`` follows. For a stream whose windows are *window* characters at
+    its first :data:`PROBE_CHARS` characters held, and a ``"\\r"`` at the end of a chunk waits
+    to see whether a ``"\\n"`` follows. For a stream whose windows are *window* characters at
     each end, what is kept is:
 
     * every match that starts in the first *window* characters (a cut may keep it or not);
@@ -405,7 +405,7 @@ class StreamHighlights:
                                  pattern=pattern.name, rank=pattern.rank, text=_clip(probe)))
 
     def close(self) -> None:
-        """The stream ended: a held ``"\r"`` ends a line, and the last line is complete."""
+        """The stream ended: a held ``"\\r"`` ends a line, and the last line is complete."""
         if self._held_cr:
             self._held_cr = False
             self._offset -= 1
