@@ -121,7 +121,6 @@ class MarkerConfig:
     #: Fills ``{hint}`` when the omitted part is kept as an artifact.
     hint: str = (
         '; get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
-        "; bytes {start_byte}:{end_byte}"
     )
     #: Fills ``{hint}`` when spilling was on but the artifact could not be stored.
     unavailable: str = "; the full output could not be kept: {reason}"
@@ -133,6 +132,9 @@ class MarkerConfig:
         'Read them with get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100) '
         "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
     )
+    #: Follows ``hint`` when the omitted region's byte range in the artifact is known: the
+    #: omitted part is ``artifact[start_byte:end_byte]``.
+    hint_bytes: str = "; bytes {start_byte}:{end_byte}"
     #: First line of the highlights block: salient lines lifted from the omitted part.
     highlights: str = (
         "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
@@ -150,8 +152,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
                       "original_lines", "original_chars", "strategy", "tool"),
         "end": ("lines", "chars", "first_line", "last_line", "hint",
                 "original_lines", "original_chars", "strategy", "tool"),
-        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars", "start_byte",
-                 "end_byte", "bytes"),
+        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
+        "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
         "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
         "highlights": ("shown", "found"),

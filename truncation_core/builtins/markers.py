@@ -34,9 +34,10 @@ def format_marker(marker: Marker, policy: Policy) -> str:
         hint = templates.hint.format(
             artifact_id=artifact.id, start_line=region.first_line, end_line=region.last_line,
             lines=region.lines, chars=region.chars,
-            start_byte=_known(region.start_byte), end_byte=_known(region.end_byte),
-            bytes=_known(region.bytes),
         )
+        if region.start_byte is not None and region.end_byte is not None:
+            hint += templates.hint_bytes.format(start_byte=region.start_byte,
+                                                end_byte=region.end_byte, bytes=region.bytes)
     elif marker.artifact_error:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
@@ -47,6 +48,3 @@ def format_marker(marker: Marker, policy: Policy) -> str:
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,
     )
 
-
-def _known(value: int | None) -> int | str:
-    return "?" if value is None else value
