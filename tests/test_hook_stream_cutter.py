@@ -55,7 +55,9 @@ def test_hook_stream_cutter() -> None:
     # A cutter for another strategy is fed but not used: the text strategy cuts.
     tail = Truncator({"inline_limit": 50, "default_strategy": "tail"}, plugins=[plugin],
                      load_entrypoints=False)
-    assert streamed(tail, [content]).content.endswith("1, 1]")
+    log = "line of a log\n" * 2000
+    assert streamed(tail, [log]).content.endswith("line of a log\n")
+    assert plugin.cutters[-1].fed == len(log)
 
 
 def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:

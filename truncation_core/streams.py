@@ -514,7 +514,12 @@ class Stream:
 
 def _builtin_window_strategies() -> dict[str, Callable[..., Cut | None]]:
     """The built-in text strategies: they cut with ``cut_text``, which only touches the
-    windows, so they run unchanged on a :class:`TextWindows`."""
+    windows, so they run unchanged on a :class:`TextWindows`.
+
+    ``element`` is one of them only while it is the line-based fallback: once it parses
+    JSON or XML it needs the whole content, must leave this table, and streams through an
+    :class:`IncrementalCut` from the ``stream_cutter`` hook instead.
+    """
     from truncation_core.builtins import element, head, head_tail, lines, tail
 
     def call(module: Any) -> Callable[..., Cut | None]:
