@@ -252,15 +252,17 @@ def plain(text: str, head_share: float) -> str:
 def measure() -> str:
     sys.path.insert(0, str(HERE.parent))
     from truncation_core import Truncator
+    from truncation_core.builtins.memory_store import MemoryStore
 
-    truncator = Truncator(load_entrypoints=False)
+    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
     keys = json.loads((CORPUS / "keys.json").read_text())
     methods: dict[str, Callable[[str], str]] = {
         "truncation-core (tail + highlights)":
             lambda t: truncator.process(t, tool="execute_command").content,
         "truncation-core, highlights off":
             lambda t: Truncator({"tools": {"execute_command": {"highlights": 0}}},
-                                load_entrypoints=False).process(t, tool="execute_command").content,
+                                load_entrypoints=False, store=MemoryStore()
+                                ).process(t, tool="execute_command").content,
         "head": lambda t: plain(t, 1.0),
         "tail": lambda t: plain(t, 0.0),
         "50/50": lambda t: plain(t, 0.5),

@@ -76,7 +76,10 @@ CHILD = textwrap.dedent(r"""
 
         config = {"default_strategy": "tail", "spill": mode == "stream_spill",
                   "highlights": 8 if mode == "stream_highlights" else 0}
-        truncator = Truncator(config, plugins=[FileStore()], load_entrypoints=False)
+        from truncation_core.builtins.memory_store import MemoryStore
+
+        truncator = Truncator(config, plugins=[FileStore()], load_entrypoints=False,
+                              store=MemoryStore())  # FileStore's writer takes the content
     # Write speed into the page cache depends on the dirty data already waiting for write-back
     # (earlier cases, other processes): start every case from clean.
     os.sync()

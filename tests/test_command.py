@@ -13,6 +13,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.command import (
     TIMEOUT_EXIT,
     CommandResult,
@@ -28,6 +30,12 @@ from truncation_core.command import (
     arun_command,
     run_command,
 )
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
 
 PY = sys.executable
 TRUNC = [PY, "-m", "truncation_core"]
@@ -59,7 +67,7 @@ def wait_gone(pid: int, seconds: float = 10.0) -> bool:
 @pytest.mark.slow
 def test_a_100_mb_output_streams_through_with_exact_totals() -> None:
     # An artifact limit above the output, so that the artifact can be checked byte for byte.
-    truncator = Truncator({"max_artifact_size": 128 * 1024 * 1024}, load_entrypoints=False)
+    truncator = make({"max_artifact_size": 128 * 1024 * 1024})
     line = b"2024-05-01 12:00:00 INFO worker-3 processed a batch of records\n"  # 64 bytes
     count = 100 * 1024 * 1024 // len(line)
     code = f"""
@@ -102,7 +110,7 @@ def test_a_failing_pytest_run(tmp_path: Path) -> None:
         def test_last():
             raise KeyError("missing-key")
         """))
-    truncator = Truncator(load_entrypoints=False)
+    truncator = make()
     done = run_command(truncator, [PY, "-m", "pytest", "-v", "-rf", "-p", "no:cacheprovider",
                                    str(tests)], cwd=tmp_path)
     assert done.status.exit_code == 1
@@ -122,7 +130,7 @@ def test_a_failing_pytest_run(tmp_path: Path) -> None:
 
 
 def test_binary_output_and_invalid_utf8_are_kept_byte_for_byte() -> None:
-    truncator = Truncator({"inline_limit": 500}, load_entrypoints=False)
+    truncator = make({"inline_limit": 500})
     code = """
         import sys
         data = bytes(range(256)) * 200 + b"\\xe2\\x82 broken \\xff\\xfe end\\n"
@@ -142,7 +150,7 @@ def test_a_command_that_outlives_its_timeout_is_killed_with_its_process_group(
     pidfile = tmp_path / "grandchild.pid"
     # The shell starts a grandchild that ignores nothing and would sleep for 5 minutes.
     argv = ["sh", "-c", f"sleep 300 & echo $! > {pidfile}; echo started; wait"]
-    truncator = Truncator(load_entrypoints=False)
+    truncator = make()
     done = run_command(truncator, argv, timeout=0.5, kill_grace=0.5)
     assert done.status.timed_out and done.status.shell_exit_code == TIMEOUT_EXIT
     assert done.status.exit_code is None and done.status.signal == "SIGTERM"
@@ -179,7 +187,7 @@ def test_a_term_ignoring_command_is_killed_after_the_grace_period() -> None:
         print("ignoring TERM", flush=True)
         time.sleep(300)
         """
-    done = run_command(Truncator(load_entrypoints=False), python(code), timeout=0.5,
+    done = run_command(make(), python(code), timeout=0.5,
                        kill_grace=0.3)
     assert done.status.timed_out and done.status.signal == "SIGKILL"
 
@@ -191,7 +199,7 @@ def test_progress_bars_with_carriage_returns() -> None:
             sys.stdout.write(f"\rdownloading {i / 20:5.1f}%")
         sys.stdout.write("\r\ndone\n")
         """
-    truncator = Truncator({"inline_limit": 300}, load_entrypoints=False)
+    truncator = make({"inline_limit": 300})
     done = run_command(truncator, python(code))
     raw = stored(truncator, done.result)
     assert raw.count(b"\r") == 2002 and raw.endswith(b"100.0%\r\ndone\n")
@@ -203,7 +211,7 @@ def test_progress_bars_with_carriage_returns() -> None:
 def test_a_background_process_holding_the_output_does_not_hang_the_caller() -> None:
     argv = ["sh", "-c", "sleep 30 & echo $!; echo bye"]
     start = time.monotonic()
-    done = run_command(Truncator(load_entrypoints=False), argv, kill_grace=0.3)
+    done = run_command(make(), argv, kill_grace=0.3)
     elapsed = time.monotonic() - start
     sleeper = int(done.result.content.split()[0])
     try:
@@ -215,7 +223,7 @@ def test_a_background_process_holding_the_output_does_not_hang_the_caller() -> N
 
 
 def test_async_run_command() -> None:
-    truncator = Truncator({"inline_limit": 400}, load_entrypoints=False)
+    truncator = make({"inline_limit": 400})
     code = """
         import sys
         for i in range(20000):
@@ -231,7 +239,7 @@ def test_async_run_command() -> None:
 
 
 def test_frameworks_that_run_commands_themselves_get_the_same_result() -> None:
-    truncator = Truncator({"inline_limit": 400}, load_entrypoints=False)
+    truncator = make({"inline_limit": 400})
     code = "import sys\nfor i in range(3000): print('row', i)\nsys.exit(5)"
     ours = run_command(truncator, [PY, "-c", code])
     own = subprocess.run([PY, "-c", code], capture_output=True, check=False)  # their runner
@@ -247,7 +255,7 @@ def test_frameworks_that_run_commands_themselves_get_the_same_result() -> None:
 
 
 def test_missing_command_and_empty_argv() -> None:
-    truncator = Truncator(load_entrypoints=False)
+    truncator = make()
     with pytest.raises(FileNotFoundError):
         run_command(truncator, ["no-such-command-xyz"])
     with pytest.raises(ValueError, match="argv: expected a command"):
@@ -260,8 +268,10 @@ def test_missing_command_and_empty_argv() -> None:
 
 
 def trunc(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TRUNC, *args], capture_output=True, text=True, timeout=120,
-                          **kwargs)
+    """Run ``trunc`` in a scratch directory: whatever it stores stays out of the repository."""
+    with tempfile.TemporaryDirectory() as scratch:
+        return subprocess.run([*TRUNC, *args], capture_output=True, text=True, timeout=120,
+                              cwd=scratch, **kwargs)
 
 
 def test_cli_prints_what_the_model_sees_and_exits_with_the_command_code() -> None:
@@ -294,7 +304,7 @@ def test_cli_killed_by_sigterm_takes_the_command_group_with_it(tmp_path: Path) -
     pidfile = tmp_path / "grandchild.pid"
     proc = subprocess.Popen([*TRUNC, "run", "--", "sh", "-c",
                              f"sleep 300 & echo $! > {pidfile}; wait"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     end = time.monotonic() + 30
     while not pidfile.exists() or not pidfile.read_text().strip():
         assert time.monotonic() < end and proc.poll() is None
@@ -309,12 +319,12 @@ def test_cli_killed_by_sigterm_takes_the_command_group_with_it(tmp_path: Path) -
             os.kill(grandchild, signal.SIGKILL)
 
 
-def test_cli_shows_live_progress_on_a_terminal_only() -> None:
+def test_cli_shows_live_progress_on_a_terminal_only(tmp_path: Path) -> None:
     code = "import time\nfor i in range(8):\n    print('tick', i, flush=True)\n    time.sleep(0.1)"
     leader, follower = pty.openpty()
     try:
         proc = subprocess.Popen([*TRUNC, "run", "--", PY, "-c", code], stdout=subprocess.PIPE,
-                                stderr=follower, text=True)
+                                stderr=follower, text=True, cwd=tmp_path)
         os.close(follower)
         seen = b""
         while True:

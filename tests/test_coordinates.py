@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.offsets import prefix_bytes, sync_point
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
 
 HINT = re.compile(r'get_artifact\(artifact_id="(art_\w+)", start_line=(\d+), end_line=(\d+)\)'
                   r"; bytes (\d+):(\d+)")
@@ -52,13 +59,12 @@ def check(truncator: Truncator, content: str | bytes, **kwargs: Any) -> Any:
 
 @pytest.mark.parametrize("strategy", ["head", "tail", "head_tail", "lines"])
 def test_marker_and_metadata_agree_for_text(strategy: str) -> None:
-    truncator = Truncator({"inline_limit": 600, "default_strategy": strategy},
-                          load_entrypoints=False)
+    truncator = make({"inline_limit": 600, "default_strategy": strategy})
     check(truncator, "".join(f"line {i}: été 😀\r\n" for i in range(500)))
 
 
 def test_byte_offsets_refer_to_the_original_bytes_when_they_are_not_utf8() -> None:
-    truncator = Truncator({"inline_limit": 600}, load_entrypoints=False)
+    truncator = make({"inline_limit": 600})
     # Each "\xe2\x82" shows as one U+FFFD but is two bytes; "\xff" one byte.
     content = b"".join(b"row %d \xe2\x82 \xff ok\n" % i for i in range(500))
     result = check(truncator, content)
@@ -69,7 +75,7 @@ def test_byte_offsets_refer_to_the_original_bytes_when_they_are_not_utf8() -> No
 
 
 def test_streams_give_the_same_coordinates() -> None:
-    truncator = Truncator({"inline_limit": 600}, load_entrypoints=False)
+    truncator = make({"inline_limit": 600})
     content = b"".join(b"row %d \xe2\x82 \xf0\x9f\x98\x80\n" % i for i in range(5000))
     with truncator.stream() as s:
         for i in range(0, len(content), 999):

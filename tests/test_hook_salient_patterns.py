@@ -5,8 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.hookspecs import hookimpl
 from truncation_core.salient import SalientPattern
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
 
 
 def lifted(result: Any) -> dict[int, str]:
@@ -30,8 +36,7 @@ class _CargoPatterns:
 
 def test_hook_salient_patterns() -> None:
     plugin = _CargoPatterns()
-    truncator = Truncator({"inline_limit": 3000, "highlights": 4}, plugins=[plugin],
-                          load_entrypoints=False)
+    truncator = make({"inline_limit": 3000, "highlights": 4}, plugins=[plugin])
     rows = [f"   Compiling crate{i} v0.1.0" for i in range(3000)]
     rows[700], rows[800] = "warning: unused variable `x`", "error: cannot borrow"
     content = "\n".join(rows) + "\n"

@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.hookspecs import hookimpl
 from truncation_core.models import Cut, Provides
 from truncation_core.streams import IncrementalCut
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
 
 
 def streamed(truncator: Truncator, chunks: list[str], **kwargs: Any) -> Any:
@@ -46,15 +52,14 @@ class _JsonStreams:
 
 def test_hook_stream_cutter() -> None:
     plugin = _JsonStreams()
-    truncator = Truncator({"inline_limit": 50, "default_strategy": "element"},
-                          plugins=[plugin], load_entrypoints=False)
+    truncator = make({"inline_limit": 50, "default_strategy": "element"},
+                          plugins=[plugin])
     content = "[" + "1, " * 5000 + "1]"
     result = streamed(truncator, [content[i:i + 77] for i in range(0, len(content), 77)])
     assert result.content == f"[{len(content)} chars of JSON]"
     assert plugin.cutters[0].fed == len(content)
     # A cutter for another strategy is fed but not used: the text strategy cuts.
-    tail = Truncator({"inline_limit": 50, "default_strategy": "tail"}, plugins=[plugin],
-                     load_entrypoints=False)
+    tail = make({"inline_limit": 50, "default_strategy": "tail"}, plugins=[plugin])
     log = "line of a log\n" * 2000
     assert streamed(tail, [log]).content.endswith("line of a log\n")
     assert plugin.cutters[-1].fed == len(log)
@@ -71,8 +76,8 @@ def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:
             return Cut(text="w", omitted_chars=facts.chars - 1, omitted_lines=0) if (
                 strategy == "whole") else None
 
-    truncator = Truncator({"inline_limit": 50, "default_strategy": "whole"},
-                          plugins=[Whole()], load_entrypoints=False)
+    truncator = make({"inline_limit": 50, "default_strategy": "whole"},
+                          plugins=[Whole()])
     small = "x" * 400  # fits in the windows: the plugin gets the real text, as in process()
     assert streamed(truncator, [small]).content == "w"
     big = "y\n" * 5000
@@ -89,7 +94,7 @@ def test_hook_stream_cutter_receives_tool_policy_and_context() -> None:
         def stream_cutter(self, tool: Any, policy: Any, context: Any) -> None:
             seen.append((tool, policy.inline_limit, dict(context)))
 
-    truncator = Truncator({"inline_limit": 123}, plugins=[Recorder()], load_entrypoints=False)
+    truncator = make({"inline_limit": 123}, plugins=[Recorder()])
     streamed(truncator, ["x"], tool="events", tool_call_id="c1")
     assert seen == [("events", 123, {"tool_call_id": "c1"})]
     assert isinstance(_CountingCut(), IncrementalCut)

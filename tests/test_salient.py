@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.builtins.salient import PATTERNS
 from truncation_core.models import Omission
 from truncation_core.salient import (
@@ -20,6 +21,12 @@ from truncation_core.salient import (
     scan_region,
 )
 from truncation_core.text import line_index, measure
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
 
 BLOCK = re.compile(r"^line (\d+): (.*)$", re.MULTILINE)
 
@@ -45,7 +52,7 @@ MARKS = {
 
 
 def test_lines_from_the_omitted_part_are_shown_with_their_line_numbers() -> None:
-    truncator = Truncator({"inline_limit": 4000}, load_entrypoints=False)
+    truncator = make({"inline_limit": 4000})
     content = log_with(MARKS)
     result = truncator.process(content, tool="execute_command")  # tail, highlights on
     lines = content.splitlines()
@@ -63,7 +70,7 @@ def test_highlights_count_against_the_budget_in_every_unit() -> None:
     content = log_with(MARKS)
     for config in ({"inline_limit": 1500}, {"inline_limit": 8000, "max_bytes": 1200},
                    {"inline_limit": 8000, "max_lines": 30}):
-        truncator = Truncator({**config, "highlights": 8}, load_entrypoints=False)
+        truncator = make({**config, "highlights": 8})
         for strategy in ("tail", "head", "head_tail"):
             result = truncator.process(content, tool=strategy)
             size = measure(result.content)
@@ -72,7 +79,7 @@ def test_highlights_count_against_the_budget_in_every_unit() -> None:
 
 def test_the_block_takes_at_most_a_quarter_of_the_budget() -> None:
     marks = {i: f"error: failure number {i} " + "x" * 100 for i in range(100, 2900, 50)}
-    truncator = Truncator({"inline_limit": 3000, "highlights": 8}, load_entrypoints=False)
+    truncator = make({"inline_limit": 3000, "highlights": 8})
     result = truncator.process(log_with(marks), tool="x")
     block = "\n".join(line for line in result.content.splitlines()
                       if line.startswith("line ") or "highlights from" in line)
@@ -83,7 +90,7 @@ def test_the_block_takes_at_most_a_quarter_of_the_budget() -> None:
 def test_selection_keeps_summaries_first_then_the_first_and_last_errors() -> None:
     marks = {i: f"error: failure number {i}" for i in range(100, 2000, 100)}
     marks[2500] = "=========== 19 failed, 340 passed in 12.3s ==========="
-    truncator = Truncator({"inline_limit": 2500, "highlights": 5}, load_entrypoints=False)
+    truncator = make({"inline_limit": 2500, "highlights": 5})
     result = truncator.process(log_with(marks, total=2800), tool="x",)
     got = sorted(shown(result.content))
     # The summary (rank 0), then errors: the earliest two and the latest two.
@@ -92,7 +99,7 @@ def test_selection_keeps_summaries_first_then_the_first_and_last_errors() -> Non
 
 
 def test_kept_lines_are_not_repeated_and_nothing_is_added_without_omission() -> None:
-    truncator = Truncator({"inline_limit": 4000, "highlights": 8}, load_entrypoints=False)
+    truncator = make({"inline_limit": 4000, "highlights": 8})
     content = log_with({2995: "error: at the very end"})
     result = truncator.process(content, tool="x", )
     assert "highlights from" not in result.content  # the error is in the kept part
@@ -102,17 +109,16 @@ def test_kept_lines_are_not_repeated_and_nothing_is_added_without_omission() -> 
 
 
 def test_highlights_off_by_default_except_for_command_output() -> None:
-    truncator = Truncator({"inline_limit": 4000}, load_entrypoints=False)
+    truncator = make({"inline_limit": 4000})
     content = log_with(MARKS)
     assert "highlights from" not in truncator.process(content, tool="read_file").content
     assert "highlights from" in truncator.process(content, tool="execute_command").content
-    off = Truncator({"inline_limit": 4000, "tools": {"execute_command": {"highlights": 0}}},
-                    load_entrypoints=False)
+    off = make({"inline_limit": 4000, "tools": {"execute_command": {"highlights": 0}}})
     assert "highlights from" not in off.process(content, tool="execute_command").content
 
 
 def test_lines_longer_than_the_probe_match_on_their_start_only() -> None:
-    truncator = Truncator({"inline_limit": 3000, "highlights": 4}, load_entrypoints=False)
+    truncator = make({"inline_limit": 3000, "highlights": 4})
     late = "x" * 600 + " error: too far in"
     early = "error: near the start " + "y" * 2000
     result = truncator.process(log_with({500: late, 900: early}), tool="x")

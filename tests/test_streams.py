@@ -14,9 +14,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.errors import StoreFull
 from truncation_core.hookspecs import hookimpl
 from truncation_core.windows import MiddleUnavailable, TextWindows
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
 
 # -- content generators ---------------------------------------------------------------------
 
@@ -127,7 +134,7 @@ def assert_same(truncator: Truncator, content: str | bytes, chunks: list[Any]) -
 def test_stream_equals_process(data: Any, config: dict[str, Any], as_bytes: bool) -> None:
     content = data.draw(byte_contents() if as_bytes else texts())
     chunks = data.draw(chunked(content))
-    assert_same(Truncator(config, load_entrypoints=False), content, chunks)
+    assert_same(make(config), content, chunks)
 
 
 log_lines = st.one_of(
@@ -155,9 +162,9 @@ def test_stream_highlights_equal_process(data: Any, limit: int, strategy: str,
     content: Any = data.draw(logs())
     if as_bytes:
         content = content.encode()
-    truncator = Truncator({"inline_limit": limit, "default_strategy": strategy,
+    truncator = make({"inline_limit": limit, "default_strategy": strategy,
                            "highlights": highlights, "spill": spill,
-                           "artifact_threshold": 100_000}, load_entrypoints=False)
+                           "artifact_threshold": 100_000})
     assert_same(truncator, content, data.draw(chunked(content)))
 
 
@@ -166,8 +173,7 @@ def test_stream_highlights_equal_process(data: Any, limit: int, strategy: str,
 def test_stream_equals_process_around_the_limit_and_the_windows(size: int, strategy: str) -> None:
     # limit 100 -> windows of 356 characters at each end; 712 is where they stop overlapping.
     content = "".join(f"{i:04d}\n" for i in range(size))[:size * 3]
-    truncator = Truncator({"inline_limit": 100, "default_strategy": strategy},
-                          load_entrypoints=False)
+    truncator = make({"inline_limit": 100, "default_strategy": strategy})
     for step in (1, 3, 64, 10_000):
         chunks = [content[i:i + step] for i in range(0, len(content), step)]
         assert_same(truncator, content, chunks)
@@ -179,7 +185,7 @@ def test_stream_equals_process_around_the_limit_and_the_windows(size: int, strat
 
 
 def test_split_utf8_and_crlf_count_exactly() -> None:
-    truncator = Truncator({"inline_limit": 10}, load_entrypoints=False)
+    truncator = make({"inline_limit": 10})
     content = ("é😀\r\n" * 1000).encode()
     # Split every sequence and every "\r\n" in two: one byte per chunk.
     result = streamed(truncator, [content[i:i + 1] for i in range(len(content))])
@@ -188,7 +194,7 @@ def test_split_utf8_and_crlf_count_exactly() -> None:
 
 
 def test_progress_counters() -> None:
-    truncator = Truncator(load_entrypoints=False)
+    truncator = make()
     with truncator.stream() as s:
         s.write(b"ab\r")
         assert (s.chars, s.bytes, s.lines) == (3, 3, 1)
@@ -200,7 +206,7 @@ def test_progress_counters() -> None:
 
 
 def test_within_the_limit_nothing_is_stored() -> None:
-    truncator = Truncator({"inline_limit": 100}, load_entrypoints=False)
+    truncator = make({"inline_limit": 100})
     result = streamed(truncator, ["hello\n", "world\n"], tool="t")
     assert result.content == "hello\nworld\n"
     assert not result.was_truncated and result.artifact is None
@@ -209,7 +215,7 @@ def test_within_the_limit_nothing_is_stored() -> None:
 
 
 def test_mixed_chunk_types_are_refused() -> None:
-    truncator = Truncator(load_entrypoints=False)
+    truncator = make()
     with truncator.stream() as s:
         s.write("text")
         with pytest.raises(TypeError, match="this stream takes str"):
@@ -220,11 +226,11 @@ def test_mixed_chunk_types_are_refused() -> None:
 
 def test_already_truncated_is_refused_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match="already_truncated"):
-        Truncator(load_entrypoints=False).stream(already_truncated=True)
+        make().stream(already_truncated=True)
 
 
 def test_an_exception_in_the_block_aborts_and_stores_nothing() -> None:
-    truncator = Truncator({"inline_limit": 10}, load_entrypoints=False)
+    truncator = make({"inline_limit": 10})
     with pytest.raises(RuntimeError), truncator.stream() as s:
         s.write("x" * 10_000)
         raise RuntimeError("source failed")
@@ -271,8 +277,8 @@ class _FillsUp:
 
 
 def test_store_full_mid_stream_degrades_to_inline_and_says_so() -> None:
-    truncator = Truncator({"inline_limit": 200, "default_strategy": "tail"},
-                          plugins=[_FillsUp(fail_at=3)], load_entrypoints=False)
+    truncator = make({"inline_limit": 200, "default_strategy": "tail"},
+                          plugins=[_FillsUp(fail_at=3)])
     chunks = [f"line {i}\n" * 10 for i in range(20)]
     result = streamed(truncator, chunks)
     assert result.artifact is None
@@ -280,13 +286,12 @@ def test_store_full_mid_stream_degrades_to_inline_and_says_so() -> None:
     assert "could not be kept: the artifact store is full" in result.content
     assert truncator.store.list() == []  # the partial artifact was aborted
     # Negative control: without the fault, the same stream is stored.
-    healthy = Truncator({"inline_limit": 200, "default_strategy": "tail"},
-                        load_entrypoints=False)
+    healthy = make({"inline_limit": 200, "default_strategy": "tail"})
     assert streamed(healthy, chunks).artifact is not None
 
 
 def test_the_artifact_is_described_when_the_stream_ends() -> None:
-    truncator = Truncator({"inline_limit": 20}, load_entrypoints=False)
+    truncator = make({"inline_limit": 20})
     content = '[{"a": 1}' + ', {"a": 1}' * 500 + "]"
     result = streamed(truncator, [content[i:i + 100] for i in range(0, len(content), 100)],
                       tool="api", tool_call_id="call_7")
@@ -301,7 +306,7 @@ def test_the_artifact_is_described_when_the_stream_ends() -> None:
 
 
 def test_memory_is_bounded_by_the_budget_not_the_input() -> None:
-    truncator = Truncator({"inline_limit": 8000, "spill": False}, load_entrypoints=False)
+    truncator = make({"inline_limit": 8000, "spill": False})
     chunk = b"".join(b"2024-01-01 INFO worker %06d did something useful\n" % i
                      for i in range(20_000))  # ~1 MB
     gc.collect()
@@ -322,7 +327,7 @@ def test_memory_is_bounded_by_the_budget_not_the_input() -> None:
 
 
 def test_async_stream_equals_process() -> None:
-    truncator = Truncator({"inline_limit": 200}, load_entrypoints=False)
+    truncator = make({"inline_limit": 200})
     content = "".join(f"row {i} ü\n" for i in range(50_000)).encode()
 
     async def main() -> Any:
@@ -359,7 +364,7 @@ def test_text_windows_answer_like_the_full_string() -> None:
 
 
 def test_a_cancelled_async_write_is_not_lost_and_never_overlaps() -> None:
-    truncator = Truncator({"inline_limit": 300}, load_entrypoints=False)
+    truncator = make({"inline_limit": 300})
     chunk = "".join(f"line {i}\n" for i in range(40_000))  # ~400 KB: goes to a thread
 
     async def main() -> Any:
