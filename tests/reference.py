@@ -18,7 +18,8 @@ DEFAULT_MARKERS = {
     "beginning": "... [Beginning omitted: {lines:,} lines / {chars:,} chars{hint}] ...\n",
     "end": "\n... [Remainder omitted: {lines:,} lines / {chars:,} chars{hint}] ...",
 }
-DEFAULT_HINT = '; get_artifact(artifact_id="{id}", start_line={first}, end_line={last})'
+DEFAULT_HINT = ('; get_artifact(artifact_id="{id}", start_line={first}, end_line={last})'
+                '; bytes {start_byte}:{end_byte}')
 #: FR-059: ``[Artifact: {id}] {summary} ({size})`` on the first line of the reference.
 REFERENCE_FIRST_LINE = re.compile(
     r"\[Artifact: (art_[1-9][0-9]*_[0-9a-f]{32})\] (?P<summary>[^\n]*) "
@@ -86,10 +87,15 @@ def splits_pair(text: str, pos: int) -> bool:
 
 
 def expected_marker(position: str, *, chars: int, lines: int, first: int = 0, last: int = 0,
-                    artifact_id: str | None = None, unavailable: str | None = None) -> str:
-    """The default marker for an omission, rendered from seed 000's format by hand."""
+                    artifact_id: str | None = None, unavailable: str | None = None,
+                    start_byte: int = 0, end_byte: int = 0) -> str:
+    """The default marker for an omission, rendered from seed 000's format by hand.
+
+    With an artifact, the hint names the omitted lines and the omitted byte range of the
+    artifact (*start_byte*..*end_byte*, computed by the caller from the original)."""
     if artifact_id is not None:
-        hint = DEFAULT_HINT.format(id=artifact_id, first=first, last=last)
+        hint = DEFAULT_HINT.format(id=artifact_id, first=first, last=last,
+                                   start_byte=start_byte, end_byte=end_byte)
     elif unavailable is not None:
         hint = f"; the full output could not be kept: {unavailable}"
     else:

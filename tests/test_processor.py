@@ -299,7 +299,9 @@ def test_marker_tells_how_to_read_back_what_it_replaces() -> None:
     region = result.metadata.omissions[0]
     marker = expected_marker("middle", chars=region.chars, lines=region.lines,
                              first=region.first_line, last=region.last_line,
-                             artifact_id=result.artifact.id)  # type: ignore[union-attr]
+                             artifact_id=result.artifact.id,  # type: ignore[union-attr]
+                             start_byte=len(text[:region.start].encode()),
+                             end_byte=len(text[:region.end].encode()))
     assert marker in result.content
     # The named lines of the artifact are exactly what the model did not see.
     with truncator.store.open(result.artifact.id) as f:  # type: ignore[union-attr]

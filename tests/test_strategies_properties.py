@@ -58,6 +58,11 @@ STRATEGIES: dict[str, tuple[dict[str, Any], str, bool]] = {
 }
 
 
+def utf8_len(text: str) -> int:
+    """Bytes of *text* as the artifact stores it (UTF-8, lone surrogates included)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def without_terminator(text: str) -> str:
     for ending in ("\r\n", "\n", "\r"):
         if text.endswith(ending):
@@ -155,7 +160,8 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
 
     expected = expected_marker(
         position, chars=end - start, lines=whole, first=first_line, last=last_line,
-        artifact_id=result.artifact.id if result.artifact else None)
+        artifact_id=result.artifact.id if result.artifact else None,
+        start_byte=utf8_len(text[:start]), end_byte=utf8_len(text[:end]))
     if marker != expected:
         assert marker in FALLBACK_NOTES, (marker, expected)
         assert FALLBACK_NOTES[marker] in meta.notes, meta.notes

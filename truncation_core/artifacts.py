@@ -218,6 +218,10 @@ class ArtifactWriter(Protocol):
 
     Use it as a context manager: leaving the block with an exception aborts the write, and
     nothing becomes visible. ``commit`` publishes the artifact atomically and returns its ref.
+
+    ``commit(info)`` replaces the :class:`ArtifactInfo` the writer was opened with: a stream
+    opens its writer before it knows its size, line count or content type, and gives the
+    final description when it ends.
     """
 
     def write(self, data: bytes) -> None: ...

@@ -209,6 +209,15 @@ class MarkerConfig:
     xml_elements: str = " {count:,} elements omitted "
     #: Inserted into shortened XML text, between its kept beginning and end.
     xml_text: str = " ... [{count:,} chars omitted] ... "
+    #: Follows ``hint`` when the omitted region's byte range in the artifact is known: the
+    #: omitted part is ``artifact[start_byte:end_byte]``.
+    hint_bytes: str = "; bytes {start_byte}:{end_byte}"
+    #: First line of the highlights block: salient lines lifted from the omitted part.
+    highlights: str = (
+        "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
+    )
+    #: One line of the highlights block.
+    highlight: str = "line {line}: {text}"
 
 
 #: The placeholders each marker template may use.
@@ -221,6 +230,7 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "end": ("lines", "chars", "first_line", "last_line", "hint",
                 "original_lines", "original_chars", "strategy", "tool"),
         "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
+        "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
         "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
         "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
@@ -233,6 +243,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
             ("json_items", "json_keys", "json_key", "json_string", "json_depth",
              "jsonl_records", "ranked_results", "xml_elements", "xml_text"),
             ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
+        "highlights": ("shown", "found"),
+        "highlight": ("line", "text", "pattern"),
     }
 )
 
@@ -245,8 +257,9 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "size": "2.3 MB", "bytes": 2300000, "original_size": "23.0 MB",
         "original_bytes": 23000000, "head_lines": 6000, "tail_lines": 4000,
         "cut_first_line": 6001, "cut_last_line": 90000, "cut_bytes": 12000000,
-        "size": "2.3 MB", "bytes": 2300000, "count": 45, "total": 50, "kept": 5,
-        "unit": "items", "path": "$.results",
+        "count": 45, "total": 50, "kept": 5, "unit": "items", "path": "$.results",
+        "start_byte": 1024, "end_byte": 3301024,
+        "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
     }
 )
 
@@ -346,6 +359,7 @@ class ToolConfig:
     stream_threshold: PositiveInt | None = attrs.field(default=None, validator=_positive)
     max_depth: PositiveInt | None = attrs.field(default=None, validator=_positive)
     score_key: KeyPath | None = attrs.field(default=None, validator=_key_path)
+    highlights: NonNegativeInt | None = attrs.field(default=None, validator=_non_negative)
 
 
 #: FR-071..075: the strategies seed 000 assigns to common agent tools. Configuration under
@@ -353,7 +367,7 @@ class ToolConfig:
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
         "read_file": ToolConfig(strategy="head_tail"),
-        "execute_command": ToolConfig(strategy="tail"),
+        "execute_command": ToolConfig(strategy="tail", highlights=NonNegativeInt(8)),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),
         "git_diff": ToolConfig(strategy="head_tail"),
@@ -392,6 +406,7 @@ class Policy:
     #: True when the strategy comes from the tool's own policy (a built-in tool policy or
     #: ``tools.<name>.strategy``) rather than ``default_strategy``.
     tool_strategy: bool = False
+    highlights: int = 0
 
     @property
     def budget(self) -> Budget:
@@ -437,6 +452,9 @@ class Config:
     max_depth: PositiveInt = attrs.field(default=PositiveInt(32), validator=_positive)
     #: Dotted key path of the score in each result, for the ``ranked`` strategy.
     score_key: KeyPath = attrs.field(default=KeyPath("score"), validator=_key_path)
+    #: Up to this many salient lines (errors, failures, summaries) from the omitted part are
+    #: shown in a highlights block; 0 turns highlights off. On for ``execute_command``.
+    highlights: NonNegativeInt = attrs.field(default=NonNegativeInt(0), validator=_non_negative)
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)

@@ -24,24 +24,24 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
-from truncation_core.errors import did_you_mean
 from truncation_core.config import (
     Direction,
     DirectoryPath,
-    NonNegativeInt,
     KeyPath,
+    NonNegativeInt,
     PositiveInt,
     Ratio,
     SessionName,
+    _is_int,
     check_direction,
     check_directory_path,
-    check_non_negative_int,
     check_key_path,
+    check_non_negative_int,
     check_positive_int,
     check_ratio,
     check_session_name,
 )
-from truncation_core.config import _is_int
+from truncation_core.errors import did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",

@@ -23,7 +23,7 @@ docs/hooks.md for the lifecycle diagram and examples.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from truncation_core.config import Policy
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.salient import SalientPattern
+    from truncation_core.streams import IncrementalCut
 
 PROJECT_NAME = "truncation_core"
 
@@ -174,4 +176,70 @@ def store_artifact(store: ArtifactStore, info: ArtifactInfo, policy: Policy) -> 
 
     Implementing this hook: a ``wrapper=True`` implementation can wrap the writer that the
     others return, for example to redact secrets or to tee to a second store.
+    """
+
+
+@hookspec
+def stream_cutter(
+    tool: str | None,
+    policy: Policy,
+    context: Mapping[str, Any],
+) -> IncrementalCut | None:
+    """Offer an incremental truncator for a stream: the seam for structured data in streams.
+
+    All results are collected. Called once when :meth:`Truncator.stream
+    <truncation_core.Truncator.stream>` opens a stream, before any content arrives. A stream
+    keeps only the first and the last characters of its content, which is all the text
+    strategies need; a strategy that needs the whole content (JSON elements, a plugin's own)
+    can cut a stream only through an
+    :class:`~truncation_core.streams.IncrementalCut` fed as the content arrives.
+
+    :param tool: the tool name given to ``stream``, or None.
+    :param policy: the effective per-tool policy.
+    :param context: the keyword arguments given to ``stream`` besides ``tool``.
+    :returns: an :class:`~truncation_core.streams.IncrementalCut` (``strategy``, ``feed(text)``,
+        ``finish(budget=, facts=, markers=)``), or None. When the stream ends over its limit
+        and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces the
+        cut; if it returns None or output over the budget, the stream cuts as text.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: return a fresh object per stream, and keep its memory bounded by
+    the budget (a deque of the last elements, not a list of all of them). ``feed`` receives
+    decoded text and must never raise on content: on input you cannot handle, stop
+    collecting and return None from ``finish``. The strategy is chosen only at the end (from
+    the final sizes), so a cutter is fed every stream it is offered for; decide early and
+    cheaply whether the content is yours.
+    """
+
+
+@hookspec
+def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPattern] | None:
+    """Add patterns for the lines worth lifting from an omitted part into the highlights block.
+
+    All results are collected. Called once per tool, the first time the tool's patterns are
+    needed (a result cut, or a stream opened, with ``highlights`` on); the patterns of all
+    plugins are compiled together.
+
+    :param tool: the tool name, or None. Return patterns for the tools whose output you know
+        (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
+    :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
+        shown).
+    :returns: :class:`~truncation_core.salient.SalientPattern` objects (``name``, ``keywords``,
+        ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
+        for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
+        summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).
+
+    .. versionadded:: 0.1
+
+    Why patterns and not code: extraction must also run over streams, whose omitted middle
+    is never held in memory. Patterns can be matched line by line as the stream goes by, and
+    one engine applies them the same way to ``process`` and to streams, counts the block
+    against the budget, and keeps the result deterministic. A plugin that wants different
+    highlights for a tool returns different patterns; one that wants none sets
+    ``highlights: 0`` for it in configuration.
+
+    Implementing this hook: keywords are literal and case-sensitive; every line you want must
+    contain one of them (they are what makes scanning fast), and the regex then picks the
+    lines you mean. Lines are matched on their first 512 characters.
     """

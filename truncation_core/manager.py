@@ -32,9 +32,11 @@ from truncation_core.errors import PluginLoadError, PluginLoadWarning
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
-    from truncation_core.config import Policy, PluginsConfig
+    from truncation_core.config import PluginsConfig, Policy
     from truncation_core.markers import MarkerRenderer
     from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.salient import SalientPattern
+    from truncation_core.streams import IncrementalCut
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginHost", "PluginInfo"]
 
@@ -53,6 +55,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.memory_store",
     "truncation_core.builtins.filesystem_store",
     "truncation_core.builtins.ranked",
+    "truncation_core.builtins.salient",
 )
 
 PluginKind = Literal["builtin", "entrypoint", "project", "explicit"]
@@ -228,6 +231,17 @@ class PluginHost:
     def store_artifact(self, *, store: ArtifactStore, info: ArtifactInfo,
                        policy: Policy) -> ArtifactWriter | None:
         return self._hook.store_artifact(store=store, info=info, policy=policy)
+
+    def salient_patterns(self, *, tool: str | None, policy: Policy) -> list[SalientPattern]:
+        results = self._hook.salient_patterns(tool=tool, policy=policy)
+        return [pattern for patterns in results if patterns for pattern in patterns]
+
+    def stream_cutters(self, *, tool: str | None, policy: Policy,
+                       context: Mapping[str, Any]) -> list[IncrementalCut]:
+        if not self._hook.stream_cutter.get_hookimpls():  # the common case: skip dispatch
+            return []
+        results = self._hook.stream_cutter(tool=tool, policy=policy, context=context)
+        return [cutter for cutter in results if cutter is not None]
 
 
 def _import_project_module(module_path: str, project_root: Path | None) -> object:

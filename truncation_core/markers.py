@@ -62,9 +62,13 @@ class MarkerRenderer:
         the default templates the real marker is never longer.
         """
         n, lines = self.facts.chars, self.facts.lines
+        # Byte offsets appear only in the hint, which needs an artifact (and then the byte
+        # size is known: the content was just stored).
+        size = self.facts.bytes if self.artifact is not None else 0
         # Every number at its largest possible value, so every number is at its widest.
         region = Omission(position=position, start=0, end=n, lines=lines,
-                          first_line=lines, last_line=lines)
+                          first_line=lines, last_line=lines,
+                          start_byte=size, end_byte=size)
         return self.render(region)
 
     def note(self, element: ElementOmission) -> str:

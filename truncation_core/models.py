@@ -125,6 +125,10 @@ class ContentFacts:
     #: Parses the content once, on first use of :attr:`parsed` (never part of repr or eq).
     _parse: Callable[[], Any] | None = attrs.field(default=None, alias="parse", repr=False,
                                                    eq=False)
+    #: Maps a character offset to the offset of the same point in the original bytes (the
+    #: tool's own bytes, or the UTF-8 encoding of the text); None when not available.
+    _locate_byte: Callable[[int], int] | None = attrs.field(
+        alias="locate_byte", default=None, repr=False, eq=False)
 
     @cached_property
     def bytes(self) -> int:
@@ -146,6 +150,13 @@ class ContentFacts:
 
             return NOT_PARSED
         return self._parse()
+    def byte_offset(self, char_offset: int) -> int | None:
+        """The byte offset in the original of the point before character *char_offset*.
+
+        For bytes that are not valid UTF-8 (shown with replacement characters) this is an
+        offset into the tool's own bytes, so it addresses the artifact exactly.
+        """
+        return None if self._locate_byte is None else self._locate_byte(char_offset)
 
 
 @attrs.frozen(kw_only=True)
@@ -164,10 +175,21 @@ class Omission:
     first_line: int
     #: Last line (1-based, inclusive) the region touches; 0 when the region is empty.
     last_line: int
+    #: Byte offset in the original (the artifact's bytes) of the first omitted byte, when known.
+    start_byte: int | None = None
+    #: Byte offset in the original just after the last omitted byte, when known.
+    end_byte: int | None = None
 
     @property
     def chars(self) -> int:
         return self.end - self.start
+
+    @property
+    def bytes(self) -> int | None:
+        """Omitted bytes of the original, when the byte range is known."""
+        if self.start_byte is None or self.end_byte is None:
+            return None
+        return self.end_byte - self.start_byte
 
 
 @attrs.frozen(kw_only=True)

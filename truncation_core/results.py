@@ -13,6 +13,7 @@ from truncation_core.models import Budget, Omission
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactRef
+    from truncation_core.command import CommandStatus
     from truncation_core.config import Policy
 
 __all__ = ["TruncationMetadata", "TruncationResult", "estimate_tokens"]
@@ -77,6 +78,9 @@ class TruncationMetadata:
     #: True when the artifact itself keeps only the head and tail of the original (content
     #: beyond ``max_artifact_size``); ``artifact.cut`` says what it lacks.
     artifact_truncated: bool = False
+    #: How the command ended, for output of a command run by truncation-core (``trunc run``,
+    #: :func:`truncation_core.command.run_command`): exit code, signal, timeout, wall time.
+    command: CommandStatus | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict of JSON-compatible values."""

@@ -22,6 +22,7 @@ kept regions, which are no larger than the budget.
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 from typing import Protocol
 
 from truncation_core.models import Budget, ContentFacts, Cut, MarkerPosition, Omission, Size
@@ -62,9 +63,17 @@ def count_terminators(text: str, start: int = 0, end: int | None = None) -> int:
     if end is None:
         end = len(text)
     count = text.count("\n", start, end)
-    if text.find("\r", start, end) != -1:  # memchr-fast; most text has no "\r" at all
+    if _has_cr(text, start, end):
         count += text.count("\r", start, end) - text.count("\r\n", start, end)
     return count
+
+
+def _has_cr(text: str, start: int, end: int) -> bool:
+    if type(text) is str:
+        return text.find("\r", start, end) != -1  # memchr-fast; most text has no "\r" at all
+    # A stream's TextWindows (truncation_core.windows) counts across the part it did not
+    # keep, but cannot say where in it a "\r" lies.
+    return text.count("\r", start, end) > 0
 
 
 def ends_with_terminator(text: str) -> bool:
@@ -121,7 +130,7 @@ def measure(text: str) -> Size:
 def _end_after_nth_terminator(text: str, n: int, start: int, stop: int) -> int | None:
     """Position just after the *n*-th terminator found from *start*, if it ends before *stop*."""
     pos = start
-    has_cr = text.find("\r", start, stop) != -1
+    has_cr = _has_cr(text, start, stop)
     for _ in range(n):
         nl = text.find("\n", pos, stop)
         if has_cr:
@@ -140,7 +149,7 @@ def _start_before_nth_terminator(text: str, n: int, stop: int, floor: int) -> in
     Returns None when fewer than *n* terminators lie in ``text[floor:stop]``.
     """
     pos = stop
-    has_cr = text.find("\r", floor, stop) != -1
+    has_cr = _has_cr(text, floor, stop)
     found_end = None
     for _ in range(n):
         nl = text.rfind("\n", floor, pos)
@@ -254,18 +263,24 @@ def omission(
     *,
     total_terminators: int,
     position: MarkerPosition,
+    byte_offset: Callable[[int], int | None] | None = None,
 ) -> Omission:
     """Describe the omitted region ``text[start:end]``, with exact line numbers.
 
     ``lines`` counts the lines that lie entirely inside the region; a line that is cut keeps
     some of its characters in the output and so is not counted as omitted. ``first_line`` and
     ``last_line`` (1-based, inclusive) are the lines the region touches: asking for them
-    retrieves everything that was left out.
+    retrieves everything that was left out. With *byte_offset* (usually
+    :meth:`ContentFacts.byte_offset <truncation_core.models.ContentFacts.byte_offset>`),
+    ``start_byte`` and ``end_byte`` give the same region in the original bytes.
     """
     n = len(text)
     if end <= start:
         return Omission(position=position, start=start, end=start, lines=0,
                         first_line=0, last_line=0)
+    start_byte = end_byte = None
+    if byte_offset is not None:
+        start_byte, end_byte = byte_offset(start), byte_offset(end)
     # Count from whichever end is nearer: the kept regions are small, the omitted one is not.
     first = (line_index(text, start) if start <= n - start
              else line_index(text, start, total_terminators=total_terminators))
@@ -281,6 +296,8 @@ def omission(
         lines=max(whole, 0),
         first_line=first + 1,
         last_line=last + 1,
+        start_byte=start_byte,
+        end_byte=end_byte,
     )
 
 
@@ -364,7 +381,7 @@ def cut_text(
             break
         start, end = cut_points(text, room, head_share, whole_lines=whole_lines)
         region = omission(text, start, end, total_terminators=facts.terminators,
-                          position=position)
+                          position=position, byte_offset=facts.byte_offset)
         marker = markers.render(region)
         out = text[:start] + marker + text[end:]
         size = measure(out)
@@ -381,10 +398,11 @@ def cut_text(
         out = text[:start] + fallback + text[end:]
         if budget.admits(measure(out)):
             region = omission(text, start, end, total_terminators=facts.terminators,
-                              position=position)
+                              position=position, byte_offset=facts.byte_offset)
             return _cut(out, text, region, whole_lines, [*notes, note])
     # Only reachable if measuring disagrees with fitting; an empty output always fits.
-    region = omission(text, 0, n, total_terminators=facts.terminators, position=position)
+    region = omission(text, 0, n, total_terminators=facts.terminators, position=position,
+                      byte_offset=facts.byte_offset)
     return _cut("", text, region, whole_lines, [*notes, "nothing fits the budget"])
 
 

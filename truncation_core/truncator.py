@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -14,7 +15,8 @@ from truncation_core.config import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
 from truncation_core.manager import PluginHost
 from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut
+from truncation_core.models import Budget, ContentFacts, Cut, Omission
+from truncation_core.offsets import raw_locator, text_locator
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
@@ -30,6 +32,8 @@ from truncation_core.text import (
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
     from truncation_core.tools import ToolResult
+    from truncation_core.salient import Matcher
+    from truncation_core.streams import AsyncStream, Stream
 
 __all__ = ["Truncator"]
 
@@ -38,6 +42,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 #: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
 #: content.
 log = logging.getLogger("truncation_core")
+
+#: How a stream cuts its windows: ``(strategy, budget, markers, notes) -> Cut``.
+CutWith = Callable[[str, Budget, MarkerRenderer, list[str]], Cut]
 
 #: Context keys that describe the result for its artifact's one-line summary, in order.
 _SUMMARY_KEYS = ("summary", "path", "command", "query", "url")
@@ -65,15 +72,24 @@ def content_facts(text: str, *, from_bytes: bool = False,
     """Facts about *text*: one pass to count line terminators, the rest O(1) or deferred.
 
     *encoded* is the content as bytes when already at hand (the tool's own bytes, or the
-    encoding made for the artifact); otherwise the byte size is measured on first use.
+    encoding made for the artifact); otherwise the byte size is measured on first use. When
+    the tool returned bytes (*from_bytes*), *encoded* must be those bytes: byte offsets then
+    refer to them, even where they are not valid UTF-8.
     """
     terminators = count_terminators(text)
     lines = terminators + (1 if text and not ends_with_terminator(text) else 0)
     looks_like_json = _looks_like_json(text)
+    byte_size = encoded.__len__ if encoded is not None else functools.cache(
+        lambda: utf8_size(text))
+    if from_bytes and encoded is not None:
+        locate = raw_locator(encoded, encoded, total_chars=len(text), total_bytes=len(encoded),
+                             tail_is_start=True)
+    else:
+        locate = text_locator(text, byte_size)
     return ContentFacts(
         chars=len(text), lines=lines, terminators=terminators,
         looks_like_json=looks_like_json, from_bytes=from_bytes,
-        byte_size=encoded.__len__ if encoded is not None else (lambda: utf8_size(text)),
+        byte_size=byte_size, locate_byte=locate,
         looks_like_xml=not looks_like_json and looks_like_xml(text),
         parse=lambda: parse(text))
 
@@ -126,6 +142,7 @@ class Truncator:
             config.store.backend](config.store.resolved(project_root))
         self._slots: dict[str | None, _ToolSlot] = {}
         self._stats = StatsRecorder()
+        self._matchers: dict[str | None, Matcher] = {}
 
     @classmethod
     def from_config(
@@ -186,6 +203,16 @@ class Truncator:
             slot = self._slots.setdefault(tool, new)
         return slot
 
+    def _matcher(self, tool: str | None, policy: Policy) -> Matcher:
+        """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
+        matcher = self._matchers.get(tool)
+        if matcher is None:
+            from truncation_core.salient import Matcher
+
+            matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
+            matcher = self._matchers.setdefault(tool, matcher)
+        return matcher
+
     def stats(self) -> Stats:
         """Per-tool calls, truncations, artifacts created, characters saved, and rates."""
         return self._stats.snapshot()
@@ -235,6 +262,38 @@ class Truncator:
             return TruncationResult(text, policy=policy)
         return self._cut(text, raw, policy, tool, context)
 
+    def stream(self, *, tool: str | None = None, **context: Any) -> Stream:
+        """Start a tool result that arrives in chunks; see :mod:`truncation_core.streams`.
+
+        ``with truncator.stream(tool=...) as s: s.write(chunk) ...``, then ``s.result()``.
+        Memory is bounded by the budget whatever the size of the content, the full content
+        goes to the artifact as it arrives, and the result equals what :meth:`process` gives
+        for the same content. *context* is as for :meth:`process`, except that
+        ``already_truncated`` (which would mean keeping everything) is refused.
+        """
+        from truncation_core.streams import Stream
+
+        slot = self._slots.get(tool) or self._slot(tool)
+        slot.count_call()
+        if context.get("already_truncated"):
+            raise ValueError("already_truncated: not supported by streams, which are always "
+                             "cut to the budget; use process() for content the tool cut itself")
+        policy = slot.policy
+        cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
+        matcher = self._matcher(tool, policy) if policy.highlights else None
+        return Stream(self, tool=tool, policy=policy, context=context, cutters=cutters,
+                      matcher=matcher or None)
+
+    def astream(self, *, tool: str | None = None, **context: Any) -> AsyncStream:
+        """The async form of :meth:`stream`: ``async with truncator.astream(...) as s:
+        await s.write(chunk)``, then ``await s.result()``."""
+        from truncation_core.streams import AsyncStream
+
+        return AsyncStream(self.stream(tool=tool, **context))
+
+    def _unchanged(self, text: str, policy: Policy) -> TruncationResult:
+        return TruncationResult(text, policy=policy)
+
     def _cut(self, text: str, raw: bytes | None, policy: Policy, tool: str | None,
              context: Mapping[str, Any]) -> TruncationResult:
         # Encode once, up front, when the artifact will need the bytes: facts then know the
@@ -243,14 +302,33 @@ class Truncator:
             text.encode("utf-8", "surrogatepass") if policy.spill else None)
         facts = content_facts(text, from_bytes=raw is not None, encoded=data)
         notes: list[str] = []
+        strategy = self._choose_strategy(tool, facts, policy, context, notes)
+        artifact, artifact_error = (self._spill(data, facts, policy, tool, context)
+                                    if data is not None and policy.spill else (None, None))
+        return self._render(text, facts, strategy, policy, tool, context, notes,
+                            artifact=artifact, artifact_error=artifact_error,
+                            byte_size_known=data is not None)
+
+    def _choose_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,
+                         context: Mapping[str, Any], notes: list[str]) -> str:
         strategy = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
                                                 context=context) or policy.strategy
         if strategy not in self.plugins.strategies:
             notes.append(f"no plugin provides strategy {strategy!r}; used {policy.strategy!r}")
             strategy = policy.strategy
+        return strategy
 
-        artifact, artifact_error = (self._spill(data, facts, policy, tool, context)
-                                    if data is not None and policy.spill else (None, None))
+    def _render(self, text: str, facts: ContentFacts, strategy: str, policy: Policy,
+                tool: str | None, context: Mapping[str, Any], notes: list[str], *,
+                artifact: ArtifactRef | None, artifact_error: str | None,
+                byte_size_known: bool, cut_with: CutWith | None = None,
+                pools_for: Callable[[Omission], Any] | None = None) -> TruncationResult:
+        """Everything after the artifact is kept: markers, the cut, metadata, stats.
+
+        *text* may be a stream's :class:`~truncation_core.windows.TextWindows`; the stream
+        then passes *cut_with*, which cuts its windows the way the strategy would, and
+        *pools_for*, which gives the salient lines it found in an omitted region.
+        """
         markers = MarkerRenderer(format=self.plugins.format_marker, policy=policy,
                                  strategy=strategy, tool=tool, facts=facts, artifact=artifact,
                                  artifact_error=artifact_error)
@@ -264,7 +342,22 @@ class Truncator:
                 header = ""  # the reference does not fit: inline truncation, whose markers
                 notes.append("artifact reference does not fit the budget")  # name the artifact
 
-        cut = self._run_strategy(strategy, text, budget, facts, policy, markers, notes)
+        def run(room: Budget, notes: list[str]) -> Cut:
+            if cut_with is None:
+                return self._run_strategy(strategy, text, room, facts, policy, markers, notes)
+            return cut_with(strategy, room, markers, notes)
+
+        cut = run(budget, notes)
+        if policy.highlights and cut.omissions:
+            matcher = self._matcher(tool, policy)
+            if matcher:
+                from truncation_core.salient import lift_highlights
+
+                cut = lift_highlights(
+                    cut, text=text, budget=budget, limit=policy.highlights,
+                    templates=policy.marker,
+                    pools_for=pools_for or _scanned(matcher, text, policy),
+                    recut=lambda room: run(room, []))
         content = header + cut.text
         if artifact is not None and artifact.cut is not None:
             notes.append(f"the artifact itself is cut: original lines {artifact.cut.first_line}"
@@ -284,7 +377,7 @@ class Truncator:
             limits=policy.budget,
             artifact_id=artifact.id if artifact else None,
             artifact_error=artifact_error,
-            original_bytes=facts.bytes if data is not None else None,
+            original_bytes=facts.bytes if byte_size_known else None,
             omissions=cut.omissions,
             notes=(*notes, *cut.notes),
             details=cut.details,
@@ -360,7 +453,6 @@ class Truncator:
                   ref.bytes, tool)
         return ref, None
 
-
     # -- artifacts: sessions, retrieval, tools ---------------------------------------------
 
     def session(self, session_id: str | None = None, *, keep: bool = False) -> Session:
@@ -433,6 +525,15 @@ def _new_session_id() -> str:
     from truncation_core.artifacts import new_session_id
 
     return new_session_id()
+def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
+    """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
+    from truncation_core.salient import StreamHighlights
+    from truncation_core.streams import window_for
+
+    bank = StreamHighlights(matcher, keep=policy.highlights, window=window_for(policy))
+    bank.feed(text, final=True)
+    bank.close()
+    return lambda region: bank.pools(region, len(text))
 
 
 def _str_or_none(value: object) -> str | None:

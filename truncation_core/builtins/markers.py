@@ -56,6 +56,9 @@ def format_marker(marker: Marker, policy: Policy) -> str:
             artifact_id=artifact.id, start_line=region.first_line, end_line=region.last_line,
             lines=region.lines, chars=region.chars,
         )
+        if region.start_byte is not None and region.end_byte is not None:
+            hint += templates.hint_bytes.format(start_byte=region.start_byte,
+                                                end_byte=region.end_byte, bytes=region.bytes)
     elif marker.artifact_error:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:

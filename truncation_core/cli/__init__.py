@@ -46,11 +46,13 @@ def cli(ctx: click.Context, config_path: Path | None) -> None:
 def _register() -> None:
     from truncation_core.cli import apply, config, plugins
     from truncation_core.cli import artifacts as artifacts_cli
+    from truncation_core.cli import apply, config, plugins, run
 
     cli.add_command(apply.apply_command)
     cli.add_command(plugins.plugins_command)
     cli.add_command(config.config_group)
     cli.add_command(artifacts_cli.artifacts_group)
+    cli.add_command(run.run_command)
 
 
 _register()

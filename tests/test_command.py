@@ -1,0 +1,344 @@
+"""Wrapped commands, run for real: big output, failing tests, binary output, timeouts, \\r."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import pty
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.command import (
+    TIMEOUT_EXIT,
+    CommandResult,
+    CommandStatus,
+    arun_command,
+    run_command,
+)
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
+
+PY = sys.executable
+TRUNC = [PY, "-m", "truncation_core"]
+
+
+def python(code: str) -> list[str]:
+    return [PY, "-c", textwrap.dedent(code)]
+
+
+def stored(truncator: Truncator, result: Any) -> bytes:
+    with truncator.store.open(result.artifact.id) as f:
+        return f.read()
+
+
+def wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    """True once *pid* is dead: gone, or a zombie waiting for init to reap it."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.slow
+def test_a_100_mb_output_streams_through_with_exact_totals() -> None:
+    # An artifact limit above the output, so that the artifact can be checked byte for byte.
+    truncator = make({"max_artifact_size": 128 * 1024 * 1024})
+    line = b"2024-05-01 12:00:00 INFO worker-3 processed a batch of records\n"  # 64 bytes
+    count = 100 * 1024 * 1024 // len(line)
+    code = f"""
+        import sys
+        out = sys.stdout.buffer
+        block = {line!r} * 16384
+        for _ in range({count} // 16384):
+            out.write(block)
+        out.write({line!r} * ({count} % 16384))
+        out.write(b"ERROR: disk quota exceeded\\n")
+        sys.exit(0)
+        """
+    done = run_command(truncator, python(code))
+    total = count * len(line) + len(b"ERROR: disk quota exceeded\n")
+    meta = done.result.metadata
+    assert (meta.original_bytes, meta.original_lines) == (total, count + 1)
+    assert done.status.exit_code == 0 and done.text.startswith("Exit code: 0\n")
+    assert done.result.content.endswith("ERROR: disk quota exceeded\n")
+    assert len(done.result.content) <= 8000
+    expected = hashlib.sha256(line * count + b"ERROR: disk quota exceeded\n").hexdigest()
+    stored = hashlib.sha256()
+    with truncator.store.open(done.result.artifact.id) as f:
+        while block := f.read(1 << 20):
+            stored.update(block)
+    assert stored.hexdigest() == expected  # every byte reached the artifact
+
+
+def test_a_failing_pytest_run(tmp_path: Path) -> None:
+    tests = tmp_path / "test_generated.py"
+    tests.write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.mark.parametrize("i", range(400))
+        def test_many(i):
+            for n in range(60):
+                print(f"noise {n} " * 12)
+            assert i != 37, "number 37 is cursed"
+            assert i != 350
+
+        def test_last():
+            raise KeyError("missing-key")
+        """))
+    truncator = make()
+    done = run_command(truncator, [PY, "-m", "pytest", "-v", "-rf", "-p", "no:cacheprovider",
+                                   str(tests)], cwd=tmp_path)
+    assert done.status.exit_code == 1
+    content = done.result.content
+    full = stored(truncator, done.result).decode()
+    assert "3 failed, 398 passed" in full.splitlines()[-1]
+    assert "3 failed, 398 passed" in content  # the summary is in the kept tail
+    assert "FAILED" in content
+    # The failures' details sit in the omitted middle: the highlights lift them.
+    highlights = done.result.metadata.details["highlights"]
+    lines = full.splitlines()
+    for h in highlights:
+        assert lines[h["line"] - 1].startswith(h["text"].rstrip("…"))
+    texts = " ".join(h["text"] for h in highlights)
+    assert "AssertionError: number 37 is cursed" in texts  # the first failure, far up
+    assert "test_many[37] FAILED" in texts or "test_many[37]" in content
+
+
+def test_binary_output_and_invalid_utf8_are_kept_byte_for_byte() -> None:
+    truncator = make({"inline_limit": 500})
+    code = """
+        import sys
+        data = bytes(range(256)) * 200 + b"\\xe2\\x82 broken \\xff\\xfe end\\n"
+        sys.stdout.buffer.write(data)
+        """
+    done = run_command(truncator, python(code))
+    expected = bytes(range(256)) * 200 + b"\xe2\x82 broken \xff\xfe end\n"
+    assert stored(truncator, done.result) == expected
+    assert done.result.content.endswith("\ufffd broken \ufffd\ufffd end\n")
+    region = done.result.metadata.omissions[0]
+    assert expected[region.start_byte:region.end_byte].decode("utf-8", "replace") == \
+        expected.decode("utf-8", "replace")[region.start:region.end]
+
+
+def test_a_command_that_outlives_its_timeout_is_killed_with_its_process_group(
+        tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    # The shell starts a grandchild that ignores nothing and would sleep for 5 minutes.
+    argv = ["sh", "-c", f"sleep 300 & echo $! > {pidfile}; echo started; wait"]
+    truncator = make()
+    done = run_command(truncator, argv, timeout=0.5, kill_grace=0.5)
+    assert done.status.timed_out and done.status.shell_exit_code == TIMEOUT_EXIT
+    assert done.status.exit_code is None and done.status.signal == "SIGTERM"
+    assert done.text.startswith("Timed out after 0.5 s: the command and its process group "
+                                "were killed.\nExit code: killed by SIGTERM\n")
+    assert done.result.content == "started\n"
+    assert done.result.metadata.command.timed_out
+    assert wait_gone(int(pidfile.read_text()))
+
+
+def test_negative_control_killing_only_the_command_leaves_its_children(
+        tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    proc = subprocess.Popen(["sh", "-c", f"sleep 300 & echo $! > {pidfile}; wait"],
+                            start_new_session=True)
+    try:
+        end = time.monotonic() + 10
+        while not pidfile.exists() or not pidfile.read_text().strip():
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        proc.kill()  # what a naive timeout does: only the direct child dies
+        proc.wait()
+        grandchild = int(pidfile.read_text())
+        assert not wait_gone(grandchild, seconds=0.5)  # still sleeping
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert wait_gone(grandchild)
+
+
+def test_a_term_ignoring_command_is_killed_after_the_grace_period() -> None:
+    code = """
+        import signal, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        print("ignoring TERM", flush=True)
+        time.sleep(300)
+        """
+    done = run_command(make(), python(code), timeout=0.5,
+                       kill_grace=0.3)
+    assert done.status.timed_out and done.status.signal == "SIGKILL"
+
+
+def test_progress_bars_with_carriage_returns() -> None:
+    code = r"""
+        import sys
+        for i in range(2001):
+            sys.stdout.write(f"\rdownloading {i / 20:5.1f}%")
+        sys.stdout.write("\r\ndone\n")
+        """
+    truncator = make({"inline_limit": 300})
+    done = run_command(truncator, python(code))
+    raw = stored(truncator, done.result)
+    assert raw.count(b"\r") == 2002 and raw.endswith(b"100.0%\r\ndone\n")
+    # Each "\r" ends a line: an empty first line, 2001 progress lines, then "done".
+    assert done.result.metadata.original_lines == 2003
+    assert done.result.content.endswith("downloading 100.0%\r\ndone\n")
+
+
+def test_a_background_process_holding_the_output_does_not_hang_the_caller() -> None:
+    argv = ["sh", "-c", "sleep 30 & echo $!; echo bye"]
+    start = time.monotonic()
+    done = run_command(make(), argv, kill_grace=0.3)
+    elapsed = time.monotonic() - start
+    sleeper = int(done.result.content.split()[0])
+    try:
+        assert done.status.exit_code == 0
+        assert any("still open" in note for note in done.status.notes)
+        assert elapsed < 20  # a loose bound: without the guard this waits 30 s
+    finally:
+        os.kill(sleeper, signal.SIGKILL)
+
+
+def test_async_run_command() -> None:
+    truncator = make({"inline_limit": 400})
+    code = """
+        import sys
+        for i in range(20000):
+            print("row", i)
+        sys.exit(4)
+        """
+    done = asyncio.run(arun_command(truncator, python(code)))
+    assert done.status.exit_code == 4
+    assert done.result.metadata.original_lines == 20000
+    assert done.result.content.endswith("row 19999\n")
+    timed = asyncio.run(arun_command(truncator, ["sleep", "30"], timeout=0.3, kill_grace=0.3))
+    assert timed.status.timed_out and timed.status.shell_exit_code == TIMEOUT_EXIT
+
+
+def test_frameworks_that_run_commands_themselves_get_the_same_result() -> None:
+    truncator = make({"inline_limit": 400})
+    code = "import sys\nfor i in range(3000): print('row', i)\nsys.exit(5)"
+    ours = run_command(truncator, [PY, "-c", code])
+    own = subprocess.run([PY, "-c", code], capture_output=True, check=False)  # their runner
+    with truncator.stream(tool="execute_command", command=shlex.join([PY, "-c", code])) as s:
+        s.write(own.stdout)
+    done = CommandResult.of(s.result(), CommandStatus(
+        argv=[PY, "-c", code], exit_code=own.returncode, duration_seconds=0.5))
+    assert done.status.shell_exit_code == 5
+    assert done.result.metadata.command == done.status
+    assert done.text.startswith("Exit code: 5\nWall time: 0.5 s\nTotal output lines: 3,000\n")
+    strip = re.compile(r"art_\w+")
+    assert strip.sub("ID", done.result.content) == strip.sub("ID", ours.result.content)
+
+
+def test_missing_command_and_empty_argv() -> None:
+    truncator = make()
+    with pytest.raises(FileNotFoundError):
+        run_command(truncator, ["no-such-command-xyz"])
+    with pytest.raises(ValueError, match="argv: expected a command"):
+        run_command(truncator, [])
+    with pytest.raises(ValueError, match="already_truncated"):  # before anything is started
+        run_command(truncator, ["sleep", "30"], already_truncated=True)
+
+
+# -- the CLI ---------------------------------------------------------------------------------
+
+
+def trunc(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Run ``trunc`` in a scratch directory: whatever it stores stays out of the repository."""
+    with tempfile.TemporaryDirectory() as scratch:
+        return subprocess.run([*TRUNC, *args], capture_output=True, text=True, timeout=120,
+                              cwd=scratch, **kwargs)
+
+
+def test_cli_prints_what_the_model_sees_and_exits_with_the_command_code() -> None:
+    code = "import sys\nfor i in range(5000): print('line', i)\nsys.exit(3)"
+    done = trunc("run", "--limit", "2000", "--", PY, "-c", code)
+    assert done.returncode == 3
+    assert done.stdout.startswith("Exit code: 3\nWall time: ")
+    assert "Total output lines: 5,000\nOutput:\n" in done.stdout
+    assert done.stdout.endswith("line 4999\n")
+    assert "truncated with tail" in done.stderr
+    assert "lines ·" not in done.stderr  # no progress display when stderr is not a terminal
+
+
+def test_cli_json_and_signals_and_timeout() -> None:
+    done = trunc("run", "--json", "--", "sh", "-c", "echo hi; kill -9 $$")
+    assert done.returncode == 128 + 9
+    document = json.loads(done.stdout)
+    assert document["metadata"]["command"]["signal"] == "SIGKILL"
+    assert document["content"].endswith("Output:\nhi\n")
+    timed = trunc("run", "--timeout", "0.3", "--", "sleep", "30")
+    assert timed.returncode == TIMEOUT_EXIT
+    assert timed.stdout.startswith("Timed out after 0.3 s")
+    missing = trunc("run", "--", "no-such-command-xyz")
+    assert missing.returncode == 127 and "command not found" in missing.stderr
+    bad = trunc("run", "--timeout", "-1", "--", "true")
+    assert bad.returncode == 2 and "--timeout" in bad.stderr
+
+
+def test_cli_killed_by_sigterm_takes_the_command_group_with_it(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    proc = subprocess.Popen([*TRUNC, "run", "--", "sh", "-c",
+                             f"sleep 300 & echo $! > {pidfile}; wait"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    end = time.monotonic() + 30
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.05)
+    grandchild = int(pidfile.read_text())
+    try:
+        proc.send_signal(signal.SIGTERM)  # what an agent's own timeout does to trunc
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+        assert wait_gone(grandchild)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(grandchild, signal.SIGKILL)
+
+
+def test_cli_shows_live_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    code = "import time\nfor i in range(8):\n    print('tick', i, flush=True)\n    time.sleep(0.1)"
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([*TRUNC, "run", "--", PY, "-c", code], stdout=subprocess.PIPE,
+                                stderr=follower, text=True, cwd=tmp_path)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's last writer is gone
+                break
+            if not data:
+                break
+            seen += data
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0
+    assert "tick 7" in out and "lines ·" not in out
+    screen = seen.decode("utf-8", "replace")
+    assert re.search(r"\d+ B · \d+ lines", screen), screen[-500:]

@@ -1,0 +1,100 @@
+"""The ``stream_cutter`` hook: the seam through which whole-content strategies cut streams."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.hookspecs import hookimpl
+from truncation_core.models import Cut, Provides
+from truncation_core.streams import IncrementalCut
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
+
+def streamed(truncator: Truncator, chunks: list[str], **kwargs: Any) -> Any:
+    with truncator.stream(**kwargs) as s:
+        for chunk in chunks:
+            s.write(chunk)
+    return s.result()
+
+
+class _CountingCut:
+    """An incremental cutter that keeps only a count: proves the seam is used and fed."""
+
+    strategy = "element"
+
+    def __init__(self) -> None:
+        self.fed = 0
+
+    def feed(self, text: str) -> None:
+        self.fed += len(text)
+
+    def finish(self, *, budget: Any, facts: Any, markers: Any) -> Cut:
+        text = f"[{self.fed} chars of JSON]"
+        return Cut(text=text, omitted_chars=facts.chars, omitted_lines=facts.lines)
+
+
+class _JsonStreams:
+    def __init__(self) -> None:
+        self.cutters: list[_CountingCut] = []
+
+    @hookimpl
+    def stream_cutter(self, tool: Any, policy: Any, context: Any) -> _CountingCut:
+        cutter = _CountingCut()
+        self.cutters.append(cutter)
+        return cutter
+
+
+def test_hook_stream_cutter() -> None:
+    plugin = _JsonStreams()
+    truncator = make({"inline_limit": 50, "default_strategy": "element"},
+                          plugins=[plugin])
+    content = "[" + "1, " * 5000 + "1]"
+    result = streamed(truncator, [content[i:i + 77] for i in range(0, len(content), 77)])
+    assert result.content == f"[{len(content)} chars of JSON]"
+    assert plugin.cutters[0].fed == len(content)
+    # A cutter for another strategy is fed but not used: the text strategy cuts.
+    tail = make({"inline_limit": 50, "default_strategy": "tail"}, plugins=[plugin])
+    log = "line of a log\n" * 2000
+    assert streamed(tail, [log]).content.endswith("line of a log\n")
+    assert plugin.cutters[-1].fed == len(log)
+
+
+def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:
+    class Whole:
+        @hookimpl
+        def provides(self) -> Any:
+            return Provides(strategies={"whole": "needs everything"})
+
+        @hookimpl
+        def truncate(self, strategy: str, text: str, facts: Any) -> Cut | None:
+            return Cut(text="w", omitted_chars=facts.chars - 1, omitted_lines=0) if (
+                strategy == "whole") else None
+
+    truncator = make({"inline_limit": 50, "default_strategy": "whole"},
+                          plugins=[Whole()])
+    small = "x" * 400  # fits in the windows: the plugin gets the real text, as in process()
+    assert streamed(truncator, [small]).content == "w"
+    big = "y\n" * 5000
+    result = streamed(truncator, [big])
+    assert result.metadata.strategy_used == "head_tail"
+    assert any("cannot cut a stream this long" in n for n in result.metadata.notes)
+
+
+def test_hook_stream_cutter_receives_tool_policy_and_context() -> None:
+    seen: list[Any] = []
+
+    class Recorder:
+        @hookimpl
+        def stream_cutter(self, tool: Any, policy: Any, context: Any) -> None:
+            seen.append((tool, policy.inline_limit, dict(context)))
+
+    truncator = make({"inline_limit": 123}, plugins=[Recorder()])
+    streamed(truncator, ["x"], tool="events", tool_call_id="c1")
+    assert seen == [("events", 123, {"tool_call_id": "c1"})]
+    assert isinstance(_CountingCut(), IncrementalCut)

@@ -1,0 +1,216 @@
+"""Salient lines: what is lifted, where it goes, what it costs, and how plugins add patterns."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.builtins.salient import PATTERNS
+from truncation_core.models import Omission
+from truncation_core.salient import (
+    LINE_CHARS,
+    Matcher,
+    SalientPattern,
+    StreamHighlights,
+    scan_region,
+)
+from truncation_core.text import line_index, measure
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
+
+BLOCK = re.compile(r"^line (\d+): (.*)$", re.MULTILINE)
+
+
+def log_with(marks: dict[int, str], total: int = 3000) -> str:
+    lines = [f"INFO {i:05d} compiling module number {i}" for i in range(total)]
+    for index, text in marks.items():
+        lines[index] = text
+    return "\n".join(lines) + "\n"
+
+
+def shown(content: str) -> dict[int, str]:
+    return {int(n): text for n, text in BLOCK.findall(content)}
+
+
+MARKS = {
+    99: "Traceback (most recent call last):",
+    100: '  File "app.py", line 12, in main',
+    101: "KeyError: 'user_id'",
+    1200: "src/net.c:88:13: error: 'sock' undeclared (first use in this function)",
+    2400: "FAILED tests/test_api.py::test_login - AssertionError: 401 != 200",
+}
+
+
+def test_lines_from_the_omitted_part_are_shown_with_their_line_numbers() -> None:
+    truncator = make({"inline_limit": 4000})
+    content = log_with(MARKS)
+    result = truncator.process(content, tool="execute_command")  # tail, highlights on
+    lines = content.splitlines()
+    got = shown(result.content)
+    assert got == {n + 1: MARKS[n] for n in (99, 101, 1200, 2400)}
+    for number, text in got.items():
+        assert lines[number - 1] == text  # the number is the line's own, 1-based
+    block_at = result.content.index("... [highlights from the omitted part: 4 of 4")
+    assert result.content.index("[Beginning omitted") < block_at  # right after the marker
+    assert len(result.content) <= 4000
+    assert [h["line"] for h in result.metadata.details["highlights"]] == sorted(got)
+
+
+def test_highlights_count_against_the_budget_in_every_unit() -> None:
+    content = log_with(MARKS)
+    for config in ({"inline_limit": 1500}, {"inline_limit": 8000, "max_bytes": 1200},
+                   {"inline_limit": 8000, "max_lines": 30}):
+        truncator = make({**config, "highlights": 8})
+        for strategy in ("tail", "head", "head_tail"):
+            result = truncator.process(content, tool=strategy)
+            size = measure(result.content)
+            assert truncator.policy(strategy).budget.admits(size), (config, strategy, size)
+
+
+def test_the_block_takes_at_most_a_quarter_of_the_budget() -> None:
+    marks = {i: f"error: failure number {i} " + "x" * 100 for i in range(100, 2900, 50)}
+    truncator = make({"inline_limit": 3000, "highlights": 8})
+    result = truncator.process(log_with(marks), tool="x")
+    block = "\n".join(line for line in result.content.splitlines()
+                      if line.startswith("line ") or "highlights from" in line)
+    assert 0 < len(block) <= 3000 // 4
+    assert all(len(text) <= LINE_CHARS for text in shown(result.content).values())
+
+
+def test_selection_keeps_summaries_first_then_the_first_and_last_errors() -> None:
+    marks = {i: f"error: failure number {i}" for i in range(100, 2000, 100)}
+    marks[2500] = "=========== 19 failed, 340 passed in 12.3s ==========="
+    truncator = make({"inline_limit": 2500, "highlights": 5})
+    result = truncator.process(log_with(marks, total=2800), tool="x",)
+    got = sorted(shown(result.content))
+    # The summary (rank 0), then errors: the earliest two and the latest two.
+    assert got == [101, 201, 1801, 1901, 2501]
+    assert "5 of 20 matching lines" in result.content
+
+
+def test_kept_lines_are_not_repeated_and_nothing_is_added_without_omission() -> None:
+    truncator = make({"inline_limit": 4000, "highlights": 8})
+    content = log_with({2995: "error: at the very end"})
+    result = truncator.process(content, tool="x", )
+    assert "highlights from" not in result.content  # the error is in the kept part
+    assert result.content.count("error: at the very end") == 1
+    small = "error: one\nValueError: two\n"
+    assert truncator.process(small).content == small
+
+
+def test_highlights_off_by_default_except_for_command_output() -> None:
+    truncator = make({"inline_limit": 4000})
+    content = log_with(MARKS)
+    assert "highlights from" not in truncator.process(content, tool="read_file").content
+    assert "highlights from" in truncator.process(content, tool="execute_command").content
+    off = make({"inline_limit": 4000, "tools": {"execute_command": {"highlights": 0}}})
+    assert "highlights from" not in off.process(content, tool="execute_command").content
+
+
+def test_lines_longer_than_the_probe_match_on_their_start_only() -> None:
+    truncator = make({"inline_limit": 3000, "highlights": 4})
+    late = "x" * 600 + " error: too far in"
+    early = "error: near the start " + "y" * 2000
+    result = truncator.process(log_with({500: late, 900: early}), tool="x")
+    got = shown(result.content)
+    assert list(got) == [901]
+    assert got[901].endswith("…") and len(got[901]) == LINE_CHARS
+
+
+@pytest.mark.parametrize(("line", "pattern"), [
+    ("Traceback (most recent call last):", "traceback"),
+    ("ValueError: invalid literal for int() with base 10: 'x'", "exception"),
+    ("E       AssertionError: assert 1 == 2", "exception"),
+    ("requests.exceptions.ConnectionError: refused", "exception"),
+    ("Error: Cannot find module 'left-pad'", "exception"),
+    ("main.c:3:5: error: expected ';' before 'return'", "error"),
+    ("error[E0308]: mismatched types", "error"),
+    ("ERROR: Cannot install a==1 and b==2 because these package versions have conflicting "
+     "dependencies.", "error"),
+    ("npm error code E404", "error"),
+    ("npm ERR! code ERESOLVE", "error"),
+    ("fatal: not a git repository (or any of the parent directories): .git", "error"),
+    ("FAILED tests/test_x.py::test_y - assert 0", "failed-test"),
+    ("--- FAIL: TestParse (0.00s)", "failed-test"),
+    ("test tests::it_works ... FAILED", "failed-test"),
+    ("panic: runtime error: index out of range [3] with length 3", "panic"),
+    ("thread 'main' panicked at src/main.rs:2:5:", "panic"),
+    ("==== 2 failed, 10 passed in 0.31s ====", "test-summary"),
+    ("test result: FAILED. 3 passed; 1 failed; 0 ignored", "test-summary"),
+    ("collect2: error: ld returned 1 exit status", "exit-status"),
+    ("make: *** [Makefile:4: all] Error 2", "exit-status"),
+    ("Segmentation fault (core dumped)", "crash"),
+    ("E   assert 1 == 2", "assertion-detail"),
+])
+def test_builtin_patterns_recognise_real_lines(line: str, pattern: str) -> None:
+    found = Matcher(PATTERNS).classify(line)
+    assert found is not None and found.name == pattern
+
+
+@pytest.mark.parametrize("line", [
+    "INFO compiling error_handler.py", "0 errors, 0 warnings", "mirror of the archive",
+    "no FAILures here", "  File \"x.py\", line 3, in <module>", "ok  \tgithub.com/x/y\t0.01s",
+    "Terror at the opera",
+])
+def test_builtin_patterns_ignore_ordinary_lines(line: str) -> None:
+    assert Matcher(PATTERNS).classify(line) is None
+
+
+def test_patterns_are_checked() -> None:
+    with pytest.raises(ValueError, match="keywords: at least one"):
+        SalientPattern(name="x", keywords=())
+    with pytest.raises(ValueError, match="line terminator"):
+        SalientPattern(name="x", keywords=("a\nb",))
+    with pytest.raises(ValueError, match="regex: not a valid regular expression"):
+        SalientPattern(name="x", keywords=("a",), regex="(")
+
+
+# -- the stream's bank against an independent in-memory scan --------------------------------
+
+salient_lines = st.one_of(
+    st.sampled_from(["ok", "", "error: bad", "ValueError: x", "3 failed, 1 passed", "E   x",
+                     "panic: y", "FAILED t", "é" * 3]),
+    st.integers(500, 700).map(lambda n: "error: " + "z" * n),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(salient_lines, min_size=1, max_size=80),
+       st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
+       st.integers(1, 6), st.data())
+def test_the_bank_agrees_with_an_in_memory_scan(lines: list[str], ends: list[str], keep: int,
+                                                data: Any) -> None:
+    text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
+    text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
+    n, window = len(text), 300
+    matcher = Matcher(PATTERNS)
+    bank = StreamHighlights(matcher, keep=keep, window=window)
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
+    for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+        bank.feed(text[a:b])
+    bank.close()
+    # Regions like a cut's: starting in the first `window` characters, ending in the last.
+    start = data.draw(st.integers(0, min(n, window - 20)))
+    end = data.draw(st.integers(max(start, n - window + 20), n))
+    if text[start - 1:start + 1] == "\r\n":
+        start += 1
+    if end < n and text[end - 1:end + 1] == "\r\n":
+        end += 1
+    if end <= start:
+        return
+    region = Omission(position="middle", start=start, end=end, lines=0,
+                      first_line=line_index(text, start) + 1, last_line=0)
+    expected = scan_region(matcher, text, region, keep)
+    got = bank.pools(region, n)
+    assert {r: (p.count, p.first, list(p.last)) for r, p in got.items()} == \
+        {r: (p.count, p.first, list(p.last)) for r, p in expected.items()}

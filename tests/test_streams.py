@@ -1,0 +1,381 @@
+"""Streams: exact totals, bounded memory, and the same result as process() for any chunking."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import itertools
+import tracemalloc
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.errors import StoreFull
+from truncation_core.hookspecs import hookimpl
+from truncation_core.windows import MiddleUnavailable, TextWindows
+
+
+def make(config: Any = None, **kwargs: Any) -> Truncator:
+    """A Truncator on the memory store, with only the built-in plugins (and *kwargs*')."""
+    return Truncator(config, load_entrypoints=False, store=MemoryStore(), **kwargs)
+
+
+# -- content generators ---------------------------------------------------------------------
+
+line_endings = st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\x85", "\u2028"])
+astral = st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF)
+surrogate = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+words = st.text(alphabet="abcé€ {}[]:E", max_size=12)
+salient_words = st.sampled_from([
+    "error: boom", "ValueError: bad", "Traceback (most recent call last):", "FAILED t.py::x",
+    "3 failed, 1 passed", "panic: nil", "exit status 2", "E   assert 1 == 2", "ERROR",
+])
+pieces = st.lists(st.one_of(words, line_endings, astral, surrogate, salient_words),
+                  min_size=1, max_size=12)
+
+
+@st.composite
+def texts(draw: Any) -> str:
+    """Text from a few pieces repeated: long enough to pass through a stream's windows."""
+    block = "".join(draw(pieces))
+    repeat = draw(st.integers(1, 400))
+    return draw(st.sampled_from(["", "{", "["])) + block * repeat + "".join(draw(pieces))
+
+
+raw_bytes = st.one_of(
+    st.binary(max_size=40),
+    st.sampled_from([b"\xe2\x82", b"\x80", b"\xf0\x9f\x98", b"\xed\xa0\x80", b"\xff", b"\r",
+                     b"\r\n", b"\n", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xc3"]),
+)
+
+
+@st.composite
+def byte_contents(draw: Any) -> bytes:
+    block = b"".join(draw(st.lists(raw_bytes, min_size=1, max_size=10)))
+    return block * draw(st.integers(1, 150)) + b"".join(draw(st.lists(raw_bytes, max_size=4)))
+
+
+@st.composite
+def chunked(draw: Any, content: str | bytes) -> list[Any]:
+    """Split *content* at random points (including points inside UTF-8 sequences)."""
+    n = len(content)
+    if n == 0:
+        return [content] if draw(st.booleans()) else []
+    cuts = sorted(set(draw(st.lists(st.integers(0, n), max_size=12))))
+    bounds = [0, *cuts, n]
+    return [content[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+configs = st.fixed_dictionaries(
+    {
+        "inline_limit": st.sampled_from([1, 5, 40, 120, 300, 600]),
+        # The text strategies: they cut from the windows. (element is one only while it is the
+        # line-based fallback; a structured element streams through an IncrementalCut.)
+        "default_strategy": st.sampled_from(["head", "tail", "head_tail", "lines"]),
+        "head_ratio": st.sampled_from([0.0, 0.2, 0.5, 0.6, 1.0]),
+        "direction": st.sampled_from(["head", "tail"]),
+        "spill": st.booleans(),
+        "highlights": st.sampled_from([0, 0, 1, 2, 8]),
+    },
+    optional={
+        "max_bytes": st.integers(1, 900),
+        "max_lines": st.integers(1, 30),
+        "artifact_threshold": st.sampled_from([50, 400, 2000]),
+        "preview_limit": st.sampled_from([30, 100]),
+    },
+)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def streamed(truncator: Truncator, chunks: list[Any], **kwargs: Any) -> Any:
+    with truncator.stream(**kwargs) as s:
+        for chunk in chunks:
+            s.write(chunk)
+    return s.result()
+
+
+def normalized(result: Any) -> dict[str, Any]:
+    """A result as plain data, with the artifact's id and time taken out."""
+    meta = result.metadata.to_dict()
+    content = result.content
+    artifact = None
+    if result.artifact is not None:
+        content = content.replace(result.artifact.id, "<id>")
+        meta["artifact_id"] = "<id>"
+        artifact = attrs.asdict(result.artifact)
+        del artifact["id"], artifact["created_at"]
+    return {"content": content, "metadata": meta, "artifact": artifact}
+
+
+def assert_same(truncator: Truncator, content: str | bytes, chunks: list[Any]) -> Any:
+    expected = truncator.process(content)
+    got = streamed(truncator, chunks)
+    assert normalized(got) == normalized(expected)
+    if got.artifact is not None:
+        with truncator.store.open(got.artifact.id) as f:
+            stored = f.read()
+        assert stored == (content if isinstance(content, bytes)
+                          else content.encode("utf-8", "surrogatepass"))
+    return got
+
+
+# -- the differential property ---------------------------------------------------------------
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), config=configs, as_bytes=st.booleans())
+def test_stream_equals_process(data: Any, config: dict[str, Any], as_bytes: bool) -> None:
+    content = data.draw(byte_contents() if as_bytes else texts())
+    chunks = data.draw(chunked(content))
+    assert_same(make(config), content, chunks)
+
+
+log_lines = st.one_of(
+    st.sampled_from(["INFO step ok", "debug: fine", "", "  File \"x.py\", line 3", "é😀 ok"]),
+    salient_words,
+    st.text(alphabet="abE r:", max_size=30),
+    st.integers(600, 1200).map(lambda n: "error: " + "x" * n),  # longer than the probe
+)
+
+
+@st.composite
+def logs(draw: Any) -> str:
+    lines = draw(st.lists(log_lines, min_size=1, max_size=40))
+    ends = draw(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3))
+    body = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines))
+    return body * draw(st.integers(1, 60)) + draw(st.sampled_from(["", "tail error: x"]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), limit=st.sampled_from([300, 800, 2000]),
+       strategy=st.sampled_from(["tail", "head_tail", "head", "lines"]),
+       highlights=st.integers(1, 8), as_bytes=st.booleans(), spill=st.booleans())
+def test_stream_highlights_equal_process(data: Any, limit: int, strategy: str,
+                                         highlights: int, as_bytes: bool, spill: bool) -> None:
+    content: Any = data.draw(logs())
+    if as_bytes:
+        content = content.encode()
+    truncator = make({"inline_limit": limit, "default_strategy": strategy,
+                           "highlights": highlights, "spill": spill,
+                           "artifact_threshold": 100_000})
+    assert_same(truncator, content, data.draw(chunked(content)))
+
+
+@pytest.mark.parametrize("size", [99, 100, 101, 355, 356, 357, 900])
+@pytest.mark.parametrize("strategy", ["head", "tail", "head_tail", "lines"])
+def test_stream_equals_process_around_the_limit_and_the_windows(size: int, strategy: str) -> None:
+    # limit 100 -> windows of 356 characters at each end; 712 is where they stop overlapping.
+    content = "".join(f"{i:04d}\n" for i in range(size))[:size * 3]
+    truncator = make({"inline_limit": 100, "default_strategy": strategy})
+    for step in (1, 3, 64, 10_000):
+        chunks = [content[i:i + step] for i in range(0, len(content), step)]
+        assert_same(truncator, content, chunks)
+        raw = content.encode()
+        assert_same(truncator, raw, [raw[i:i + step] for i in range(0, len(raw), step)])
+
+
+# -- exact totals ----------------------------------------------------------------------------
+
+
+def test_split_utf8_and_crlf_count_exactly() -> None:
+    truncator = make({"inline_limit": 10})
+    content = ("é😀\r\n" * 1000).encode()
+    # Split every sequence and every "\r\n" in two: one byte per chunk.
+    result = streamed(truncator, [content[i:i + 1] for i in range(len(content))])
+    m = result.metadata
+    assert (m.original_size, m.original_lines, m.original_bytes) == (4000, 1000, len(content))
+
+
+def test_progress_counters() -> None:
+    truncator = make()
+    with truncator.stream() as s:
+        s.write(b"ab\r")
+        assert (s.chars, s.bytes, s.lines) == (3, 3, 1)
+        s.write(b"\ncd\xe2\x82")
+        assert (s.chars, s.bytes, s.lines) == (6, 8, 2)  # the split sequence is not a char yet
+        s.write(b"\xac")
+    assert (s.chars, s.bytes, s.lines) == (7, 9, 2)
+    assert s.result().content == "ab\r\ncd€"
+
+
+def test_within_the_limit_nothing_is_stored() -> None:
+    truncator = make({"inline_limit": 100})
+    result = streamed(truncator, ["hello\n", "world\n"], tool="t")
+    assert result.content == "hello\nworld\n"
+    assert not result.was_truncated and result.artifact is None
+    assert truncator.store.list() == []
+    assert truncator.stats()["t"].calls == 1
+
+
+def test_mixed_chunk_types_are_refused() -> None:
+    truncator = make()
+    with truncator.stream() as s:
+        s.write("text")
+        with pytest.raises(TypeError, match="this stream takes str"):
+            s.write(b"bytes")
+        with pytest.raises(TypeError, match="expected str or bytes"):
+            s.write(3)  # type: ignore[arg-type]
+
+
+def test_already_truncated_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="already_truncated"):
+        make().stream(already_truncated=True)
+
+
+def test_an_exception_in_the_block_aborts_and_stores_nothing() -> None:
+    truncator = make({"inline_limit": 10})
+    with pytest.raises(RuntimeError), truncator.stream() as s:
+        s.write("x" * 10_000)
+        raise RuntimeError("source failed")
+    assert truncator.store.list() == []
+    with pytest.raises(ValueError, match="aborted"):
+        s.result()
+
+
+# -- the artifact ----------------------------------------------------------------------------
+
+
+class _FailingWriter:
+    """Wraps the real writer and fails at the k-th write: the store fills up mid-stream."""
+
+    def __init__(self, inner: Any, fail_at: int) -> None:
+        self.inner, self.fail_at, self.writes = inner, fail_at, 0
+
+    def write(self, data: bytes) -> None:
+        self.writes += 1
+        if self.writes == self.fail_at:
+            raise StoreFull("no space left")
+        self.inner.write(data)
+
+    def commit(self, info: Any = None) -> Any:
+        return self.inner.commit(info)
+
+    def abort(self) -> None:
+        self.inner.abort()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.abort()
+
+
+class _FillsUp:
+    def __init__(self, fail_at: int) -> None:
+        self.fail_at = fail_at
+
+    @hookimpl(tryfirst=True)
+    def store_artifact(self, store: Any, info: Any) -> Any:
+        return _FailingWriter(store.writer(info), self.fail_at)
+
+
+def test_store_full_mid_stream_degrades_to_inline_and_says_so() -> None:
+    truncator = make({"inline_limit": 200, "default_strategy": "tail"},
+                          plugins=[_FillsUp(fail_at=3)])
+    chunks = [f"line {i}\n" * 10 for i in range(20)]
+    result = streamed(truncator, chunks)
+    assert result.artifact is None
+    assert result.metadata.artifact_error == "the artifact store is full"
+    assert "could not be kept: the artifact store is full" in result.content
+    assert truncator.store.list() == []  # the partial artifact was aborted
+    # Negative control: without the fault, the same stream is stored.
+    healthy = make({"inline_limit": 200, "default_strategy": "tail"})
+    assert streamed(healthy, chunks).artifact is not None
+
+
+def test_the_artifact_is_described_when_the_stream_ends() -> None:
+    truncator = make({"inline_limit": 20})
+    content = '[{"a": 1}' + ', {"a": 1}' * 500 + "]"
+    result = streamed(truncator, [content[i:i + 100] for i in range(0, len(content), 100)],
+                      tool="api", tool_call_id="call_7")
+    ref = truncator.store.stat(result.artifact.id)
+    assert (ref.chars, ref.lines, ref.bytes) == (len(content), 1, len(content))
+    assert ref.content_type == "application/json"
+    assert ref.tool_call_id == "call_7"
+    assert ref.summary == "api JSON"
+
+
+# -- bounded memory --------------------------------------------------------------------------
+
+
+def test_memory_is_bounded_by_the_budget_not_the_input() -> None:
+    truncator = make({"inline_limit": 8000, "spill": False})
+    chunk = b"".join(b"2024-01-01 INFO worker %06d did something useful\n" % i
+                     for i in range(20_000))  # ~1 MB
+    gc.collect()
+    tracemalloc.start()
+    try:
+        with truncator.stream() as s:
+            for _ in range(50):  # ~50 MB through the stream
+                s.write(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert s.result().metadata.original_bytes == 50 * len(chunk)
+    # The chunk itself is the caller's; the stream holds two ~32 KB windows and counters.
+    assert peak < 4 * 1024 * 1024, peak
+
+
+# -- async -----------------------------------------------------------------------------------
+
+
+def test_async_stream_equals_process() -> None:
+    truncator = make({"inline_limit": 200})
+    content = "".join(f"row {i} ü\n" for i in range(50_000)).encode()
+
+    async def main() -> Any:
+        async with truncator.astream(tool="x") as s:
+            for i in range(0, len(content), 1000):
+                await s.write(content[i:i + 1000])
+        return await s.result()
+
+    got = asyncio.run(main())
+    assert normalized(got) == normalized(truncator.process(content, tool="x"))
+
+
+# -- TextWindows ------------------------------------------------------------------------------
+
+
+def test_text_windows_answer_like_the_full_string() -> None:
+    full = "ab\r\ncd\r" + "\n" + "x\ry\n" * 50 + "tail\r\nend"
+    head, tail = full[:20], full[-20:]
+    view = TextWindows(head, tail, length=len(full), newlines=full.count("\n"),
+                       returns=full.count("\r"), crlfs=full.count("\r\n"), ascii=True)
+    n = len(full)
+    for a in range(0, 20):
+        for b in range(n - 19, n + 1):
+            for sub in ("\n", "\r", "\r\n"):
+                assert view.count(sub, a, b) == full.count(sub, a, b), (sub, a, b)
+    assert view[:5] == full[:5] and view[-7:] == full[-7:] and view[3] == full[3]
+    assert view.find("\n", n - 20) == full.find("\n", n - 20)
+    assert view.rfind("\r", 0, 20) == full.rfind("\r", 0, 20)
+    with pytest.raises(MiddleUnavailable):
+        view[10:n - 10]
+    with pytest.raises(MiddleUnavailable):
+        view.count("x", 0, n)
+    assert "tail\r" not in repr(view) and "ab" not in repr(view)
+
+
+def test_a_cancelled_async_write_is_not_lost_and_never_overlaps() -> None:
+    truncator = make({"inline_limit": 300})
+    chunk = "".join(f"line {i}\n" for i in range(40_000))  # ~400 KB: goes to a thread
+
+    async def main() -> Any:
+        async with truncator.astream() as s:
+            task = asyncio.ensure_future(s.write(chunk))
+            await asyncio.sleep(0)  # let it start its batch in the worker thread
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await s.write("tail\n")  # waits for the cancelled batch: never two at once
+        return await s.result()
+
+    got = asyncio.run(main())
+    assert normalized(got) == normalized(truncator.process(chunk + "tail\n"))

@@ -1,0 +1,372 @@
+"""Running a command and truncating its output as it streams: ``trunc run`` as a Python API.
+
+    from truncation_core import Truncator
+    from truncation_core.command import run_command
+
+    done = run_command(Truncator.from_config(), ["pytest", "-x"], timeout=600)
+    done.text              # what the model sees: a short header, then the cut output
+    done.status.exit_code  # the command's own exit code
+    done.result.artifact   # the full output
+
+Decisions, and why:
+
+* **stdout and stderr are merged** into one pipe (``stderr=STDOUT``), as a terminal shows
+  them and as agents' exec tools report them. The kernel keeps their relative order exactly
+  (a traceback on stderr stays next to the log lines on stdout that led to it), there is one
+  budget, one artifact, and line numbers in markers and highlights refer to that one text.
+  Keeping them apart would need two budgets and two artifacts, and reading two pipes can
+  only approximate the order.
+* **The command runs in its own process group** (a new session), so that a timeout kills
+  everything it started: ``SIGTERM`` to the group, then ``SIGKILL`` after *kill_grace*
+  seconds. A process that escapes the group and keeps the output pipe open cannot hang the
+  caller: once the command has exited, reading stops after *kill_grace* seconds more, and
+  the metadata says so.
+* **The header is not part of the budget.** It is a few fixed lines (exit code, wall time,
+  total lines), like the envelope of a tool call; the budget governs the command's output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    from truncation_core.results import TruncationResult
+    from truncation_core.truncator import Truncator
+
+__all__ = ["CommandResult", "CommandStatus", "arun_command", "run_command"]
+
+#: Bytes read from the pipe at a time.
+CHUNK = 1024 * 1024
+#: How often progress is reported, in seconds.
+PROGRESS_INTERVAL = 0.1
+#: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
+TIMEOUT_EXIT = 124
+
+#: Called with the stream (``chars``, ``bytes``, ``lines`` so far) and the seconds elapsed.
+Progress = Callable[[Any, float], None]
+
+
+@attrs.frozen(kw_only=True)
+class CommandStatus:
+    """How a command ended. Recorded in the metadata as ``command``."""
+
+    #: The command line that ran.
+    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    #: Its exit status, or None when a signal ended it.
+    exit_code: int | None
+    #: The signal that ended it (``SIGKILL`` ...), or None.
+    signal: str | None = None
+    #: True when it outlived its timeout and was killed with its process group.
+    timed_out: bool = False
+    #: The timeout, in seconds, or None.
+    timeout: float | None = None
+    #: Wall time from start to exit, in seconds.
+    duration_seconds: float = 0.0
+    #: Remarks, e.g. that a process kept the output open after the command exited.
+    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+
+    @property
+    def shell_exit_code(self) -> int:
+        """The status a shell would report: the exit code, 128 + the signal number, or 124
+        for a timeout (as ``timeout(1)``)."""
+        if self.timed_out:
+            return TIMEOUT_EXIT
+        if self.exit_code is not None:
+            return self.exit_code
+        number = getattr(signal.Signals, self.signal or "", None)
+        return 128 + int(number) if number is not None else 1
+
+
+@attrs.frozen(kw_only=True)
+class CommandResult:
+    """A command's status, and its output as the model sees it."""
+
+    status: CommandStatus
+    #: The truncated output (its metadata carries ``command``; its artifact, everything).
+    result: TruncationResult = attrs.field(repr=False)
+
+    @classmethod
+    def of(cls, result: TruncationResult, status: CommandStatus) -> CommandResult:
+        """For frameworks that run commands their own way: the output they streamed (or
+        processed), with how the command ended recorded in its metadata and header.
+
+            with truncator.stream(tool="execute_command", command=line) as s:
+                for chunk in output:
+                    s.write(chunk)
+            done = CommandResult.of(s.result(), CommandStatus(argv=argv, exit_code=code,
+                                                              duration_seconds=seconds))
+            done.text   # the header, then the cut output
+        """
+        from truncation_core.results import TruncationResult
+
+        metadata = attrs.evolve(result.metadata, command=status)
+        return cls(status=status, result=TruncationResult(
+            result.content, artifact=result.artifact, metadata=metadata))
+
+    @property
+    def header(self) -> str:
+        """The lines above the output: timeout, exit code, wall time, total lines."""
+        s = self.status
+        lines = []
+        if s.timed_out:
+            lines.append(f"Timed out after {s.timeout:g} s: the command and its process "
+                         "group were killed.")
+        code = str(s.exit_code) if s.exit_code is not None else f"killed by {s.signal}"
+        lines.append(f"Exit code: {code}")
+        lines.append(f"Wall time: {s.duration_seconds:.1f} s")
+        lines.append(f"Total output lines: {self.result.metadata.original_lines:,}")
+        lines.append("Output:")
+        return "\n".join(lines) + "\n"
+
+    @property
+    def text(self) -> str:
+        """What the model sees: the header, then the (truncated) output."""
+        return self.header + self.result.content
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "content": self.text,
+            "metadata": self.result.metadata.to_dict(),
+            "artifact": attrs.asdict(self.result.artifact) if self.result.artifact else None,
+        }
+
+
+def _signal_name(returncode: int) -> str | None:
+    if returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+@attrs.define
+class _Watch:
+    """When to escalate against a command that runs too long, and when to stop reading.
+
+    Past the deadline: ``SIGTERM`` to the process group, then ``SIGKILL`` *grace* seconds
+    later. Once the command has exited, reading stops *grace* seconds later even if something
+    else (a background process) still holds the output open.
+    """
+
+    pid: int
+    deadline: float | None
+    grace: float
+    timed_out: bool = False
+    kill_at: float | None = None
+    exited_at: float | None = None
+
+    def wait(self, now: float, longest: float | None) -> float | None:
+        """Seconds until something is due (at most *longest*; None: nothing is due)."""
+        due = [t - now for t in (None if self.timed_out else self.deadline, self.kill_at,
+                                 None if self.exited_at is None else self.exited_at + self.grace)
+               if t is not None]
+        if longest is not None:
+            due.append(longest)
+        return max(0.0, min(due)) if due else None
+
+    def tick(self, now: float, *, exited: bool) -> bool:
+        """Escalate what is due; True when reading must stop."""
+        if self.deadline is not None and not self.timed_out and now >= self.deadline:
+            self.timed_out = True
+            _kill_group(self.pid, signal.SIGTERM)
+            self.kill_at = now + self.grace
+        elif self.kill_at is not None and now >= self.kill_at:
+            _kill_group(self.pid, signal.SIGKILL)
+            self.kill_at = None
+        if exited and self.exited_at is None:
+            self.exited_at = now
+        return self.exited_at is not None and now >= self.exited_at + self.grace
+
+
+#: Why reading stopped before the end of the output.
+_STILL_OPEN = ("the output was still open after the command exited (a background process?); "
+               "stopped reading")
+
+
+def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
+    checked = [os.fspath(a) for a in argv]
+    if not checked:
+        raise ValueError("argv: expected a command and its arguments, got an empty list")
+    return checked
+
+
+def _done(result: TruncationResult, *, argv: list[str], returncode: int, timed_out: bool,
+          timeout: float | None, seconds: float, notes: list[str]) -> CommandResult:
+    """The stream's result, with how the command ended added to its metadata."""
+    return CommandResult.of(result, CommandStatus(
+        argv=argv, exit_code=returncode if returncode >= 0 else None,
+        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
+        duration_seconds=round(seconds, 3), notes=notes))
+
+
+def run_command(
+    truncator: Truncator,
+    argv: Sequence[str],
+    *,
+    tool: str = "execute_command",
+    timeout: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | IO[Any] | None = subprocess.DEVNULL,
+    kill_grace: float = 2.0,
+    progress: Progress | None = None,
+    **context: Any,
+) -> CommandResult:
+    """Run *argv*, stream its output through *truncator*, and report how it ended.
+
+    :param tool: the tool name whose policy applies (``execute_command``: the tail, with
+        highlights of errors from the omitted part).
+    :param timeout: seconds; a command still running then is killed with its process group.
+    :param stdin: what the command reads: nothing by default (an agent cannot type); None
+        inherits this process's standard input.
+    :param kill_grace: seconds between ``SIGTERM`` and ``SIGKILL``, and how long to keep
+        reading after the command exited while something else holds the output open.
+    :param progress: called about every 0.1 s with the stream (``chars``, ``bytes``,
+        ``lines``) and the seconds elapsed.
+    :param context: passed to :meth:`Truncator.stream` (``tool_call_id`` ...).
+    :raises FileNotFoundError: the command does not exist. ``PermissionError``: it is not
+        executable.
+    """
+    argv = _checked(argv)
+    stream = truncator.stream(tool=tool, command=shlex.join(argv), **context)  # checks context
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=stdin, cwd=cwd,
+                                env=dict(env) if env is not None else None,
+                                start_new_session=True)
+    except BaseException:
+        stream.abort()
+        raise
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = start + timeout if timeout is not None else None
+    watch = _Watch(proc.pid, deadline, kill_grace)
+    notes: list[str] = []
+    next_report = start
+    try:
+        with selectors.DefaultSelector() as selector, proc.stdout:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                now = time.monotonic()
+                if selector.select(watch.wait(now, PROGRESS_INTERVAL if progress else 1.0)):
+                    data = os.read(fd, CHUNK)
+                    if not data:
+                        break
+                    stream.write(data)
+                now = time.monotonic()
+                if watch.tick(now, exited=proc.poll() is not None):
+                    notes.append(_STILL_OPEN)
+                    break
+                if progress is not None and now >= next_report:
+                    progress(stream, now - start)
+                    next_report = now + PROGRESS_INTERVAL
+        returncode = _wait(proc, deadline, kill_grace)
+        timed_out = watch.timed_out
+        if returncode is None:  # it closed its output but outlived the timeout
+            timed_out = True
+            returncode = proc.wait()
+    except BaseException:
+        _kill_group(proc.pid, signal.SIGKILL)
+        proc.wait()
+        stream.abort()
+        raise
+    return _done(stream.result(), argv=argv, returncode=returncode, timed_out=timed_out,
+                 timeout=timeout, seconds=time.monotonic() - start, notes=notes)
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -> int | None:
+    """Wait for the command; kill its group if it outlives the deadline (None then)."""
+    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        return proc.wait(timeout=remaining)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid, signal.SIGKILL)
+        return None
+
+
+async def arun_command(
+    truncator: Truncator,
+    argv: Sequence[str],
+    *,
+    tool: str = "execute_command",
+    timeout: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    kill_grace: float = 2.0,
+    **context: Any,
+) -> CommandResult:
+    """The async form of :func:`run_command` (the command's standard input is empty)."""
+    argv = _checked(argv)
+    stream = truncator.astream(tool=tool, command=shlex.join(argv), **context)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL, cwd=cwd,
+            env=dict(env) if env is not None else None, start_new_session=True)
+    except BaseException:
+        stream.abort()
+        raise
+    assert proc.stdout is not None
+    deadline = start + timeout if timeout is not None else None
+    watch = _Watch(proc.pid, deadline, kill_grace)
+    notes: list[str] = []
+    exit_task = asyncio.ensure_future(proc.wait())
+    read_task: asyncio.Future[bytes] | None = None
+    try:
+        while True:
+            if read_task is None:
+                read_task = asyncio.ensure_future(proc.stdout.read(CHUNK))
+            tasks = {read_task} if exit_task.done() else {read_task, exit_task}
+            done, _ = await asyncio.wait(tasks, timeout=watch.wait(loop.time(), None),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if read_task in done:
+                data = read_task.result()
+                read_task = None
+                if not data:
+                    break
+                await stream.write(data)
+                continue
+            if watch.tick(loop.time(), exited=exit_task.done()):
+                notes.append(_STILL_OPEN)
+                break
+        if read_task is not None:
+            read_task.cancel()
+        timed_out = watch.timed_out
+        remaining = None if deadline is None else max(0.0, deadline - loop.time())
+        try:
+            returncode = await asyncio.wait_for(asyncio.shield(exit_task), remaining)
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc.pid, signal.SIGKILL)
+            returncode = await exit_task
+    except BaseException:
+        _kill_group(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        stream.abort()
+        raise
+    return _done(await stream.result(), argv=argv, returncode=returncode,
+                 timed_out=timed_out, timeout=timeout, seconds=loop.time() - start, notes=notes)

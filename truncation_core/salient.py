@@ -1,0 +1,519 @@
+"""Salient lines: the lines that matter, lifted from the omitted part into a highlights block.
+
+When a cut leaves out part of a tool result, lines such as an exception header, ``error:``,
+``FAILED``, ``panic`` or a test summary may be in the part left out. The highlights block
+shows them, each with its line number, right after the omission marker::
+
+    ... [Beginning omitted: 9,870 lines / ...; get_artifact(...)] ...
+    ... [highlights from the omitted part: 2 of 2 matching lines] ...
+    line 129: Traceback (most recent call last):
+    line 135: ValueError: invalid literal for int() with base 10: 'x'
+    <the kept tail>
+
+Definitions (the same for ``process`` and for streams, which is what makes them agree):
+
+* Lines are those of :mod:`truncation_core.text`. A line is a **candidate** only if it lies
+  entirely inside the omitted region.
+* Each line is matched on its **probe**: its first :data:`PROBE_CHARS` characters, without
+  the terminator. A line matches a :class:`SalientPattern` when the probe contains one of the
+  pattern's ``keywords`` and, if the pattern has a ``regex``, ``re.search`` finds it in the
+  probe. The first matching pattern, in rank order, classifies the line.
+* **Selection** is deterministic: patterns of rank 0 (test summaries, exit statuses) first,
+  then rank 1 (error headers), and so on; within a rank, when there are more matches than
+  room, the first half of the room goes to the earliest matches and the rest to the latest
+  (the first failure and the last one). At most ``policy.highlights`` lines are shown, each
+  clipped to :data:`LINE_CHARS`, and the block takes at most a quarter of the budget.
+* The block counts against the budget: the content is cut again with the block's size taken
+  off, and only lines still inside the (larger) omitted region are shown.
+
+Keywords are what keeps scanning fast: one pass of a compiled alternation of literals finds
+candidate lines (about 0.2 GB/s here, so highlights are on only for tools whose output is
+command output; see ``highlights`` in docs/configuration.md), and only those lines run the
+patterns' regular expressions.
+
+Patterns come from the ``salient_patterns`` hook: the built-in plugin
+(:mod:`truncation_core.builtins.salient`) gives generic ones, and plugins add their own per tool.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from truncation_core.models import Budget, Cut, Omission
+from truncation_core.text import count_terminators, is_line_start, measure
+
+if TYPE_CHECKING:
+    from truncation_core.config import MarkerConfig
+
+__all__ = [
+    "LINE_CHARS",
+    "PROBE_CHARS",
+    "Highlight",
+    "Matcher",
+    "SalientPattern",
+    "StreamHighlights",
+    "lift_highlights",
+    "scan_region",
+]
+
+#: Characters of a line that patterns look at.
+PROBE_CHARS = 512
+#: Characters of a line shown in the block.
+LINE_CHARS = 160
+#: The most of the budget (in every limited unit) the block may take.
+SHARE = 0.25
+#: How many times a cut is redone when the block's counts grow with the omitted region.
+_ATTEMPTS = 3
+
+
+def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
+    if not value:
+        raise ValueError("keywords: at least one literal string is needed, so that lines can "
+                         "be found without running the regex on every line")
+    for keyword in value:
+        if not isinstance(keyword, str) or not keyword:
+            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
+        if "\n" in keyword or "\r" in keyword:
+            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
+                             "inside one line")
+
+
+def _check_regex(_inst: object, _attr: object, value: str | None) -> None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"regex: not a valid regular expression: {exc}") from None
+
+
+@attrs.frozen(kw_only=True)
+class SalientPattern:
+    """What makes a line worth lifting into the highlights block.
+
+    A line matches when its probe contains one of *keywords* (literal, case-sensitive) and,
+    if *regex* is given, :func:`re.search` finds *regex* in the probe. Write keywords as
+    literal strings that every line you want contains (``"rror"`` catches both ``error`` and
+    ``Error``); the regex then says precisely which of those lines you want.
+    """
+
+    #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
+    name: str
+    #: Literal strings, one of which every matching line contains.
+    keywords: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_keywords)
+    #: A regular expression searched in lines that contain a keyword; None to take them all.
+    regex: str | None = attrs.field(default=None, validator=_check_regex)
+    #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...
+    rank: int = 1
+
+
+@attrs.frozen(kw_only=True)
+class Highlight:
+    """One line lifted from the omitted part."""
+
+    #: 1-based line number, as for ``get_artifact(start_line=...)``.
+    line: int
+    #: Character offsets of the line, terminator included, in the original.
+    start: int
+    end: int
+    #: The pattern that matched, and its rank.
+    pattern: str
+    rank: int
+    #: The line's text, clipped to :data:`LINE_CHARS` characters.
+    text: str
+
+
+class Matcher:
+    """The patterns of one tool, compiled once."""
+
+    def __init__(self, patterns: Iterable[SalientPattern]) -> None:
+        ordered = sorted(patterns, key=lambda p: p.rank)  # stable: plugin order within a rank
+        self.patterns = tuple(ordered)
+        triggers = _triggers(frozenset(k for p in ordered for k in p.keywords))
+        self.finder = re.compile("|".join(map(re.escape, triggers))) if triggers else None
+        self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
+                        for p in ordered]
+
+    def __bool__(self) -> bool:
+        return self.finder is not None
+
+    def classify(self, probe: str) -> SalientPattern | None:
+        for pattern, keywords, regex in self._checks:
+            if any(k in probe for k in keywords) and (regex is None or regex.search(probe)):
+                return pattern
+        return None
+
+
+@functools.lru_cache(maxsize=64)  # a few ms per keyword set; the same for every Truncator
+def _triggers(keywords: frozenset[str], shared: int = 5) -> list[str]:
+    """Fewer literals to scan for, that still find every line holding a keyword.
+
+    Each literal scanned costs about a pass over the text, so keywords that contain a common
+    substring of at least *shared* characters (``error:``, ``error[`` and ``npm error``
+    contain ``error``), or another keyword (``FAILED (`` contains ``FAIL``), are found through
+    it. A line holding a keyword holds the trigger too, inside the keyword, so nothing is
+    missed; the keywords themselves are then checked line by line. Deterministic.
+    """
+    candidates = set(keywords)
+    for keyword in keywords:
+        for n in range(shared, len(keyword)):
+            candidates.update(keyword[i:i + n] for i in range(len(keyword) - n + 1))
+    uncovered, chosen = set(keywords), []
+    while uncovered:
+        best = max(candidates, key=lambda c: (sum(c in k for k in uncovered), len(c), c))
+        chosen.append(best)
+        uncovered = {k for k in uncovered if best not in k}
+    return sorted(chosen, key=lambda k: (-len(k), k))
+
+
+def _clip(probe: str) -> str:
+    text = probe.rstrip()
+    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
+
+
+def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int,
+               offset: int, emit: Callable[[Highlight], None]) -> None:
+    """Find the salient lines among the complete lines of ``text[lo:hi]``.
+
+    *lo* is a line start, and *hi* a line start or the end of *text*. *line_index* is the
+    0-based index of the line at *lo*; *offset* is added to positions (for a stream's piece).
+    """
+    finder = matcher.finder
+    if finder is None or lo >= hi:
+        return
+    search = finder.search
+    pos = counted = lo
+    index = line_index
+    while pos < hi:
+        found = search(text, pos, hi)
+        if found is None:
+            return
+        i = found.start()
+        start = max(text.rfind("\n", pos, i), text.rfind("\r", pos, i))
+        start = pos if start < 0 else start + 1
+        nl, cr = text.find("\n", i, hi), text.find("\r", i, hi)
+        end = min(nl, cr) if nl >= 0 and cr >= 0 else max(nl, cr)
+        if end < 0:
+            end, after = hi, hi
+        else:
+            after = end + 2 if text.startswith("\r\n", end, hi) else end + 1
+        index += count_terminators(text, counted, start)
+        counted = start
+        probe = text[start:min(end, start + PROBE_CHARS)]
+        pattern = matcher.classify(probe)
+        if pattern is not None:
+            emit(Highlight(line=index + 1, start=offset + start, end=offset + after,
+                           pattern=pattern.name, rank=pattern.rank, text=_clip(probe)))
+        pos = after
+
+
+# -- keeping the first and last matches of each rank -------------------------------------------
+
+
+@attrs.define
+class _Pool:
+    """The first and last *keep* matches of one rank, and how many there are."""
+
+    keep: int
+    first: list[Highlight] = attrs.field(factory=list)
+    last: deque[Highlight] = attrs.field(factory=deque)
+    count: int = 0
+
+    def add(self, item: Highlight) -> None:
+        self.count += 1
+        if len(self.first) < self.keep:
+            self.first.append(item)
+        self.last.append(item)
+        if len(self.last) > self.keep:
+            self.last.popleft()
+
+
+Pools = dict[int, _Pool]
+
+
+def _pools(items: Iterable[Highlight], keep: int) -> Pools:
+    pools: Pools = {}
+    for item in items:
+        pool = pools.get(item.rank)
+        if pool is None:
+            pool = pools[item.rank] = _Pool(keep)
+        pool.add(item)
+    return pools
+
+
+def select(pools: Pools, limit: int) -> list[Highlight]:
+    """At most *limit* highlights: by rank, then the earliest and the latest of each rank."""
+    chosen: list[Highlight] = []
+    for rank in sorted(pools):
+        pool = pools[rank]
+        room = limit - len(chosen)
+        if room <= 0:
+            break
+        if pool.count <= room:
+            chosen.extend(pool.first[:pool.count])
+        else:
+            early = (room + 1) // 2
+            late = list(pool.last)[len(pool.last) - (room - early):] if room > early else []
+            chosen.extend(pool.first[:early] + late)
+    return sorted(chosen, key=lambda h: h.line)
+
+
+def scan_region(matcher: Matcher, text: str, region: Omission, keep: int) -> Pools:
+    """The salient lines lying entirely inside *region* of an in-memory *text*.
+
+    A direct scan of one region: the straightforward definition, against which the tests
+    check :class:`StreamHighlights` (which the library uses, for ``process`` too).
+    """
+    lo, hi = region.start, region.end
+    index = region.first_line - 1
+    if not is_line_start(text, lo):  # the first line is partly kept: skip it
+        nl, cr = text.find("\n", lo, hi), text.find("\r", lo, hi)
+        ends = [x for x in (nl, cr) if x >= 0]
+        if not ends:
+            return {}
+        t = min(ends)
+        lo = t + (2 if text.startswith("\r\n", t) else 1)
+        index += 1
+    if hi < len(text) and not is_line_start(text, hi):  # the last line is partly kept
+        hi = max(text.rfind("\n", lo, hi), text.rfind("\r", lo, hi)) + 1
+    pools: Pools = {}
+    if hi > lo:
+        scan_lines(matcher, text, lo, hi, line_index=index, offset=0,
+                   emit=lambda item: _add(pools, item, keep))
+    return pools
+
+
+def _add(pools: Pools, item: Highlight, keep: int) -> None:
+    pool = pools.get(item.rank)
+    if pool is None:
+        pool = pools[item.rank] = _Pool(keep)
+    pool.add(item)
+
+
+# -- streams ---------------------------------------------------------------------------------
+
+
+class StreamHighlights:
+    """Finds salient lines as text goes by, keeping only what selection can need.
+
+    Streams feed it chunk by chunk; ``process`` feeds it the whole text at once. Either way,
+    :meth:`pools` then gives, for any region a cut of the text omits, what :func:`select`
+    needs, so both paths share one implementation (checked against :func:`scan_region`, an
+    independent in-memory scan, by the tests).
+
+    Lines are assembled across chunks: a partial last line waits for the next chunk, with only
+    its first :data:`PROBE_CHARS` characters held, and a ``"\\r"`` at the end of a chunk waits
+    to see whether a ``"\\n"`` follows. For a stream whose windows are *window* characters at
+    each end, what is kept is:
+
+    * every match that starts in the first *window* characters (a cut may keep it or not);
+    * every match that ends in the last *window* characters (likewise);
+    * of the others, which any cut omits, the first and the last *keep* of each rank, and
+      how many there are.
+
+    That is all :func:`select` can use for any omitted region a cut of those windows makes, so
+    a stream's highlights equal those of ``process``.
+    """
+
+    def __init__(self, matcher: Matcher, *, keep: int, window: int) -> None:
+        self._matcher = matcher
+        self._keep = keep
+        self._window = window
+        self._offset = 0  # characters fed (a held "\r" included)
+        self._held_cr = False
+        self._line_start = 0  # the pending line: where it starts, its index, its first chars
+        self._line_index = 0
+        self._pending = ""
+        self._pending_len = 0
+        self._head: list[Highlight] = []
+        self._first: Pools = {}
+        self._recent: dict[int, deque[Highlight]] = {}
+        self._counts: dict[int, int] = {}
+
+    def _emit(self, item: Highlight) -> None:
+        if item.start < self._window:
+            self._head.append(item)
+            return
+        rank = item.rank
+        self._counts[rank] = self._counts.get(rank, 0) + 1
+        first = self._first.get(rank)
+        if first is None:
+            first = self._first[rank] = _Pool(self._keep)
+        if len(first.first) < self._keep:
+            first.first.append(item)
+        recent = self._recent.setdefault(rank, deque())
+        recent.append(item)
+        # Matches ending before the last `window` characters seen end before the final tail
+        # window too: of those, the last `keep` are enough.
+        cutoff = self._offset - self._window
+        while len(recent) > self._keep and recent[self._keep].end <= cutoff:
+            recent.popleft()
+
+    def feed(self, text: str, *, final: bool = False) -> None:
+        """Scan the next piece of the stream's text."""
+        if self._held_cr:
+            text = "\r" + text
+            self._offset -= 1
+            self._held_cr = False
+        if text.endswith("\r") and not final:  # maybe half a "\r\n": see the next piece
+            text = text[:-1]
+            self._held_cr = True
+        base = self._offset
+        self._offset += len(text) + (1 if self._held_cr else 0)
+        if not text:
+            return
+        last = max(text.rfind("\n"), text.rfind("\r"))
+        if last < 0:  # no line ends here
+            self._extend(text)
+            return
+        cut = last + 1
+        if not self._pending_len:  # the piece starts a line: scan it in place
+            scan_lines(self._matcher, text, 0, cut, line_index=self._line_index,
+                       offset=base, emit=self._emit)
+        elif self._pending_len <= PROBE_CHARS:  # the pending line is held whole
+            block = self._pending + text[:cut]
+            scan_lines(self._matcher, block, 0, len(block), line_index=self._line_index,
+                       offset=self._line_start, emit=self._emit)
+        else:  # a long pending line: its probe is complete; it ends at the first terminator
+            nl, cr = text.find("\n", 0, cut), text.find("\r", 0, cut)
+            t = min(x for x in (nl, cr) if x >= 0)
+            after = t + (2 if text.startswith("\r\n", t) else 1)
+            self._classify_pending(end=base + after)
+            scan_lines(self._matcher, text, after, cut, line_index=self._line_index + 1,
+                       offset=base, emit=self._emit)
+        self._line_index += count_terminators(text, 0, cut)
+        self._line_start = base + cut
+        self._pending, self._pending_len = "", 0
+        self._extend(text[cut:])
+
+    def _extend(self, text: str) -> None:
+        if text:
+            if self._pending_len <= PROBE_CHARS:
+                self._pending += text[:PROBE_CHARS + 1 - self._pending_len]
+            self._pending_len += len(text)
+
+    def _classify_pending(self, *, end: int) -> None:
+        probe = self._pending[:PROBE_CHARS]
+        pattern = self._matcher.classify(probe)
+        if pattern is not None:
+            self._emit(Highlight(line=self._line_index + 1, start=self._line_start, end=end,
+                                 pattern=pattern.name, rank=pattern.rank, text=_clip(probe)))
+
+    def close(self) -> None:
+        """The stream ended: a held ``"\\r"`` ends a line, and the last line is complete."""
+        if self._held_cr:
+            self._held_cr = False
+            self._offset -= 1
+            self.feed("\r", final=True)
+        if self._pending_len:
+            self._classify_pending(end=self._offset)
+            self._pending, self._pending_len = "", 0
+
+    def pools(self, region: Omission, total: int) -> Pools:
+        """What selection needs for *region* of the finished stream of *total* characters."""
+        tail_from = total - self._window
+        pools: Pools = {}
+        ranks = sorted({*self._counts, *(h.rank for h in self._head)})
+        for rank in ranks:
+            inside = [h for h in self._head if h.rank == rank and _inside(h, region)]
+            recent = self._recent.get(rank, deque())
+            tail = [h for h in recent if h.end > tail_from]
+            edge_tail = [h for h in tail if _inside(h, region)]
+            middle_count = self._counts.get(rank, 0) - len(tail)
+            first = [h for h in self._first.get(rank, _Pool(0)).first if h.end <= tail_from]
+            last = [h for h in recent if h.end <= tail_from]
+            pool = _Pool(self._keep)
+            pool.first = (inside + first + edge_tail)[:self._keep]
+            pool.last = deque((inside + last + edge_tail)[-self._keep:])
+            pool.count = len(inside) + middle_count + len(edge_tail)
+            if pool.count:
+                pools[rank] = pool
+        return pools
+
+
+def _inside(item: Highlight, region: Omission) -> bool:
+    return region.start <= item.start and item.end <= region.end
+
+
+# -- the block -------------------------------------------------------------------------------
+
+
+def _found(pools: Pools) -> int:
+    return sum(pool.count for pool in pools.values())
+
+
+def render(chosen: Sequence[Highlight], found: int, position: str,
+           templates: MarkerConfig) -> str:
+    """The highlights block, with the separators its place next to the marker needs."""
+    lines = [templates.highlights.format(shown=len(chosen), found=found)]
+    lines += [templates.highlight.format(line=h.line, text=h.text, pattern=h.pattern)
+              for h in chosen]
+    if position == "end":  # after a marker that ends the output without a newline
+        return "\n" + "\n".join(lines)
+    return "\n".join(lines) + "\n"
+
+
+def _choose(pools: Pools, limit: int, budget: Budget, position: str,
+            templates: MarkerConfig) -> list[Highlight]:
+    """The most highlights (up to *limit*) whose block fits :data:`SHARE` of the budget."""
+    share = budget.scaled(SHARE)
+    found = _found(pools)
+    for k in range(limit, 0, -1):
+        chosen = select(pools, k)
+        if not chosen:
+            return []
+        if share.admits(measure(render(chosen, found, position, templates))):
+            return chosen
+    return []
+
+
+def _sole_omission(cut: Cut, text: Any) -> Omission | None:
+    """The cut's omission, if it has one and the output ends with the text after it."""
+    if len(cut.omissions) != 1:
+        return None
+    region = cut.omissions[0]
+    try:
+        kept_tail = text[region.end:]
+    except LookupError:  # a stream's windows do not reach there
+        return None
+    return region if cut.text.endswith(kept_tail) else None
+
+
+def lift_highlights(cut: Cut, *, text: Any, budget: Budget, limit: int,
+                    templates: MarkerConfig, pools_for: Callable[[Omission], Pools],
+                    recut: Callable[[Budget], Cut]) -> Cut:
+    """*cut* with a highlights block after its marker, cut again to make room for the block.
+
+    Returns *cut* unchanged when there is nothing to lift, or when the result would not fit.
+    """
+    region = _sole_omission(cut, text)
+    if region is None or limit <= 0:
+        return cut
+    pools = pools_for(region)
+    chosen = _choose(pools, limit, budget, region.position, templates)
+    found = _found(pools)
+    for _ in range(_ATTEMPTS):
+        if not chosen:
+            return cut
+        room = budget.minus(measure(render(chosen, found, region.position, templates)))
+        if room is None:
+            return cut
+        again = recut(room)
+        wider = _sole_omission(again, text)
+        if wider is None:
+            return cut
+        chosen = [h for h in chosen if _inside(h, wider)]
+        found = _found(pools_for(wider))
+        block = render(chosen, found, wider.position, templates)
+        at = len(again.text) - (len(text) - wider.end)
+        out = again.text[:at] + block + again.text[at:]
+        if chosen and budget.admits(measure(out)):
+            details = {**again.details, "highlights": [
+                {"line": h.line, "pattern": h.pattern, "text": h.text} for h in chosen]}
+            return attrs.evolve(again, text=out, details=details)
+    return cut

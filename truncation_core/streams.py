@@ -1,0 +1,605 @@
+"""Streaming truncation: tool output of any size, in bounded memory, cut as ``process`` cuts it.
+
+    with truncator.stream(tool="execute_command") as s:
+        for chunk in source:          # str or bytes, any size
+            s.write(chunk)
+    result = s.result()               # == truncator.process(everything)
+
+How it keeps memory bounded and stays equal to :meth:`Truncator.process
+<truncation_core.Truncator.process>`:
+
+* **Counts are exact and incremental.** Characters, bytes and line terminators are counted
+  per chunk (``bytes.count`` is the floor: about 2.5 GB/s). A ``"\\r\\n"`` split across two
+  chunks counts once; a UTF-8 sequence split across two chunks is reassembled by an
+  incremental decoder, and an ASCII chunk (the common case) is counted without decoding.
+* **Only the two ends are kept.** A head buffer holds the first characters and a ring the
+  last ones, each sized from the budget plus a little slack (the most a cut can move while it
+  snaps to a line boundary). Nothing in between is held.
+* **The same code cuts.** At the end the stream stands for the full text with a
+  :class:`~truncation_core.windows.TextWindows`, and runs the built-in text strategies
+  (``cut_text``), markers, artifact reference and metadata code that ``process`` runs. When
+  the whole stream did fit in the two buffers, it is simply handed to the ``process``
+  pipeline as one string. A differential property test checks equality over random chunkings.
+* **Everything is kept as it arrives.** Once the stream exceeds its limit, an artifact writer
+  is opened through :meth:`Truncator.open_artifact <truncation_core.Truncator.open_artifact>`
+  and every chunk is written to it (bytes as received; text as UTF-8 with ``surrogatepass``).
+  A stream that ends within its limit stores nothing, like ``process``.
+
+Strategies that are not text strategies (``element`` once it parses JSON, a plugin's own)
+need the whole content. A stream runs them only through an :class:`IncrementalCut`, the
+seam for content-specific incremental truncators, which plugins return from the
+``stream_cutter`` hook; otherwise it cuts with ``head_tail`` and says so in the notes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
+
+import attrs
+
+from truncation_core.errors import StoreError, StoreFull
+from truncation_core.models import Budget, ContentFacts, Cut
+from truncation_core.offsets import decode_suffix, raw_locator, text_locator
+from truncation_core.salient import StreamHighlights
+from truncation_core.text import cut_text, measure, utf8_size
+from truncation_core.truncator import _looks_like_json, content_facts
+from truncation_core.windows import TextWindows
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts import ArtifactWriter
+    from truncation_core.config import Policy
+    from truncation_core.markers import MarkerRenderer
+    from truncation_core.results import TruncationResult
+    from truncation_core.salient import Matcher
+    from truncation_core.truncator import Truncator
+
+__all__ = ["AsyncStream", "IncrementalCut", "Stream"]
+
+log = logging.getLogger("truncation_core")
+
+#: Characters kept beyond the budget at each end: a cut reads a character or two past the
+#: point it keeps (to avoid splitting "\r\n" or a surrogate pair, and to tell line starts).
+_SLACK = 16
+#: The JSON sniff looks at this many characters at each end (see truncator._looks_like_json).
+_SNIFF_CHARS = 256
+#: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character.
+_MAX_UTF8 = 4
+#: AsyncStream hands work to a thread once this much is pending.
+_ASYNC_BATCH = 256 * 1024
+
+AnyStr = TypeVar("AnyStr", str, bytes)
+
+
+@runtime_checkable
+class IncrementalCut(Protocol):
+    """A content-specific truncator fed as a stream arrives (the seam for structured data).
+
+    Returned by the ``stream_cutter`` hook when a stream opens. It receives every chunk as
+    decoded text, so it sees exactly what ``process`` would (bytes that are not UTF-8 appear as
+    U+FFFD, a UTF-8 sequence split across chunks is whole). Its memory must be bounded by the
+    budget, not by the input. When the stream ends and the selected strategy is
+    :attr:`strategy`, :meth:`finish` produces the cut.
+    """
+
+    #: The strategy this cutter implements, as named by ``select_strategy``.
+    strategy: str
+
+    def feed(self, text: str) -> None:
+        """Take the next piece of the content. Never raises on content."""
+        ...
+
+    def finish(self, *, budget: Budget, facts: ContentFacts,
+               markers: MarkerRenderer) -> Cut | None:
+        """The cut of everything fed, within *budget*; None if it cannot cut this content
+        (e.g. it is not valid JSON after all): the stream then cuts it as text."""
+        ...
+
+
+def window_for(policy: Policy) -> int:
+    """Characters a stream keeps at each end: the budget, the JSON sniff, and some slack."""
+    return max(policy.inline_limit, _SNIFF_CHARS) + _SLACK
+
+
+class _Ring(Generic[AnyStr]):
+    """The last *keep* characters (or bytes) written, as a few pieces."""
+
+    def __init__(self, keep: int, empty: AnyStr) -> None:
+        self._keep = keep
+        self._empty = empty
+        self._parts: deque[AnyStr] = deque()
+        self._size = 0
+        #: True once anything written has been dropped.
+        self.trimmed = False
+
+    def append(self, piece: AnyStr) -> None:
+        if len(piece) >= self._keep:
+            if len(piece) > self._keep or self._size:
+                self.trimmed = True
+            piece = piece[len(piece) - self._keep:]
+            self._parts.clear()
+            self._size = 0
+        self._parts.append(piece)
+        self._size += len(piece)
+        while self._size - len(self._parts[0]) >= self._keep:
+            self._size -= len(self._parts.popleft())
+            self.trimmed = True
+
+    def value(self) -> AnyStr:
+        return self._empty.join(self._parts)
+
+
+class Stream:
+    """One tool result arriving in chunks. Made by :meth:`Truncator.stream
+    <truncation_core.Truncator.stream>`; use it as a context manager.
+
+    Leaving the ``with`` block normally finishes the stream (the artifact is committed);
+    leaving it with an exception aborts it (nothing is stored, and there is no result).
+    A stream is not thread-safe: write to it from one thread at a time (:class:`AsyncStream`
+    does that for async code).
+    """
+
+    def __init__(self, truncator: Truncator, *, tool: str | None, policy: Policy,
+                 context: Mapping[str, Any], cutters: list[IncrementalCut],
+                 matcher: Matcher | None) -> None:
+        self._truncator = truncator
+        self._tool = tool
+        self._policy = policy
+        self._context = context
+        self._cutters = cutters
+        window = window_for(policy)
+        self._window = window
+        self._highlights = None if matcher is None else StreamHighlights(
+            matcher, keep=policy.highlights, window=window)
+        self._mode: type | None = None
+        # Exact totals.
+        self._chars = 0
+        self._bytes = 0
+        # UTF-8 size of the decoded text, which differs from the input's size where bytes are
+        # not valid UTF-8 (a U+FFFD is 3 bytes); kept only under a byte limit.
+        self._text_bytes = 0
+        self._newlines = 0
+        self._returns = 0
+        self._crlfs = 0
+        self._last_was_cr = False
+        self._ends_with_terminator = False
+        self._ascii = True
+        # The two ends.
+        self._head: list[str] = []
+        self._head_chars = 0
+        self._raw_head = bytearray()
+        self._ring: _Ring[Any] | None = None
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._decoder_idle = True
+        # The artifact.
+        self._over = False
+        self._prefix: list[bytes] = []
+        self._writer: ArtifactWriter | None = None
+        self._artifact_error: str | None = None
+        self._result: TruncationResult | None = None
+        self._aborted = False
+
+    def __repr__(self) -> str:  # never the content
+        return (f"Stream(tool={self._tool!r}, chars={self._chars}, bytes={self._bytes}, "
+                f"lines={self.lines}, finished={self._result is not None})")
+
+    # -- progress ----------------------------------------------------------------------------
+
+    @property
+    def chars(self) -> int:
+        """Characters seen so far."""
+        return self._chars
+
+    @property
+    def bytes(self) -> int:
+        """Bytes seen so far (the chunks' own bytes; UTF-8 for text)."""
+        return self._bytes
+
+    @property
+    def lines(self) -> int:
+        """Lines seen so far (see :mod:`truncation_core.text` for the definition)."""
+        terminators = self._newlines + self._returns - self._crlfs
+        return terminators + (1 if self._chars and not self._ends_with_terminator else 0)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def write(self, chunk: str | bytes | bytearray | memoryview) -> int:
+        """Take the next chunk of the tool's output; returns its length.
+
+        All chunks of one stream are ``str``, or all are bytes-like.
+        """
+        if self._result is not None or self._aborted:
+            raise ValueError("write() on a finished stream")
+        if isinstance(chunk, str):
+            kind: type = str
+            if type(chunk) is not str:
+                chunk = str(chunk)
+        elif isinstance(chunk, bytes | bytearray | memoryview):
+            kind = bytes
+            chunk = bytes(chunk)
+        else:
+            raise TypeError(f"chunk: expected str or bytes, got {type(chunk).__name__}")
+        if self._mode is None:
+            self._start(kind)
+        elif kind is not self._mode:
+            raise TypeError(f"chunk: this stream takes {self._mode.__name__} (its first chunk "
+                            f"was {self._mode.__name__}), got {kind.__name__}")
+        if chunk:
+            if kind is str:
+                self._write_text(chunk)  # type: ignore[arg-type]
+            else:
+                self._write_bytes(chunk)  # type: ignore[arg-type]
+        return len(chunk)
+
+    def _start(self, kind: type) -> None:
+        self._mode = kind
+        if kind is str:
+            self._ring = _Ring(self._window, "")
+        else:
+            self._ring = _Ring(_MAX_UTF8 * self._window + 8, b"")
+            self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def _count(self, chunk: Any, nl: Any, cr: Any, crlf: Any) -> None:
+        self._newlines += chunk.count(nl)
+        if chunk.find(cr) != -1:  # memchr-fast; most output has no "\r" at all
+            self._returns += chunk.count(cr)
+            self._crlfs += chunk.count(crlf)
+        if self._last_was_cr and chunk.startswith(nl):
+            self._crlfs += 1  # a "\r\n" split across two chunks
+        self._last_was_cr = chunk.endswith(cr)
+        self._ends_with_terminator = chunk.endswith((nl, cr))
+
+    def _write_text(self, chunk: str) -> None:
+        self._count(chunk, "\n", "\r", "\r\n")
+        self._chars += len(chunk)
+        data: bytes | None = None
+        if chunk.isascii():  # O(1): CPython keeps the flag
+            size = len(chunk)
+        else:
+            self._ascii = False
+            data = chunk.encode("utf-8", "surrogatepass")
+            size = len(data)
+        self._bytes += size
+        self._text_bytes += size
+        self._take_head(chunk)
+        self._ring.append(chunk)  # type: ignore[union-attr]
+        self._feed(chunk)
+        self._keep(chunk, data)
+
+    def _write_bytes(self, chunk: bytes) -> None:
+        self._count(chunk, b"\n", b"\r", b"\r\n")
+        self._bytes += len(chunk)
+        text: str | None = None
+        if self._decoder_idle and chunk.isascii():
+            self._chars += len(chunk)
+            self._text_bytes += len(chunk)
+        else:
+            text = self._decode(chunk)
+        if self._head_chars < self._window:
+            self._take_head(text if text is not None else
+                            chunk[:self._window - self._head_chars].decode("ascii"))
+        room = _MAX_UTF8 * self._window + 8 - len(self._raw_head)
+        if room > 0:
+            self._raw_head += chunk[:room]
+        self._ring.append(chunk)  # type: ignore[union-attr]
+        if self._highlights is not None or self._cutters:
+            self._feed(text if text is not None else chunk.decode("ascii"))
+        self._keep(chunk, chunk)
+
+    def _decode(self, chunk: bytes, final: bool = False) -> str:
+        text = self._decoder.decode(chunk, final)  # type: ignore[union-attr]
+        self._decoder_idle = not self._decoder.getstate()[0]  # type: ignore[union-attr]
+        self._chars += len(text)
+        if text:
+            ascii_text = text.isascii()
+            self._ascii = self._ascii and ascii_text
+            if self._policy.max_bytes is not None:  # only a byte limit needs it: it costs
+                self._text_bytes += len(text) if ascii_text else utf8_size(text)  # an encode
+        return text
+
+    def _take_head(self, text: str) -> None:
+        need = self._window - self._head_chars
+        if need > 0 and text:
+            piece = text[:need]
+            self._head.append(piece)
+            self._head_chars += len(piece)
+
+    def _feed(self, text: str) -> None:
+        if not text:
+            return
+        if self._highlights is not None:
+            self._highlights.feed(text)
+        for cutter in self._cutters:
+            cutter.feed(text)
+
+    def _terminators(self) -> int:
+        return self._newlines + self._returns - self._crlfs
+
+    def _is_over(self) -> bool:
+        policy = self._policy
+        return (self._chars > policy.inline_limit
+                or (policy.max_bytes is not None and self._text_bytes > policy.max_bytes)
+                or (policy.max_lines is not None and self.lines > policy.max_lines))
+
+    # -- the artifact ------------------------------------------------------------------------
+
+    def _keep(self, chunk: str | bytes, data: bytes | None) -> None:
+        """Keep the chunk for the artifact: held back while within the limit, then written."""
+        if not self._over:
+            self._over = self._is_over()
+        if not self._policy.spill or self._artifact_error is not None:
+            return
+        if data is None:
+            data = chunk.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
+        if self._writer is None and not self._over:
+            self._prefix.append(data)
+            return
+        self._store(data)
+
+    def _store(self, data: bytes) -> None:
+        try:
+            if self._writer is None:
+                self._open_writer()
+                if self._writer is None:
+                    return
+                for held in self._prefix:
+                    self._writer.write(held)
+                self._prefix = []
+            self._writer.write(data)
+        except (StoreError, OSError) as exc:
+            self._store_failed(exc)
+
+    def _open_writer(self) -> None:
+        # Sizes and the content type are known only at the end: commit() gives them then.
+        info = self._truncator.artifact_info(self._tool, self._context, _PROVISIONAL_FACTS)
+        writer = self._truncator.open_artifact(info, self._policy)
+        if writer is None:
+            self._artifact_error = "no storage backend accepted it"
+            self._prefix = []
+            return
+        self._writer = writer
+
+    def _store_failed(self, exc: BaseException) -> None:
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None
+        self._prefix = []
+        full = isinstance(exc, StoreFull)
+        self._artifact_error = ("the artifact store is full" if full
+                                else "the artifact store failed")
+        log.warning("artifact not stored (tool=%s, %d bytes so far): %s", self._tool,
+                    self._bytes, "store full" if full else type(exc).__name__)
+
+    # -- finishing ---------------------------------------------------------------------------
+
+    def result(self) -> TruncationResult:
+        """Finish the stream (if not finished yet) and return what the model sees."""
+        if self._result is None:
+            if self._aborted:
+                raise ValueError("result() of an aborted stream")
+            self._result = self._finish()
+        return self._result
+
+    def abort(self) -> None:
+        """Drop the stream: nothing is stored."""
+        if self._result is None and not self._aborted:
+            self._aborted = True
+            if self._writer is not None:
+                self._writer.abort()
+                self._writer = None
+            self._prefix = []
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif not self._aborted:
+            self.result()
+
+    def _finish(self) -> TruncationResult:
+        if self._mode is None:
+            self._start(str)
+        if self._mode is bytes:
+            tail = self._decode(b"", final=True)  # a broken sequence at the very end
+            if tail:
+                self._ends_with_terminator = False
+                self._take_head(tail)
+                self._feed(tail)
+        if self._highlights is not None:
+            self._highlights.close()
+        truncator, policy = self._truncator, self._policy
+        if not self._over:
+            self._over = self._is_over()
+        if not self._over:
+            self._prefix = []
+            return truncator._unchanged("".join(self._head), policy)
+        if self._policy.spill and self._writer is None and self._artifact_error is None:
+            self._store(b"")  # over only after the final flush: store what was held
+        view, raw = self._full_text()
+        if isinstance(view, str):
+            facts = content_facts(view, from_bytes=self._mode is bytes, encoded=raw)
+        else:
+            facts = self._window_facts(view)
+        notes: list[str] = []
+        strategy = truncator._choose_strategy(self._tool, facts, policy, self._context, notes)
+        artifact, artifact_error = self._commit(facts)
+        cut_with = pools_for = None
+        if not isinstance(view, str):
+            cut_with = self._window_cutter(view, facts)
+            if self._highlights is not None:
+                highlights, total = self._highlights, self._chars
+                pools_for = lambda region: highlights.pools(region, total)  # noqa: E731
+        return truncator._render(view, facts, strategy, policy, self._tool, self._context,
+                                 notes, artifact=artifact, artifact_error=artifact_error,
+                                 byte_size_known=policy.spill or self._mode is bytes,
+                                 cut_with=cut_with, pools_for=pools_for)
+
+    def _full_text(self) -> tuple[str | TextWindows, bytes | None]:
+        """The whole text when the two ends overlap, else the windows over it."""
+        ring = self._ring.value()  # type: ignore[union-attr]
+        head = "".join(self._head)
+        if self._mode is bytes:
+            if self._bytes - len(ring) <= len(self._raw_head):
+                raw = bytes(self._raw_head[:self._bytes - len(ring)]) + ring
+                return raw.decode("utf-8", "replace"), raw
+            tail, _ = decode_suffix(ring, is_start=False)
+            tail = tail[len(tail) - self._window:]
+        else:
+            if self._chars - len(ring) <= len(head):
+                return head[:self._chars - len(ring)] + ring, None
+            tail = ring
+        return TextWindows(head, tail, length=self._chars, newlines=self._newlines,
+                           returns=self._returns, crlfs=self._crlfs, ascii=self._ascii), None
+
+    def _window_facts(self, view: TextWindows) -> ContentFacts:
+
+        total = self._bytes
+        if self._mode is bytes:
+            locate = raw_locator(self._raw_head, self._ring.value(),  # type: ignore[union-attr]
+                                 total_chars=self._chars, total_bytes=total,
+                                 tail_is_start=False)
+        else:
+            locate = text_locator(view, lambda: total)
+        terminators = self._terminators()
+        return ContentFacts(
+            chars=self._chars, lines=self.lines, terminators=terminators,
+            looks_like_json=_looks_like_json(view),  # type: ignore[arg-type]
+            from_bytes=self._mode is bytes, byte_size=lambda: total, locate_byte=locate)
+
+    def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:
+        if self._writer is None:
+            return None, self._artifact_error
+        info = self._truncator.artifact_info(self._tool, self._context, facts)
+        try:
+            ref = self._writer.commit(info)
+        except (StoreError, OSError) as exc:
+            self._store_failed(exc)
+            return None, self._artifact_error
+        finally:
+            self._writer = None
+        log.debug("stored artifact %s backend=%s bytes=%d tool=%s (stream)", ref.id,
+                  ref.backend, ref.bytes, self._tool)
+        return ref, None
+
+    def _window_cutter(self, view: TextWindows, facts: ContentFacts) -> Callable[..., Cut]:
+        policy = self._policy
+
+        def cut_with(strategy: str, budget: Budget, markers: MarkerRenderer,
+                     notes: list[str]) -> Cut:
+            for cutter in self._cutters:
+                if cutter.strategy == strategy:
+                    cut = cutter.finish(budget=budget, facts=facts, markers=markers)
+                    if cut is not None and budget.admits(measure(cut.text)):
+                        return cut
+            builtin = _WINDOWED_STRATEGIES.get(strategy)
+            if builtin is not None:
+                cut = builtin(strategy=strategy, text=view, budget=budget, facts=facts,
+                              policy=policy, markers=markers)
+                if cut is not None and budget.admits(measure(cut.text)):
+                    return cut
+            notes.append(f"strategy {strategy!r} cannot cut a stream this long; cut with "
+                         "head_tail instead")
+            return attrs.evolve(cut_text(view, budget=budget, facts=facts,  # type: ignore[arg-type]
+                                         markers=markers, head_share=policy.head_ratio),
+                                strategy="head_tail")
+
+        return cut_with
+
+
+def _builtin_window_strategies() -> dict[str, Callable[..., Cut | None]]:
+    """The built-in text strategies: they cut with ``cut_text``, which only touches the
+    windows, so they run unchanged on a :class:`TextWindows`.
+
+    ``element`` is one of them only while it is the line-based fallback: once it parses
+    JSON or XML it needs the whole content, must leave this table, and streams through an
+    :class:`IncrementalCut` from the ``stream_cutter`` hook instead.
+    """
+    from truncation_core.builtins import element, head, head_tail, lines, tail
+
+    def call(module: Any) -> Callable[..., Cut | None]:
+        function = module.truncate
+        names = function.__code__.co_varnames[:function.__code__.co_argcount]
+        return lambda **kwargs: function(**{k: kwargs[k] for k in names})
+
+    return {m.NAME: call(m) for m in (head, tail, head_tail, lines, element)}
+
+
+_WINDOWED_STRATEGIES = _builtin_window_strategies()
+
+
+#: Facts used to open a stream's artifact before its size is known.
+_PROVISIONAL_FACTS = ContentFacts(chars=0, lines=0, terminators=0, looks_like_json=False,
+                                  byte_size=lambda: 0)
+
+
+class AsyncStream:
+    """The async form of :class:`Stream` (``async with truncator.astream(...) as s``).
+
+    Chunks are gathered and handed to a worker thread in batches of about 256 KiB, so that
+    counting and artifact writes never block the event loop. Batching changes nothing in the
+    result: a stream's result does not depend on how its content is chunked.
+    """
+
+    def __init__(self, stream: Stream) -> None:
+        self._stream = stream
+        self._pending: list[Any] = []
+        self._pending_size = 0
+        # The batch being written in a thread. Cancelling a writer's await does not stop the
+        # thread, so the next batch waits for it: the stream never sees two at once.
+        self._inflight: asyncio.Future[Any] | None = None
+
+    @property
+    def stream(self) -> Stream:
+        """The underlying stream (its ``chars``, ``bytes`` and ``lines`` show progress)."""
+        return self._stream
+
+    async def write(self, chunk: str | bytes | bytearray | memoryview) -> int:
+        if self._pending and type(chunk) is not type(self._pending[0]):
+            await self._flush()
+        self._pending.append(chunk)
+        self._pending_size += len(chunk)
+        if self._pending_size >= _ASYNC_BATCH:
+            await self._flush()
+        return len(chunk)
+
+    async def _flush(self) -> None:
+        if not self._pending:
+            return
+        first = self._pending[0]
+        batch = ("" if isinstance(first, str) else b"").join(self._pending)
+        self._pending, self._pending_size = [], 0
+        await self._run(self._stream.write, batch)
+
+    async def _run(self, function: Callable[..., Any], *args: Any) -> Any:
+        if self._inflight is not None:
+            await asyncio.shield(self._inflight)
+        self._inflight = asyncio.ensure_future(asyncio.to_thread(function, *args))
+        return await asyncio.shield(self._inflight)
+
+    async def result(self) -> TruncationResult:
+        """Finish the stream and return what the model sees."""
+        await self._flush()
+        return await self._run(self._stream.result)  # type: ignore[no-any-return]
+
+    def abort(self) -> None:
+        """Drop the stream (after the batch being written, if any): nothing is stored."""
+        self._pending = []
+        if self._inflight is not None and not self._inflight.done():
+            self._inflight.add_done_callback(lambda _: self._stream.abort())
+        else:
+            self._stream.abort()
+
+    async def __aenter__(self) -> AsyncStream:
+        return self
+
+    async def __aexit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is not None:
+            self.abort()
+        else:
+            await self.result()
