@@ -34,7 +34,7 @@ class _CountingCut:
     def feed(self, text: str) -> None:
         self.fed += len(text)
 
-    def finish(self, *, budget: Any, facts: Any, markers: Any) -> Cut:
+    def finish(self, *, text: Any, budget: Any, facts: Any, markers: Any) -> Cut:
         text = f"[{self.fed} chars of JSON]"
         return Cut(text=text, omitted_chars=facts.chars, omitted_lines=facts.lines)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import itertools
+import json
 import tracemalloc
 from typing import Any
 
@@ -74,9 +75,9 @@ def chunked(draw: Any, content: str | bytes) -> list[Any]:
 configs = st.fixed_dictionaries(
     {
         "inline_limit": st.sampled_from([1, 5, 40, 120, 300, 600]),
-        # The text strategies: they cut from the windows. (element is one only while it is the
-        # line-based fallback; a structured element streams through an IncrementalCut.)
-        "default_strategy": st.sampled_from(["head", "tail", "head_tail", "lines"]),
+        # The text strategies cut from the windows; element streams through its
+        # IncrementalCut (structured/stream_cut.py), which must cut exactly as process does.
+        "default_strategy": st.sampled_from(["head", "tail", "head_tail", "lines", "element"]),
         "head_ratio": st.sampled_from([0.0, 0.2, 0.5, 0.6, 1.0]),
         "direction": st.sampled_from(["head", "tail"]),
         "spill": st.booleans(),
@@ -87,6 +88,8 @@ configs = st.fixed_dictionaries(
         "max_lines": st.integers(1, 30),
         "artifact_threshold": st.sampled_from([50, 400, 2000]),
         "preview_limit": st.sampled_from([30, 100]),
+        # Small thresholds send structured content down the event-driven path.
+        "stream_threshold": st.sampled_from([50, 400]),
     },
 )
 
@@ -135,6 +138,36 @@ def test_stream_equals_process(data: Any, config: dict[str, Any], as_bytes: bool
     content = data.draw(byte_contents() if as_bytes else texts())
     chunks = data.draw(chunked(content))
     assert_same(make(config), content, chunks)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda kids: st.lists(kids, max_size=12) | st.dictionaries(st.text(max_size=6), kids,
+                                                               max_size=6),
+    max_leaves=60,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), value=json_values, copies=st.integers(1, 60),
+       indent=st.sampled_from([None, 1]), broken=st.booleans(),
+       config=st.fixed_dictionaries({
+           "inline_limit": st.sampled_from([120, 400, 1500]),
+           "default_strategy": st.sampled_from(["head_tail", "element"]),
+           "stream_threshold": st.sampled_from([60, 1000, 16 * 1024 * 1024]),
+           "spill": st.booleans(),
+       }), as_bytes=st.booleans())
+def test_stream_of_json_equals_process(data: Any, value: Any, copies: int, indent: int | None,
+                                       broken: bool, config: dict[str, Any],
+                                       as_bytes: bool) -> None:
+    # Valid JSON (or JSON cut short) of any size against the threshold: parsed whole, fed to
+    # the event-driven truncator, or cut as text; the stream must agree with process either way.
+    text = json.dumps({"results": [value] * copies, "total": copies}, indent=indent)
+    if broken:
+        text = text[: len(text) * 2 // 3]
+    content: Any = text.encode() if as_bytes else text
+    assert_same(make(config), content, data.draw(chunked(content)))
 
 
 log_lines = st.one_of(

@@ -198,7 +198,7 @@ def stream_cutter(
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
     :returns: an :class:`~truncation_core.streams.IncrementalCut` (``strategy``, ``feed(text)``,
-        ``finish(budget=, facts=, markers=)``), or None. When the stream ends over its limit
+        ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its limit
         and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces the
         cut; if it returns None or output over the budget, the stream cuts as text.
 

@@ -93,10 +93,15 @@ class IncrementalCut(Protocol):
         """Take the next piece of the content. Never raises on content."""
         ...
 
-    def finish(self, *, budget: Budget, facts: ContentFacts,
+    def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
                markers: MarkerRenderer) -> Cut | None:
-        """The cut of everything fed, within *budget*; None if it cannot cut this content
-        (e.g. it is not valid JSON after all): the stream then cuts it as text."""
+        """The cut of everything fed, within *budget*; None if it cannot cut this content:
+        the stream then cuts it as text.
+
+        *text* stands for the whole content: a :class:`~truncation_core.windows.TextWindows`
+        that answers for its first and last characters (what a text strategy reads), so a
+        cutter can fall back to a text cut exactly as ``process`` would.
+        """
         ...
 
 
@@ -494,7 +499,8 @@ class Stream:
                      notes: list[str]) -> Cut:
             for cutter in self._cutters:
                 if cutter.strategy == strategy:
-                    cut = cutter.finish(budget=budget, facts=facts, markers=markers)
+                    cut = cutter.finish(text=view, budget=budget, facts=facts,
+                                        markers=markers)
                     if cut is not None and budget.admits(measure(cut.text)):
                         return cut
             builtin = _WINDOWED_STRATEGIES.get(strategy)
@@ -516,18 +522,18 @@ def _builtin_window_strategies() -> dict[str, Callable[..., Cut | None]]:
     """The built-in text strategies: they cut with ``cut_text``, which only touches the
     windows, so they run unchanged on a :class:`TextWindows`.
 
-    ``element`` is one of them only while it is the line-based fallback: once it parses
-    JSON or XML it needs the whole content, must leave this table, and streams through an
-    :class:`IncrementalCut` from the ``stream_cutter`` hook instead.
+    ``element`` is not one of them: it decides from the whole content, and streams through
+    the :class:`IncrementalCut` that its ``stream_cutter`` gives
+    (:mod:`truncation_core.structured.stream_cut`).
     """
-    from truncation_core.builtins import element, head, head_tail, lines, tail
+    from truncation_core.builtins import head, head_tail, lines, tail
 
     def call(module: Any) -> Callable[..., Cut | None]:
         function = module.truncate
         names = function.__code__.co_varnames[:function.__code__.co_argcount]
         return lambda **kwargs: function(**{k: kwargs[k] for k in names})
 
-    return {m.NAME: call(m) for m in (head, tail, head_tail, lines, element)}
+    return {m.NAME: call(m) for m in (head, tail, head_tail, lines)}
 
 
 _WINDOWED_STRATEGIES = _builtin_window_strategies()

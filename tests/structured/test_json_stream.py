@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import textwrap
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import check, strict_loads
@@ -167,3 +169,26 @@ def test_streamed_number_with_an_exponent_keeps_its_type() -> None:
     kept = json.loads(s.finish().text)
     assert kept["items"][0] == 1.7485485437877034e16
     assert type(kept["items"][0]) is float and type(kept["n"]) is float
+
+
+@pytest.mark.parametrize("threshold", [60, 16 * 1024 * 1024])
+def test_a_parse_error_never_quotes_the_content(threshold: int,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    # yajl's error message carries an excerpt of the content around the error; the reason in
+    # the metadata (and in the debug log) must not. Both the whole-parse path (threshold
+    # above the size) and the event-driven one (below) are checked.
+    canary = "CANARY-7f3e9a"
+    content = '{"ok": 1, ' + canary + ": 2}" + " " * 200
+    caplog.set_level(logging.DEBUG, logger="truncation_core")
+    result = Truncator({"spill": False, "inline_limit": 120, "stream_threshold": threshold,
+                        "default_strategy": "element"}).process(content)
+    reason = result.metadata.details["reason"]
+    assert reason.startswith("not valid JSON")
+    seen = [reason, *result.metadata.notes, *(r.getMessage() for r in caplog.records)]
+    assert not [text for text in seen if canary in text]
+    # Negative control: the raw parser message does quote it.
+    import ijson
+
+    with pytest.raises(Exception) as raised:
+        list(ijson.basic_parse(content.encode()))
+    assert canary in str(raised.value).replace("\\n", "\n")

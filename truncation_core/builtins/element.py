@@ -9,10 +9,15 @@ live in :mod:`truncation_core.structured`; docs/structured.md describes them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.config import Policy
 from truncation_core.hookspecs import hookimpl
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut, Provides
+
+if TYPE_CHECKING:
+    from truncation_core.structured.stream_cut import ElementStreamCut
 
 NAME = "element"
 
@@ -37,3 +42,14 @@ def truncate(
     from truncation_core.structured.dispatch import element_cut, guarded
 
     return guarded(element_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)
+
+
+@hookimpl(trylast=True)
+def stream_cutter(policy: Policy) -> ElementStreamCut | None:
+    """Streams whose content ``select_strategy`` may send to ``element`` get a cutter that
+    cuts them as ``process`` would (see :mod:`truncation_core.structured.stream_cut`)."""
+    if policy.strategy != NAME and (policy.tool_strategy or not policy.detect_structure):
+        return None
+    from truncation_core.structured.stream_cut import ElementStreamCut
+
+    return ElementStreamCut(policy)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -29,7 +29,18 @@ from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
 from truncation_core.text import count_lines, cut_text
 
-__all__ = ["NoteCache", "element_cut", "guarded", "structured_details", "text_fallback"]
+if TYPE_CHECKING:
+    from truncation_core.structured.json_stream import JsonStreamTruncator
+
+__all__ = [
+    "NoteCache",
+    "element_cut",
+    "guarded",
+    "new_json_stream",
+    "starts_like_json",
+    "structured_details",
+    "text_fallback",
+]
 
 log = logging.getLogger("truncation_core")
 
@@ -97,14 +108,14 @@ def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
 
 
 def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: ContentFacts,
-            policy: Policy, markers: MarkerRenderer) -> Cut:
+            policy: Policy, markers: MarkerRenderer, **extra: Any) -> Cut:
     """Run a structured *cut*; if it raises anyway, cut as text rather than lose the result.
 
     Nothing in the structured package is meant to raise on content; this is the last line
     (for example a ``max_depth`` configured deeper than Python's recursion limit allows).
     """
     try:
-        return cut(text, budget=budget, facts=facts, policy=policy, markers=markers)
+        return cut(text, budget=budget, facts=facts, policy=policy, markers=markers, **extra)
     except (RecursionError, MemoryError, Exception) as exc:
         log.warning("structured truncation failed (%s); cut as text", type(exc).__name__)
         return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
@@ -112,15 +123,21 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
 
 
 def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
-                markers: MarkerRenderer) -> Cut:
-    """The ``element`` strategy: JSON, JSON Lines or XML, else a text strategy."""
+                markers: MarkerRenderer, prefed: JsonStreamTruncator | None = None) -> Cut:
+    """The ``element`` strategy: JSON, JSON Lines or XML, else a text strategy.
+
+    *prefed* is a streaming truncator already fed the whole content, for JSON larger than
+    ``stream_threshold``: a stream has no whole text to feed it from, only its two ends
+    (:mod:`truncation_core.structured.stream_cut`). Every other decision needs only *text*'s
+    ends, so a stream's windows can stand for it.
+    """
     note = NoteCache(markers)
     fallback: Callable[[str], Cut] = lambda reason: text_fallback(  # noqa: E731
         text, budget=budget, facts=facts, policy=policy, markers=markers, reason=reason)
-    if facts.looks_like_json or _starts_like_json(text):
+    if facts.looks_like_json or starts_like_json(text):
         if facts.chars > policy.stream_threshold:
             return _streamed(text, budget=budget, facts=facts, policy=policy, markers=markers,
-                             why="larger than stream_threshold")
+                             why="larger than stream_threshold", prefed=prefed)
         parsed: Parsed = facts.parsed
         if parsed is NOT_PARSED:  # facts built without a parser (by a plugin or a test)
             parsed = parse(text)
@@ -148,11 +165,10 @@ def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Polic
     return fallback("not JSON, JSON Lines or XML")
 
 
-def _starts_like_json(text: str) -> bool:
+def starts_like_json(text: str) -> bool:
     """Could be JSON: starts (after a BOM and blanks) with what a JSON value starts with."""
     head = text[:64].lstrip("\ufeff \t\r\n")
     return bool(head) and head[0] in '{["-0123456789tfn'
-
 
 
 def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts, policy: Policy,
@@ -168,20 +184,32 @@ def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts,
                      details=structured_details("json", fitted))
 
 
-def _streamed(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
-              markers: MarkerRenderer, why: str) -> Cut:
-    """Element-truncate in-memory *text* through the streaming truncator, chunk by chunk."""
+def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStreamTruncator:
+    """A streaming truncator sized from the policy's inline budget.
+
+    ``process`` and streams both build theirs here, so that both keep the same skeleton of a
+    large document (a stream does not know its final budget when it starts).
+    """
     from truncation_core.structured.json_stream import JsonStreamTruncator
 
-    stream = JsonStreamTruncator(budget=budget, policy=policy, markers=markers,
-                                 fallback_text=lambda reason: text_fallback(
-                                     text, budget=budget, facts=facts, policy=policy,
-                                     markers=markers, reason=reason))
-    for start in range(0, len(text), STREAM_CHUNK_CHARS):
-        stream.feed(text[start:start + STREAM_CHUNK_CHARS])
-        if stream.failed:
-            break
-    cut = stream.finish()
+    return JsonStreamTruncator(budget=policy.budget, policy=policy, markers=markers)
+
+
+def _streamed(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+              markers: MarkerRenderer, why: str,
+              prefed: JsonStreamTruncator | None = None) -> Cut:
+    """Element-truncate *text* through the streaming truncator (fed here, chunk by chunk,
+    unless *prefed* already has the whole content)."""
+    stream = prefed
+    if stream is None:
+        stream = new_json_stream(policy, markers)
+        for start in range(0, len(text), STREAM_CHUNK_CHARS):
+            stream.feed(text[start:start + STREAM_CHUNK_CHARS])
+            if stream.failed:
+                break
+    cut = stream.finish(budget=budget, markers=markers, fallback_text=lambda reason: (
+        text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
+                      reason=reason)))
     if cut.strategy is None:  # not a fallback: sizes against the whole original
         cut = attrs.evolve(_size_cut(text, cut.text, facts, notes=cut.notes, details=cut.details),
                            notes=(*cut.notes, f"element: parsed from events ({why})"))

@@ -215,9 +215,20 @@ class _Skeleton:
 
 
 def _first_line(exc: BaseException) -> str:
-    """The parser's message without the excerpt of content that yajl appends to it."""
-    text = str(exc).strip().splitlines()
-    return text[0].strip() if text else type(exc).__name__
+    """The parser's message without the excerpt of content that yajl appends to it.
+
+    yajl's message is bytes, whose ``str()`` is a repr with the excerpt's newlines escaped:
+    the first line must be taken from the decoded message, or the excerpt (content, which
+    must never reach metadata or logs) comes along. It also depends on how the content was
+    chunked, which the excerpt shows.
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        return "not valid UTF-8"  # its message quotes the offending byte
+    message = exc.args[0] if exc.args else ""
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    lines = str(message).strip().splitlines()
+    return lines[0].strip() if lines else type(exc).__name__
 
 
 @attrs.frozen
@@ -235,7 +246,8 @@ class JsonStreamTruncator:
 
     :param budget: the limits the output must fit, notes included.
     :param policy: the effective policy (``head_ratio``, ``max_depth``, templates ...).
-    :param markers: renders the notes (through ``format_marker``).
+    :param markers: renders the notes (through ``format_marker``); may be None until
+        ``finish``, which then must be given them (they are used only there).
     :param fallback_text: called with a reason when the content is not JSON, to cut the
         whole content as text. Without it, the truncator keeps the first and last characters
         of the stream itself and cuts those.
@@ -244,7 +256,7 @@ class JsonStreamTruncator:
     ``finish`` never raise on content; after ``finish`` the object is spent.
     """
 
-    def __init__(self, *, budget: Budget, policy: Policy, markers: MarkerRenderer,
+    def __init__(self, *, budget: Budget, policy: Policy, markers: MarkerRenderer | None,
                  fallback_text: Callable[[str], Cut] | None = None) -> None:
         import ijson  # heavy: only when a stream is truncated
 
@@ -325,8 +337,24 @@ class JsonStreamTruncator:
         if text:
             self._last_char = text[-1]
 
-    def finish(self) -> Cut:
-        """Close the parse and return the cut. Never raises on content."""
+    def finish(self, *, budget: Budget | None = None, markers: MarkerRenderer | None = None,
+               fallback_text: Callable[[str], Cut] | None = None) -> Cut:
+        """Close the parse and return the cut. Never raises on content.
+
+        *budget*, *markers* and *fallback_text*, when given, replace the ones the truncator was
+        built with: the budget of a result is final only at its end (an artifact reference
+        takes room from it), and so are its markers (they name the artifact). What is kept
+        while feeding is sized from the budget given when the truncator was built.
+        """
+        if budget is not None:
+            self.budget = budget
+        if markers is not None:
+            self.markers = markers
+        if fallback_text is not None:
+            self._fallback_text = fallback_text
+        if self.markers is None:
+            raise TypeError("finish() needs markers: none were given when the truncator "
+                            "was built")
         if not self.failed:
             try:
                 self._parser.close()

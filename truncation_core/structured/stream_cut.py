@@ -1,0 +1,102 @@
+"""The ``element`` strategy for streams: cut exactly as ``process`` cuts the same content.
+
+A stream keeps only the two ends of its text, but ``element`` decides from the whole: whether
+it parses, and what to keep of it. :class:`ElementStreamCut` bridges the two without holding
+more than ``process`` would need:
+
+* while the content could be structured (it starts like JSON or XML) and is no larger than
+  ``stream_threshold``, the cutter keeps the whole text; when the stream ends, it runs the
+  very same :func:`~truncation_core.structured.dispatch.element_cut` on it;
+* once the content is larger than ``stream_threshold``, ``process`` would not parse it whole
+  either: the cutter drops the text and feeds the same streaming truncator that ``process``
+  feeds (:func:`~truncation_core.structured.dispatch.new_json_stream`), from the start, and
+  keeps feeding it as the stream goes on;
+* content whose start rules out ``element`` parsing it is dropped at once: either
+  ``select_strategy`` will not pick ``element`` for it (it does only for content starting
+  with ``{``, ``[`` or ``<``, unless the tool's policy is ``element``), or ``element`` cuts it
+  as text, and for both the stream's two ends are all it takes.
+
+So the memory it holds is bounded by ``stream_threshold`` (16 MiB by default), and only for
+content that looks structured; everything else costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from truncation_core.structured.dispatch import (
+    element_cut,
+    guarded,
+    new_json_stream,
+    starts_like_json,
+)
+
+if TYPE_CHECKING:
+    from truncation_core.config import Policy
+    from truncation_core.markers import MarkerRenderer
+    from truncation_core.models import Budget, ContentFacts, Cut
+    from truncation_core.structured.json_stream import JsonStreamTruncator
+
+__all__ = ["ElementStreamCut"]
+
+#: The sniffs of ContentFacts and of element_cut look no further than this into the content.
+_SNIFF_CHARS = 256
+_BLANKS = "\ufeff \t\r\n"
+#: What a JSON value (or an XML document) can start with, after a BOM and blanks: when the
+#: policy's strategy is element, element_cut parses anything that starts so.
+_ELEMENT_STARTS = '{["-0123456789tfn<'
+#: Otherwise select_strategy sends content to element only when it starts with one of these
+#: (ContentFacts.looks_like_json and looks_like_xml): a log line starting with a date is text.
+_SNIFFED_STARTS = "{[<"
+
+
+class ElementStreamCut:
+    """An :class:`~truncation_core.streams.IncrementalCut` for ``element``."""
+
+    strategy = "element"
+
+    def __init__(self, policy: Policy) -> None:
+        self._policy = policy
+        self._starts = _ELEMENT_STARTS if policy.strategy == self.strategy else _SNIFFED_STARTS
+        #: The whole text so far, while it may still be needed; None once it is not.
+        self._parts: list[str] | None = []
+        self._chars = 0
+        self._sniff = ""
+        self._json: JsonStreamTruncator | None = None
+
+    def __repr__(self) -> str:  # never the content
+        state = ("streaming" if self._json is not None
+                 else "keeping" if self._parts is not None else "text")
+        return f"ElementStreamCut({state}, chars={self._chars})"
+
+    def feed(self, text: str) -> None:
+        self._chars += len(text)
+        if self._json is not None:
+            if not self._json.failed:
+                self._json.feed(text)
+            return
+        if self._parts is None:
+            return
+        self._parts.append(text)
+        if len(self._sniff) < _SNIFF_CHARS:
+            self._sniff += text[: _SNIFF_CHARS - len(self._sniff)]
+            start = self._sniff.lstrip(_BLANKS)
+            if start and start[0] not in self._starts:
+                self._parts = None  # element will not parse it: its ends are enough
+                return
+        if self._chars > self._policy.stream_threshold:
+            parts, self._parts = self._parts, None
+            start = self._sniff.lstrip(_BLANKS)
+            if start[:1] in ("{", "[") or starts_like_json(self._sniff):
+                self._json = new_json_stream(self._policy, None)  # markers come at finish
+                for part in parts:
+                    self._json.feed(part)
+                    if self._json.failed:
+                        break
+
+    def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
+               markers: MarkerRenderer) -> Cut:
+        whole = "".join(self._parts) if self._parts is not None else None
+        self._parts = None
+        return guarded(element_cut, whole if whole is not None else text, budget=budget,
+                       facts=facts, policy=self._policy, markers=markers, prefed=self._json)
