@@ -18,23 +18,13 @@ from __future__ import annotations
 import attrs
 
 from truncation_core.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef, ArtifactWriter
-from truncation_core.retrieval import (
-    _count_terminators,
-    _next_terminator_end,
-    _utf8_boundary_before,
-)
+from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
+from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
 
 __all__ = ["MARKER_RESERVE", "SizeLimitedWriter"]
 
 #: Bytes of the limit kept free for the marker line.
 MARKER_RESERVE = 512
-_CONTINUATION = bytes(range(0x80, 0xC0))
-
-
-def _chars(data: bytes | bytearray) -> int:
-    """Characters in UTF-8 *data*: its bytes that are not continuation bytes."""
-    return len(data) if data.isascii() else len(bytes(data).translate(None, _CONTINUATION))
-
 
 def _ends_with_terminator(data: bytes | bytearray) -> bool:
     return bool(data) and data[-1] in (0x0A, 0x0D)
@@ -106,7 +96,7 @@ class SizeLimitedWriter:
         if not data:
             return
         self._dropped_bytes += len(data)
-        self._dropped_terminators += _count_terminators(bytes(data))
+        self._dropped_terminators += count_terminators(bytes(data))
         self._last_dropped = data[-1]
 
     def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
@@ -122,7 +112,7 @@ class SizeLimitedWriter:
         # The kept tail starts at a line start when what was dropped ends a line.
         at_line_start = self._last_dropped in (0x0A, 0x0D) or not self._dropped_bytes
         if not at_line_start:
-            t = _next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
+            t = next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
             if t != -1 and t < len(ring):
                 self._drop(ring[:t])
                 del ring[:t]
@@ -134,9 +124,9 @@ class SizeLimitedWriter:
                 self._drop(ring[:skip])
                 del ring[:skip]
         head, tail = self._head, bytes(ring)
-        head_terms = _count_terminators(head)
+        head_terms = count_terminators(head)
         head_mid_line = bool(head) and not _ends_with_terminator(head)
-        tail_terms = _count_terminators(tail)
+        tail_terms = count_terminators(tail)
         first_line = head_terms + 1
         last_line = head_terms + self._dropped_terminators + (0 if at_line_start else 1)
         tail_mid_line = bool(tail) and not at_line_start
@@ -169,8 +159,8 @@ class SizeLimitedWriter:
         lines = head_lines_in_artifact + 1 + tail_terms + (
             1 if tail and not _ends_with_terminator(tail) else 0)
         base = info if info is not None else self._info
-        return attrs.evolve(base, chars=_chars(head) + len(marker) + _chars(tail), lines=lines,
-                            cut=cut)
+        return attrs.evolve(base, chars=utf8_chars(head) + len(marker) + utf8_chars(tail),
+                            lines=lines, cut=cut)
 
     def abort(self) -> None:
         self._held = []
@@ -192,7 +182,7 @@ def _head_end(data: bytes, budget: int) -> int:
         return 0
     i = max(data.rfind(b"\n", 0, budget), data.rfind(b"\r", 0, budget))
     if i == -1:
-        return _utf8_boundary_before(data, min(budget, len(data)))
+        return utf8_boundary_before(data, min(budget, len(data)))
     if data[i] == 0x0D and data[i + 1: i + 2] == b"\n":
         return i + 2
     return i + 1

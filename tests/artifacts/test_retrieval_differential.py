@@ -14,7 +14,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truncation_core.retrieval import (
-    _line_starts_from_end,
     decode,
     grep,
     line_number_at,
@@ -23,6 +22,7 @@ from truncation_core.retrieval import (
     read_page,
     read_tail,
 )
+from truncation_core.retrieval.scanning import line_starts_from_end
 
 from .conftest import naive_lines, strip
 
@@ -64,7 +64,7 @@ def test_tail_matches_reference(data: bytes, chunk: int, n: int) -> None:
         if ref:
             assert page.first_line == max(1, len(ref) - n + 1)
             assert page.last_line == len(ref)
-    starts = _line_starts_from_end(io.BytesIO(data), n, chunk=chunk)
+    starts = line_starts_from_end(io.BytesIO(data), n, chunk=chunk)
     offsets = [len(b"".join(ref[:i])) for i in range(len(ref))]
     assert starts == list(reversed(offsets))[:n]
 

@@ -46,7 +46,9 @@ from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
 from truncation_core.fsio import Directory, store_error
 from truncation_core.hookspecs import hookimpl
 from truncation_core.models import Provides
-from truncation_core.retrieval import CHUNK, Retrieval
+from truncation_core.retrieval import Retrieval
+from truncation_core.retrieval.decoding import utf8_chars
+from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
 
 __all__ = ["ArtifactRoot", "FilesystemStore", "SessionInfo", "SweepReport"]
 
@@ -65,7 +67,6 @@ _META_NAME = re.compile(rf"({_ID})\.meta\.json")
 _GONE_NAME = re.compile(rf"({_ID})\.gone")
 _SESSION_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _EXTENSIONS = ("txt", "json")
-_CONTINUATION = bytes(range(0x80, 0xC0))
 
 #: Roots swept by this process (device, inode): the retention sweep runs once per process.
 _SWEPT: set[tuple[int, int]] = set()
@@ -553,18 +554,15 @@ class FilesystemStore(Retrieval):
     def _rebuilt_ref(self, directory: Directory, name: str, artifact_id: str) -> ArtifactRef:
         """The metadata of an artifact whose metadata file is missing or damaged, from its
         content: sizes, line count and modification time (the tool and summary are lost)."""
-        from truncation_core.retrieval import _chunks, _count_terminators
-
         try:
             f = directory.open_file(name)
         except FileNotFoundError:
             raise ArtifactNotFound(artifact_id) from None
         with f:
             st = _os().fstat(f.fileno())
-            terminators = sum(_count_terminators(buf) for _, buf in _chunks(f, 0, CHUNK * 16))
+            terminators = sum(count_terminators(buf) for _, buf in chunks(f, 0, CHUNK * 16))
             f.seek(0)
-            chars = sum(len(block.translate(None, _CONTINUATION))
-                        for block in iter(lambda: f.read(CHUNK * 16), b""))
+            chars = sum(utf8_chars(block) for block in iter(lambda: f.read(CHUNK * 16), b""))
             last = b""
             if st.st_size:
                 f.seek(st.st_size - 1)
