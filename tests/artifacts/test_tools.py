@@ -7,6 +7,8 @@ import asyncio
 import inspect
 import json
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -179,16 +181,51 @@ def test_catastrophic_backtracking_is_stopped(small: Truncator) -> None:
     assert elapsed < 30  # bounded by the grep deadline (2 s), not by the pattern
 
 
-def test_control_stdlib_re_backtracks_exponentially() -> None:
-    """Negative control: the same kind of pattern on stdlib re grows 4x per 2 characters."""
-    import re as stdlib_re
+def test_control_stdlib_re_cannot_be_stopped() -> None:
+    """Negative control: stdlib re on the same kind of pattern has no deadline; at 32
+    characters it runs for minutes (about 4x per 2 characters), so a child doing it is
+    still running when killed after 2 s."""
+    code = "import re; re.search(r'(a+)+$', 'a' * 32 + 'b')"
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", code], timeout=2)
 
-    timings = []
-    for n in (14, 18):
-        start = time.perf_counter()
-        stdlib_re.search(r"(a+)+$", "a" * n + "b")
-        timings.append(time.perf_counter() - start)
-    assert timings[1] > 4 * timings[0]
+
+@pytest.mark.parametrize("pattern", [
+    "(?:ab|cd){1000000}", "a{20000}", "(?:a{200}){200}", "[ab]{10001,}", r"\d{5000}\d{5001}",
+    "(?P<n>ab){5001}", "(?:(?R)|a)", "(a(?1)?b)", "(?<x>a)(?&x)", "(?P<x>a)(?P>x)"])
+def test_patterns_the_deadline_cannot_stop_are_refused(small: Truncator, pattern: str) -> None:
+    """Counted repetition is unrolled when the pattern compiles, before the deadline applies,
+    and group calls take memory that grows with the line: both are refused up front."""
+    artifact_id = stored(small, "ab\n" * 2000)
+    result = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": pattern,
+                                               "regex": True})
+    assert result.error is not None and result.error.code == 400
+    assert "unrolls" in result.content or "group calls" in result.content
+
+
+@pytest.mark.parametrize("pattern", [
+    r"\d{4}-\d{2}", "[0-9a-f]{64}", ".{0,100000}", "x{1,1000000}", "a{10000}", "(?:ab){5000}",
+    r"\{100000\}", "[{100000}]", "[]{100000}]", "(?#{100000})b", "(?i:ab){5000}",
+    "(?P<n>a)(?P=n)", r"\p{L}{3}"])
+def test_bounded_repetition_is_accepted(small: Truncator, pattern: str) -> None:
+    artifact_id = stored(small, "ab\n" * 2000)
+    result = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": pattern,
+                                               "regex": True})
+    assert result.error is None, result.content
+
+
+@pytest.mark.parametrize(("pattern", "text"), [("a{2000000}", None),
+                                             ("(?:(?R)|a)", "'a' * 1_000_000")])
+def test_control_the_regex_module_exhausts_memory_on_them(pattern: str, text: str | None) -> None:
+    """Negative control: the regex module alone needs more than 256 MiB to compile a{2000000}
+    (before any search deadline could apply), and to run a group call over a 1 MB line."""
+    search = f".search({text}, timeout=60)" if text else ""
+    code = ("import resource, regex; limit = 256 << 20;"
+            "resource.setrlimit(resource.RLIMIT_AS, (limit, limit));"
+            f"regex.compile({pattern!r}){search}")
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert child.returncode != 0
+    assert child.returncode < 0 or b"MemoryError" in child.stderr, child.stderr[-300:]
 
 
 json_values = st.recursive(
