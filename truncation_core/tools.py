@@ -19,7 +19,8 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+import traceback
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -220,9 +221,7 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or key not in properties:
-            shown = _echo(key)
-            hint = did_you_mean(str(shown), properties).removeprefix("; ")
-            raise _BadCall(f"unknown argument {shown!r}{f' ({hint})' if hint else ''}; "
+            raise _BadCall(f"unknown argument {_unknown(key, properties)}; "
                            f"{tool} takes {', '.join(properties)}")
         if value is None:
             continue
@@ -265,11 +264,17 @@ def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
     return value
 
 
-def _echo(name: object) -> str:
-    """An untrusted name, repeated only if it looks like an identifier (a typo of a real one);
-    anything else is described, never echoed."""
+def _unknown(name: object, known: Iterable[str]) -> str:
+    """An unknown tool or argument name for an error message, with a did-you-mean.
+
+    The name is repeated only when it is a short identifier close to a known one (a typo,
+    which the model needs to see); anything else may be text copied from content, so it is
+    described (length and hash), never echoed.
+    """
     if isinstance(name, str) and len(name) <= 40 and name.isidentifier() and name.isascii():
-        return name
+        hint = did_you_mean(name, known)
+        if hint:
+            return f"{name!r} ({hint.removeprefix('; ')})"
     from truncation_core.errors import describe_untrusted
 
     return f"<{describe_untrusted(name)}>"
@@ -289,9 +294,7 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     tool = name if isinstance(name, str) and name in _SPECS else None
     try:
         if tool is None:
-            shown = _echo(name)
-            hint = did_you_mean(shown, TOOL_NAMES).removeprefix("; ")
-            raise _BadCall(f"unknown tool {shown!r}{f' ({hint})' if hint else ''}; "
+            raise _BadCall(f"unknown tool {_unknown(name, TOOL_NAMES)}; "
                            f"available: {', '.join(TOOL_NAMES)}")
         args = _arguments(tool, arguments)
         reader = truncator.artifacts
@@ -309,7 +312,9 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     except (ArtifactError, ValueError) as exc:
         return _error(tool or "?", 400, str(exc))
     except Exception as exc:  # never raise into the agent loop
-        log.exception("tool %s failed", tool)
+        # The frames, not the message: an unexpected exception's message may quote content.
+        log.error("tool %s failed: %s\n%s", tool, type(exc).__name__,
+                  "".join(traceback.format_tb(exc.__traceback__)).rstrip())
         return _error(tool or "?", 500, f"internal error ({type(exc).__name__})")
 
 

@@ -33,7 +33,8 @@ class Line:
     """One line of an artifact (without its terminator)."""
 
     number: int
-    text: str
+    #: The line's content (never in the repr: content stays out of logs and messages).
+    text: str = attrs.field(repr=False)
     #: Byte offset of the line's first character shown.
     offset: int
     #: True when ``text`` is only part of the line (the line is too long to show).
@@ -45,8 +46,8 @@ class Page:
     """A contiguous part of an artifact, and where the next part starts."""
 
     artifact_id: str | None
-    #: The content, exactly as stored (line terminators included), decoded.
-    text: str
+    #: The content, exactly as stored (line terminators included), decoded (not in the repr).
+    text: str = attrs.field(repr=False)
     #: Number of the line holding the first character (0 for an empty page).
     first_line: int
     #: Number of the line holding the last character (0 for an empty page).
