@@ -150,3 +150,33 @@ def test_grep_literal_finds_matches_across_splits_of_long_lines(
     expected = naive_grep(data, needle.encode())
     result = grep(io.BytesIO(data), needle, chunk=chunk, max_block=max_block, max_matches=1000)
     assert [m.line.number for m in result.matches] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, n=st.integers(1, 30), max_chars=st.integers(1, 25),
+       line_cost=st.integers(0, 3), known_total=st.booleans())
+@example(data=b"x" * 200 + b"\nab\ncd\n", chunk=4, n=10**9, max_chars=5, line_cost=0,
+         known_total=False)
+def test_tail_within_max_chars_matches_reference(data: bytes, chunk: int, n: int, max_chars: int,
+                                                 line_cost: int, known_total: bool) -> None:
+    """As many of the last n lines as fit; if none fits, the start of the last line. Lines
+    further back than any page could show are never looked at, however large n is."""
+    ref = naive_lines(data)
+    total = len(ref) if known_total else None
+    page = read_tail(io.BytesIO(data), n, max_chars=max_chars, line_cost=line_cost,
+                     total_lines=total, chunk=chunk)
+    if not ref:
+        assert page.text == ""
+        return
+    fit, used = 0, 0
+    for raw in reversed(ref[-n:]):
+        used += len(decode(raw)) + line_cost
+        if used > max_chars:
+            break
+        fit += 1
+    if fit:
+        assert page.text == decode(b"".join(ref[-fit:]))
+        assert page.first_line == len(ref) - fit + 1
+    else:
+        assert page.first_line == len(ref)
+        assert page.text and decode(ref[-1]).startswith(page.text)

@@ -221,7 +221,9 @@ def read_tail(f: BinaryIO, n: int, *, max_chars: int | None = None, line_cost: i
     if n < 1:
         raise ValueError(f"lines: must be 1 or more, got {n}")
     size = file_size(f)
-    starts = line_starts_from_end(f, n, chunk=chunk)
+    # Only lines within 4 bytes per character of the end can fit max_chars.
+    reach = None if max_chars is None else 4 * max_chars + 8
+    starts = line_starts_from_end(f, n, chunk=chunk, reach=reach)
     if not starts:
         return Page(artifact_id=artifact_id, text="", first_line=0, last_line=0, offset=size,
                     end_offset=size, total_bytes=size)

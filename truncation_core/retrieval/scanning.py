@@ -134,11 +134,15 @@ def line_number_at(f: BinaryIO, offset: int, *, chunk: int = CHUNK) -> int:
     return count_range(f, 0, stop, chunk) + 1
 
 
-def line_starts_from_end(f: BinaryIO, n: int, *, chunk: int = CHUNK) -> list[int]:
+def line_starts_from_end(f: BinaryIO, n: int, *, chunk: int = CHUNK,
+                         reach: int | None = None) -> list[int]:
     """Start offsets of the last *n* lines, last line first (fewer if there are fewer).
 
     Reads backwards from the end, *chunk* bytes at a time: the cost depends on the size of
-    those lines, never on the size of the artifact.
+    those lines, never on the size of the artifact. With *reach*, reading stops once the
+    last line's start is found and *reach* bytes from the end are read: a caller that can
+    show only that much needs no start further back (so a request for a billion lines costs
+    no more than one for the lines that fit).
     """
     total = file_size(f)
     if total == 0 or n <= 0:
@@ -146,7 +150,7 @@ def line_starts_from_end(f: BinaryIO, n: int, *, chunk: int = CHUNK) -> list[int
     starts: list[int] = []
     hi = total
     after: int | None = None  # the byte just after [lo, hi), to tell a lone "\r" from "\r\n"
-    while hi > 0 and len(starts) < n:
+    while hi > 0 and len(starts) < n and (reach is None or not starts or total - hi < reach):
         lo = max(0, hi - chunk)
         f.seek(lo)
         seg = f.read(hi - lo)
@@ -164,8 +168,8 @@ def line_starts_from_end(f: BinaryIO, n: int, *, chunk: int = CHUNK) -> list[int
             i = j
         after = seg[0]
         hi = lo
-    if len(starts) < n:
-        starts.append(0)
+    if hi == 0 and len(starts) < n:
+        starts.append(0)  # read back to the start: the first line is among the last n
     return starts
 
 
