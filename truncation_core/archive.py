@@ -18,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
+import secrets
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -89,10 +91,16 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
         if progress is not None:
             progress(total + n)
 
+    from truncation_core.builtins.filesystem_store import meta_document
+
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.partial")
+    # The archive holds every artifact: mode 0600 whatever the umask, and a fresh temporary
+    # name (O_EXCL, O_NOFOLLOW), so that nothing planted next to the target is written through.
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
-        with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        with open(fd, "wb") as out, tarfile.open(fileobj=out, mode="w:gz",
+                                                 format=tarfile.PAX_FORMAT) as tar:
             _add_bytes(tar, MANIFEST, json.dumps(manifest, indent=1).encode())
             for ref, name in entries:
                 with store.open(ref.id) as f:
@@ -104,10 +112,8 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
                 total += ref.bytes
                 if progress is not None:
                     progress(total)
-                from truncation_core.builtins.filesystem_store import meta_document
-
                 _add_bytes(tar, f"{ref.id}.meta.json", meta_document(ref))
-        tmp.replace(target)
+        os.replace(tmp, target)  # replaces a symlink at target, never writes through it
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import tarfile
 from pathlib import Path
 
@@ -151,3 +153,39 @@ def test_control_trusting_extraction_escapes(tmp_path: Path, kind: str) -> None:
         link = next(p for p in target.iterdir() if p.name.startswith("art_") and
                     p.name.endswith(".txt"))
         assert link.is_symlink() and link.resolve() == Path("/etc/passwd").resolve()
+
+
+def test_export_is_private_and_never_writes_through_a_link(tmp_path: Path) -> None:
+    store = FilesystemStore(str(tmp_path / "src"), "src")
+    put(store, b"secret payload\n")
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"untouched")
+    target = tmp_path / "out" / "export.tar.gz"
+    target.parent.mkdir()
+    target.symlink_to(victim)
+    old = os.umask(0o022)
+    try:
+        export_session(store, target)
+    finally:
+        os.umask(old)
+    assert victim.read_bytes() == b"untouched"
+    assert not target.is_symlink() and stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [p.name for p in target.parent.iterdir()] == ["export.tar.gz"]  # no temporary left
+    with tarfile.open(target) as tar:
+        assert "manifest.json" in tar.getnames()
+
+
+def test_control_a_plain_open_is_world_readable_and_follows_the_link(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"untouched")
+    target = tmp_path / "export.tar.gz"
+    target.symlink_to(victim)
+    old = os.umask(0o022)
+    try:
+        with tarfile.open(target, "w:gz"):
+            pass
+        (tmp_path / "plain").write_bytes(b"x")
+    finally:
+        os.umask(old)
+    assert victim.read_bytes() != b"untouched"  # clobbered through the link
+    assert stat.S_IMODE((tmp_path / "plain").stat().st_mode) == 0o644
