@@ -189,3 +189,25 @@ def test_control_a_plain_open_is_world_readable_and_follows_the_link(tmp_path: P
         os.umask(old)
     assert victim.read_bytes() != b"untouched"  # clobbered through the link
     assert stat.S_IMODE((tmp_path / "plain").stat().st_mode) == 0o644
+
+
+def test_import_reads_the_archive_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gzip stream seeks back only by decompressing again from its start: importing must
+    read forward (twice at most), or n artifacts cost n times the archive."""
+    import gzip
+
+    store = FilesystemStore(str(tmp_path / "src"), "src")
+    for i in range(30):
+        put(store, f"artifact {i}\n".encode() * 100)
+    export_session(store, tmp_path / "many.tar.gz")
+    rewinds = []
+    real_rewind = gzip._GzipReader._rewind  # type: ignore[attr-defined]
+
+    def counting_rewind(self: object) -> None:
+        rewinds.append(1)
+        real_rewind(self)
+
+    monkeypatch.setattr(gzip._GzipReader, "_rewind", counting_rewind)  # type: ignore[attr-defined]
+    report = import_archive(ArtifactRoot(str(tmp_path / "dst")).session, tmp_path / "many.tar.gz")
+    assert len(report.imported) == 30
+    assert len(rewinds) <= 2
