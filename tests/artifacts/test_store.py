@@ -11,7 +11,9 @@ import secrets
 import stat
 import time
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,7 +27,7 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts import ArtifactStore, new_artifact_id
+from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, new_artifact_id
 from truncation_core.builtins import filesystem_store
 from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
 from truncation_core.builtins.memory_store import MemoryStore
@@ -52,11 +54,10 @@ def test_round_trip_layout_and_metadata(store: FilesystemStore, root_path: Path)
     assert (ref.chars, ref.bytes, ref.lines, ref.session) == (8, 8, 2, "test-session")
     assert abs(ref.created_at - time.time()) < 60
     assert [r.id for r in store.list()] == [text_ref.id, json_ref.id]
-    # sha256 is computed on first request and then kept in the metadata.
-    assert ref.sha256 == ""
-    digest = store.checksum(text_ref.id)
-    assert digest == hashlib.sha256(b"one\ntwo\n").hexdigest()
-    assert store.stat(text_ref.id).sha256 == digest
+    # The sha256 is in the committed ref and in the metadata file.
+    digest = hashlib.sha256(b"one\ntwo\n").hexdigest()
+    assert text_ref.sha256 == digest == store.checksum(text_ref.id)
+    assert json.loads((d / f"{text_ref.id}.meta.json").read_bytes())["sha256"] == digest
     assert store.delete(text_ref.id) is True
     assert store.delete(text_ref.id) is False
     with pytest.raises(ArtifactNotFound):
@@ -210,8 +211,8 @@ def test_missing_metadata_is_rebuilt_from_the_content(store: FilesystemStore,
         if damaged is not None:
             meta.write_text(damaged)
         rebuilt = store.stat(ref.id)
-        assert (rebuilt.id, rebuilt.bytes, rebuilt.lines, rebuilt.chars) == (
-            ref.id, ref.bytes, 3, 8)
+        assert (rebuilt.id, rebuilt.bytes, rebuilt.lines, rebuilt.chars, rebuilt.sha256) == (
+            ref.id, ref.bytes, 3, 8, ref.sha256)
         assert [r.id for r in store.list()] == [ref.id]
 
 
@@ -370,3 +371,72 @@ def test_other_users_directories_are_refused(root_path: Path,
     monkeypatch.setattr(os, "geteuid", lambda: real_geteuid() + 1)
     with pytest.raises(StoreError, match="refused"):
         put(FilesystemStore(str(root_path), "mine"), b"y")
+
+
+class _LateThreads:
+    """Stands in for ``_thread``: a started function runs only when its lock is waited for,
+    the latest a helper thread could ever run."""
+
+    def __init__(self) -> None:
+        self.waiting: list[Any] = []
+
+    def allocate_lock(self) -> Any:
+        late = self
+
+        class Lock:
+            def acquire(self) -> bool:
+                while late.waiting:
+                    late.waiting.pop(0)()
+                return True
+
+            def release(self) -> None:
+                pass
+
+        return Lock()
+
+    def start_new_thread(self, function: Any, args: tuple[Any, ...]) -> int:
+        self.waiting.append(lambda: function(*args))
+        return 0
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["threads", "late-threads"])
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_sha256_of_large_chunks_hashed_beside_the_write(
+        store: FilesystemStore, monkeypatch: pytest.MonkeyPatch, kind: type, late: bool) -> None:
+    """Chunks of a megabyte and more are hashed on a helper thread while they are written;
+    a bytearray is hashed before write() returns, since the caller may reuse it at once.
+    With late threads (hashing only when waited for), handing the thread a buffer the
+    caller then changes gives a wrong digest: the test catches that."""
+    if late:
+        monkeypatch.setattr(artifacts_module, "_thread", _LateThreads())
+    chunks = [kind(bytearray(os.urandom(64)) * (3 << 14)) for _ in range(3)]  # 3 MiB each
+    chunks.insert(1, kind(b"small\n"))
+    expected = hashlib.sha256(b"".join(bytes(c) for c in chunks))
+    with store.writer(ArtifactInfo()) as w:
+        for chunk in chunks:
+            w.write(chunk)
+            if isinstance(chunk, bytearray):
+                chunk[:] = b"\0" * len(chunk)  # reused by the caller right away
+        ref = w.commit()
+    assert ref.sha256 == expected.hexdigest() == hashlib.sha256(store.read(ref.id)).hexdigest()
+    assert store.stat(ref.id).sha256 == ref.sha256
+
+
+def test_sha256_is_none_when_a_backend_does_not_record_it(store: FilesystemStore) -> None:
+    """ArtifactRef.sha256 never pretends: a plugin backend that does not hash leaves it None,
+    and checksum() then hashes the content."""
+    from truncation_core.retrieval import reader_for
+
+    ref = put(store, b"some content\n")
+
+    class Minimal:  # only what the ArtifactStore protocol asks for reading
+        def open(self, artifact_id: str) -> object:
+            return store.open(artifact_id)
+
+        def stat(self, artifact_id: str) -> ArtifactRef:
+            return attrs.evolve(store.stat(artifact_id), sha256=None)
+
+    assert ArtifactRef(id=ref.id, backend="plugin").sha256 is None
+    reader = reader_for(Minimal())  # type: ignore[arg-type]
+    assert reader.stat(ref.id).sha256 is None
+    assert reader.checksum(ref.id) == hashlib.sha256(b"some content\n").hexdigest()

@@ -18,6 +18,7 @@ through :mod:`truncation_core.fsio` (pinned directory handles, no symlinks follo
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import logging
 import re
@@ -34,6 +35,7 @@ from truncation_core.artifacts import (
     ArtifactCut,
     ArtifactInfo,
     ArtifactRef,
+    ContentDigest,
     WriterBase,
     human_size,
     new_artifact_id,
@@ -102,8 +104,10 @@ def meta_document(ref: ArtifactRef) -> bytes:
 _REF_TYPES: dict[str, tuple[type, ...]] = {
     "tool": (str, type(None)), "tool_call_id": (str, type(None)), "server": (str, type(None)),
     "summary": (str,), "content_type": (str,), "chars": (int,), "bytes": (int,),
-    "lines": (int,), "sha256": (str,), "created_at": (int, float), "truncated": (bool,),
+    "lines": (int,), "sha256": (str, type(None)), "created_at": (int, float),
+    "truncated": (bool,),
 }
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _CUT_FIELDS = tuple(a.name for a in attrs.fields(ArtifactCut))
 
 
@@ -123,6 +127,8 @@ def ref_from_meta(data: bytes, artifact_id: str, *, session: str) -> ArtifactRef
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return None
         values[key] = value
+    if values.get("sha256") is not None and not _SHA256.fullmatch(values["sha256"]):
+        values["sha256"] = None  # not a digest we wrote: checksum() hashes the content
     cut = doc.get("cut")
     if isinstance(cut, dict):
         if not all(type(cut.get(k)) is int for k in _CUT_FIELDS):
@@ -553,25 +559,27 @@ class FilesystemStore(Retrieval):
 
     def _rebuilt_ref(self, directory: Directory, name: str, artifact_id: str) -> ArtifactRef:
         """The metadata of an artifact whose metadata file is missing or damaged, from its
-        content: sizes, line count and modification time (the tool and summary are lost)."""
+        content, read once: sizes, line count, sha256 and modification time (the tool and
+        summary are lost)."""
         try:
             f = directory.open_file(name)
         except FileNotFoundError:
             raise ArtifactNotFound(artifact_id) from None
+        terminators = chars = 0
+        digest = hashlib.sha256()
+        last = b""
         with f:
             st = _os().fstat(f.fileno())
-            terminators = sum(count_terminators(buf) for _, buf in chunks(f, 0, CHUNK * 16))
-            f.seek(0)
-            chars = sum(utf8_chars(block) for block in iter(lambda: f.read(CHUNK * 16), b""))
-            last = b""
-            if st.st_size:
-                f.seek(st.st_size - 1)
-                last = f.read(1)
-        lines = terminators + (1 if st.st_size and last not in (b"\n", b"\r") else 0)
+            for _, block in chunks(f, 0, CHUNK * 16):
+                terminators += count_terminators(block)
+                chars += utf8_chars(block)
+                digest.update(block)
+                last = block[-1:]
+        lines = terminators + (1 if last not in (b"", b"\n", b"\r") else 0)
         return ArtifactRef(id=artifact_id, backend=NAME, session=self.session_id,
                            content_type="application/json" if name.endswith(".json")
                            else "text/plain", chars=chars, bytes=st.st_size, lines=lines,
-                           created_at=st.st_mtime)
+                           sha256=digest.hexdigest(), created_at=st.st_mtime)
 
     def list(self) -> list[ArtifactRef]:
         directory = self._directory(create=False)
@@ -586,22 +594,6 @@ class FilesystemStore(Retrieval):
                 except ArtifactNotFound:
                     continue  # deleted while listing
         return sorted(refs, key=lambda r: (r.created_at, r.id))
-
-    def checksum(self, artifact_id: str) -> str:
-        """The sha256 of the stored bytes, computed on first request and then kept in the
-        metadata (storing does not pay for it; see docs/artifacts.md)."""
-        ref = self.stat(artifact_id)
-        if ref.sha256:
-            return ref.sha256
-        digest = super().checksum(artifact_id)
-        directory, _ = self._find_content(artifact_id)
-        try:
-            directory.write_atomic(_meta_name(artifact_id),
-                                   meta_document(attrs.evolve(ref, sha256=digest)),
-                                   durable=self.root.fsync, temp=_temp_name(artifact_id, "meta"))
-        except OSError as exc:
-            log.warning("checksum of %s not kept: %s", artifact_id, type(exc).__name__)
-        return digest
 
     def usage(self) -> int:
         """Bytes of content this session holds."""
@@ -646,6 +638,7 @@ class FilesystemWriter(WriterBase):
         self.id = new_artifact_id(self._created)
         self._temp = _temp_name(self.id, "data")
         self._written = 0
+        self._digest = ContentDigest()
         try:
             self._fd: int | None = directory.create(self._temp)
         except OSError as exc:
@@ -655,6 +648,7 @@ class FilesystemWriter(WriterBase):
 
     def _write(self, data: bytes) -> None:
         assert self._fd is not None
+        self._digest.update(data)  # large chunks: hashed on a helper thread during the write
         try:
             self._dir.write_all(self._fd, data)
         except OSError as exc:
@@ -674,8 +668,8 @@ class FilesystemWriter(WriterBase):
         d, durable = self._dir, self._store.root.fsync
         name = content_name(self.id, (info or self._info).content_type)
         ref = ArtifactRef.from_info(info or self._info, id=self.id, backend=NAME,
-                                    bytes=self._written, sha256="", created_at=self._created,
-                                    session=self._store.session_id)
+                                    bytes=self._written, sha256=self._digest.hexdigest(),
+                                    created_at=self._created, session=self._store.session_id)
         try:
             try:
                 if durable and self._fd is not None:
@@ -710,6 +704,7 @@ class FilesystemWriter(WriterBase):
         except OSError:
             pass
         self._dir.unlink(self._temp)
+        self._digest.wait()  # no helper thread outlives the writer
 
 
 @hookimpl(trylast=True)

@@ -99,7 +99,11 @@ class Retrieval:
         return ref.lines if ref.lines or not ref.bytes else None
 
     def checksum(self, artifact_id: str) -> str:
-        """The sha256 of the stored bytes, lowercase hex (read in chunks)."""
+        """The sha256 of the stored bytes, lowercase hex: the one the backend recorded when
+        it stored the artifact, or else computed from the content (read in chunks)."""
+        recorded = self.stat(artifact_id).sha256
+        if recorded:
+            return recorded
         import hashlib
 
         digest = hashlib.sha256()
