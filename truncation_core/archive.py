@@ -334,11 +334,10 @@ def _restore_all(tar: tarfile.TarFile, index: _Index, manifest: dict[str, Any],
             if ref is None:
                 continue  # the manifest or metadata, read already
             existed = _exists(store, ref.id)
-            hashing = _Hashing(_extract(tar, member))
-            store.restore(ref, hashing)
+            restored = store.restore(ref, _extract(tar, member))
             (skipped if existed else imported).append(ref.id)
             # Checked again: the archive is read a second time, and may have changed since.
-            if not existed and hashing.hexdigest() != ref.sha256:
+            if restored.sha256 != ref.sha256:
                 raise ArchiveError(f"artifact {ref.id}: content does not match its sha256")
             total += ref.bytes
             if progress is not None:
@@ -359,19 +358,3 @@ def _exists(store: Any, artifact_id: str) -> bool:
     except ArtifactNotFound:
         return False
     return True
-
-
-class _Hashing:
-    """A reader that hashes what is read through it."""
-
-    def __init__(self, f: Any) -> None:
-        self._f = f
-        self._digest = hashlib.sha256()
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._f.read(n)
-        self._digest.update(data)
-        return data
-
-    def hexdigest(self) -> str:
-        return self._digest.hexdigest()

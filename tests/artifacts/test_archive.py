@@ -11,6 +11,7 @@ import json
 import os
 import stat
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,22 @@ def test_import_reads_the_archive_in_order(tmp_path: Path, monkeypatch: pytest.M
     report = import_archive(ArtifactRoot(str(tmp_path / "dst")).session, tmp_path / "many.tar.gz")
     assert len(report.imported) == 30
     assert len(rewinds) <= 2
+
+
+def test_import_is_stored_like_any_artifact_quota_included(tmp_path: Path) -> None:
+    """Import goes through the store's writer: the same atomic write, sha256 and quota."""
+    source = FilesystemStore(str(tmp_path / "src"), "src")
+    refs = []
+    for i in range(3):
+        refs.append(put(source, bytes([97 + i]) * 100))
+        time.sleep(0.01)  # distinct creation times, oldest first
+    export_session(source, tmp_path / "three.tar.gz")
+    target = ArtifactRoot(str(tmp_path / "dst"), quota=250)
+    report = import_archive(target.session, tmp_path / "three.tar.gz")
+    assert report.imported == tuple(r.id for r in refs)
+    store = target.session("src")
+    assert store.usage() <= 250
+    assert [r.id for r in store.list()] == [r.id for r in refs[1:]]  # the oldest evicted
+    for ref in refs[1:]:
+        copy = store.stat(ref.id)
+        assert (copy.sha256, copy.created_at, copy.bytes) == (ref.sha256, ref.created_at, 100)

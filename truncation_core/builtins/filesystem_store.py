@@ -429,14 +429,25 @@ class FilesystemStore(Retrieval):
     # -- writing ------------------------------------------------------------------------------
 
     def writer(self, info: ArtifactInfo) -> FilesystemWriter:
+        writer = self._new_writer(info)
+        self.root.sweep_once(keep=self.session_id)
+        return writer
+
+    def _new_writer(self, info: ArtifactInfo, *, artifact_id: str | None = None,
+                    created_at: float | None = None) -> FilesystemWriter:
         try:
-            directory = self._directory(create=True)
-            self.root.sweep_once(keep=self.session_id)
-            return FilesystemWriter(self, directory, info)  # type: ignore[arg-type]
+            return FilesystemWriter(self, self._session_directory(), info,
+                                    artifact_id=artifact_id, created_at=created_at)
         except FileNotFoundError:
             # The session directory was deleted under us (a cleaner): make it again, once.
-            directory = self._directory(create=True, reopen=True)
-            return FilesystemWriter(self, directory, info)  # type: ignore[arg-type]
+            return FilesystemWriter(self, self._session_directory(reopen=True), info,
+                                    artifact_id=artifact_id, created_at=created_at)
+
+    def _session_directory(self, *, reopen: bool = False) -> Directory:
+        directory = self._directory(create=True, reopen=reopen)
+        if directory is None:  # created, then removed before it could be opened
+            raise store_error(FileNotFoundError(errno.ENOENT, "gone"), f"open {self.path}")
+        return directory
 
     def _make_room(self, directory: Directory, size: int, artifact_id: str) -> None:
         """Evict the session's oldest artifacts until *size* more bytes fit its quota."""
@@ -469,44 +480,31 @@ class FilesystemStore(Retrieval):
                      victim_size, self.session_id)
 
     def restore(self, ref: ArtifactRef, source: BinaryIO) -> ArtifactRef:
-        """Store *source* under *ref*'s id and metadata (import from an archive).
+        """Store *source* under *ref*'s id, creation time and description (import from an
+        archive), the way every artifact is stored: atomically, within the quota, fsynced if
+        asked. Returns the stored ref, whose sha256 is that of what *source* gave.
 
         An artifact with that id already here is left alone if its content is the same, and
         is an error otherwise.
         """
         validate_artifact_id(ref.id)
-        directory = self._directory(create=True)
-        assert directory is not None
-        name = content_name(ref.id, ref.content_type)
         try:
-            existing = self.stat(ref.id)
+            existing: ArtifactRef | None = self.stat(ref.id)
         except ArtifactNotFound:
             existing = None
         if existing is not None:
-            if self.checksum(ref.id) != ref.sha256:
+            digest = self.checksum(ref.id)
+            if digest != ref.sha256:
                 raise StoreError(errno.EEXIST, f"{ref.id}: already in session "
                                                f"{self.session_id} with other content")
-            return self.stat(ref.id)
-        temp = _temp_name(ref.id, "data")
-        try:
-            fd = directory.create(temp)
-            try:
-                while block := source.read(CHUNK * 16):
-                    directory.write_all(fd, block)
-                if self.root.fsync:
-                    _os().fsync(fd)
-            finally:
-                _os().close(fd)
-            restored = attrs.evolve(ref, backend=NAME, session=self.session_id)
-            directory.write_atomic(_meta_name(ref.id), meta_document(restored),
-                                   durable=self.root.fsync, temp=_temp_name(ref.id, "meta"))
-            directory.replace(temp, name)
-        except BaseException as exc:
-            directory.unlink(temp)
-            if isinstance(exc, OSError) and not isinstance(exc, StoreError):
-                raise store_error(exc, f"import {ref.id}") from None
-            raise
-        return restored
+            return attrs.evolve(existing, sha256=digest)
+        info = ArtifactInfo(tool=ref.tool, tool_call_id=ref.tool_call_id, server=ref.server,
+                            summary=ref.summary, content_type=ref.content_type,
+                            chars=ref.chars, lines=ref.lines, cut=ref.cut)
+        with self._new_writer(info, artifact_id=ref.id, created_at=ref.created_at) as writer:
+            while block := source.read(CHUNK * 16):
+                writer.write(block)
+            return writer.commit()
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -628,14 +626,15 @@ def _os() -> Any:
 class FilesystemWriter(WriterBase):
     """Writes one artifact to a temporary file, and publishes it by renaming."""
 
-    def __init__(self, store: FilesystemStore, directory: Directory, info: ArtifactInfo) -> None:
+    def __init__(self, store: FilesystemStore, directory: Directory, info: ArtifactInfo, *,
+                 artifact_id: str | None = None, created_at: float | None = None) -> None:
         super().__init__()
         self._store = store
         self._dir = directory
         self._info = info
-        self._created = time.time()
-        #: The artifact's id, known before it is committed.
-        self.id = new_artifact_id(self._created)
+        self._created = time.time() if created_at is None else created_at
+        #: The artifact's id, known before it is committed (given when importing).
+        self.id = new_artifact_id(self._created) if artifact_id is None else artifact_id
         self._temp = _temp_name(self.id, "data")
         self._written = 0
         self._digest = ContentDigest()
