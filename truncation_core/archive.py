@@ -28,7 +28,13 @@ from typing import Any
 
 import attrs
 
-from truncation_core.artifacts import ArtifactRef, validate_artifact_id, validate_session_id
+from truncation_core.artifacts import (
+    ARTIFACT_ID_REGEX,
+    ArtifactRef,
+    content_name,
+    validate_artifact_id,
+    validate_session_id,
+)
 from truncation_core.errors import ArtifactError
 
 __all__ = ["ArchiveError", "ExportReport", "ImportReport", "export_session", "import_archive"]
@@ -42,8 +48,7 @@ MAX_MANIFEST_BYTES = 64 << 20
 #: Metadata files hold a few hundred bytes: a larger one is not ours.
 MAX_META_BYTES = 64 << 10
 
-_ID = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
-_MEMBER = re.compile(rf"({_ID})\.(txt|json|meta\.json)")
+_MEMBER = re.compile(rf"({ARTIFACT_ID_REGEX})\.(txt|json|meta\.json)")
 
 Progress = Callable[[int], None]
 
@@ -80,7 +85,7 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
     for ref in refs:
         sha = store.checksum(ref.id)
         ref = attrs.evolve(ref, sha256=sha)
-        name = f"{ref.id}.{'json' if ref.content_type == 'application/json' else 'txt'}"
+        name = content_name(ref.id, ref.content_type)
         entries.append((ref, name))
     manifest = {
         "format": FORMAT, "version": VERSION, "session": store.session_id,

@@ -20,6 +20,8 @@ import attrs
 from truncation_core.errors import InvalidArtifactId, InvalidSessionId
 
 __all__ = [
+    "ARTIFACT_ID_REGEX",
+    "SESSION_ID_REGEX",
     "ArtifactCut",
     "ArtifactInfo",
     "ArtifactRef",
@@ -27,6 +29,7 @@ __all__ = [
     "ArtifactWriter",
     "ContentDigest",
     "WriterBase",
+    "content_name",
     "human_size",
     "new_artifact_id",
     "new_session_id",
@@ -34,9 +37,12 @@ __all__ = [
     "validate_session_id",
 ]
 
-#: ``art_<unix timestamp>_<32 lowercase hex digits>``. ASCII only by construction: no ``\d``
-#: (which matches other scripts' digits) and a full match (``$`` would accept a trailing "\n").
-_ID_PATTERN = re.compile(r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}")
+#: ``art_<unix timestamp>_<32 lowercase hex digits>``, the one definition of an artifact id
+#: (file names and archive members are built from it). ASCII only by construction: no ``\d``
+#: (which matches other scripts' digits); always used for a full match (``$`` would accept a
+#: trailing "\n").
+ARTIFACT_ID_REGEX = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
+_ID_PATTERN = re.compile(ARTIFACT_ID_REGEX)
 _ID_MAX_LENGTH = 4 + 16 + 1 + 32
 
 SUMMARY_MAX_CHARS = 100
@@ -44,7 +50,8 @@ SUMMARY_MAX_CHARS = 100
 #: Session ids name a directory, so they are as strict as artifact ids: lowercase ASCII letters,
 #: digits, ``-`` and ``_``, starting with a letter or digit, at most 64 characters. Lowercase
 #: only, so that two sessions never share a directory on a case-insensitive filesystem.
-_SESSION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+SESSION_ID_REGEX = r"[a-z0-9][a-z0-9_-]{0,63}"
+_SESSION_PATTERN = re.compile(SESSION_ID_REGEX)
 
 
 def new_artifact_id(now: float | None = None) -> str:
@@ -78,6 +85,11 @@ def validate_session_id(value: object) -> str:
     if type(value) is not str or _SESSION_PATTERN.fullmatch(value) is None:
         raise InvalidSessionId(value)
     return value
+
+
+def content_name(artifact_id: str, content_type: str) -> str:
+    """The name of an artifact's content file, or archive member: ``.json`` for JSON."""
+    return f"{artifact_id}.{'json' if content_type == 'application/json' else 'txt'}"
 
 
 def human_size(n: int) -> str:

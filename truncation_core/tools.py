@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts import ArtifactRef, validate_artifact_id
+from truncation_core.artifacts import ARTIFACT_ID_REGEX, ArtifactRef, validate_artifact_id
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -57,7 +57,7 @@ MIN_PAGE_CHARS = 1000
 
 _ID_SCHEMA = {
     "type": "string",
-    "pattern": "^art_[1-9][0-9]{0,15}_[0-9a-f]{32}$",
+    "pattern": f"^{ARTIFACT_ID_REGEX}$",  # ECMA-262 regex: "$" is the end, no newline
     "description": "The artifact id, as shown in the truncation marker (art_<digits>_<hex>).",
 }
 

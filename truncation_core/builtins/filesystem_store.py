@@ -32,11 +32,14 @@ from typing import Any, BinaryIO
 import attrs
 
 from truncation_core.artifacts import (
+    ARTIFACT_ID_REGEX,
+    SESSION_ID_REGEX,
     ArtifactCut,
     ArtifactInfo,
     ArtifactRef,
     ContentDigest,
     WriterBase,
+    content_name,
     human_size,
     new_artifact_id,
     new_session_id,
@@ -63,20 +66,15 @@ TEMP_GRACE_SECONDS = 24 * 3600
 META_FORMAT = 1
 _DAY = 86400
 
-_ID = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
-_CONTENT_NAME = re.compile(rf"({_ID})\.(txt|json)")
-_META_NAME = re.compile(rf"({_ID})\.meta\.json")
-_GONE_NAME = re.compile(rf"({_ID})\.gone")
-_SESSION_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+_CONTENT_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.(txt|json)")
+_META_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.meta\.json")
+_GONE_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.gone")
+_SESSION_NAME = re.compile(SESSION_ID_REGEX)
 _EXTENSIONS = ("txt", "json")
 
 #: Roots swept by this process (device, inode): the retention sweep runs once per process.
 _SWEPT: set[tuple[int, int]] = set()
 _SWEPT_LOCK = threading.Lock()
-
-
-def content_name(artifact_id: str, content_type: str) -> str:
-    return f"{artifact_id}.{'json' if content_type == 'application/json' else 'txt'}"
 
 
 def _meta_name(artifact_id: str) -> str:
