@@ -124,8 +124,12 @@ class Directory:
             raise
         return directory
 
+    def stat(self) -> os.stat_result:
+        """The directory's own status (``fstat`` of the handle)."""
+        return os.fstat(self.fd)
+
     def _check_private(self) -> None:
-        st = os.fstat(self.fd)
+        st = self.stat()
         if st.st_uid != os.geteuid():
             raise refused(self.label, f"owned by uid {st.st_uid}, not by this user")
         if stat.S_IMODE(st.st_mode) & 0o077:

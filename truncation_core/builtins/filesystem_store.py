@@ -26,11 +26,12 @@ import secrets
 import stat
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any, BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import attrs
 
+from truncation_core import fsio  # fsio.os: the fault-injection tests replace it
 from truncation_core.artifacts import (
     ARTIFACT_ID_REGEX,
     SESSION_ID_REGEX,
@@ -54,6 +55,9 @@ from truncation_core.models import Provides
 from truncation_core.retrieval import Retrieval
 from truncation_core.retrieval.decoding import utf8_chars
 from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
+
+if TYPE_CHECKING:
+    from os import stat_result
 
 __all__ = ["ArtifactRoot", "FilesystemStore", "SessionInfo", "SweepReport"]
 
@@ -226,29 +230,23 @@ class ArtifactRoot:
             count, _ = _session_size(root, session_id)
         except FileNotFoundError:
             return 0
-        try:
-            root.rmtree(session_id)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise store_error(exc, f"delete session {session_id}") from None
+        _remove_session(root, session_id)
         return count
 
     def clean(self, *, older_than: float | None = None, session: str | None = None,
               now: float | None = None) -> SweepReport:
         """Delete sessions (all, or *session*) untouched for more than *older_than* seconds."""
         now = time.time() if now is None else now
-        removed: list[str] = []
-        artifacts = size = 0
-        for info in self.sessions():
-            if session is not None and info.id != session:
-                continue
-            if older_than is not None and info.modified > now - older_than:
-                continue
-            artifacts += self.delete_session(info.id)
-            size += info.bytes
-            removed.append(info.id)
-        return SweepReport(sessions=tuple(removed), artifacts=artifacts, bytes=size)
+        doomed = [info for info in self.sessions()
+                  if (session is None or info.id == session)
+                  and (older_than is None or info.modified <= now - older_than)]
+        root = self.directory(create=False)
+        for info in doomed:
+            assert root is not None  # there are sessions, so there is a root
+            _remove_session(root, info.id)
+        return SweepReport(sessions=tuple(info.id for info in doomed),
+                           artifacts=sum(info.artifacts for info in doomed),
+                           bytes=sum(info.bytes for info in doomed))
 
     def sweep(self, *, now: float | None = None, retention_days: int | None = None,
               temp_grace: float = TEMP_GRACE_SECONDS, keep: Iterable[str] = ()) -> SweepReport:
@@ -266,7 +264,7 @@ class ArtifactRoot:
             if days and name not in keep and mtime < now - days * _DAY:
                 try:
                     count, bytes_ = _session_size(root, name)
-                    root.rmtree(name)
+                    _remove_session(root, name)
                     removed.append(name)
                     artifacts += count
                     size += bytes_
@@ -294,7 +292,7 @@ class ArtifactRoot:
         if root is None:
             return
         try:
-            st = _fstat(root)
+            st = root.stat()
             key = (st.st_dev, st.st_ino)
             with _SWEPT_LOCK:
                 if key in _SWEPT:
@@ -305,10 +303,18 @@ class ArtifactRoot:
             log.warning("retention sweep of %s failed: %s", self.path, type(exc).__name__)
 
 
-def _fstat(directory: Directory) -> Any:
-    import os
-
-    return os.fstat(directory.fd)
+def _contents(directory: Directory) -> Iterator[tuple[str, str, stat_result]]:
+    """``(artifact id, file name, lstat)`` of each content file in a session directory;
+    files deleted while it is listed are left out."""
+    for entry in directory.entries():
+        m = _CONTENT_NAME.fullmatch(entry.name)
+        if m is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        yield m.group(1), entry.name, st
 
 
 def _session_size(root: Directory, name: str) -> tuple[int, int]:
@@ -316,13 +322,19 @@ def _session_size(root: Directory, name: str) -> tuple[int, int]:
     session_dir = root.subdir(name, create=False)
     if session_dir is None:
         raise FileNotFoundError(name)
-    count = size = 0
     with session_dir:
-        for entry in session_dir.entries():
-            if _CONTENT_NAME.fullmatch(entry.name):
-                count += 1
-                size += entry.stat(follow_symlinks=False).st_size
-    return count, size
+        sizes = [st.st_size for _, _, st in _contents(session_dir)]
+    return len(sizes), sum(sizes)
+
+
+def _remove_session(root: Directory, name: str) -> None:
+    """Delete session directory *name* and all it holds (symlinks are removed, not followed)."""
+    try:
+        root.rmtree(name)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise store_error(exc, f"delete session {name}") from None
 
 
 def _session_dirs(root: Directory) -> list[tuple[str, float]]:
@@ -455,18 +467,11 @@ class FilesystemStore(Retrieval):
         if size > quota:
             raise StoreFull(errno.EDQUOT, f"{artifact_id}: {human_size(size)} is more than the "
                                           f"session quota of {human_size(quota)}")
-        stored = []
-        for entry in directory.entries():
-            m = _CONTENT_NAME.fullmatch(entry.name)
-            if m:
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                stored.append((st.st_mtime_ns, m.group(1), entry.name, st.st_size))
+        stored = sorted((st.st_mtime_ns, artifact, name, st.st_size)
+                        for artifact, name, st in _contents(directory))
         used = sum(item[3] for item in stored)
         reason = f"evicted: the session's quota of {human_size(quota)} was full"
-        for _, victim, name, victim_size in sorted(stored):
+        for _, victim, name, victim_size in stored:
             if used + size <= quota:
                 break
             directory.write_atomic(_gone_name(victim), json.dumps({"reason": reason}).encode(),
@@ -565,7 +570,7 @@ class FilesystemStore(Retrieval):
         digest = hashlib.sha256()
         last = b""
         with f:
-            st = _os().fstat(f.fileno())
+            st = fsio.os.fstat(f.fileno())
             for _, block in chunks(f, 0, CHUNK * 16):
                 terminators += count_terminators(block)
                 chars += utf8_chars(block)
@@ -582,13 +587,11 @@ class FilesystemStore(Retrieval):
         if directory is None:
             return []
         refs = []
-        for entry in directory.entries():
-            m = _CONTENT_NAME.fullmatch(entry.name)
-            if m:
-                try:
-                    refs.append(self.stat(m.group(1)))
-                except ArtifactNotFound:
-                    continue  # deleted while listing
+        for artifact_id, _, _ in _contents(directory):
+            try:
+                refs.append(self.stat(artifact_id))
+            except ArtifactNotFound:
+                continue  # deleted while listing
         return sorted(refs, key=lambda r: (r.created_at, r.id))
 
     def usage(self) -> int:
@@ -596,8 +599,7 @@ class FilesystemStore(Retrieval):
         directory = self._directory(create=False)
         if directory is None:
             return 0
-        return sum(e.stat(follow_symlinks=False).st_size for e in directory.entries()
-                   if _CONTENT_NAME.fullmatch(e.name))
+        return sum(st.st_size for _, _, st in _contents(directory))
 
     # -- deleting ----------------------------------------------------------------------------
 
@@ -613,12 +615,6 @@ class FilesystemStore(Retrieval):
     def delete_session(self) -> int:
         self.close()
         return self.root.delete_session(self.session_id)
-
-
-def _os() -> Any:
-    from truncation_core import fsio
-
-    return fsio.os
 
 
 class FilesystemWriter(WriterBase):
@@ -659,7 +655,7 @@ class FilesystemWriter(WriterBase):
     def _close_file(self) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
-            _os().close(fd)
+            fsio.os.close(fd)
 
     def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
         d, durable = self._dir, self._store.root.fsync
@@ -670,7 +666,7 @@ class FilesystemWriter(WriterBase):
         try:
             try:
                 if durable and self._fd is not None:
-                    _os().fsync(self._fd)  # a failed fsync is a failed write: never retried
+                    fsio.os.fsync(self._fd)  # a failed fsync is a failed write: never retried
             finally:
                 self._close_file()  # close errors surface here, not in a finalizer
             self._store._make_room(d, self._written, self.id)
