@@ -339,18 +339,14 @@ def _width(ref: ArtifactRef) -> int:
     return max(6, len(str(max(ref.lines, 1))))
 
 
-def _numbered(page: Page, width: int) -> str:
-    return "\n".join(f"{line.number:>{width}}\t{line.text}" for line in page.lines())
-
-
-def _page_result(tool: str, reader: Retrieval, ref: ArtifactRef, page: Page, width: int,
-                 *, end_line: int | None = None) -> ToolResult:
+def _page_result(tool: str, ref: ArtifactRef, page: Page, width: int, *,
+                 end_line: int | None = None) -> ToolResult:
     if not page.text:
         return ToolResult(tool=tool, content=_header(ref, "empty") + "[The artifact is empty.]")
     span = f"lines {page.first_line:,}-{page.last_line:,}"
     if page.starts_mid_line:
         span += f" (line {page.first_line:,} continued from byte {page.offset:,})"
-    body = _numbered(page, width)
+    body = page.numbered(width)
     nxt: dict[str, Any] | None = None
     if page.ends_mid_line:
         nxt = {"artifact_id": ref.id, "offset": page.end_offset}
@@ -386,7 +382,7 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
             raise _BadCall(f"offset: {offset} is past the end of the artifact "
                            f"({ref.bytes:,} bytes)")
         page = reader.page(ref.id, offset, max_chars=room)
-        return _page_result("get_artifact", reader, ref, page, width)
+        return _page_result("get_artifact", ref, page, width)
     start, end = args.get("start_line", 1), args.get("end_line")
     if end is not None and end < start:
         raise _BadCall(f"end_line: must be at least start_line ({start}), got {end}")
@@ -394,7 +390,7 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
     if not page.text and ref.bytes:
         raise _BadCall(f"start_line: {start} is past the end; the artifact has "
                        f"{ref.lines:,} lines")
-    return _page_result("get_artifact", reader, ref, page, width, end_line=end)
+    return _page_result("get_artifact", ref, page, width, end_line=end)
 
 
 def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
@@ -403,15 +399,19 @@ def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> Tool
     n = args.get("lines", DEFAULT_LINES)
     page = reader.lines(ref.id, 1, n, max_chars=_room(ref, budget),
                         line_cost=width + 2)
-    return _page_result("artifact_head", reader, ref, page, width, end_line=n)
+    return _page_result("artifact_head", ref, page, width, end_line=n)
 
 
 def _artifact_tail(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
-    page = reader.tail(ref.id, args.get("lines", DEFAULT_LINES),
-                       max_chars=_room(ref, budget), line_cost=width + 2)
-    result = _page_result("artifact_tail", reader, ref, page, width)
+    from truncation_core.retrieval import read_tail, recorded_lines
+
+    with reader.open(ref.id) as f:  # the ref is at hand: no second stat for the line count
+        page = read_tail(f, args.get("lines", DEFAULT_LINES), max_chars=_room(ref, budget),
+                         line_cost=width + 2, total_lines=recorded_lines(ref),
+                         artifact_id=ref.id)
+    result = _page_result("artifact_tail", ref, page, width)
     if page.first_line > 1 and page.text:
         earlier = {"artifact_id": ref.id, "start_line": max(1, page.first_line - 100),
                    "end_line": page.first_line - 1}

@@ -63,7 +63,7 @@ def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
                  repr(t.artifacts.grep(ref.id, canary, context=1))]
         # An unexpected failure whose message quotes content: a 500, logged without it.
         with monkeypatch.context() as m:
-            m.setattr(type(t.artifacts), "tail", lambda *a, **k: _raise(RuntimeError(canary)))
+            m.setattr(type(t.artifacts), "stat", lambda *a, **k: _raise(RuntimeError(canary)))
             crashed = t.call_tool("artifact_tail", {"artifact_id": ref.id})
         assert crashed.error is not None and crashed.error.code == 500
         seen.append(crashed.content)

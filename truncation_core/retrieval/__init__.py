@@ -42,6 +42,7 @@ __all__ = [
     "read_page",
     "read_tail",
     "reader_for",
+    "recorded_lines",
 ]
 
 
@@ -95,8 +96,7 @@ class Retrieval:
 
     def known_lines(self, artifact_id: str) -> int | None:
         """The artifact's line count from its metadata, or None when not recorded."""
-        ref = self.stat(artifact_id)
-        return ref.lines if ref.lines or not ref.bytes else None
+        return recorded_lines(self.stat(artifact_id))
 
     def checksum(self, artifact_id: str) -> str:
         """The sha256 of the stored bytes, lowercase hex: the one the backend recorded when
@@ -128,6 +128,12 @@ class Retrieval:
             return grep(f, pattern, regex=regex, ignore_case=ignore_case, context=context,
                         max_matches=max_matches, start_line=start_line,
                         artifact_id=artifact_id)
+
+
+def recorded_lines(ref: ArtifactRef) -> int | None:
+    """*ref*'s line count, or None when the backend did not record it (0 lines for a
+    non-empty artifact)."""
+    return ref.lines if ref.lines or not ref.bytes else None
 
 
 class _StoreReader(Retrieval):

@@ -99,9 +99,16 @@ class Page:
             offset += encoded_size(raw)
         return out
 
-    def numbered(self) -> str:
-        """The page with a line number before each line, as ``cat -n`` prints it."""
-        return "\n".join(f"{line.number:>6}\t{line.text}" for line in self.lines())
+    def numbered(self, width: int = 6) -> str:
+        """The page with a line number before each line, as ``cat -n`` prints it (numbers
+        right-aligned in *width* columns)."""
+        return "\n".join(f"{line.number:>{width}}\t{line.text}" for line in self.lines())
+
+    @classmethod
+    def empty(cls, total_bytes: int, artifact_id: str | None = None) -> Page:
+        """The page past the end of an artifact of *total_bytes* bytes: no text, no lines."""
+        return cls(artifact_id=artifact_id, text="", first_line=0, last_line=0,
+                   offset=total_bytes, end_offset=total_bytes, total_bytes=total_bytes)
 
 
 def _split_keepends(text: str) -> list[str]:
@@ -162,8 +169,7 @@ def read_page(
     if first_line is None:
         first_line = line_number_at(f, offset, chunk=chunk) if offset else 1
     if offset >= size:
-        return Page(artifact_id=artifact_id, text="", first_line=0, last_line=0, offset=size,
-                    end_offset=size, total_bytes=size)
+        return Page.empty(size, artifact_id)
     budget = max_chars
     cap = None if budget is None else 4 * budget + 8  # a longer line cannot fit
     pieces: list[str] = []
@@ -201,9 +207,7 @@ def read_lines(f: BinaryIO, start: int, end: int | None = None, *, max_chars: in
         raise ValueError(f"end_line: must be at least start_line ({start}), got {end}")
     offset = line_start(f, start, chunk=chunk)
     if offset is None:
-        size = file_size(f)
-        return Page(artifact_id=artifact_id, text="", first_line=0, last_line=0, offset=size,
-                    end_offset=size, total_bytes=size)
+        return Page.empty(file_size(f), artifact_id)
     return read_page(f, offset=offset, first_line=start,
                      max_lines=None if end is None else end - start + 1, max_chars=max_chars,
                      line_cost=line_cost, chunk=chunk, artifact_id=artifact_id)
@@ -225,8 +229,7 @@ def read_tail(f: BinaryIO, n: int, *, max_chars: int | None = None, line_cost: i
     reach = None if max_chars is None else 4 * max_chars + 8
     starts = line_starts_from_end(f, n, chunk=chunk, reach=reach)
     if not starts:
-        return Page(artifact_id=artifact_id, text="", first_line=0, last_line=0, offset=size,
-                    end_offset=size, total_bytes=size)
+        return Page.empty(size, artifact_id)
     chosen = starts[-1]
     if max_chars is not None:
         chosen = _fitting_suffix_start(f, starts, size, max_chars, line_cost)
