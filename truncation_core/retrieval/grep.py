@@ -195,16 +195,15 @@ def _line_bounds(buf: bytes | str, pos: int, has_cr: bool) -> tuple[int, int]:
     return start + 1, end
 
 
-def _clip_line(raw: bytes, match_start: int, match_end: int, width: int) -> tuple[str, int, bool]:
+def _clip_line(raw: bytes, match_start: int, width: int) -> tuple[str, int, bool]:
     """The text of a matching line, clipped to at most *width* characters around the match.
 
     Returns ``(text, byte offset of the text within the line, clipped)``.
     """
-    if len(raw) <= width:  # at most width bytes: at most width characters
-        return decode(raw), 0, False
-    text = decode(raw)
-    if len(text) <= width:
-        return text, 0, False
+    if len(raw) <= 4 * width:  # a character takes at most 4 bytes: a longer line is too long
+        text = decode(raw)
+        if len(text) <= width:
+            return text, 0, False
     lo = utf8_boundary_before(raw, max(0, match_start - width // 4))
     piece, _ = fit_chars(raw[lo:], width)
     return piece, lo, True
@@ -258,6 +257,12 @@ class _Matcher:
         ascii_only = buf.isascii()
         text = buf.decode("ascii") if ascii_only else buf.decode("utf-8", "surrogateescape")
         to_bytes = (lambda c: c) if ascii_only else _OffsetMap(text).to_bytes
+
+        def found(lo: int, hi: int, start: int, end: int) -> tuple[int, int, int, int]:
+            # Mapped in increasing order: the map encodes only the text since its last call.
+            lo, start, end = to_bytes(lo), to_bytes(start), to_bytes(end)
+            return lo, to_bytes(hi), start, end
+
         pos = 0
         while pos < len(text):
             if has_cr:
@@ -265,8 +270,7 @@ class _Matcher:
                 lo, hi = _line_bounds(text, pos, True)
                 m = self._search(text[lo:hi])
                 if m is not None:
-                    yield (to_bytes(lo), to_bytes(hi), to_bytes(lo + m.start()),
-                           to_bytes(lo + m.end()))
+                    yield found(lo, hi, lo + m.start(), lo + m.end())
                 pos = _after_line(text, hi, True)
             else:
                 m = self._search(text, pos)
@@ -276,10 +280,9 @@ class _Matcher:
                 if m.end() > hi and m.end() > m.start():
                     m = self._search(text[lo:hi])  # crossed a line end: retry within the line
                     if m is not None:
-                        yield (to_bytes(lo), to_bytes(hi), to_bytes(lo + m.start()),
-                               to_bytes(lo + m.end()))
+                        yield found(lo, hi, lo + m.start(), lo + m.end())
                 else:
-                    yield to_bytes(lo), to_bytes(hi), to_bytes(m.start()), to_bytes(m.end())
+                    yield found(lo, hi, m.start(), m.end())
                 pos = _after_line(text, hi, False)
             if pos == -1:
                 return
@@ -379,7 +382,7 @@ def grep(
     if origin is not None:
         overlap = max(0, len(matcher.needle) - 1) if compiled is None else 0
         for base, buf in _line_blocks(f, origin, chunk, max_block, overlap):
-            for lo, hi, m_lo, m_hi in matcher.matches(buf):
+            for lo, hi, m_lo, _ in matcher.matches(buf):
                 # Count terminators up to this line: in the block in memory, and only the
                 # stretch before it that earlier matches did not cover is read again.
                 if counted_to < base:
@@ -392,8 +395,7 @@ def grep(
                 if len(found) >= max_matches:
                     more = True
                     break
-                text, clip_at, clipped = _clip_line(buf[lo:hi], m_lo - lo, m_hi - lo,
-                                                    line_chars)
+                text, clip_at, clipped = _clip_line(buf[lo:hi], m_lo - lo, line_chars)
                 line = Line(number=line_no, text=text, offset=base + lo + clip_at,
                             clipped=clipped)
                 found.append(GrepMatch(
