@@ -95,6 +95,19 @@ def test_files_are_0600_and_directories_0700(tmp_path: Path, umask: int) -> None
         assert stat.S_IMODE((root / "perm" / name).stat().st_mode) == 0o600, name
 
 
+def test_control_naive_creation_follows_the_umask(tmp_path: Path) -> None:
+    """Negative control: open() and os.makedirs() under umask 022 make files every local
+    user can read (0644) and intermediate directories they can list (0755)."""
+    old = os.umask(0o022)
+    try:
+        os.makedirs(tmp_path / "ws" / "artifacts", mode=0o700)
+        (tmp_path / "ws" / "artifacts" / "a.txt").write_bytes(b"secret\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "ws").stat().st_mode) == 0o755
+    assert stat.S_IMODE((tmp_path / "ws" / "artifacts" / "a.txt").stat().st_mode) == 0o644
+
+
 def test_a_loose_directory_of_ours_is_made_private(root_path: Path) -> None:
     (root_path / "loose").mkdir(parents=True)
     os.chmod(root_path, 0o755)

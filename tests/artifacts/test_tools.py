@@ -235,22 +235,54 @@ json_values = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
-@given(name=st.one_of(st.sampled_from(TOOL_NAMES), st.text(max_size=30), st.none(),
-                      st.integers()),
-       arguments=st.one_of(json_values, st.text(max_size=40),
-                           st.fixed_dictionaries({"artifact_id": st.text(max_size=60)},
-                                                 optional={"start_line": json_values,
-                                                           "pattern": json_values,
-                                                           "lines": json_values})))
-def test_call_tool_never_raises(name: Any, arguments: Any) -> None:
-    result = _NEVER_RAISES.call_tool(name, arguments)
+_FUZZ = Truncator({"inline_limit": 200, "store": {"backend": "memory"}}, load_entrypoints=False)
+_FUZZ_ID = _FUZZ.process("".join(f"line {i} é ERROR\r\n" for i in range(400)) + "\ud800 end"
+                         ).artifact.id  # type: ignore[union-attr]
+_ARGUMENT_NAMES = ("artifact_id", "start_line", "end_line", "offset", "lines", "pattern",
+                   "regex", "ignore_case", "context", "max_matches")
+argument_values = st.one_of(
+    json_values, st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([_FUZZ_ID, "0", "12", " 3 ", "true", "", "١٢", "(a+)+$", "a{99999}"]))
+argument_objects = st.one_of(
+    st.dictionaries(st.sampled_from(_ARGUMENT_NAMES) | st.text(max_size=12), argument_values,
+                    max_size=6),
+    st.fixed_dictionaries({"artifact_id": st.just(_FUZZ_ID)},
+                          optional=dict.fromkeys(_ARGUMENT_NAMES[1:], argument_values)))
+# Well-typed calls, mostly valid, to reach past argument checking into retrieval.
+_line = st.integers(-1, 450) | st.integers(-(2**70), 2**70)
+_TYPED = {
+    "get_artifact": {"start_line": _line, "end_line": _line, "offset": st.integers(-1, 12_000)},
+    "artifact_head": {"lines": st.integers(-1, 10**9)},
+    "artifact_tail": {"lines": st.integers(-1, 10**9)},
+    "artifact_grep": {"pattern": st.sampled_from(["ERROR", "é", "\ud800", "^line 1", "$", "(a+)+$",
+                                                  "x{99999}", "(?R)", "[", "line 3"])
+                      | st.text(max_size=8),
+                      "regex": st.booleans(), "ignore_case": st.booleans(),
+                      "context": st.integers(-1, 21), "max_matches": st.integers(0, 1001),
+                      "start_line": _line},
+}
+typed_calls = st.sampled_from(TOOL_NAMES).flatmap(lambda tool: st.tuples(
+    st.just(tool), st.fixed_dictionaries({"artifact_id": st.just(_FUZZ_ID)},
+                                         optional=_TYPED[tool])))
+
+
+@settings(max_examples=400, deadline=None)
+@given(call=st.one_of(
+    st.tuples(st.one_of(st.sampled_from(TOOL_NAMES), st.text(max_size=30), st.none(),
+                        st.integers()),
+              st.one_of(json_values, st.text(max_size=40), argument_objects,
+                        argument_objects.map(lambda a: json.dumps(a, ensure_ascii=False)))),
+    typed_calls))
+def test_call_tool_never_raises(call: tuple[Any, Any]) -> None:
+    """Any JSON-shaped call, on an existing artifact too, gets an answer: never an exception,
+    never an internal error (500), never more than the tool's page."""
+    name, arguments = call
+    result = _FUZZ.call_tool(name, arguments)
     assert isinstance(result, ToolResult)
     if result.error is not None:
-        assert result.error.code in (400, 404)
-
-
-_NEVER_RAISES = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
+        assert result.error.code in (400, 404), result.content
+    else:
+        assert len(result.content) <= 1000  # the page: inline_limit raised to MIN_PAGE_CHARS
 
 
 def test_decorator_processes_results(small: Truncator) -> None:
