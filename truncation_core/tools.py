@@ -197,7 +197,7 @@ class _BadCall(Exception):
 
 
 def _error(tool: str, code: int, message: str) -> ToolResult:
-    label = {400: "bad request", 404: "not found", 500: "store error"}[code]
+    label = {400: "bad request", 404: "not found", 500: "server error"}[code]
     return ToolResult(tool=tool, content=f"Error {code} ({label}): {message}",
                       error=ToolError(code=code, message=message))
 
@@ -309,7 +309,7 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     except StoreError as exc:
         log.warning("tool %s: store error %s", tool, type(exc).__name__)
         return _error(tool or "?", 500, f"the artifact store failed: {exc}")
-    except (ArtifactError, ValueError) as exc:
+    except ArtifactError as exc:  # our own errors describe the value, never repeat it
         return _error(tool or "?", 400, str(exc))
     except Exception as exc:  # never raise into the agent loop
         # The frames, not the message: an unexpected exception's message may quote content.
