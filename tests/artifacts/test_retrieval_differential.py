@@ -180,3 +180,18 @@ def test_tail_within_max_chars_matches_reference(data: bytes, chunk: int, n: int
     else:
         assert page.first_line == len(ref)
         assert page.text and decode(ref[-1]).startswith(page.text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, needle=st.sampled_from(["needle", "a", "é", "x" * 9]),
+       max_block=st.integers(18, 30))
+def test_grep_regex_finds_matches_across_splits_of_long_lines(
+        data: bytes, chunk: int, needle: str, max_block: int) -> None:
+    """A regular expression searches long lines in pieces that repeat the end of the one
+    before (up to half a piece): a match that short is found across a split."""
+    import re
+
+    expected = naive_grep(data, needle.encode())
+    result = grep(io.BytesIO(data), re.escape(needle), regex=True, chunk=chunk,
+                  max_block=max_block, max_matches=1000)
+    assert [m.line.number for m in result.matches] == expected

@@ -72,3 +72,34 @@ def test_control_reading_whole_peaks_above_the_artifact(large: tuple[Truncator, 
     t, artifact_id = large
     path = Path(t.store.path) / f"{artifact_id}.txt"
     assert peak(lambda: path.read_bytes().splitlines()[-100:]) > SIZE
+
+
+_LONG_LINE_GREP = """
+import io, resource, sys
+limit = 512 << 20
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+data = b"ab" * (4 << 20) + b"\\n"  # one 8 MiB line
+if sys.argv[1] == "grep":
+    from truncation_core.retrieval import grep
+    result = grep(io.BytesIO(data), "(a|b)+$", regex=True, timeout=120)
+    assert [m.line.number for m in result.matches] == [1]
+else:
+    import regex
+    regex.compile("(a|b)+$", regex.MULTILINE).search(data.decode())
+"""
+
+
+@pytest.mark.parametrize("who", ["grep", "control"])
+def test_a_regular_expression_over_a_long_line_stays_bounded(who: str) -> None:
+    """A repeated group keeps about 100 bytes per character it runs over: over one 8 MiB
+    line, the regex module alone needs more than 512 MiB (the control fails); grep searches
+    the line in pieces and finds the match within that limit."""
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", _LONG_LINE_GREP, who], capture_output=True,
+                           timeout=300)
+    if who == "grep":
+        assert child.returncode == 0, child.stderr[-500:]
+    else:
+        assert child.returncode != 0 and b"MemoryError" in child.stderr

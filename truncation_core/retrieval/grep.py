@@ -314,6 +314,13 @@ def _after_line(buf: bytes | str, line_end: int, has_cr: bool) -> int:
 
 #: A line longer than this is searched in pieces (memory stays bounded).
 GREP_MAX_BLOCK = 16 << 20
+#: A regular expression's memory grows with the text it runs over (about 100 bytes per
+#: character for a repeated group such as (a|b)+$, a gigabyte and more over a 16 MiB line),
+#: so it reads in smaller chunks and searches a long line in pieces of at most twice this,
+#: each repeating the end of the one before: a match up to REGEX_OVERLAP bytes long is found
+#: across a split. Anchors (^, $, \b) may also match at a split, inside such a long line.
+REGEX_MAX_BLOCK = 512 << 10
+REGEX_OVERLAP = 4 << 10
 
 
 def _line_blocks(f: BinaryIO, start: int, chunk: int, max_block: int, overlap: int
@@ -380,8 +387,12 @@ def grep(
     more = False
     counted_to, line_no = origin or 0, start_line  # line_no is the line at counted_to
     if origin is not None:
-        overlap = max(0, len(matcher.needle) - 1) if compiled is None else 0
-        for base, buf in _line_blocks(f, origin, chunk, max_block, overlap):
+        if compiled is None:
+            block, overlap = max_block, max(0, len(matcher.needle) - 1)
+        else:
+            block = min(max_block, REGEX_MAX_BLOCK)
+            chunk, overlap = min(chunk, block), min(REGEX_OVERLAP, block // 2)
+        for base, buf in _line_blocks(f, origin, chunk, block, overlap):
             for lo, hi, m_lo, _ in matcher.matches(buf):
                 # Count terminators up to this line: in the block in memory, and only the
                 # stretch before it that earlier matches did not cover is read again.
