@@ -17,7 +17,13 @@ from __future__ import annotations
 
 import attrs
 
-from truncation_core.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef, ArtifactWriter
+from truncation_core.artifacts import (
+    ArtifactCut,
+    ArtifactInfo,
+    ArtifactRef,
+    ArtifactWriter,
+    WriterBase,
+)
 from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
 from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
 
@@ -30,12 +36,13 @@ def _ends_with_terminator(data: bytes | bytearray) -> bool:
     return bool(data) and data[-1] in (0x0A, 0x0D)
 
 
-class SizeLimitedWriter:
+class SizeLimitedWriter(WriterBase):
     """Wraps an :class:`~truncation_core.artifacts.ArtifactWriter` so that it stores at most
     *limit* bytes: the head (``head_share`` of the room) and the tail of anything larger."""
 
     def __init__(self, inner: ArtifactWriter, *, info: ArtifactInfo, limit: int,
                  head_share: float = 0.6) -> None:
+        super().__init__()
         self._inner = inner
         self._info = info
         self._limit = limit
@@ -59,9 +66,7 @@ class SizeLimitedWriter:
         """The artifact's id when the backend knows it before commit."""
         return getattr(self._inner, "id", None)
 
-    def write(self, data: bytes) -> None:
-        if not data:
-            return
+    def _write(self, data: bytes) -> None:
         data = bytes(data)
         self._total += len(data)
         self._last_byte = data[-1]
@@ -99,7 +104,7 @@ class SizeLimitedWriter:
         self._dropped_terminators += count_terminators(bytes(data))
         self._last_dropped = data[-1]
 
-    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
+    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
         if not self._cutting:
             for chunk in self._held:
                 self._inner.write(chunk)
@@ -162,17 +167,10 @@ class SizeLimitedWriter:
         return attrs.evolve(base, chars=utf8_chars(head) + len(marker) + utf8_chars(tail),
                             lines=lines, cut=cut)
 
-    def abort(self) -> None:
+    def _abort(self) -> None:
         self._held = []
         self._ring = bytearray()
         self._inner.abort()
-
-    def __enter__(self) -> SizeLimitedWriter:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        # The inner writer aborts itself if it was not committed.
-        self._inner.__exit__(*exc_info)
 
 
 def _head_end(data: bytes, budget: int) -> int:
