@@ -158,7 +158,11 @@ def test_hostile_ids_are_rejected_before_any_filesystem_access(
     from truncation_core import fsio
 
     monkeypatch.setattr(fsio, "os", _NoFilesystem())
-    for operation in (store.open, store.stat, store.delete, store.read, store.checksum):
+    operations = (store.open, store.stat, store.delete, store.read, store.checksum,
+                  store.text, lambda v: store.lines(v, 1), lambda v: store.tail(v, 1),
+                  lambda v: store.page(v, 0), lambda v: store.grep(v, "x"), store.root.find,
+                  lambda v: store.restore(ArtifactRef(id=v, backend="filesystem"), None))
+    for operation in operations:
         with pytest.raises(InvalidArtifactId) as info:
             operation(hostile)  # type: ignore[arg-type]
         # The message describes the id without repeating it (log injection, content leaks).
@@ -185,12 +189,25 @@ def test_any_text_outside_the_id_form_is_rejected(value: str) -> None:
         artifacts_module.validate_artifact_id(value)
 
 
-@pytest.mark.parametrize("bad", ["", "../x", "A", "a/b", ".hidden", "x" * 65, "a b", "ä", 5])
-def test_hostile_session_ids_are_rejected(root_path: Path, bad: object) -> None:
-    with pytest.raises(InvalidSessionId):
-        FilesystemStore(str(root_path), bad)  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="session"):
-        StoreConfig(session=bad)  # type: ignore[arg-type]
+@pytest.mark.parametrize("bad", ["", ".", "..", "../x", "A", "a/b", ".hidden", "x" * 65, "a b",
+                                 "ä", "a\n", "a\0b", 5, None])
+def test_hostile_session_ids_are_rejected(root_path: Path, bad: object,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from truncation_core import fsio
+
+    root = ArtifactRoot(str(root_path))
+    store = root.session("fine")
+    monkeypatch.setattr(fsio, "os", _NoFilesystem())  # rejected before any filesystem access
+    for operation in (lambda v: FilesystemStore(str(root_path), v), root.session,
+                      store.for_session, root.delete_session):
+        if bad is None and operation is not root.delete_session:
+            continue  # None means "a new session" there
+        with pytest.raises(InvalidSessionId):
+            operation(bad)  # type: ignore[arg-type]
+    monkeypatch.undo()
+    if bad is not None:
+        with pytest.raises(ConfigError, match="session"):
+            StoreConfig(session=bad)  # type: ignore[arg-type]
 
 
 def test_store_config_validation_names_the_field() -> None:
