@@ -8,8 +8,6 @@ This module holds the contract every storage backend fulfils: artifact ids, the
 
 from __future__ import annotations
 
-import _thread
-import hashlib
 import re
 import secrets
 import time
@@ -27,7 +25,6 @@ __all__ = [
     "ArtifactRef",
     "ArtifactStore",
     "ArtifactWriter",
-    "ContentDigest",
     "WriterBase",
     "content_name",
     "human_size",
@@ -294,59 +291,6 @@ class ArtifactStore(Protocol):
     def delete_session(self) -> int:
         """Delete every artifact of this session (the session's end); return how many."""
         ...
-
-
-class ContentDigest:
-    """The sha256 of an artifact's bytes, fed chunk by chunk as a writer receives them.
-
-    hashlib releases the GIL while it hashes a large buffer, so a large chunk is hashed on a
-    helper thread while the writer writes it: with a core free, storing costs about the longer
-    of the two, not their sum. Only ``bytes`` go to the helper (a caller may reuse a
-    ``bytearray`` as soon as ``write`` returns), and each update waits for the one before, so
-    chunks are hashed in order.
-    """
-
-    #: Smaller chunks are hashed in place: a thread costs about what hashing 64 KiB does.
-    THREAD_MIN = 1 << 20
-
-    def __init__(self) -> None:
-        self._sha256 = hashlib.sha256()
-        self._pending: _thread.LockType | None = None  # held until the helper is done
-        self._failed: BaseException | None = None
-
-    def update(self, data: bytes | bytearray | memoryview) -> None:
-        self.wait()
-        if type(data) is not bytes or len(data) < self.THREAD_MIN:
-            self._sha256.update(data)
-            return
-        done = _thread.allocate_lock()
-        done.acquire()
-
-        def run() -> None:
-            try:
-                self._sha256.update(data)
-            except BaseException as exc:  # handed to the writer's thread by wait()
-                self._failed = exc
-            finally:
-                done.release()
-
-        # Not threading.Thread: its start() waits until the new thread runs, which on a busy
-        # machine took longer (3.7 ms) than the write this is meant to overlap.
-        _thread.start_new_thread(run, ())
-        self._pending = done
-
-    def wait(self) -> None:
-        """Wait until every chunk given so far is hashed."""
-        if self._pending is not None:
-            self._pending.acquire()
-            self._pending = None
-        if self._failed is not None:
-            failed, self._failed = self._failed, None
-            raise failed
-
-    def hexdigest(self) -> str:
-        self.wait()
-        return self._sha256.hexdigest()
 
 
 class WriterBase:

@@ -13,11 +13,12 @@ it to fail the k-th call (reliability.md section 1). POSIX only: the store needs
 
 from __future__ import annotations
 
+import _thread
 import errno
 import os
 import stat
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from truncation_core.errors import StoreError, StoreFull
@@ -185,15 +186,40 @@ class Directory:
         return os.open(name, _O_CREATE, 0o600, dir_fd=self.fd)
 
     @staticmethod
-    def write_all(fd: int, data: bytes | memoryview) -> None:
+    def write_all(fd: int, data: bytes | memoryview,
+                  meanwhile: Callable[[], object] | None = None) -> None:
         """Write all of *data*: ``os.write`` may write less than asked (seen just before
-        ENOSPC), so loop until everything is written or an error is raised."""
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view[:_WRITE_CHUNK])
-            if written <= 0:
-                raise OSError(errno.EIO, "write returned no progress")
-            view = view[written:]
+        ENOSPC), so loop until everything is written or an error is raised.
+
+        With *meanwhile*, the write runs on a helper thread while ``meanwhile()`` runs on
+        this one, for work that releases the GIL (hashing the same bytes): both finish
+        before this returns, and an error from either is raised here.
+        """
+        if meanwhile is None:
+            _write_all(fd, data)
+            return
+        done = _thread.allocate_lock()
+        done.acquire()
+        failed: list[BaseException] = []
+
+        def write() -> None:
+            try:
+                _write_all(fd, data)
+            except BaseException as exc:  # raised on the caller's thread below
+                failed.append(exc)
+            finally:
+                done.release()
+
+        # Not threading.Thread: its start() waits until the new thread runs, which on a busy
+        # machine took longer than the write. The caller does the longer task (hashing), so
+        # it seldom waits for the helper here.
+        _thread.start_new_thread(write, ())
+        try:
+            meanwhile()
+        finally:
+            done.acquire()  # never return (and close the descriptor) while it writes
+        if failed:
+            raise failed[0]
 
     def write_atomic(self, name: str, data: bytes, *, durable: bool, temp: str) -> None:
         """Publish *data* as *name*: written to *temp*, then renamed into place."""
@@ -255,6 +281,15 @@ class Directory:
         if not shutil.rmtree.avoids_symlink_attacks:  # a platform without fd-based functions
             raise refused(name, "this platform's rmtree could follow symlinks")
         shutil.rmtree(name, dir_fd=self.fd)
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[:_WRITE_CHUNK])
+        if written <= 0:
+            raise OSError(errno.EIO, "write returned no progress")
+        view = view[written:]
 
 
 def _makedirs_private(path: str) -> None:

@@ -9,9 +9,9 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import attrs
 import pytest
@@ -403,42 +403,10 @@ def test_other_users_directories_are_refused(root_path: Path,
         put(FilesystemStore(str(root_path), "mine"), b"y")
 
 
-class _LateThreads:
-    """Stands in for ``_thread``: a started function runs only when its lock is waited for,
-    the latest a helper thread could ever run."""
-
-    def __init__(self) -> None:
-        self.waiting: list[Any] = []
-
-    def allocate_lock(self) -> Any:
-        late = self
-
-        class Lock:
-            def acquire(self) -> bool:
-                while late.waiting:
-                    late.waiting.pop(0)()
-                return True
-
-            def release(self) -> None:
-                pass
-
-        return Lock()
-
-    def start_new_thread(self, function: Any, args: tuple[Any, ...]) -> int:
-        self.waiting.append(lambda: function(*args))
-        return 0
-
-
-@pytest.mark.parametrize("late", [False, True], ids=["threads", "late-threads"])
 @pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
-def test_sha256_of_large_chunks_hashed_beside_the_write(
-        store: FilesystemStore, monkeypatch: pytest.MonkeyPatch, kind: type, late: bool) -> None:
-    """Chunks of a megabyte and more are hashed on a helper thread while they are written;
-    a bytearray is hashed before write() returns, since the caller may reuse it at once.
-    With late threads (hashing only when waited for), handing the thread a buffer the
-    caller then changes gives a wrong digest: the test catches that."""
-    if late:
-        monkeypatch.setattr(artifacts_module, "_thread", _LateThreads())
+def test_sha256_of_large_chunks_hashed_beside_the_write(store: FilesystemStore, kind: type) -> None:
+    """Chunks of a megabyte and more are written on a helper thread while they are hashed;
+    both are done when write() returns, so the caller may reuse its buffer at once."""
     chunks = [kind(bytearray(os.urandom(64)) * (3 << 14)) for _ in range(3)]  # 3 MiB each
     chunks.insert(1, kind(b"small\n"))
     expected = hashlib.sha256(b"".join(bytes(c) for c in chunks))
@@ -450,6 +418,39 @@ def test_sha256_of_large_chunks_hashed_beside_the_write(
         ref = w.commit()
     assert ref.sha256 == expected.hexdigest() == hashlib.sha256(store.read(ref.id)).hexdigest()
     assert store.stat(ref.id).sha256 == ref.sha256
+
+
+def test_a_failed_background_write_is_reported_and_leaves_nothing(
+        store: FilesystemStore, root_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from truncation_core import StoreFull, fsio
+
+    from .test_store_disk_full import FaultyOS
+
+    big = os.urandom(3 << 20)
+    with store.writer(ArtifactInfo()) as w:  # the session directory exists
+        w.write(b"x")
+        w.commit()
+    writers: set[int] = set()
+
+    class Recording(FaultyOS):
+        def __getattr__(self, name: str) -> object:
+            call = super().__getattr__(name)
+            if name != "write":
+                return call
+
+            def write(*args: object) -> object:
+                writers.add(threading.get_ident())
+                return call(*args)  # type: ignore[operator]
+
+            return write
+
+    monkeypatch.setattr(fsio, "os", Recording(3))  # the 3rd call: the write's 2nd 1 MiB piece
+    with pytest.raises(StoreFull), store.writer(ArtifactInfo()) as w:
+        w.write(big)
+    monkeypatch.setattr(fsio, "os", os)
+    assert writers and threading.get_ident() not in writers  # it failed on the helper thread
+    assert [n for n in os.listdir(session_dir(root_path)) if n.startswith(".tmp")] == []
+    assert len(store.list()) == 1
 
 
 def test_sha256_is_none_when_a_backend_does_not_record_it(store: FilesystemStore) -> None:

@@ -18,6 +18,7 @@ through :mod:`truncation_core.fsio` (pinned directory handles, no symlinks follo
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import logging
@@ -38,7 +39,6 @@ from truncation_core.artifacts import (
     ArtifactCut,
     ArtifactInfo,
     ArtifactRef,
-    ContentDigest,
     WriterBase,
     content_name,
     human_size,
@@ -67,6 +67,10 @@ log = logging.getLogger("truncation_core")
 #: Temporary files younger than this are writes in progress (a slow stream may pause for a
 #: long time); older ones are leftovers of a crashed writer, and the sweep removes them.
 TEMP_GRACE_SECONDS = 24 * 3600
+#: A chunk this large is written on a helper thread while it is hashed (hashlib releases the
+#: GIL): with a core free, storing costs about the hash instead of hash plus write. A smaller
+#: one is not worth a thread.
+BACKGROUND_WRITE_MIN = 1 << 20
 META_FORMAT = 1
 _DAY = 86400
 
@@ -631,7 +635,7 @@ class FilesystemWriter(WriterBase):
         self.id = new_artifact_id(self._created) if artifact_id is None else artifact_id
         self._temp = _temp_name(self.id, "data")
         self._written = 0
-        self._digest = ContentDigest()
+        self._sha256 = hashlib.sha256()
         try:
             self._fd: int | None = directory.create(self._temp)
         except OSError as exc:
@@ -641,9 +645,13 @@ class FilesystemWriter(WriterBase):
 
     def _write(self, data: bytes) -> None:
         assert self._fd is not None
-        self._digest.update(data)  # large chunks: hashed on a helper thread during the write
+        hash_it = functools.partial(self._sha256.update, data)
         try:
-            self._dir.write_all(self._fd, data)
+            if len(data) >= BACKGROUND_WRITE_MIN:
+                self._dir.write_all(self._fd, data, meanwhile=hash_it)
+            else:
+                hash_it()
+                self._dir.write_all(self._fd, data)
         except OSError as exc:
             raise store_error(exc, f"write {self.id}") from None
         self._written += len(data)
@@ -661,7 +669,7 @@ class FilesystemWriter(WriterBase):
         d, durable = self._dir, self._store.root.fsync
         name = content_name(self.id, (info or self._info).content_type)
         ref = ArtifactRef.from_info(info or self._info, id=self.id, backend=NAME,
-                                    bytes=self._written, sha256=self._digest.hexdigest(),
+                                    bytes=self._written, sha256=self._sha256.hexdigest(),
                                     created_at=self._created, session=self._store.session_id)
         try:
             try:
@@ -697,7 +705,6 @@ class FilesystemWriter(WriterBase):
         except OSError:
             pass
         self._dir.unlink(self._temp)
-        self._digest.wait()  # no helper thread outlives the writer
 
 
 @hookimpl(trylast=True)
