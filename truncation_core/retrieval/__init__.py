@@ -8,7 +8,8 @@ Each concept has its module:
   starts, reading backwards from the end);
 - :mod:`~truncation_core.retrieval.decoding`: bytes to text, never splitting a character;
 - :mod:`~truncation_core.retrieval.pages`: :class:`Page`, lines a to b, tail, paging by offset;
-- :mod:`~truncation_core.retrieval.grep`: literal and regular-expression search.
+- :mod:`~truncation_core.retrieval.grep`: literal and regular-expression search;
+- :mod:`~truncation_core.retrieval.patterns`: checking and compiling a model's pattern.
 
 Nothing here raises on content. Memory stays bounded by the chunk size plus what is
 returned: ``tail`` reads from the end, ``grep`` scans chunk by chunk and counts line numbers

@@ -9,7 +9,6 @@ match, so a search that finds nothing never counts lines.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
@@ -19,6 +18,7 @@ import attrs
 from truncation_core.errors import PatternError
 from truncation_core.retrieval.decoding import decode, fit_chars, utf8_boundary_before
 from truncation_core.retrieval.pages import Line, read_page
+from truncation_core.retrieval.patterns import compile_pattern
 from truncation_core.retrieval.scanning import (
     CHUNK,
     CR,
@@ -36,12 +36,6 @@ __all__ = ["GrepMatch", "GrepResult", "grep"]
 GREP_MAX_MATCHES = 100
 GREP_LINE_CHARS = 500
 GREP_TIMEOUT = 2.0
-#: Longest pattern accepted (a model may send anything).
-PATTERN_MAX_CHARS = 1000
-#: The regex compiler copies an item repeated at least n times ({n}, {n,}, {n,m}) n times,
-#: before any deadline applies: (?:ab|cd){1000000} takes gigabytes, or crashes the process.
-#: A pattern whose counted repetition unrolls to more items than this is refused.
-UNROLL_MAX = 10_000
 
 
 @attrs.frozen(kw_only=True)
@@ -77,103 +71,6 @@ class GrepResult:
                 lines.setdefault(c.number, (c, False))
             lines[m.line.number] = (m.line, True)
         return [lines[n] for n in sorted(lines)]
-
-
-_QUANTIFIER = re.compile(r"\{([0-9]*)(?:,[0-9]*)?\}")
-_GROUP_CALL = re.compile(r"\(\?(?:R|[+-]?[0-9]|&|P>)")
-#: What is not an item: inline flags and comments, and the prefix of a group that says its kind.
-_NOT_AN_ITEM = re.compile(r"\(\?[a-zA-Z^-]*\)|\(\?#[^)]*\)")
-_GROUP_KIND = re.compile(r"\?(?:[:=!>|]|<[=!]|P?<\w+>|'\w+'|[a-zA-Z^-]*:)")
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """Where the character class opening at *i* ends (just after its ``]``)."""
-    j = i + 1
-    j += pattern.startswith("^", j)
-    j += pattern.startswith("]", j)  # a "]" first is a literal
-    while j < len(pattern):
-        if pattern[j] == "\\":
-            j += 2
-        elif pattern[j] == "]":
-            return j + 1
-        else:
-            j += 1
-    return len(pattern)
-
-
-def _check_cost(pattern: str) -> None:
-    """Refuse regular expressions whose cost the search deadline cannot bound.
-
-    Counted repetition is unrolled when the pattern compiles (see :data:`UNROLL_MAX`), and
-    calls to groups or to the whole pattern use memory that grows with the line searched (a
-    gigabyte for a 1 MB line, or a crash). Items are counted conservatively: anything that
-    may be an item counts as one, and braces in a verbose-mode comment count as repetition.
-    """
-    sizes = [0]  # items in each open group, innermost last
-    last = 0  # items in what a quantifier here would repeat
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "(" and _GROUP_CALL.match(pattern, i):
-            raise PatternError("pattern: recursion and group calls ((?R), (?1), (?&name), "
-                               "(?P>name)) are not supported: their memory grows with the line")
-        skipped = _NOT_AN_ITEM.match(pattern, i) if c == "(" else None
-        if skipped is not None:
-            i = skipped.end()
-            continue
-        if c == "(":
-            sizes.append(0)
-            kind = _GROUP_KIND.match(pattern, i + 1)
-            last, i = 0, kind.end() if kind else i + 1
-            continue
-        if c == ")" and len(sizes) > 1:
-            last = sizes.pop()
-            sizes[-1] += last
-            i += 1
-            continue
-        quantifier = _QUANTIFIER.match(pattern, i) if c == "{" else None
-        if quantifier is not None:
-            times = max(int(quantifier.group(1) or 0), 1)  # only the minimum is unrolled
-            sizes[-1] += last * (times - 1)
-            last *= times
-            i = quantifier.end()
-        elif c in "*+?|":
-            i += 1
-        else:
-            i = i + 2 if c == "\\" else _class_end(pattern, i) if c == "[" else i + 1
-            last = 1
-            sizes[-1] += 1
-        if sizes[-1] > UNROLL_MAX:
-            raise PatternError(f"pattern: counted repetition unrolls to more than "
-                               f"{UNROLL_MAX:,} items (x{{n}} is copied n times when the "
-                               "pattern compiles); use a smaller count")
-    if sum(sizes) > UNROLL_MAX:  # groups left open (the compiler refuses those anyway)
-        raise PatternError(f"pattern: counted repetition unrolls to more than {UNROLL_MAX:,} "
-                           "items; use a smaller count")
-
-
-def _compile(pattern: str, *, regex: bool, ignore_case: bool) -> Any:
-    if not isinstance(pattern, str) or not pattern:
-        raise PatternError("pattern: expected a non-empty string")
-    if len(pattern) > PATTERN_MAX_CHARS:
-        raise PatternError(f"pattern: at most {PATTERN_MAX_CHARS} characters, "
-                           f"got {len(pattern)}")
-    if not regex and not ignore_case:
-        return None
-    if regex:
-        _check_cost(pattern)
-    import regex as regex_module  # only when asked for (see docs/artifacts.md, "grep")
-
-    source = pattern if regex else regex_module.escape(pattern)
-    flags = regex_module.MULTILINE | (regex_module.IGNORECASE | regex_module.FULLCASE
-                                      if ignore_case else 0)
-    try:
-        return regex_module.compile(source, flags)
-    except regex_module.error as exc:
-        raise PatternError(f"pattern: not a valid regular expression: {exc}") from None
-    except (ValueError, OverflowError, RecursionError) as exc:
-        raise PatternError(
-            f"pattern: not a valid regular expression: {type(exc).__name__}") from None
 
 
 _TOO_SLOW = ("pattern: the search took too long (nested repetition such as (a+)+ can "
@@ -380,7 +277,7 @@ def grep(
         raise ValueError(f"context: must be 0 or more, got {context}")
     if start_line < 1:
         raise ValueError(f"start_line: must be 1 or more, got {start_line}")
-    compiled = _compile(pattern, regex=regex, ignore_case=ignore_case)
+    compiled = compile_pattern(pattern, regex=regex, ignore_case=ignore_case)
     matcher = _Matcher(pattern, compiled, clock() + timeout, clock)
     origin = line_start(f, start_line) if start_line > 1 else 0
     found: list[GrepMatch] = []
