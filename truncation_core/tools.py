@@ -35,6 +35,7 @@ from truncation_core.errors import (
     StoreError,
     did_you_mean,
 )
+from truncation_core.retrieval.patterns import PATTERN_MAX_CHARS
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import GrepResult, Page, Retrieval
@@ -104,7 +105,7 @@ _SPECS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType({
         "Search a stored tool output (artifact) for lines containing a text, and return them "
         "with their line numbers. The pattern is literal text unless regex is true.",
         {"artifact_id": _ID_SCHEMA,
-         "pattern": {"type": "string", "minLength": 1, "maxLength": 1000,
+         "pattern": {"type": "string", "minLength": 1, "maxLength": PATTERN_MAX_CHARS,
                      "description": "Text to find (or a regular expression, with regex)."},
          "regex": _bool("Treat pattern as a regular expression."),
          "ignore_case": _bool("Ignore upper and lower case."),
