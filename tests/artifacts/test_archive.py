@@ -113,13 +113,19 @@ def _hostile(kind: str, members: list[tuple[tarfile.TarInfo, bytes | None]]
         out = [(m, d) if m.name != "manifest.json" else _file("manifest.json",
                                                               json.dumps(doc).encode())
                for m, d in out]
+    elif kind == "bad-metadata":
+        meta_name = content_name.split(".")[0] + ".meta.json"
+        meta = json.loads(next(d for m, d in members if m.name == meta_name))  # type: ignore[arg-type]
+        meta["created_at"] = float("nan")
+        out = [(m, d) if m.name != meta_name else _file(meta_name, json.dumps(meta).encode())
+               for m, d in out]
     elif kind == "duplicate":
         out.append(next((m, d) for m, d in members if m.name == content_name))
     return out
 
 
 KINDS = ["absolute", "dotdot", "nested", "symlink", "hardlink", "directory", "device",
-         "unlisted", "tampered", "no-manifest", "bad-session", "duplicate"]
+         "unlisted", "tampered", "no-manifest", "bad-session", "bad-metadata", "duplicate"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -236,7 +236,9 @@ def test_missing_metadata_is_rebuilt_from_the_content(store: FilesystemStore,
                                                       root_path: Path) -> None:
     ref = put(store, "a\r\nb\rc é".encode(), tool="t", chars=8, lines=3)
     meta = session_dir(root_path) / f"{ref.id}.meta.json"
-    for damaged in (None, "{not json", '{"id": "art_1_' + "0" * 32 + '"}', '{"id": 5}'):
+    own = f'{{"id": "{ref.id}", '
+    for damaged in (None, "{not json", '{"id": "art_1_' + "0" * 32 + '"}', '{"id": 5}',
+                    own + '"lines": -5}', own + '"created_at": NaN}', own + '"bytes": 1e999}'):
         meta.unlink(missing_ok=True)
         if damaged is not None:
             meta.write_text(damaged)

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import stat
@@ -132,12 +133,16 @@ def ref_from_meta(data: bytes, artifact_id: str, *, session: str) -> ArtifactRef
             continue
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return None
+        # Sizes and times are finite and not negative (an imported archive may say anything).
+        if isinstance(value, int | float) and not isinstance(value, bool) and not (
+                0 <= value < math.inf):
+            return None
         values[key] = value
     if values.get("sha256") is not None and not _SHA256.fullmatch(values["sha256"]):
         values["sha256"] = None  # not a digest we wrote: checksum() hashes the content
     cut = doc.get("cut")
     if isinstance(cut, dict):
-        if not all(type(cut.get(k)) is int for k in _CUT_FIELDS):
+        if not all(type(cut.get(k)) is int and cut[k] >= 0 for k in _CUT_FIELDS):
             return None
         values["cut"] = ArtifactCut(**{k: cut[k] for k in _CUT_FIELDS})
     return ArtifactRef(id=artifact_id, backend=NAME, session=session, **values)
