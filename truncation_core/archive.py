@@ -18,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
+import secrets
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +28,13 @@ from typing import Any
 
 import attrs
 
-from truncation_core.artifacts import validate_artifact_id, validate_session_id
+from truncation_core.artifacts import (
+    ARTIFACT_ID_REGEX,
+    ArtifactRef,
+    content_name,
+    validate_artifact_id,
+    validate_session_id,
+)
 from truncation_core.errors import ArtifactError
 
 __all__ = ["ArchiveError", "ExportReport", "ImportReport", "export_session", "import_archive"]
@@ -37,9 +45,10 @@ MANIFEST = "manifest.json"
 #: Refuse archives with more members than this, or a manifest larger than this.
 MAX_MEMBERS = 100_000
 MAX_MANIFEST_BYTES = 64 << 20
+#: Metadata files hold a few hundred bytes: a larger one is not ours.
+MAX_META_BYTES = 64 << 10
 
-_ID = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
-_MEMBER = re.compile(rf"({_ID})\.(txt|json|meta\.json)")
+_MEMBER = re.compile(rf"({ARTIFACT_ID_REGEX})\.(txt|json|meta\.json)")
 
 Progress = Callable[[int], None]
 
@@ -76,7 +85,7 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
     for ref in refs:
         sha = store.checksum(ref.id)
         ref = attrs.evolve(ref, sha256=sha)
-        name = f"{ref.id}.{'json' if ref.content_type == 'application/json' else 'txt'}"
+        name = content_name(ref.id, ref.content_type)
         entries.append((ref, name))
     manifest = {
         "format": FORMAT, "version": VERSION, "session": store.session_id,
@@ -89,10 +98,16 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
         if progress is not None:
             progress(total + n)
 
+    from truncation_core.builtins.filesystem_store import meta_document
+
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.partial")
+    # The archive holds every artifact: mode 0600 whatever the umask, and a fresh temporary
+    # name (O_EXCL, O_NOFOLLOW), so that nothing planted next to the target is written through.
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
-        with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        with open(fd, "wb") as out, tarfile.open(fileobj=out, mode="w:gz",
+                                                 format=tarfile.PAX_FORMAT) as tar:
             _add_bytes(tar, MANIFEST, json.dumps(manifest, indent=1).encode())
             for ref, name in entries:
                 with store.open(ref.id) as f:
@@ -104,10 +119,8 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
                 total += ref.bytes
                 if progress is not None:
                     progress(total)
-                from truncation_core.builtins.filesystem_store import meta_document
-
                 _add_bytes(tar, f"{ref.id}.meta.json", meta_document(ref))
-        tmp.replace(target)
+        os.replace(tmp, target)  # replaces a symlink at target, never writes through it
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -162,41 +175,81 @@ def import_archive(store_for_session: Callable[[str], Any], path: Path | str, *,
                    ) -> ImportReport:
     """Import the archive *path* into *session* (default: the session it was exported from).
 
-    *store_for_session* maps a session id to its store. Validates every member first;
-    writes nothing unless the whole archive is well-formed, and removes what it imported if a
-    checksum turns out wrong.
+    *store_for_session* maps a session id to its store. Reads the archive twice, in order
+    (a gzip stream cannot seek back without decompressing again from its start): the first
+    pass checks every member, reads the manifest and the metadata and hashes the content;
+    nothing is written unless all of it is well-formed and matches the manifest. The second
+    pass writes the artifacts, and removes what it imported if anything fails.
     """
     try:
         tar = tarfile.open(path, "r:*")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise ArchiveError(f"{path}: not a readable archive ({type(exc).__name__})") from None
     with tar:
-        members: dict[str, tarfile.TarInfo] = {}
-        for count, member in enumerate(_members(tar)):
-            if count >= MAX_MEMBERS:
-                raise ArchiveError(f"archive has more than {MAX_MEMBERS} members")
-            name = _check_member(member)
-            if name in members:
-                raise ArchiveError(f"archive member {name!r} appears twice")
-            members[name] = member
-        manifest = _read_manifest(tar, members)
+        index = _read_index(tar)
+        manifest = _parse_manifest(index.manifest)
         target = session if session is not None else manifest["session"]
         validate_session_id(target)
-        expected = {a["file"] for a in manifest["artifacts"]} | {
-            f"{a['id']}.meta.json" for a in manifest["artifacts"]} | {MANIFEST}
-        extra = sorted(set(members) - expected)
-        if extra:
-            raise ArchiveError(f"archive member {extra[0]!r} is not in the manifest")
-        for entry in manifest["artifacts"]:
-            for name in (entry["file"], f"{entry['id']}.meta.json"):
-                if name not in members:
-                    raise ArchiveError(f"archive lacks {name!r}, listed in the manifest")
-            if members[entry["file"]].size != entry["bytes"]:
-                raise ArchiveError(f"archive member {entry['file']!r} has "
-                                   f"{members[entry['file']].size} bytes, the manifest says "
-                                   f"{entry['bytes']}")
+        refs = _check_against_manifest(index, manifest, session=target)
         store = store_for_session(target)
-        return _restore_all(tar, members, manifest, store, progress)
+        return _restore_all(tar, index, manifest, refs, store, progress)
+
+
+@attrs.frozen(kw_only=True)
+class _Index:
+    """What the first pass over an archive found, in archive order."""
+
+    members: dict[str, tarfile.TarInfo]
+    manifest: bytes
+    #: Metadata members' bytes and content members' sha256, by member name.
+    metas: dict[str, bytes]
+    digests: dict[str, str]
+
+
+def _read_index(tar: tarfile.TarFile) -> _Index:
+    members: dict[str, tarfile.TarInfo] = {}
+    manifest: bytes | None = None
+    metas: dict[str, bytes] = {}
+    digests: dict[str, str] = {}
+    for count, member in enumerate(_members(tar)):
+        if count >= MAX_MEMBERS:
+            raise ArchiveError(f"archive has more than {MAX_MEMBERS} members")
+        name = _check_member(member)
+        if name in members:
+            raise ArchiveError(f"archive member {name!r} appears twice")
+        members[name] = member
+        if name == MANIFEST:
+            manifest = _read_member(tar, member, MAX_MANIFEST_BYTES)
+        elif name.endswith(".meta.json"):
+            metas[name] = _read_member(tar, member, MAX_META_BYTES)
+        else:
+            digests[name] = _sha256(tar, member)
+    if manifest is None:
+        raise ArchiveError("archive has no manifest.json")
+    return _Index(members=members, manifest=manifest, metas=metas, digests=digests)
+
+
+def _read_member(tar: tarfile.TarFile, member: tarfile.TarInfo, limit: int) -> bytes:
+    if member.size > limit:
+        raise ArchiveError(f"archive member {member.name!r} is too large")
+    return _extract(tar, member).read()
+
+
+def _sha256(tar: tarfile.TarFile, member: tarfile.TarInfo) -> str:
+    f = _extract(tar, member)
+    digest = hashlib.sha256()
+    try:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ArchiveError(f"archive is damaged ({type(exc).__name__})") from None
+    return digest.hexdigest()
+
+
+def _extract(tar: tarfile.TarFile, member: tarfile.TarInfo) -> Any:
+    f = tar.extractfile(member)
+    assert f is not None  # members are checked to be regular files
+    return f
 
 
 def _members(tar: tarfile.TarFile) -> Any:
@@ -206,16 +259,38 @@ def _members(tar: tarfile.TarFile) -> Any:
         raise ArchiveError(f"archive is damaged ({type(exc).__name__})") from None
 
 
-def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo]) -> dict[str, Any]:
-    member = members.get(MANIFEST)
-    if member is None:
-        raise ArchiveError("archive has no manifest.json")
-    if member.size > MAX_MANIFEST_BYTES:
-        raise ArchiveError("manifest.json is too large")
-    f = tar.extractfile(member)
-    assert f is not None
+def _check_against_manifest(index: _Index, manifest: dict[str, Any], *, session: str
+                            ) -> dict[str, ArtifactRef]:
+    """Each artifact's ref from its metadata, once every member is checked against the
+    manifest: listed, present, of the listed size and sha256."""
+    from truncation_core.builtins.filesystem_store import ref_from_meta
+
+    artifacts = manifest["artifacts"]
+    expected = {a["file"] for a in artifacts} | {f"{a['id']}.meta.json" for a in artifacts}
+    extra = sorted(set(index.members) - expected - {MANIFEST})
+    if extra:
+        raise ArchiveError(f"archive member {extra[0]!r} is not in the manifest")
+    refs = {}
+    for entry in artifacts:
+        aid, content = entry["id"], entry["file"]
+        for name in (content, f"{aid}.meta.json"):
+            if name not in index.members:
+                raise ArchiveError(f"archive lacks {name!r}, listed in the manifest")
+        if index.members[content].size != entry["bytes"]:
+            raise ArchiveError(f"archive member {content!r} has {index.members[content].size} "
+                               f"bytes, the manifest says {entry['bytes']}")
+        if index.digests[content] != entry["sha256"]:
+            raise ArchiveError(f"artifact {aid}: content does not match its sha256")
+        ref = ref_from_meta(index.metas[f"{aid}.meta.json"], aid, session=session)
+        if ref is None:
+            raise ArchiveError(f"archive member {aid}.meta.json is not valid metadata")
+        refs[content] = attrs.evolve(ref, sha256=entry["sha256"], bytes=entry["bytes"])
+    return refs
+
+
+def _parse_manifest(data: bytes) -> dict[str, Any]:
     try:
-        doc = json.loads(f.read())
+        doc = json.loads(data)
     except (ValueError, RecursionError):
         raise ArchiveError("manifest.json is not valid JSON") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -252,40 +327,29 @@ def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo]) ->
     return doc
 
 
-def _restore_all(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo],
-                 manifest: dict[str, Any], store: Any, progress: Progress | None
+def _restore_all(tar: tarfile.TarFile, index: _Index, manifest: dict[str, Any],
+                 refs: dict[str, ArtifactRef], store: Any, progress: Progress | None
                  ) -> ImportReport:
-    from truncation_core.builtins.filesystem_store import ref_from_meta
-
     imported: list[str] = []
     skipped: list[str] = []
     total = 0
     try:
-        for entry in manifest["artifacts"]:
-            aid = entry["id"]
-            meta = tar.extractfile(members[f"{aid}.meta.json"])
-            assert meta is not None
-            ref = ref_from_meta(meta.read(1 << 20), aid, session=store.session_id)
+        for name, member in index.members.items():  # archive order: the stream reads forward
+            ref = refs.get(name)
             if ref is None:
-                raise ArchiveError(f"archive member {aid}.meta.json is not valid metadata")
-            ref = attrs.evolve(ref, sha256=entry["sha256"], bytes=entry["bytes"])
-            content = tar.extractfile(members[entry["file"]])
-            assert content is not None
-            hashing = _Hashing(content)
-            existed = _exists(store, aid)
-            store.restore(ref, hashing)
-            if not existed:
-                imported.append(aid)
-            else:
-                skipped.append(aid)
-            if not existed and hashing.hexdigest() != entry["sha256"]:
-                raise ArchiveError(f"artifact {aid}: content does not match its sha256")
-            total += entry["bytes"]
+                continue  # the manifest or metadata, read already
+            existed = _exists(store, ref.id)
+            restored = store.restore(ref, _extract(tar, member))
+            (skipped if existed else imported).append(ref.id)
+            # Checked again: the archive is read a second time, and may have changed since.
+            if restored.sha256 != ref.sha256:
+                raise ArchiveError(f"artifact {ref.id}: content does not match its sha256")
+            total += ref.bytes
             if progress is not None:
                 progress(total)
     except BaseException:
-        for aid in imported:
-            store.delete(aid)
+        for artifact_id in imported:
+            store.delete(artifact_id)
         raise
     return ImportReport(session=store.session_id, imported=tuple(imported),
                         skipped=tuple(skipped), bytes=total)
@@ -299,19 +363,3 @@ def _exists(store: Any, artifact_id: str) -> bool:
     except ArtifactNotFound:
         return False
     return True
-
-
-class _Hashing:
-    """A reader that hashes what is read through it."""
-
-    def __init__(self, f: Any) -> None:
-        self._f = f
-        self._digest = hashlib.sha256()
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._f.read(n)
-        self._digest.update(data)
-        return data
-
-    def hexdigest(self) -> str:
-        return self._digest.hexdigest()

@@ -17,35 +17,32 @@ from __future__ import annotations
 
 import attrs
 
-from truncation_core.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef, ArtifactWriter
-from truncation_core.retrieval import (
-    _count_terminators,
-    _next_terminator_end,
-    _utf8_boundary_before,
+from truncation_core.artifacts import (
+    ArtifactCut,
+    ArtifactInfo,
+    ArtifactRef,
+    ArtifactWriter,
+    WriterBase,
 )
+from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
+from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
 
 __all__ = ["MARKER_RESERVE", "SizeLimitedWriter"]
 
 #: Bytes of the limit kept free for the marker line.
 MARKER_RESERVE = 512
-_CONTINUATION = bytes(range(0x80, 0xC0))
-
-
-def _chars(data: bytes | bytearray) -> int:
-    """Characters in UTF-8 *data*: its bytes that are not continuation bytes."""
-    return len(data) if data.isascii() else len(bytes(data).translate(None, _CONTINUATION))
-
 
 def _ends_with_terminator(data: bytes | bytearray) -> bool:
     return bool(data) and data[-1] in (0x0A, 0x0D)
 
 
-class SizeLimitedWriter:
+class SizeLimitedWriter(WriterBase):
     """Wraps an :class:`~truncation_core.artifacts.ArtifactWriter` so that it stores at most
     *limit* bytes: the head (``head_share`` of the room) and the tail of anything larger."""
 
     def __init__(self, inner: ArtifactWriter, *, info: ArtifactInfo, limit: int,
                  head_share: float = 0.6) -> None:
+        super().__init__()
         self._inner = inner
         self._info = info
         self._limit = limit
@@ -69,9 +66,7 @@ class SizeLimitedWriter:
         """The artifact's id when the backend knows it before commit."""
         return getattr(self._inner, "id", None)
 
-    def write(self, data: bytes) -> None:
-        if not data:
-            return
+    def _write(self, data: bytes) -> None:
         data = bytes(data)
         self._total += len(data)
         self._last_byte = data[-1]
@@ -106,10 +101,10 @@ class SizeLimitedWriter:
         if not data:
             return
         self._dropped_bytes += len(data)
-        self._dropped_terminators += _count_terminators(bytes(data))
+        self._dropped_terminators += count_terminators(bytes(data))
         self._last_dropped = data[-1]
 
-    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
+    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
         if not self._cutting:
             for chunk in self._held:
                 self._inner.write(chunk)
@@ -122,7 +117,7 @@ class SizeLimitedWriter:
         # The kept tail starts at a line start when what was dropped ends a line.
         at_line_start = self._last_dropped in (0x0A, 0x0D) or not self._dropped_bytes
         if not at_line_start:
-            t = _next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
+            t = next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
             if t != -1 and t < len(ring):
                 self._drop(ring[:t])
                 del ring[:t]
@@ -134,9 +129,9 @@ class SizeLimitedWriter:
                 self._drop(ring[:skip])
                 del ring[:skip]
         head, tail = self._head, bytes(ring)
-        head_terms = _count_terminators(head)
+        head_terms = count_terminators(head)
         head_mid_line = bool(head) and not _ends_with_terminator(head)
-        tail_terms = _count_terminators(tail)
+        tail_terms = count_terminators(tail)
         first_line = head_terms + 1
         last_line = head_terms + self._dropped_terminators + (0 if at_line_start else 1)
         tail_mid_line = bool(tail) and not at_line_start
@@ -169,20 +164,13 @@ class SizeLimitedWriter:
         lines = head_lines_in_artifact + 1 + tail_terms + (
             1 if tail and not _ends_with_terminator(tail) else 0)
         base = info if info is not None else self._info
-        return attrs.evolve(base, chars=_chars(head) + len(marker) + _chars(tail), lines=lines,
-                            cut=cut)
+        return attrs.evolve(base, chars=utf8_chars(head) + len(marker) + utf8_chars(tail),
+                            lines=lines, cut=cut)
 
-    def abort(self) -> None:
+    def _abort(self) -> None:
         self._held = []
         self._ring = bytearray()
         self._inner.abort()
-
-    def __enter__(self) -> SizeLimitedWriter:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        # The inner writer aborts itself if it was not committed.
-        self._inner.__exit__(*exc_info)
 
 
 def _head_end(data: bytes, budget: int) -> int:
@@ -192,7 +180,7 @@ def _head_end(data: bytes, budget: int) -> int:
         return 0
     i = max(data.rfind(b"\n", 0, budget), data.rfind(b"\r", 0, budget))
     if i == -1:
-        return _utf8_boundary_before(data, min(budget, len(data)))
+        return utf8_boundary_before(data, min(budget, len(data)))
     if data[i] == 0x0D and data[i + 1: i + 2] == b"\n":
         return i + 2
     return i + 1

@@ -18,12 +18,15 @@ import attrs
 from truncation_core.errors import InvalidArtifactId, InvalidSessionId
 
 __all__ = [
+    "ARTIFACT_ID_REGEX",
+    "SESSION_ID_REGEX",
     "ArtifactCut",
     "ArtifactInfo",
     "ArtifactRef",
     "ArtifactStore",
     "ArtifactWriter",
     "WriterBase",
+    "content_name",
     "human_size",
     "new_artifact_id",
     "new_session_id",
@@ -31,9 +34,12 @@ __all__ = [
     "validate_session_id",
 ]
 
-#: ``art_<unix timestamp>_<32 lowercase hex digits>``. ASCII only by construction: no ``\d``
-#: (which matches other scripts' digits) and a full match (``$`` would accept a trailing "\n").
-_ID_PATTERN = re.compile(r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}")
+#: ``art_<unix timestamp>_<32 lowercase hex digits>``, the one definition of an artifact id
+#: (file names and archive members are built from it). ASCII only by construction: no ``\d``
+#: (which matches other scripts' digits); always used for a full match (``$`` would accept a
+#: trailing "\n").
+ARTIFACT_ID_REGEX = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
+_ID_PATTERN = re.compile(ARTIFACT_ID_REGEX)
 _ID_MAX_LENGTH = 4 + 16 + 1 + 32
 
 SUMMARY_MAX_CHARS = 100
@@ -41,7 +47,8 @@ SUMMARY_MAX_CHARS = 100
 #: Session ids name a directory, so they are as strict as artifact ids: lowercase ASCII letters,
 #: digits, ``-`` and ``_``, starting with a letter or digit, at most 64 characters. Lowercase
 #: only, so that two sessions never share a directory on a case-insensitive filesystem.
-_SESSION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+SESSION_ID_REGEX = r"[a-z0-9][a-z0-9_-]{0,63}"
+_SESSION_PATTERN = re.compile(SESSION_ID_REGEX)
 
 
 def new_artifact_id(now: float | None = None) -> str:
@@ -75,6 +82,11 @@ def validate_session_id(value: object) -> str:
     if type(value) is not str or _SESSION_PATTERN.fullmatch(value) is None:
         raise InvalidSessionId(value)
     return value
+
+
+def content_name(artifact_id: str, content_type: str) -> str:
+    """The name of an artifact's content file, or archive member: ``.json`` for JSON."""
+    return f"{artifact_id}.{'json' if content_type == 'application/json' else 'txt'}"
 
 
 def human_size(n: int) -> str:
@@ -186,8 +198,9 @@ class ArtifactRef:
     chars: int = 0
     bytes: int = 0
     lines: int = 0
-    #: sha256 of the stored bytes, lowercase hex.
-    sha256: str = ""
+    #: sha256 of the stored bytes, lowercase hex; None when the backend does not compute it
+    #: (the built-in ones always do; ``checksum(id)`` hashes the content then).
+    sha256: str | None = None
     #: Creation time, seconds since the epoch.
     created_at: float = 0.0
     #: The session the artifact belongs to, for backends that have sessions.
@@ -202,8 +215,9 @@ class ArtifactRef:
         return human_size(self.bytes)
 
     @classmethod
-    def from_info(cls, info: ArtifactInfo, *, id: str, backend: str, bytes: int, sha256: str,
-                  created_at: float, session: str | None = None) -> ArtifactRef:
+    def from_info(cls, info: ArtifactInfo, *, id: str, backend: str, bytes: int,
+                  sha256: str | None, created_at: float, session: str | None = None
+                  ) -> ArtifactRef:
         """The ref of an artifact stored from *info*: what every backend's commit returns."""
         return cls(id=id, backend=backend, tool=info.tool, tool_call_id=info.tool_call_id,
                    server=info.server, summary=info.summary, content_type=info.content_type,

@@ -13,11 +13,12 @@ it to fail the k-th call (reliability.md section 1). POSIX only: the store needs
 
 from __future__ import annotations
 
+import _thread
 import errno
 import os
 import stat
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from truncation_core.errors import StoreError, StoreFull
@@ -40,14 +41,15 @@ def store_error(exc: OSError, action: str) -> StoreError:
     """
     code = exc.errno if exc.errno is not None else errno.EIO
     cls = StoreFull if code in FULL_ERRNOS else StoreError
-    error = cls(code, f"{action}: {os.strerror(code)}")
-    return error
+    return cls(code, f"{action}: {os.strerror(code)}")
 
 
 def refused(name: str, why: str) -> StoreError:
     return StoreError(errno.EPERM, f"{name}: refused: {why}")
 
 
+#: The finalizer closes a forgotten handle with the real close, even while a test has
+#: replaced this module's ``os`` with one that fails.
 _real_close = os.close
 
 
@@ -124,8 +126,12 @@ class Directory:
             raise
         return directory
 
+    def stat(self) -> os.stat_result:
+        """The directory's own status (``fstat`` of the handle)."""
+        return os.fstat(self.fd)
+
     def _check_private(self) -> None:
-        st = os.fstat(self.fd)
+        st = self.stat()
         if st.st_uid != os.geteuid():
             raise refused(self.label, f"owned by uid {st.st_uid}, not by this user")
         if stat.S_IMODE(st.st_mode) & 0o077:
@@ -180,15 +186,40 @@ class Directory:
         return os.open(name, _O_CREATE, 0o600, dir_fd=self.fd)
 
     @staticmethod
-    def write_all(fd: int, data: bytes | memoryview) -> None:
+    def write_all(fd: int, data: bytes | memoryview,
+                  meanwhile: Callable[[], object] | None = None) -> None:
         """Write all of *data*: ``os.write`` may write less than asked (seen just before
-        ENOSPC), so loop until everything is written or an error is raised."""
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view[:_WRITE_CHUNK])
-            if written <= 0:
-                raise OSError(errno.EIO, "write returned no progress")
-            view = view[written:]
+        ENOSPC), so loop until everything is written or an error is raised.
+
+        With *meanwhile*, the write runs on a helper thread while ``meanwhile()`` runs on
+        this one, for work that releases the GIL (hashing the same bytes): both finish
+        before this returns, and an error from either is raised here.
+        """
+        if meanwhile is None:
+            _write_all(fd, data)
+            return
+        done = _thread.allocate_lock()
+        done.acquire()
+        failed: list[BaseException] = []
+
+        def write() -> None:
+            try:
+                _write_all(fd, data)
+            except BaseException as exc:  # raised on the caller's thread below
+                failed.append(exc)
+            finally:
+                done.release()
+
+        # Not threading.Thread: its start() waits until the new thread runs, which on a busy
+        # machine took longer than the write. The caller does the longer task (hashing), so
+        # it seldom waits for the helper here.
+        _thread.start_new_thread(write, ())
+        try:
+            meanwhile()
+        finally:
+            done.acquire()  # never return (and close the descriptor) while it writes
+        if failed:
+            raise failed[0]
 
     def write_atomic(self, name: str, data: bytes, *, durable: bool, temp: str) -> None:
         """Publish *data* as *name*: written to *temp*, then renamed into place."""
@@ -213,8 +244,6 @@ class Directory:
         swallowed: this is cleanup, and the sweep catches whatever is left."""
         try:
             os.unlink(name, dir_fd=self.fd)
-        except FileNotFoundError:
-            return False
         except OSError:
             return False
         return True
@@ -249,8 +278,18 @@ class Directory:
         """Delete the directory *name* and everything in it, without following symlinks."""
         import shutil
 
-        assert shutil.rmtree.avoids_symlink_attacks
+        if not shutil.rmtree.avoids_symlink_attacks:  # a platform without fd-based functions
+            raise refused(name, "this platform's rmtree could follow symlinks")
         shutil.rmtree(name, dir_fd=self.fd)
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[:_WRITE_CHUNK])
+        if written <= 0:
+            raise OSError(errno.EIO, "write returned no progress")
+        view = view[written:]
 
 
 def _makedirs_private(path: str) -> None:

@@ -19,13 +19,14 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+import traceback
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts import ArtifactRef, validate_artifact_id
+from truncation_core.artifacts import ARTIFACT_ID_REGEX, ArtifactRef, validate_artifact_id
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -34,6 +35,7 @@ from truncation_core.errors import (
     StoreError,
     did_you_mean,
 )
+from truncation_core.retrieval.patterns import PATTERN_MAX_CHARS
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import GrepResult, Page, Retrieval
@@ -56,7 +58,7 @@ MIN_PAGE_CHARS = 1000
 
 _ID_SCHEMA = {
     "type": "string",
-    "pattern": "^art_[1-9][0-9]{0,15}_[0-9a-f]{32}$",
+    "pattern": f"^{ARTIFACT_ID_REGEX}$",  # ECMA-262 regex: "$" is the end, no newline
     "description": "The artifact id, as shown in the truncation marker (art_<digits>_<hex>).",
 }
 
@@ -103,7 +105,7 @@ _SPECS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType({
         "Search a stored tool output (artifact) for lines containing a text, and return them "
         "with their line numbers. The pattern is literal text unless regex is true.",
         {"artifact_id": _ID_SCHEMA,
-         "pattern": {"type": "string", "minLength": 1, "maxLength": 1000,
+         "pattern": {"type": "string", "minLength": 1, "maxLength": PATTERN_MAX_CHARS,
                      "description": "Text to find (or a regular expression, with regex)."},
          "regex": _bool("Treat pattern as a regular expression."),
          "ignore_case": _bool("Ignore upper and lower case."),
@@ -196,7 +198,7 @@ class _BadCall(Exception):
 
 
 def _error(tool: str, code: int, message: str) -> ToolResult:
-    label = {400: "bad request", 404: "not found", 500: "store error"}[code]
+    label = {400: "bad request", 404: "not found", 500: "server error"}[code]
     return ToolResult(tool=tool, content=f"Error {code} ({label}): {message}",
                       error=ToolError(code=code, message=message))
 
@@ -220,9 +222,7 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or key not in properties:
-            shown = _echo(key)
-            hint = did_you_mean(str(shown), properties).removeprefix("; ")
-            raise _BadCall(f"unknown argument {shown!r}{f' ({hint})' if hint else ''}; "
+            raise _BadCall(f"unknown argument {_unknown(key, properties)}; "
                            f"{tool} takes {', '.join(properties)}")
         if value is None:
             continue
@@ -265,11 +265,17 @@ def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
     return value
 
 
-def _echo(name: object) -> str:
-    """An untrusted name, repeated only if it looks like an identifier (a typo of a real one);
-    anything else is described, never echoed."""
+def _unknown(name: object, known: Iterable[str]) -> str:
+    """An unknown tool or argument name for an error message, with a did-you-mean.
+
+    The name is repeated only when it is a short identifier close to a known one (a typo,
+    which the model needs to see); anything else may be text copied from content, so it is
+    described (length and hash), never echoed.
+    """
     if isinstance(name, str) and len(name) <= 40 and name.isidentifier() and name.isascii():
-        return name
+        hint = did_you_mean(name, known)
+        if hint:
+            return f"{name!r} ({hint.removeprefix('; ')})"
     from truncation_core.errors import describe_untrusted
 
     return f"<{describe_untrusted(name)}>"
@@ -289,9 +295,7 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     tool = name if isinstance(name, str) and name in _SPECS else None
     try:
         if tool is None:
-            shown = _echo(name)
-            hint = did_you_mean(shown, TOOL_NAMES).removeprefix("; ")
-            raise _BadCall(f"unknown tool {shown!r}{f' ({hint})' if hint else ''}; "
+            raise _BadCall(f"unknown tool {_unknown(name, TOOL_NAMES)}; "
                            f"available: {', '.join(TOOL_NAMES)}")
         args = _arguments(tool, arguments)
         reader = truncator.artifacts
@@ -306,10 +310,12 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     except StoreError as exc:
         log.warning("tool %s: store error %s", tool, type(exc).__name__)
         return _error(tool or "?", 500, f"the artifact store failed: {exc}")
-    except (ArtifactError, ValueError) as exc:
+    except ArtifactError as exc:  # our own errors describe the value, never repeat it
         return _error(tool or "?", 400, str(exc))
     except Exception as exc:  # never raise into the agent loop
-        log.exception("tool %s failed", tool)
+        # The frames, not the message: an unexpected exception's message may quote content.
+        log.error("tool %s failed: %s\n%s", tool, type(exc).__name__,
+                  "".join(traceback.format_tb(exc.__traceback__)).rstrip())
         return _error(tool or "?", 500, f"internal error ({type(exc).__name__})")
 
 
@@ -334,18 +340,14 @@ def _width(ref: ArtifactRef) -> int:
     return max(6, len(str(max(ref.lines, 1))))
 
 
-def _numbered(page: Page, width: int) -> str:
-    return "\n".join(f"{line.number:>{width}}\t{line.text}" for line in page.lines())
-
-
-def _page_result(tool: str, reader: Retrieval, ref: ArtifactRef, page: Page, width: int,
-                 *, end_line: int | None = None) -> ToolResult:
+def _page_result(tool: str, ref: ArtifactRef, page: Page, width: int, *,
+                 end_line: int | None = None) -> ToolResult:
     if not page.text:
         return ToolResult(tool=tool, content=_header(ref, "empty") + "[The artifact is empty.]")
     span = f"lines {page.first_line:,}-{page.last_line:,}"
     if page.starts_mid_line:
         span += f" (line {page.first_line:,} continued from byte {page.offset:,})"
-    body = _numbered(page, width)
+    body = page.numbered(width)
     nxt: dict[str, Any] | None = None
     if page.ends_mid_line:
         nxt = {"artifact_id": ref.id, "offset": page.end_offset}
@@ -381,7 +383,7 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
             raise _BadCall(f"offset: {offset} is past the end of the artifact "
                            f"({ref.bytes:,} bytes)")
         page = reader.page(ref.id, offset, max_chars=room)
-        return _page_result("get_artifact", reader, ref, page, width)
+        return _page_result("get_artifact", ref, page, width)
     start, end = args.get("start_line", 1), args.get("end_line")
     if end is not None and end < start:
         raise _BadCall(f"end_line: must be at least start_line ({start}), got {end}")
@@ -389,7 +391,7 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
     if not page.text and ref.bytes:
         raise _BadCall(f"start_line: {start} is past the end; the artifact has "
                        f"{ref.lines:,} lines")
-    return _page_result("get_artifact", reader, ref, page, width, end_line=end)
+    return _page_result("get_artifact", ref, page, width, end_line=end)
 
 
 def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
@@ -398,15 +400,19 @@ def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> Tool
     n = args.get("lines", DEFAULT_LINES)
     page = reader.lines(ref.id, 1, n, max_chars=_room(ref, budget),
                         line_cost=width + 2)
-    return _page_result("artifact_head", reader, ref, page, width, end_line=n)
+    return _page_result("artifact_head", ref, page, width, end_line=n)
 
 
 def _artifact_tail(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
-    page = reader.tail(ref.id, args.get("lines", DEFAULT_LINES),
-                       max_chars=_room(ref, budget), line_cost=width + 2)
-    result = _page_result("artifact_tail", reader, ref, page, width)
+    from truncation_core.retrieval import read_tail, recorded_lines
+
+    with reader.open(ref.id) as f:  # the ref is at hand: no second stat for the line count
+        page = read_tail(f, args.get("lines", DEFAULT_LINES), max_chars=_room(ref, budget),
+                         line_cost=width + 2, total_lines=recorded_lines(ref),
+                         artifact_id=ref.id)
+    result = _page_result("artifact_tail", ref, page, width)
     if page.first_line > 1 and page.text:
         earlier = {"artifact_id": ref.id, "start_line": max(1, page.first_line - 100),
                    "end_line": page.first_line - 1}

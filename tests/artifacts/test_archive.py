@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -110,13 +113,19 @@ def _hostile(kind: str, members: list[tuple[tarfile.TarInfo, bytes | None]]
         out = [(m, d) if m.name != "manifest.json" else _file("manifest.json",
                                                               json.dumps(doc).encode())
                for m, d in out]
+    elif kind == "bad-metadata":
+        meta_name = content_name.split(".")[0] + ".meta.json"
+        meta = json.loads(next(d for m, d in members if m.name == meta_name))  # type: ignore[arg-type]
+        meta["created_at"] = float("nan")
+        out = [(m, d) if m.name != meta_name else _file(meta_name, json.dumps(meta).encode())
+               for m, d in out]
     elif kind == "duplicate":
         out.append(next((m, d) for m, d in members if m.name == content_name))
     return out
 
 
 KINDS = ["absolute", "dotdot", "nested", "symlink", "hardlink", "directory", "device",
-         "unlisted", "tampered", "no-manifest", "bad-session", "duplicate"]
+         "unlisted", "tampered", "no-manifest", "bad-session", "bad-metadata", "duplicate"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -151,3 +160,80 @@ def test_control_trusting_extraction_escapes(tmp_path: Path, kind: str) -> None:
         link = next(p for p in target.iterdir() if p.name.startswith("art_") and
                     p.name.endswith(".txt"))
         assert link.is_symlink() and link.resolve() == Path("/etc/passwd").resolve()
+
+
+def test_export_is_private_and_never_writes_through_a_link(tmp_path: Path) -> None:
+    store = FilesystemStore(str(tmp_path / "src"), "src")
+    put(store, b"secret payload\n")
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"untouched")
+    target = tmp_path / "out" / "export.tar.gz"
+    target.parent.mkdir()
+    target.symlink_to(victim)
+    old = os.umask(0o022)
+    try:
+        export_session(store, target)
+    finally:
+        os.umask(old)
+    assert victim.read_bytes() == b"untouched"
+    assert not target.is_symlink() and stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [p.name for p in target.parent.iterdir()] == ["export.tar.gz"]  # no temporary left
+    with tarfile.open(target) as tar:
+        assert "manifest.json" in tar.getnames()
+
+
+def test_control_a_plain_open_is_world_readable_and_follows_the_link(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"untouched")
+    target = tmp_path / "export.tar.gz"
+    target.symlink_to(victim)
+    old = os.umask(0o022)
+    try:
+        with tarfile.open(target, "w:gz"):
+            pass
+        (tmp_path / "plain").write_bytes(b"x")
+    finally:
+        os.umask(old)
+    assert victim.read_bytes() != b"untouched"  # clobbered through the link
+    assert stat.S_IMODE((tmp_path / "plain").stat().st_mode) == 0o644
+
+
+def test_import_reads_the_archive_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gzip stream seeks back only by decompressing again from its start: importing must
+    read forward (twice at most), or n artifacts cost n times the archive."""
+    import gzip
+
+    store = FilesystemStore(str(tmp_path / "src"), "src")
+    for i in range(30):
+        put(store, f"artifact {i}\n".encode() * 100)
+    export_session(store, tmp_path / "many.tar.gz")
+    rewinds = []
+    real_rewind = gzip._GzipReader._rewind  # type: ignore[attr-defined]
+
+    def counting_rewind(self: object) -> None:
+        rewinds.append(1)
+        real_rewind(self)
+
+    monkeypatch.setattr(gzip._GzipReader, "_rewind", counting_rewind)  # type: ignore[attr-defined]
+    report = import_archive(ArtifactRoot(str(tmp_path / "dst")).session, tmp_path / "many.tar.gz")
+    assert len(report.imported) == 30
+    assert len(rewinds) <= 2
+
+
+def test_import_is_stored_like_any_artifact_quota_included(tmp_path: Path) -> None:
+    """Import goes through the store's writer: the same atomic write, sha256 and quota."""
+    source = FilesystemStore(str(tmp_path / "src"), "src")
+    refs = []
+    for i in range(3):
+        refs.append(put(source, bytes([97 + i]) * 100))
+        time.sleep(0.01)  # distinct creation times, oldest first
+    export_session(source, tmp_path / "three.tar.gz")
+    target = ArtifactRoot(str(tmp_path / "dst"), quota=250)
+    report = import_archive(target.session, tmp_path / "three.tar.gz")
+    assert report.imported == tuple(r.id for r in refs)
+    store = target.session("src")
+    assert store.usage() <= 250
+    assert [r.id for r in store.list()] == [r.id for r in refs[1:]]  # the oldest evicted
+    for ref in refs[1:]:
+        copy = store.stat(ref.id)
+        assert (copy.sha256, copy.created_at, copy.bytes) == (ref.sha256, ref.created_at, 100)

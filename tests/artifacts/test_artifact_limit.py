@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,6 +42,25 @@ def test_content_within_the_limit_is_stored_exactly() -> None:
     store, ref = store_limited(data, limit=len(data))
     assert store.read(ref.id) == data
     assert not ref.truncated and ref.cut is None
+
+
+def test_the_writer_contract_holds_when_cutting() -> None:
+    """commit() is idempotent and write() after it is refused, as for every writer (it was
+    not, before: a second commit wrote the marker again into a committed writer)."""
+    data = b"line\n" * 1000
+    store = MemoryStore()
+    info = ArtifactInfo(tool="t")
+    writer = SizeLimitedWriter(store.writer(info), info=info, limit=MARKER_RESERVE + 100)
+    with writer:
+        writer.write(data)
+        ref = writer.commit()
+        assert writer.commit() is ref
+        with pytest.raises(ValueError, match="after commit"):
+            writer.write(b"more")
+    assert ref.truncated and store.read(ref.id).startswith(b"line\n")
+    with SizeLimitedWriter(store.writer(info), info=info, limit=10) as aborted:
+        aborted.write(data)
+    assert [r.id for r in store.list()] == [ref.id]  # left without commit: nothing stored
 
 
 pieces = st.sampled_from([b"\n", b"\r\n", b"\r", b"short", b"x" * 300, "é".encode(),

@@ -80,7 +80,7 @@ def test_clean_export_import(workspace: Path) -> None:
     artifact_id = make_artifact(workspace)
     session = json.loads(trunc("artifacts", "list", "--json")[1])[0]["session"]
     code, out, _ = trunc("artifacts", "export", "--session", session, "-o", "s.tar.gz")
-    assert code == 0 and "exported 1 artifacts" in out
+    assert code == 0 and "exported 1 artifact of session" in out
     with tarfile.open(workspace / "s.tar.gz") as tar:
         assert "manifest.json" in tar.getnames()
     code, out, _ = trunc("artifacts", "clean", "--older-than", "1d")
@@ -89,7 +89,7 @@ def test_clean_export_import(workspace: Path) -> None:
     assert json.loads(out)["sessions"] == [session]
     assert json.loads(trunc("artifacts", "list", "--json")[1]) == []
     code, out, _ = trunc("artifacts", "import", "s.tar.gz")
-    assert code == 0 and "imported 1 artifacts" in out
+    assert code == 0 and "imported 1 artifact into session" in out
     assert trunc("artifacts", "tail", artifact_id, "-n", "1")[1] == "ERROR: boom\n"
     code, out, _ = trunc("artifacts", "clean")
     assert "deleted 1 session, 1 artifact" in out

@@ -14,7 +14,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truncation_core.retrieval import (
-    _line_starts_from_end,
     decode,
     grep,
     line_number_at,
@@ -23,6 +22,7 @@ from truncation_core.retrieval import (
     read_page,
     read_tail,
 )
+from truncation_core.retrieval.scanning import line_starts_from_end
 
 from .conftest import naive_lines, strip
 
@@ -64,7 +64,7 @@ def test_tail_matches_reference(data: bytes, chunk: int, n: int) -> None:
         if ref:
             assert page.first_line == max(1, len(ref) - n + 1)
             assert page.last_line == len(ref)
-    starts = _line_starts_from_end(io.BytesIO(data), n, chunk=chunk)
+    starts = line_starts_from_end(io.BytesIO(data), n, chunk=chunk)
     offsets = [len(b"".join(ref[:i])) for i in range(len(ref))]
     assert starts == list(reversed(offsets))[:n]
 
@@ -149,4 +149,49 @@ def test_grep_literal_finds_matches_across_splits_of_long_lines(
     """Lines longer than max_block are searched in overlapping pieces: same line numbers."""
     expected = naive_grep(data, needle.encode())
     result = grep(io.BytesIO(data), needle, chunk=chunk, max_block=max_block, max_matches=1000)
+    assert [m.line.number for m in result.matches] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, n=st.integers(1, 30), max_chars=st.integers(1, 25),
+       line_cost=st.integers(0, 3), known_total=st.booleans())
+@example(data=b"x" * 200 + b"\nab\ncd\n", chunk=4, n=10**9, max_chars=5, line_cost=0,
+         known_total=False)
+def test_tail_within_max_chars_matches_reference(data: bytes, chunk: int, n: int, max_chars: int,
+                                                 line_cost: int, known_total: bool) -> None:
+    """As many of the last n lines as fit; if none fits, the start of the last line. Lines
+    further back than any page could show are never looked at, however large n is."""
+    ref = naive_lines(data)
+    total = len(ref) if known_total else None
+    page = read_tail(io.BytesIO(data), n, max_chars=max_chars, line_cost=line_cost,
+                     total_lines=total, chunk=chunk)
+    if not ref:
+        assert page.text == ""
+        return
+    fit, used = 0, 0
+    for raw in reversed(ref[-n:]):
+        used += len(decode(raw)) + line_cost
+        if used > max_chars:
+            break
+        fit += 1
+    if fit:
+        assert page.text == decode(b"".join(ref[-fit:]))
+        assert page.first_line == len(ref) - fit + 1
+    else:
+        assert page.first_line == len(ref)
+        assert page.text and decode(ref[-1]).startswith(page.text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=artifacts, chunk=chunks, needle=st.sampled_from(["needle", "a", "é", "x" * 9]),
+       max_block=st.integers(18, 30))
+def test_grep_regex_finds_matches_across_splits_of_long_lines(
+        data: bytes, chunk: int, needle: str, max_block: int) -> None:
+    """A regular expression searches long lines in pieces that repeat the end of the one
+    before (up to half a piece): a match that short is found across a split."""
+    import re
+
+    expected = naive_grep(data, needle.encode())
+    result = grep(io.BytesIO(data), re.escape(needle), regex=True, chunk=chunk,
+                  max_block=max_block, max_matches=1000)
     assert [m.line.number for m in result.matches] == expected

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
 import secrets
 import stat
+import threading
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +27,7 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts import ArtifactStore, new_artifact_id
+from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, new_artifact_id
 from truncation_core.builtins import filesystem_store
 from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
 from truncation_core.builtins.memory_store import MemoryStore
@@ -51,15 +54,10 @@ def test_round_trip_layout_and_metadata(store: FilesystemStore, root_path: Path)
     assert (ref.chars, ref.bytes, ref.lines, ref.session) == (8, 8, 2, "test-session")
     assert abs(ref.created_at - time.time()) < 60
     assert [r.id for r in store.list()] == [text_ref.id, json_ref.id]
-    # sha256 is computed on first request and then kept in the metadata.
-    assert ref.sha256 == ""
-    digest = store.checksum(text_ref.id)
-    assert digest == "d1c1a2a4a0cb1d3dea4e2bc2b54a5bb8db50fc1ec1b71e10b8a8d3c0a1a0d8e2" or (
-        len(digest) == 64)
-    import hashlib
-
-    assert digest == hashlib.sha256(b"one\ntwo\n").hexdigest()
-    assert store.stat(text_ref.id).sha256 == digest
+    # The sha256 is in the committed ref and in the metadata file.
+    digest = hashlib.sha256(b"one\ntwo\n").hexdigest()
+    assert text_ref.sha256 == digest == store.checksum(text_ref.id)
+    assert json.loads((d / f"{text_ref.id}.meta.json").read_bytes())["sha256"] == digest
     assert store.delete(text_ref.id) is True
     assert store.delete(text_ref.id) is False
     with pytest.raises(ArtifactNotFound):
@@ -91,9 +89,23 @@ def test_files_are_0600_and_directories_0700(tmp_path: Path, umask: int) -> None
         os.umask(old)
     for directory in (tmp_path / "ws" / ".truncation", root, root / "perm"):
         assert stat.S_IMODE(directory.stat().st_mode) == 0o700, directory
-    for name in os.listdir(root / "perm"):
+    names = os.listdir(root / "perm")
+    assert sorted(names) == sorted([f"{ref.id}.txt", f"{ref.id}.meta.json"])
+    for name in names:
         assert stat.S_IMODE((root / "perm" / name).stat().st_mode) == 0o600, name
-    assert ref.id in os.listdir(root / "perm")[0] or True
+
+
+def test_control_naive_creation_follows_the_umask(tmp_path: Path) -> None:
+    """Negative control: open() and os.makedirs() under umask 022 make files every local
+    user can read (0644) and intermediate directories they can list (0755)."""
+    old = os.umask(0o022)
+    try:
+        os.makedirs(tmp_path / "ws" / "artifacts", mode=0o700)
+        (tmp_path / "ws" / "artifacts" / "a.txt").write_bytes(b"secret\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "ws").stat().st_mode) == 0o755
+    assert stat.S_IMODE((tmp_path / "ws" / "artifacts" / "a.txt").stat().st_mode) == 0o644
 
 
 def test_a_loose_directory_of_ours_is_made_private(root_path: Path) -> None:
@@ -146,7 +158,11 @@ def test_hostile_ids_are_rejected_before_any_filesystem_access(
     from truncation_core import fsio
 
     monkeypatch.setattr(fsio, "os", _NoFilesystem())
-    for operation in (store.open, store.stat, store.delete, store.read, store.checksum):
+    operations = (store.open, store.stat, store.delete, store.read, store.checksum,
+                  store.text, lambda v: store.lines(v, 1), lambda v: store.tail(v, 1),
+                  lambda v: store.page(v, 0), lambda v: store.grep(v, "x"), store.root.find,
+                  lambda v: store.restore(ArtifactRef(id=v, backend="filesystem"), None))
+    for operation in operations:
         with pytest.raises(InvalidArtifactId) as info:
             operation(hostile)  # type: ignore[arg-type]
         # The message describes the id without repeating it (log injection, content leaks).
@@ -173,12 +189,25 @@ def test_any_text_outside_the_id_form_is_rejected(value: str) -> None:
         artifacts_module.validate_artifact_id(value)
 
 
-@pytest.mark.parametrize("bad", ["", "../x", "A", "a/b", ".hidden", "x" * 65, "a b", "ä", 5])
-def test_hostile_session_ids_are_rejected(root_path: Path, bad: object) -> None:
-    with pytest.raises(InvalidSessionId):
-        FilesystemStore(str(root_path), bad)  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="session"):
-        StoreConfig(session=bad)  # type: ignore[arg-type]
+@pytest.mark.parametrize("bad", ["", ".", "..", "../x", "A", "a/b", ".hidden", "x" * 65, "a b",
+                                 "ä", "a\n", "a\0b", 5, None])
+def test_hostile_session_ids_are_rejected(root_path: Path, bad: object,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from truncation_core import fsio
+
+    root = ArtifactRoot(str(root_path))
+    store = root.session("fine")
+    monkeypatch.setattr(fsio, "os", _NoFilesystem())  # rejected before any filesystem access
+    for operation in (lambda v: FilesystemStore(str(root_path), v), root.session,
+                      store.for_session, root.delete_session):
+        if bad is None and operation is not root.delete_session:
+            continue  # None means "a new session" there
+        with pytest.raises(InvalidSessionId):
+            operation(bad)  # type: ignore[arg-type]
+    monkeypatch.undo()
+    if bad is not None:
+        with pytest.raises(ConfigError, match="session"):
+            StoreConfig(session=bad)  # type: ignore[arg-type]
 
 
 def test_store_config_validation_names_the_field() -> None:
@@ -207,13 +236,15 @@ def test_missing_metadata_is_rebuilt_from_the_content(store: FilesystemStore,
                                                       root_path: Path) -> None:
     ref = put(store, "a\r\nb\rc é".encode(), tool="t", chars=8, lines=3)
     meta = session_dir(root_path) / f"{ref.id}.meta.json"
-    for damaged in (None, "{not json", '{"id": "art_1_' + "0" * 32 + '"}', '{"id": 5}'):
+    own = f'{{"id": "{ref.id}", '
+    for damaged in (None, "{not json", '{"id": "art_1_' + "0" * 32 + '"}', '{"id": 5}',
+                    own + '"lines": -5}', own + '"created_at": NaN}', own + '"bytes": 1e999}'):
         meta.unlink(missing_ok=True)
         if damaged is not None:
             meta.write_text(damaged)
         rebuilt = store.stat(ref.id)
-        assert (rebuilt.id, rebuilt.bytes, rebuilt.lines, rebuilt.chars) == (
-            ref.id, ref.bytes, 3, 8)
+        assert (rebuilt.id, rebuilt.bytes, rebuilt.lines, rebuilt.chars, rebuilt.sha256) == (
+            ref.id, ref.bytes, 3, 8, ref.sha256)
         assert [r.id for r in store.list()] == [ref.id]
 
 
@@ -372,3 +403,73 @@ def test_other_users_directories_are_refused(root_path: Path,
     monkeypatch.setattr(os, "geteuid", lambda: real_geteuid() + 1)
     with pytest.raises(StoreError, match="refused"):
         put(FilesystemStore(str(root_path), "mine"), b"y")
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_sha256_of_large_chunks_hashed_beside_the_write(store: FilesystemStore, kind: type) -> None:
+    """Chunks of a megabyte and more are written on a helper thread while they are hashed;
+    both are done when write() returns, so the caller may reuse its buffer at once."""
+    chunks = [kind(bytearray(os.urandom(64)) * (3 << 14)) for _ in range(3)]  # 3 MiB each
+    chunks.insert(1, kind(b"small\n"))
+    expected = hashlib.sha256(b"".join(bytes(c) for c in chunks))
+    with store.writer(ArtifactInfo()) as w:
+        for chunk in chunks:
+            w.write(chunk)
+            if isinstance(chunk, bytearray):
+                chunk[:] = b"\0" * len(chunk)  # reused by the caller right away
+        ref = w.commit()
+    assert ref.sha256 == expected.hexdigest() == hashlib.sha256(store.read(ref.id)).hexdigest()
+    assert store.stat(ref.id).sha256 == ref.sha256
+
+
+def test_a_failed_background_write_is_reported_and_leaves_nothing(
+        store: FilesystemStore, root_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from truncation_core import StoreFull, fsio
+
+    from .test_store_disk_full import FaultyOS
+
+    big = os.urandom(3 << 20)
+    with store.writer(ArtifactInfo()) as w:  # the session directory exists
+        w.write(b"x")
+        w.commit()
+    writers: set[int] = set()
+
+    class Recording(FaultyOS):
+        def __getattr__(self, name: str) -> object:
+            call = super().__getattr__(name)
+            if name != "write":
+                return call
+
+            def write(*args: object) -> object:
+                writers.add(threading.get_ident())
+                return call(*args)  # type: ignore[operator]
+
+            return write
+
+    monkeypatch.setattr(fsio, "os", Recording(3))  # the 3rd call: the write's 2nd 1 MiB piece
+    with pytest.raises(StoreFull), store.writer(ArtifactInfo()) as w:
+        w.write(big)
+    monkeypatch.setattr(fsio, "os", os)
+    assert writers and threading.get_ident() not in writers  # it failed on the helper thread
+    assert [n for n in os.listdir(session_dir(root_path)) if n.startswith(".tmp")] == []
+    assert len(store.list()) == 1
+
+
+def test_sha256_is_none_when_a_backend_does_not_record_it(store: FilesystemStore) -> None:
+    """ArtifactRef.sha256 never pretends: a plugin backend that does not hash leaves it None,
+    and checksum() then hashes the content."""
+    from truncation_core.retrieval import reader_for
+
+    ref = put(store, b"some content\n")
+
+    class Minimal:  # only what the ArtifactStore protocol asks for reading
+        def open(self, artifact_id: str) -> object:
+            return store.open(artifact_id)
+
+        def stat(self, artifact_id: str) -> ArtifactRef:
+            return attrs.evolve(store.stat(artifact_id), sha256=None)
+
+    assert ArtifactRef(id=ref.id, backend="plugin").sha256 is None
+    reader = reader_for(Minimal())  # type: ignore[arg-type]
+    assert reader.stat(ref.id).sha256 is None
+    assert reader.checksum(ref.id) == hashlib.sha256(b"some content\n").hexdigest()

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,53 @@ def test_symlink_swap_race_never_escapes(store: FilesystemStore, root_path: Path
     escapes, _ = _race(directory, f"{ref.id}.txt", secret, check_then_open, attempts=200_000,
                        stop_at_first_escape=True)
     assert escapes >= 1
+
+
+def _plant_links(session: Path, outside: Path) -> None:
+    """A symlink to a directory and one to a file, both outside, inside a session."""
+    (outside / "keep").mkdir(parents=True)
+    (outside / "keep" / "precious").write_bytes(SECRET)
+    (outside / "file").write_bytes(SECRET)
+    (session / "linked-dir").symlink_to(outside / "keep")
+    (session / ("art_1_" + "0" * 32 + ".txt")).symlink_to(outside / "file")
+
+
+@pytest.mark.parametrize("how", ["session end", "clean", "retention sweep"])
+def test_deleting_a_session_never_follows_links_out(root_path: Path, tmp_path: Path,
+                                                    how: str) -> None:
+    from truncation_core.builtins.filesystem_store import ArtifactRoot
+
+    root = ArtifactRoot(str(root_path))
+    put(root.session("doomed"), b"mine")
+    outside = tmp_path / "outside"
+    _plant_links(session_dir(root_path, "doomed"), outside)
+    if how == "session end":
+        root.session("doomed").delete_session()
+    elif how == "clean":
+        root.clean()
+    else:
+        month_ago = time.time() - 30 * 86400
+        os.utime(session_dir(root_path, "doomed"), (month_ago, month_ago))
+        assert root.sweep().sessions == ("doomed",)
+    assert not session_dir(root_path, "doomed").exists()
+    assert (outside / "keep" / "precious").read_bytes() == SECRET
+    assert (outside / "file").read_bytes() == SECRET
+
+
+def test_control_a_naive_recursive_delete_follows_links_out(tmp_path: Path) -> None:
+    """Negative control: deleting a tree by walking it with Path.is_dir() (which follows
+    symlinks) deletes what the links point to."""
+    session = tmp_path / "session"
+    session.mkdir()
+    outside = tmp_path / "outside"
+    _plant_links(session, outside)
+
+    def naive_delete(path: Path) -> None:
+        for child in path.iterdir():
+            if child.is_dir():
+                naive_delete(child)
+            else:
+                child.unlink()
+
+    naive_delete(session)
+    assert not (outside / "keep" / "precious").exists()

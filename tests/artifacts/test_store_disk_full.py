@@ -172,7 +172,7 @@ def _check_invariants(store: FilesystemStore, root: Path, earlier: dict[str, byt
     assert metas <= contents, "metadata without content was left behind"
 
 
-@pytest.mark.parametrize("size", [0, 10, 300_000])
+@pytest.mark.parametrize("size", [0, 10, 300_000, 3 << 20])  # 3 MiB: written beside the hash
 @pytest.mark.parametrize("persistent", [False, True])
 @pytest.mark.parametrize("durable", [False, True])
 def test_fail_the_kth_io_call_for_every_k(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

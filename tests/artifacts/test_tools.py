@@ -7,6 +7,8 @@ import asyncio
 import inspect
 import json
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -179,16 +181,51 @@ def test_catastrophic_backtracking_is_stopped(small: Truncator) -> None:
     assert elapsed < 30  # bounded by the grep deadline (2 s), not by the pattern
 
 
-def test_control_stdlib_re_backtracks_exponentially() -> None:
-    """Negative control: the same kind of pattern on stdlib re grows 4x per 2 characters."""
-    import re as stdlib_re
+def test_control_stdlib_re_cannot_be_stopped() -> None:
+    """Negative control: stdlib re on the same kind of pattern has no deadline; at 32
+    characters it runs for minutes (about 4x per 2 characters), so a child doing it is
+    still running when killed after 2 s."""
+    code = "import re; re.search(r'(a+)+$', 'a' * 32 + 'b')"
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", code], timeout=2)
 
-    timings = []
-    for n in (14, 18):
-        start = time.perf_counter()
-        stdlib_re.search(r"(a+)+$", "a" * n + "b")
-        timings.append(time.perf_counter() - start)
-    assert timings[1] > 4 * timings[0]
+
+@pytest.mark.parametrize("pattern", [
+    "(?:ab|cd){1000000}", "a{20000}", "(?:a{200}){200}", "[ab]{10001,}", r"\d{5000}\d{5001}",
+    "(?P<n>ab){5001}", "(?:(?R)|a)", "(a(?1)?b)", "(?<x>a)(?&x)", "(?P<x>a)(?P>x)"])
+def test_patterns_the_deadline_cannot_stop_are_refused(small: Truncator, pattern: str) -> None:
+    """Counted repetition is unrolled when the pattern compiles, before the deadline applies,
+    and group calls take memory that grows with the line: both are refused up front."""
+    artifact_id = stored(small, "ab\n" * 2000)
+    result = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": pattern,
+                                               "regex": True})
+    assert result.error is not None and result.error.code == 400
+    assert "unrolls" in result.content or "group calls" in result.content
+
+
+@pytest.mark.parametrize("pattern", [
+    r"\d{4}-\d{2}", "[0-9a-f]{64}", ".{0,100000}", "x{1,1000000}", "a{10000}", "(?:ab){5000}",
+    r"\{100000\}", "[{100000}]", "[]{100000}]", "(?#{100000})b", "(?i:ab){5000}",
+    "(?P<n>a)(?P=n)", r"\p{L}{3}"])
+def test_bounded_repetition_is_accepted(small: Truncator, pattern: str) -> None:
+    artifact_id = stored(small, "ab\n" * 2000)
+    result = small.call_tool("artifact_grep", {"artifact_id": artifact_id, "pattern": pattern,
+                                               "regex": True})
+    assert result.error is None, result.content
+
+
+@pytest.mark.parametrize(("pattern", "text"), [("a{2000000}", None),
+                                             ("(?:(?R)|a)", "'a' * 1_000_000")])
+def test_control_the_regex_module_exhausts_memory_on_them(pattern: str, text: str | None) -> None:
+    """Negative control: the regex module alone needs more than 256 MiB to compile a{2000000}
+    (before any search deadline could apply), and to run a group call over a 1 MB line."""
+    search = f".search({text}, timeout=60)" if text else ""
+    code = ("import resource, regex; limit = 256 << 20;"
+            "resource.setrlimit(resource.RLIMIT_AS, (limit, limit));"
+            f"regex.compile({pattern!r}){search}")
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert child.returncode != 0
+    assert child.returncode < 0 or b"MemoryError" in child.stderr, child.stderr[-300:]
 
 
 json_values = st.recursive(
@@ -198,22 +235,54 @@ json_values = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
-@given(name=st.one_of(st.sampled_from(TOOL_NAMES), st.text(max_size=30), st.none(),
-                      st.integers()),
-       arguments=st.one_of(json_values, st.text(max_size=40),
-                           st.fixed_dictionaries({"artifact_id": st.text(max_size=60)},
-                                                 optional={"start_line": json_values,
-                                                           "pattern": json_values,
-                                                           "lines": json_values})))
-def test_call_tool_never_raises(name: Any, arguments: Any) -> None:
-    result = _NEVER_RAISES.call_tool(name, arguments)
+_FUZZ = Truncator({"inline_limit": 200, "store": {"backend": "memory"}}, load_entrypoints=False)
+_FUZZ_ID = _FUZZ.process("".join(f"line {i} é ERROR\r\n" for i in range(400)) + "\ud800 end"
+                         ).artifact.id  # type: ignore[union-attr]
+_ARGUMENT_NAMES = ("artifact_id", "start_line", "end_line", "offset", "lines", "pattern",
+                   "regex", "ignore_case", "context", "max_matches")
+argument_values = st.one_of(
+    json_values, st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([_FUZZ_ID, "0", "12", " 3 ", "true", "", "١٢", "(a+)+$", "a{99999}"]))
+argument_objects = st.one_of(
+    st.dictionaries(st.sampled_from(_ARGUMENT_NAMES) | st.text(max_size=12), argument_values,
+                    max_size=6),
+    st.fixed_dictionaries({"artifact_id": st.just(_FUZZ_ID)},
+                          optional=dict.fromkeys(_ARGUMENT_NAMES[1:], argument_values)))
+# Well-typed calls, mostly valid, to reach past argument checking into retrieval.
+_line = st.integers(-1, 450) | st.integers(-(2**70), 2**70)
+_TYPED = {
+    "get_artifact": {"start_line": _line, "end_line": _line, "offset": st.integers(-1, 12_000)},
+    "artifact_head": {"lines": st.integers(-1, 10**9)},
+    "artifact_tail": {"lines": st.integers(-1, 10**9)},
+    "artifact_grep": {"pattern": st.sampled_from(["ERROR", "é", "\ud800", "^line 1", "$", "(a+)+$",
+                                                  "x{99999}", "(?R)", "[", "line 3"])
+                      | st.text(max_size=8),
+                      "regex": st.booleans(), "ignore_case": st.booleans(),
+                      "context": st.integers(-1, 21), "max_matches": st.integers(0, 1001),
+                      "start_line": _line},
+}
+typed_calls = st.sampled_from(TOOL_NAMES).flatmap(lambda tool: st.tuples(
+    st.just(tool), st.fixed_dictionaries({"artifact_id": st.just(_FUZZ_ID)},
+                                         optional=_TYPED[tool])))
+
+
+@settings(max_examples=400, deadline=None)
+@given(call=st.one_of(
+    st.tuples(st.one_of(st.sampled_from(TOOL_NAMES), st.text(max_size=30), st.none(),
+                        st.integers()),
+              st.one_of(json_values, st.text(max_size=40), argument_objects,
+                        argument_objects.map(lambda a: json.dumps(a, ensure_ascii=False)))),
+    typed_calls))
+def test_call_tool_never_raises(call: tuple[Any, Any]) -> None:
+    """Any JSON-shaped call, on an existing artifact too, gets an answer: never an exception,
+    never an internal error (500), never more than the tool's page."""
+    name, arguments = call
+    result = _FUZZ.call_tool(name, arguments)
     assert isinstance(result, ToolResult)
     if result.error is not None:
-        assert result.error.code in (400, 404)
-
-
-_NEVER_RAISES = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
+        assert result.error.code in (400, 404), result.content
+    else:
+        assert len(result.content) <= 1000  # the page: inline_limit raised to MIN_PAGE_CHARS
 
 
 def test_decorator_processes_results(small: Truncator) -> None:

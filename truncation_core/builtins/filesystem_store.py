@@ -18,23 +18,30 @@ through :mod:`truncation_core.fsio` (pinned directory handles, no symlinks follo
 from __future__ import annotations
 
 import errno
+import functools
+import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import stat
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any, BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import attrs
 
+from truncation_core import fsio  # fsio.os: the fault-injection tests replace it
 from truncation_core.artifacts import (
+    ARTIFACT_ID_REGEX,
+    SESSION_ID_REGEX,
     ArtifactCut,
     ArtifactInfo,
     ArtifactRef,
     WriterBase,
+    content_name,
     human_size,
     new_artifact_id,
     new_session_id,
@@ -46,7 +53,12 @@ from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
 from truncation_core.fsio import Directory, store_error
 from truncation_core.hookspecs import hookimpl
 from truncation_core.models import Provides
-from truncation_core.retrieval import CHUNK, Retrieval
+from truncation_core.retrieval import Retrieval
+from truncation_core.retrieval.decoding import utf8_chars
+from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
+
+if TYPE_CHECKING:
+    from os import stat_result
 
 __all__ = ["ArtifactRoot", "FilesystemStore", "SessionInfo", "SweepReport"]
 
@@ -56,24 +68,22 @@ log = logging.getLogger("truncation_core")
 #: Temporary files younger than this are writes in progress (a slow stream may pause for a
 #: long time); older ones are leftovers of a crashed writer, and the sweep removes them.
 TEMP_GRACE_SECONDS = 24 * 3600
+#: A chunk this large is written on a helper thread while it is hashed (hashlib releases the
+#: GIL): with a core free, storing costs about the hash instead of hash plus write. A smaller
+#: one is not worth a thread.
+BACKGROUND_WRITE_MIN = 1 << 20
 META_FORMAT = 1
 _DAY = 86400
 
-_ID = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
-_CONTENT_NAME = re.compile(rf"({_ID})\.(txt|json)")
-_META_NAME = re.compile(rf"({_ID})\.meta\.json")
-_GONE_NAME = re.compile(rf"({_ID})\.gone")
-_SESSION_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+_CONTENT_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.(txt|json)")
+_META_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.meta\.json")
+_GONE_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.gone")
+_SESSION_NAME = re.compile(SESSION_ID_REGEX)
 _EXTENSIONS = ("txt", "json")
-_CONTINUATION = bytes(range(0x80, 0xC0))
 
 #: Roots swept by this process (device, inode): the retention sweep runs once per process.
 _SWEPT: set[tuple[int, int]] = set()
 _SWEPT_LOCK = threading.Lock()
-
-
-def content_name(artifact_id: str, content_type: str) -> str:
-    return f"{artifact_id}.{'json' if content_type == 'application/json' else 'txt'}"
 
 
 def _meta_name(artifact_id: str) -> str:
@@ -101,8 +111,10 @@ def meta_document(ref: ArtifactRef) -> bytes:
 _REF_TYPES: dict[str, tuple[type, ...]] = {
     "tool": (str, type(None)), "tool_call_id": (str, type(None)), "server": (str, type(None)),
     "summary": (str,), "content_type": (str,), "chars": (int,), "bytes": (int,),
-    "lines": (int,), "sha256": (str,), "created_at": (int, float), "truncated": (bool,),
+    "lines": (int,), "sha256": (str, type(None)), "created_at": (int, float),
+    "truncated": (bool,),
 }
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _CUT_FIELDS = tuple(a.name for a in attrs.fields(ArtifactCut))
 
 
@@ -121,10 +133,16 @@ def ref_from_meta(data: bytes, artifact_id: str, *, session: str) -> ArtifactRef
             continue
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return None
+        # Sizes and times are finite and not negative (an imported archive may say anything).
+        if isinstance(value, int | float) and not isinstance(value, bool) and not (
+                0 <= value < math.inf):
+            return None
         values[key] = value
+    if values.get("sha256") is not None and not _SHA256.fullmatch(values["sha256"]):
+        values["sha256"] = None  # not a digest we wrote: checksum() hashes the content
     cut = doc.get("cut")
     if isinstance(cut, dict):
-        if not all(type(cut.get(k)) is int for k in _CUT_FIELDS):
+        if not all(type(cut.get(k)) is int and cut[k] >= 0 for k in _CUT_FIELDS):
             return None
         values["cut"] = ArtifactCut(**{k: cut[k] for k in _CUT_FIELDS})
     return ArtifactRef(id=artifact_id, backend=NAME, session=session, **values)
@@ -221,29 +239,23 @@ class ArtifactRoot:
             count, _ = _session_size(root, session_id)
         except FileNotFoundError:
             return 0
-        try:
-            root.rmtree(session_id)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise store_error(exc, f"delete session {session_id}") from None
+        _remove_session(root, session_id)
         return count
 
     def clean(self, *, older_than: float | None = None, session: str | None = None,
               now: float | None = None) -> SweepReport:
         """Delete sessions (all, or *session*) untouched for more than *older_than* seconds."""
         now = time.time() if now is None else now
-        removed: list[str] = []
-        artifacts = size = 0
-        for info in self.sessions():
-            if session is not None and info.id != session:
-                continue
-            if older_than is not None and info.modified > now - older_than:
-                continue
-            artifacts += self.delete_session(info.id)
-            size += info.bytes
-            removed.append(info.id)
-        return SweepReport(sessions=tuple(removed), artifacts=artifacts, bytes=size)
+        doomed = [info for info in self.sessions()
+                  if (session is None or info.id == session)
+                  and (older_than is None or info.modified <= now - older_than)]
+        root = self.directory(create=False)
+        for info in doomed:
+            assert root is not None  # there are sessions, so there is a root
+            _remove_session(root, info.id)
+        return SweepReport(sessions=tuple(info.id for info in doomed),
+                           artifacts=sum(info.artifacts for info in doomed),
+                           bytes=sum(info.bytes for info in doomed))
 
     def sweep(self, *, now: float | None = None, retention_days: int | None = None,
               temp_grace: float = TEMP_GRACE_SECONDS, keep: Iterable[str] = ()) -> SweepReport:
@@ -261,7 +273,7 @@ class ArtifactRoot:
             if days and name not in keep and mtime < now - days * _DAY:
                 try:
                     count, bytes_ = _session_size(root, name)
-                    root.rmtree(name)
+                    _remove_session(root, name)
                     removed.append(name)
                     artifacts += count
                     size += bytes_
@@ -289,7 +301,7 @@ class ArtifactRoot:
         if root is None:
             return
         try:
-            st = _fstat(root)
+            st = root.stat()
             key = (st.st_dev, st.st_ino)
             with _SWEPT_LOCK:
                 if key in _SWEPT:
@@ -300,10 +312,18 @@ class ArtifactRoot:
             log.warning("retention sweep of %s failed: %s", self.path, type(exc).__name__)
 
 
-def _fstat(directory: Directory) -> Any:
-    import os
-
-    return os.fstat(directory.fd)
+def _contents(directory: Directory) -> Iterator[tuple[str, str, stat_result]]:
+    """``(artifact id, file name, lstat)`` of each content file in a session directory;
+    files deleted while it is listed are left out."""
+    for entry in directory.entries():
+        m = _CONTENT_NAME.fullmatch(entry.name)
+        if m is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        yield m.group(1), entry.name, st
 
 
 def _session_size(root: Directory, name: str) -> tuple[int, int]:
@@ -311,13 +331,19 @@ def _session_size(root: Directory, name: str) -> tuple[int, int]:
     session_dir = root.subdir(name, create=False)
     if session_dir is None:
         raise FileNotFoundError(name)
-    count = size = 0
     with session_dir:
-        for entry in session_dir.entries():
-            if _CONTENT_NAME.fullmatch(entry.name):
-                count += 1
-                size += entry.stat(follow_symlinks=False).st_size
-    return count, size
+        sizes = [st.st_size for _, _, st in _contents(session_dir)]
+    return len(sizes), sum(sizes)
+
+
+def _remove_session(root: Directory, name: str) -> None:
+    """Delete session directory *name* and all it holds (symlinks are removed, not followed)."""
+    try:
+        root.rmtree(name)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise store_error(exc, f"delete session {name}") from None
 
 
 def _session_dirs(root: Directory) -> list[tuple[str, float]]:
@@ -422,14 +448,25 @@ class FilesystemStore(Retrieval):
     # -- writing ------------------------------------------------------------------------------
 
     def writer(self, info: ArtifactInfo) -> FilesystemWriter:
+        writer = self._new_writer(info)
+        self.root.sweep_once(keep=self.session_id)
+        return writer
+
+    def _new_writer(self, info: ArtifactInfo, *, artifact_id: str | None = None,
+                    created_at: float | None = None) -> FilesystemWriter:
         try:
-            directory = self._directory(create=True)
-            self.root.sweep_once(keep=self.session_id)
-            return FilesystemWriter(self, directory, info)  # type: ignore[arg-type]
+            return FilesystemWriter(self, self._session_directory(), info,
+                                    artifact_id=artifact_id, created_at=created_at)
         except FileNotFoundError:
             # The session directory was deleted under us (a cleaner): make it again, once.
-            directory = self._directory(create=True, reopen=True)
-            return FilesystemWriter(self, directory, info)  # type: ignore[arg-type]
+            return FilesystemWriter(self, self._session_directory(reopen=True), info,
+                                    artifact_id=artifact_id, created_at=created_at)
+
+    def _session_directory(self, *, reopen: bool = False) -> Directory:
+        directory = self._directory(create=True, reopen=reopen)
+        if directory is None:  # created, then removed before it could be opened
+            raise store_error(FileNotFoundError(errno.ENOENT, "gone"), f"open {self.path}")
+        return directory
 
     def _make_room(self, directory: Directory, size: int, artifact_id: str) -> None:
         """Evict the session's oldest artifacts until *size* more bytes fit its quota."""
@@ -439,18 +476,11 @@ class FilesystemStore(Retrieval):
         if size > quota:
             raise StoreFull(errno.EDQUOT, f"{artifact_id}: {human_size(size)} is more than the "
                                           f"session quota of {human_size(quota)}")
-        stored = []
-        for entry in directory.entries():
-            m = _CONTENT_NAME.fullmatch(entry.name)
-            if m:
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                stored.append((st.st_mtime_ns, m.group(1), entry.name, st.st_size))
+        stored = sorted((st.st_mtime_ns, artifact, name, st.st_size)
+                        for artifact, name, st in _contents(directory))
         used = sum(item[3] for item in stored)
         reason = f"evicted: the session's quota of {human_size(quota)} was full"
-        for _, victim, name, victim_size in sorted(stored):
+        for _, victim, name, victim_size in stored:
             if used + size <= quota:
                 break
             directory.write_atomic(_gone_name(victim), json.dumps({"reason": reason}).encode(),
@@ -462,44 +492,31 @@ class FilesystemStore(Retrieval):
                      victim_size, self.session_id)
 
     def restore(self, ref: ArtifactRef, source: BinaryIO) -> ArtifactRef:
-        """Store *source* under *ref*'s id and metadata (import from an archive).
+        """Store *source* under *ref*'s id, creation time and description (import from an
+        archive), the way every artifact is stored: atomically, within the quota, fsynced if
+        asked. Returns the stored ref, whose sha256 is that of what *source* gave.
 
         An artifact with that id already here is left alone if its content is the same, and
         is an error otherwise.
         """
         validate_artifact_id(ref.id)
-        directory = self._directory(create=True)
-        assert directory is not None
-        name = content_name(ref.id, ref.content_type)
         try:
-            existing = self.stat(ref.id)
+            existing: ArtifactRef | None = self.stat(ref.id)
         except ArtifactNotFound:
             existing = None
         if existing is not None:
-            if self.checksum(ref.id) != ref.sha256:
+            digest = self.checksum(ref.id)
+            if digest != ref.sha256:
                 raise StoreError(errno.EEXIST, f"{ref.id}: already in session "
                                                f"{self.session_id} with other content")
-            return self.stat(ref.id)
-        temp = _temp_name(ref.id, "data")
-        try:
-            fd = directory.create(temp)
-            try:
-                while block := source.read(CHUNK * 16):
-                    directory.write_all(fd, block)
-                if self.root.fsync:
-                    _os().fsync(fd)
-            finally:
-                _os().close(fd)
-            restored = attrs.evolve(ref, backend=NAME, session=self.session_id)
-            directory.write_atomic(_meta_name(ref.id), meta_document(restored),
-                                   durable=self.root.fsync, temp=_temp_name(ref.id, "meta"))
-            directory.replace(temp, name)
-        except BaseException as exc:
-            directory.unlink(temp)
-            if isinstance(exc, OSError) and not isinstance(exc, StoreError):
-                raise store_error(exc, f"import {ref.id}") from None
-            raise
-        return restored
+            return attrs.evolve(existing, sha256=digest)
+        info = ArtifactInfo(tool=ref.tool, tool_call_id=ref.tool_call_id, server=ref.server,
+                            summary=ref.summary, content_type=ref.content_type,
+                            chars=ref.chars, lines=ref.lines, cut=ref.cut)
+        with self._new_writer(info, artifact_id=ref.id, created_at=ref.created_at) as writer:
+            while block := source.read(CHUNK * 16):
+                writer.write(block)
+            return writer.commit()
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -552,66 +569,46 @@ class FilesystemStore(Retrieval):
 
     def _rebuilt_ref(self, directory: Directory, name: str, artifact_id: str) -> ArtifactRef:
         """The metadata of an artifact whose metadata file is missing or damaged, from its
-        content: sizes, line count and modification time (the tool and summary are lost)."""
-        from truncation_core.retrieval import _chunks, _count_terminators
-
+        content, read once: sizes, line count, sha256 and modification time (the tool and
+        summary are lost)."""
         try:
             f = directory.open_file(name)
         except FileNotFoundError:
             raise ArtifactNotFound(artifact_id) from None
+        terminators = chars = 0
+        digest = hashlib.sha256()
+        last = b""
         with f:
-            st = _os().fstat(f.fileno())
-            terminators = sum(_count_terminators(buf) for _, buf in _chunks(f, 0, CHUNK * 16))
-            f.seek(0)
-            chars = sum(len(block.translate(None, _CONTINUATION))
-                        for block in iter(lambda: f.read(CHUNK * 16), b""))
-            last = b""
-            if st.st_size:
-                f.seek(st.st_size - 1)
-                last = f.read(1)
-        lines = terminators + (1 if st.st_size and last not in (b"\n", b"\r") else 0)
+            st = fsio.os.fstat(f.fileno())
+            for _, block in chunks(f, 0, CHUNK * 16):
+                terminators += count_terminators(block)
+                chars += utf8_chars(block)
+                digest.update(block)
+                last = block[-1:]
+        lines = terminators + (1 if last not in (b"", b"\n", b"\r") else 0)
         return ArtifactRef(id=artifact_id, backend=NAME, session=self.session_id,
                            content_type="application/json" if name.endswith(".json")
                            else "text/plain", chars=chars, bytes=st.st_size, lines=lines,
-                           created_at=st.st_mtime)
+                           sha256=digest.hexdigest(), created_at=st.st_mtime)
 
     def list(self) -> list[ArtifactRef]:
         directory = self._directory(create=False)
         if directory is None:
             return []
         refs = []
-        for entry in directory.entries():
-            m = _CONTENT_NAME.fullmatch(entry.name)
-            if m:
-                try:
-                    refs.append(self.stat(m.group(1)))
-                except ArtifactNotFound:
-                    continue  # deleted while listing
+        for artifact_id, _, _ in _contents(directory):
+            try:
+                refs.append(self.stat(artifact_id))
+            except ArtifactNotFound:
+                continue  # deleted while listing
         return sorted(refs, key=lambda r: (r.created_at, r.id))
-
-    def checksum(self, artifact_id: str) -> str:
-        """The sha256 of the stored bytes, computed on first request and then kept in the
-        metadata (storing does not pay for it; see docs/artifacts.md)."""
-        ref = self.stat(artifact_id)
-        if ref.sha256:
-            return ref.sha256
-        digest = super().checksum(artifact_id)
-        directory, _ = self._find_content(artifact_id)
-        try:
-            directory.write_atomic(_meta_name(artifact_id),
-                                   meta_document(attrs.evolve(ref, sha256=digest)),
-                                   durable=self.root.fsync, temp=_temp_name(artifact_id, "meta"))
-        except OSError as exc:
-            log.warning("checksum of %s not kept: %s", artifact_id, type(exc).__name__)
-        return digest
 
     def usage(self) -> int:
         """Bytes of content this session holds."""
         directory = self._directory(create=False)
         if directory is None:
             return 0
-        return sum(e.stat(follow_symlinks=False).st_size for e in directory.entries()
-                   if _CONTENT_NAME.fullmatch(e.name))
+        return sum(st.st_size for _, _, st in _contents(directory))
 
     # -- deleting ----------------------------------------------------------------------------
 
@@ -629,25 +626,21 @@ class FilesystemStore(Retrieval):
         return self.root.delete_session(self.session_id)
 
 
-def _os() -> Any:
-    from truncation_core import fsio
-
-    return fsio.os
-
-
 class FilesystemWriter(WriterBase):
     """Writes one artifact to a temporary file, and publishes it by renaming."""
 
-    def __init__(self, store: FilesystemStore, directory: Directory, info: ArtifactInfo) -> None:
+    def __init__(self, store: FilesystemStore, directory: Directory, info: ArtifactInfo, *,
+                 artifact_id: str | None = None, created_at: float | None = None) -> None:
         super().__init__()
         self._store = store
         self._dir = directory
         self._info = info
-        self._created = time.time()
-        #: The artifact's id, known before it is committed.
-        self.id = new_artifact_id(self._created)
+        self._created = time.time() if created_at is None else created_at
+        #: The artifact's id, known before it is committed (given when importing).
+        self.id = new_artifact_id(self._created) if artifact_id is None else artifact_id
         self._temp = _temp_name(self.id, "data")
         self._written = 0
+        self._sha256 = hashlib.sha256()
         try:
             self._fd: int | None = directory.create(self._temp)
         except OSError as exc:
@@ -657,8 +650,13 @@ class FilesystemWriter(WriterBase):
 
     def _write(self, data: bytes) -> None:
         assert self._fd is not None
+        hash_it = functools.partial(self._sha256.update, data)
         try:
-            self._dir.write_all(self._fd, data)
+            if len(data) >= BACKGROUND_WRITE_MIN:
+                self._dir.write_all(self._fd, data, meanwhile=hash_it)
+            else:
+                hash_it()
+                self._dir.write_all(self._fd, data)
         except OSError as exc:
             raise store_error(exc, f"write {self.id}") from None
         self._written += len(data)
@@ -670,18 +668,18 @@ class FilesystemWriter(WriterBase):
     def _close_file(self) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
-            _os().close(fd)
+            fsio.os.close(fd)
 
     def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
         d, durable = self._dir, self._store.root.fsync
         name = content_name(self.id, (info or self._info).content_type)
         ref = ArtifactRef.from_info(info or self._info, id=self.id, backend=NAME,
-                                    bytes=self._written, sha256="", created_at=self._created,
-                                    session=self._store.session_id)
+                                    bytes=self._written, sha256=self._sha256.hexdigest(),
+                                    created_at=self._created, session=self._store.session_id)
         try:
             try:
                 if durable and self._fd is not None:
-                    _os().fsync(self._fd)  # a failed fsync is a failed write: never retried
+                    fsio.os.fsync(self._fd)  # a failed fsync is a failed write: never retried
             finally:
                 self._close_file()  # close errors surface here, not in a finalizer
             self._store._make_room(d, self._written, self.id)

@@ -51,6 +51,10 @@ def parse_lines(value: str) -> tuple[int, int | None]:
     return start, end
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _age(seconds: float) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
@@ -132,10 +136,7 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
 
 
 def _find(state: AppState, artifact_id: str) -> FilesystemStore:
-    from truncation_core.artifacts import validate_artifact_id
-
-    validate_artifact_id(artifact_id)
-    return artifact_root(state).find(artifact_id)
+    return artifact_root(state).find(artifact_id)  # validates the id before any access
 
 
 @artifacts_group.command("show")
@@ -151,8 +152,8 @@ def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int |
     start, end = line_range or (1, None)
     page = store.lines(artifact_id, start, end)
     if as_json:
-        ref = attrs.evolve(store.stat(artifact_id), sha256=store.checksum(artifact_id))
-        click.echo(json.dumps(_page_document(ref, page), ensure_ascii=True, indent=2))
+        click.echo(json.dumps(_page_document(store.stat(artifact_id), page), ensure_ascii=True,
+                              indent=2))
         return
     _write_raw(store, artifact_id, page)
 
@@ -228,23 +229,21 @@ def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
 def clean_command(state: AppState, older_than: float | None, session: str | None,
                   as_json: bool) -> None:
     """Delete sessions and their artifacts (all of them unless filtered)."""
-    seconds = older_than
     if session is not None:
         from truncation_core.artifacts import validate_session_id
 
-        validate_session_id(session)
-    report = artifact_root(state).clean(older_than=seconds, session=session)
+        validate_session_id(session)  # a typo is an error, not "deleted 0 sessions"
+    report = artifact_root(state).clean(older_than=older_than, session=session)
     if as_json:
         click.echo(json.dumps(attrs.asdict(report), indent=2))
         return
     from truncation_core.artifacts import human_size
 
-    click.echo(f"deleted {len(report.sessions)} session{'s' if len(report.sessions) != 1 else ''}"
-               f", {report.artifacts} artifact{'s' if report.artifacts != 1 else ''} "
-               f"({human_size(report.bytes)})")
+    click.echo(f"deleted {_count(len(report.sessions), 'session')}, "
+               f"{_count(report.artifacts, 'artifact')} ({human_size(report.bytes)})")
 
 
-def _progress(total: int, label: str) -> Any:
+def _progress() -> Any:
     """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
     from rich.console import Console
 
@@ -253,8 +252,8 @@ def _progress(total: int, label: str) -> Any:
         return None
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-    return Progress(TextColumn(label), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                    console=err, transient=True)
+    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                    TransferSpeedColumn(), console=err, transient=True)
 
 
 @artifacts_group.command("export")
@@ -278,7 +277,7 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
     if info is None:
         raise click.ClickException(f"no session {session!r} in {root.path}")
     output = output or Path(f"{session}.tar.gz")
-    bar = _progress(info.bytes, "export")
+    bar = _progress()
     if bar is None:
         report = export_session(root.session(session), output)
     else:
@@ -286,8 +285,8 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
             task = bar.add_task("export", total=info.bytes)
             report = export_session(root.session(session), output,
                                     progress=lambda n: bar.update(task, completed=n))
-    click.echo(f"exported {report.artifacts} artifacts of session {report.session} to "
-               f"{report.path}")
+    click.echo(f"exported {_count(report.artifacts, 'artifact')} of session {report.session} "
+               f"to {report.path}")
 
 
 @artifacts_group.command("import")
@@ -299,14 +298,14 @@ def import_command(state: AppState, archive: Path, session: str | None) -> None:
     from truncation_core.archive import import_archive
 
     root = artifact_root(state)
-    size = archive.stat().st_size
-    bar = _progress(size, "import")
+    bar = _progress()
     if bar is None:
         report = import_archive(root.session, archive, session=session)
     else:
         with bar:
-            task = bar.add_task("import", total=None)
+            task = bar.add_task("import", total=None)  # content bytes: unknown until read
             report = import_archive(root.session, archive, session=session,
                                     progress=lambda n: bar.update(task, completed=n))
-    click.echo(f"imported {len(report.imported)} artifacts into session {report.session}"
+    click.echo(f"imported {_count(len(report.imported), 'artifact')} into session "
+               f"{report.session}"
                + (f" ({len(report.skipped)} already there)" if report.skipped else ""))

@@ -1,0 +1,153 @@
+"""Reading artifacts back: the full content, lines a to b, head, tail, pages, and grep.
+
+Written once, over ``store.open(id)`` (a seekable binary file), so every backend gets it: the
+built-in stores inherit :class:`Retrieval`, and :func:`reader_for` adapts any other store.
+Each concept has its module:
+
+- :mod:`~truncation_core.retrieval.scanning`: finding lines in bytes (terminators, line
+  starts, reading backwards from the end);
+- :mod:`~truncation_core.retrieval.decoding`: bytes to text, never splitting a character;
+- :mod:`~truncation_core.retrieval.pages`: :class:`Page`, lines a to b, tail, paging by offset;
+- :mod:`~truncation_core.retrieval.grep`: literal and regular-expression search;
+- :mod:`~truncation_core.retrieval.patterns`: checking and compiling a model's pattern.
+
+Nothing here raises on content. Memory stays bounded by the chunk size plus what is
+returned: ``tail`` reads from the end, ``grep`` scans chunk by chunk and counts line numbers
+only for matches.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, BinaryIO
+
+from truncation_core.retrieval.decoding import DECODE_ERRORS, decode
+from truncation_core.retrieval.grep import GREP_MAX_MATCHES, GrepMatch, GrepResult, grep
+from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail
+from truncation_core.retrieval.scanning import CHUNK, line_number_at, line_start
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts import ArtifactRef, ArtifactStore
+
+__all__ = [
+    "DECODE_ERRORS",
+    "GrepMatch",
+    "GrepResult",
+    "Line",
+    "Page",
+    "Retrieval",
+    "decode",
+    "grep",
+    "line_number_at",
+    "line_start",
+    "read_lines",
+    "read_page",
+    "read_tail",
+    "reader_for",
+    "recorded_lines",
+]
+
+
+class Retrieval:
+    """Retrieval methods for a store: mixed into the built-in stores, and available for any
+    store through :func:`reader_for`. Each method opens the artifact, reads only what it
+    needs, and closes it. An unknown id raises
+    :class:`~truncation_core.errors.ArtifactNotFound`; a malformed one
+    :class:`~truncation_core.errors.InvalidArtifactId`."""
+
+    def open(self, artifact_id: str) -> BinaryIO:
+        raise NotImplementedError
+
+    def stat(self, artifact_id: str) -> ArtifactRef:
+        raise NotImplementedError
+
+    def read(self, artifact_id: str) -> bytes:
+        """The full content, byte for byte as stored."""
+        with self.open(artifact_id) as f:
+            return f.read()
+
+    def text(self, artifact_id: str) -> str:
+        """The full content as text (the original ``str``, lone surrogates included)."""
+        return decode(self.read(artifact_id))
+
+    def lines(self, artifact_id: str, start: int = 1, end: int | None = None, *,
+              max_chars: int | None = None, line_cost: int = 0) -> Page:
+        """Lines *start* to *end*, 1-based and inclusive (*end* None: to the end).
+
+        With *max_chars*, stops before the first line that would exceed it (each line
+        costing *line_cost* more, e.g. room for its number); ``page.next_line`` says where
+        to go on.
+        """
+        with self.open(artifact_id) as f:
+            return read_lines(f, start, end, max_chars=max_chars, line_cost=line_cost,
+                              artifact_id=artifact_id)
+
+    def head(self, artifact_id: str, n: int = 10, *, max_chars: int | None = None) -> Page:
+        """The first *n* lines."""
+        if n < 1:
+            raise ValueError(f"lines: must be 1 or more, got {n}")
+        return self.lines(artifact_id, 1, n, max_chars=max_chars)
+
+    def tail(self, artifact_id: str, n: int = 10, *, max_chars: int | None = None,
+             line_cost: int = 0) -> Page:
+        """The last *n* lines, read from the end of the artifact."""
+        total = self.known_lines(artifact_id)
+        with self.open(artifact_id) as f:
+            return read_tail(f, n, max_chars=max_chars, line_cost=line_cost,
+                             total_lines=total, artifact_id=artifact_id)
+
+    def known_lines(self, artifact_id: str) -> int | None:
+        """The artifact's line count from its metadata, or None when not recorded."""
+        return recorded_lines(self.stat(artifact_id))
+
+    def checksum(self, artifact_id: str) -> str:
+        """The sha256 of the stored bytes, lowercase hex: the one the backend recorded when
+        it stored the artifact, or else computed from the content (read in chunks)."""
+        recorded = self.stat(artifact_id).sha256
+        if recorded:
+            return recorded
+        import hashlib
+
+        digest = hashlib.sha256()
+        with self.open(artifact_id) as f:
+            while chunk := f.read(CHUNK * 16):
+                digest.update(chunk)
+        return digest.hexdigest()
+
+    def page(self, artifact_id: str, offset: int = 0, *, max_chars: int = 8000) -> Page:
+        """Whole lines from byte *offset* up to *max_chars* characters; ``page.next_offset``
+        is where the next page starts."""
+        if offset < 0:
+            raise ValueError(f"offset: must be 0 or more, got {offset}")
+        with self.open(artifact_id) as f:
+            return read_page(f, offset=offset, max_chars=max_chars, artifact_id=artifact_id)
+
+    def grep(self, artifact_id: str, pattern: str, *, regex: bool = False,
+             ignore_case: bool = False, context: int = 0,
+             max_matches: int = GREP_MAX_MATCHES, start_line: int = 1) -> GrepResult:
+        """Lines matching *pattern* (literal unless *regex*), see :func:`grep`."""
+        with self.open(artifact_id) as f:
+            return grep(f, pattern, regex=regex, ignore_case=ignore_case, context=context,
+                        max_matches=max_matches, start_line=start_line,
+                        artifact_id=artifact_id)
+
+
+def recorded_lines(ref: ArtifactRef) -> int | None:
+    """*ref*'s line count, or None when the backend did not record it (0 lines for a
+    non-empty artifact)."""
+    return ref.lines if ref.lines or not ref.bytes else None
+
+
+class _StoreReader(Retrieval):
+    def __init__(self, store: ArtifactStore) -> None:
+        self._store = store
+
+    def open(self, artifact_id: str) -> BinaryIO:
+        return self._store.open(artifact_id)
+
+    def stat(self, artifact_id: str) -> ArtifactRef:
+        return self._store.stat(artifact_id)
+
+
+def reader_for(store: ArtifactStore) -> Retrieval:
+    """Retrieval over *store*: the store itself when it has the methods, else an adapter."""
+    return store if isinstance(store, Retrieval) else _StoreReader(store)
