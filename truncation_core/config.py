@@ -337,7 +337,8 @@ class PluginsConfig:
     enable: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_str_tuple)
     #: Discover installed plugins through the ``truncation_core`` entry-point group.
     autoload: bool = True
-    #: Raise instead of warning when a plugin fails to load.
+    #: Raise instead of warning when a plugin fails to load, and let a plugin's exception
+    #: propagate instead of falling back (see :mod:`truncation_core.plugin_failures`).
     strict: bool = False
 
 

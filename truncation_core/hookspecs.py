@@ -11,7 +11,9 @@ For one tool result that is over its limit, a :class:`~truncation_core.Truncator
 ``provides`` is called once, when the plugin manager is built, to learn the names of the
 strategies and storage backends that plugins make available.
 
-Content within its limits never reaches a hook.
+Content within its limits never reaches a hook. An implementation that raises does not fail
+the tool call: the processor falls back to the built-ins and says so (see
+:mod:`truncation_core.plugin_failures`), unless ``plugins.strict`` is on.
 
 Plugin authors: import :data:`truncation_core.hookimpl` and implement any of these with the
 same function name. You may accept any subset of a hook's arguments (pluggy passes only the ones

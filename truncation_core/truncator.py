@@ -17,6 +17,13 @@ from truncation_core.manager import PluginHost
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.offsets import raw_locator, text_locator
+from truncation_core.plugin_failures import (
+    NOT_KEPT,
+    GuardedWriter,
+    PluginFailure,
+    WriterFailed,
+    report,
+)
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
@@ -203,13 +210,18 @@ class Truncator:
             slot = self._slots.setdefault(tool, new)
         return slot
 
-    def _matcher(self, tool: str | None, policy: Policy) -> Matcher:
+    def _matcher(self, tool: str | None, policy: Policy,
+                 notes: list[str] | None = None) -> Matcher:
         """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
         matcher = self._matchers.get(tool)
         if matcher is None:
             from truncation_core.salient import Matcher
 
-            matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
+            try:
+                matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
+            except Exception as exc:  # not cached: each result says why it has no highlights
+                self._plugin_failed(exc, "salient_patterns", "no highlights", tool, notes)
+                return Matcher(())
             matcher = self._matchers.setdefault(tool, matcher)
         return matcher
 
@@ -279,7 +291,11 @@ class Truncator:
             raise ValueError("already_truncated: not supported by streams, which are always "
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
-        cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
+        try:
+            cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
+        except Exception as exc:
+            self._plugin_failed(exc, "stream_cutter", "the stream cuts as text", tool)
+            cutters = []
         matcher = self._matcher(tool, policy) if policy.highlights else None
         return Stream(self, tool=tool, policy=policy, context=context, cutters=cutters,
                       matcher=matcher or None)
@@ -303,7 +319,7 @@ class Truncator:
         facts = content_facts(text, from_bytes=raw is not None, encoded=data)
         notes: list[str] = []
         strategy = self._choose_strategy(tool, facts, policy, context, notes)
-        artifact, artifact_error = (self._spill(data, facts, policy, tool, context)
+        artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
                                     if data is not None and policy.spill else (None, None))
         return self._render(text, facts, strategy, policy, tool, context, notes,
                             artifact=artifact, artifact_error=artifact_error,
@@ -311,12 +327,34 @@ class Truncator:
 
     def _choose_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,
                          context: Mapping[str, Any], notes: list[str]) -> str:
-        strategy = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
-                                                context=context) or policy.strategy
-        if strategy not in self.plugins.strategies:
-            notes.append(f"no plugin provides strategy {strategy!r}; used {policy.strategy!r}")
-            strategy = policy.strategy
-        return strategy
+        try:
+            chosen = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
+                                                  context=context)
+        except Exception as exc:
+            self._plugin_failed(exc, "select_strategy", f"used {policy.strategy!r}", tool,
+                                notes)
+            return policy.strategy
+        if chosen is None:
+            return policy.strategy
+        if not isinstance(chosen, str):
+            notes.append(f"select_strategy returned a {type(chosen).__name__}, not a strategy "
+                         f"name; used {policy.strategy!r}")
+            return policy.strategy
+        if chosen not in self.plugins.strategies:
+            notes.append(f"no plugin provides strategy {chosen!r}; used {policy.strategy!r}")
+            return policy.strategy
+        return chosen
+
+    def _plugin_failed(self, exc: Exception, hook: str, instead: str, tool: str | None,
+                       notes: list[str] | None = None, *,
+                       suspect: object = None) -> PluginFailure:
+        """Report a plugin's exception and let the caller fall back (see
+        :mod:`truncation_core.plugin_failures`); with ``plugins.strict``, re-raise it."""
+        if self.config.plugins.strict:
+            raise exc
+        failure = PluginFailure.of(exc, hook, self.plugins, suspect)
+        report(failure, instead, tool=tool, notes=notes)
+        return failure
 
     def _render(self, text: str, facts: ContentFacts, strategy: str, policy: Policy,
                 tool: str | None, context: Mapping[str, Any], notes: list[str], *,
@@ -334,7 +372,13 @@ class Truncator:
                                  artifact_error=artifact_error)
         budget, header = policy.budget, ""
         if artifact is not None and facts.chars > policy.artifact_threshold:
-            header = markers.reference()
+            try:
+                header = markers.reference()
+            except Exception as exc:
+                self._plugin_failed(exc, "format_marker", "used the built-in markers", tool,
+                                    notes)
+                markers = markers.without_plugins()
+                header = markers.reference()
             room = budget.minus(measure(header))
             if room is not None and room.chars > 0:
                 budget = room.capped(policy.preview_limit)
@@ -343,13 +387,21 @@ class Truncator:
                 notes.append("artifact reference does not fit the budget")  # name the artifact
 
         def run(room: Budget, notes: list[str]) -> Cut:
-            if cut_with is None:
-                return self._run_strategy(strategy, text, room, facts, policy, markers, notes)
-            return cut_with(strategy, room, markers, notes)
+            nonlocal markers
+            try:
+                if cut_with is None:
+                    return self._run_strategy(strategy, text, room, facts, policy, markers,
+                                              notes)
+                return cut_with(strategy, room, markers, notes)
+            except Exception as exc:
+                self._plugin_failed(exc, "truncate",
+                                    "cut with head_tail and the built-in markers", tool, notes)
+                markers = markers.without_plugins()
+                return _head_tail(text, room, facts, policy, markers)
 
         cut = run(budget, notes)
         if policy.highlights and cut.omissions:
-            matcher = self._matcher(tool, policy)
+            matcher = self._matcher(tool, policy, notes)
             if matcher:
                 from truncation_core.salient import lift_highlights
 
@@ -394,13 +446,13 @@ class Truncator:
                       policy: Policy, markers: MarkerRenderer, notes: list[str]) -> Cut:
         cut = self.plugins.truncate(strategy=strategy, text=text, budget=budget, facts=facts,
                                     policy=policy, markers=markers)
-        if cut is not None and budget.admits(measure(cut.text)):
+        if isinstance(cut, Cut) and budget.admits(measure(cut.text)):
             return cut
-        notes.append(f"strategy {strategy!r} " + (
-            "returned nothing" if cut is None else "returned output over the budget")
-            + "; cut with head_tail instead")
-        return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
-                                     head_share=policy.head_ratio), strategy="head_tail")
+        problem = ("returned nothing" if cut is None
+                   else f"returned a {type(cut).__name__}, not a Cut" if not isinstance(cut, Cut)
+                   else "returned output over the budget")
+        notes.append(f"strategy {strategy!r} {problem}; cut with head_tail instead")
+        return _head_tail(text, budget, facts, policy, markers)
 
     def artifact_info(self, tool: str | None, context: Mapping[str, Any],
                       facts: ContentFacts) -> ArtifactInfo:
@@ -422,18 +474,30 @@ class Truncator:
         keeps at most ``policy.max_artifact_size`` bytes: beyond that, the head and the tail,
         and the committed ref says the artifact is cut (see
         :mod:`truncation_core.artifact_limit`). Pass the final sizes to ``commit(info)`` when
-        they are known only at the end.
+        they are known only at the end. A plugin's bug in opening or using the writer
+        becomes a :class:`~truncation_core.plugin_failures.WriterFailed` (a ``StoreError``).
         """
-        writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+
+        def failed(exc: Exception, writer: object = None) -> WriterFailed:
+            return WriterFailed(self._plugin_failed(exc, "store_artifact", NOT_KEPT, info.tool,
+                                                    suspect=writer))
+
+        try:
+            writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+        except (StoreError, OSError):
+            raise
+        except Exception as exc:
+            raise failed(exc) from None
         if writer is None:
             return None
         from truncation_core.artifact_limit import SizeLimitedWriter
 
-        return SizeLimitedWriter(writer, info=info, limit=policy.max_artifact_size,
-                                 head_share=policy.head_ratio)
+        return SizeLimitedWriter(GuardedWriter(writer, failed), info=info,
+                                 limit=policy.max_artifact_size, head_share=policy.head_ratio)
 
     def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
-               context: Mapping[str, Any]) -> tuple[ArtifactRef | None, str | None]:
+               context: Mapping[str, Any], notes: list[str]
+               ) -> tuple[ArtifactRef | None, str | None]:
         """Keep the full content; on failure, say why instead of raising."""
         try:
             writer = self.open_artifact(self.artifact_info(tool, context, facts), policy)
@@ -445,6 +509,9 @@ class Truncator:
         except StoreFull:
             log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, len(data))
             return None, "the artifact store is full"
+        except WriterFailed as exc:  # reported where it was caught
+            notes.append(exc.note)
+            return None, "the artifact store failed"
         except (StoreError, OSError) as exc:
             log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, len(data),
                         type(exc).__name__)
@@ -534,6 +601,13 @@ def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission]
     bank.feed(text, final=True)
     bank.close()
     return lambda region: bank.pools(region, len(text))
+
+
+def _head_tail(text: str, budget: Budget, facts: ContentFacts, policy: Policy,
+               markers: MarkerRenderer) -> Cut:
+    """The fallback cut: the built-in head_tail, whatever strategy was asked for."""
+    return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
+                                 head_share=policy.head_ratio), strategy="head_tail")
 
 
 def _str_or_none(value: object) -> str | None:
