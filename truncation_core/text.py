@@ -337,8 +337,8 @@ def cut_points(text: str, room: Budget, head_share: float, *, whole_lines: bool)
 
     The head gets *head_share* of the room in every unit; the tail gets what the head leaves.
     Cuts snap to line boundaries: the nearest one within a quarter of the kept part, or, with
-    *whole_lines*, any one (a single line longer than the room is still cut, so that the
-    preview is never empty).
+    *whole_lines*, any one (a line at the kept end that is longer than the room is still cut,
+    so that the preview is never empty).
     """
     n = len(text)
     if head_share >= 1:
@@ -386,7 +386,7 @@ def cut_text(
         out = text[:start] + marker + text[end:]
         size = measure(out)
         if budget.admits(size):
-            return _cut(out, text, region, whole_lines, notes)
+            return _cut(out, text, region, whole_lines, notes, marker)
         reserve = reserve + _overshoot(size, budget)
 
     for fallback, note in ((FALLBACK_MARKER, "marker did not fit the budget; used '…'"),
@@ -399,16 +399,25 @@ def cut_text(
         if budget.admits(measure(out)):
             region = omission(text, start, end, total_terminators=facts.terminators,
                               position=position, byte_offset=facts.byte_offset)
-            return _cut(out, text, region, whole_lines, [*notes, note])
+            return _cut(out, text, region, whole_lines, [*notes, note], fallback)
     # Only reachable if measuring disagrees with fitting; an empty output always fits.
     region = omission(text, 0, n, total_terminators=facts.terminators, position=position,
                       byte_offset=facts.byte_offset)
-    return _cut("", text, region, whole_lines, [*notes, "nothing fits the budget"])
+    return _cut("", text, region, whole_lines, [*notes, "nothing fits the budget"], "")
 
 
-def _cut(out: str, text: str, region: Omission, whole_lines: bool, notes: list[str]) -> Cut:
+def _mid_line_note(position: MarkerPosition, marker: str) -> str:
+    """Why a cut that keeps whole lines splits one: the line at the kept end does not fit
+    the room the budget leaves (beside the marker, when there is one)."""
+    line = {"end": "the first line", "beginning": "the last line"}.get(position, "a line")
+    beside = " next to the marker" if marker else ""
+    return f"{line} does not fit the budget{beside}; it is cut mid-line"
+
+
+def _cut(out: str, text: str, region: Omission, whole_lines: bool, notes: list[str],
+         marker: str) -> Cut:
     if whole_lines and not (is_line_start(text, region.start) and is_line_start(text, region.end)):
-        notes = [*notes, "a single line is longer than the budget; it is cut mid-line"]
+        notes = [*notes, _mid_line_note(region.position, marker)]
     return Cut(
         text=out,
         omitted_chars=region.chars,
