@@ -1,6 +1,6 @@
-"""docs/configuration.md lists every configuration key, with its true default, and every
-marker template with its placeholders: a key added to ``config.py`` without its line in the
-reference fails here (as test_hookspecs_meta.py does for hooks)."""
+"""The reference pages keep up with the code, as test_hookspecs_meta.py does for hooks:
+docs/configuration.md lists every configuration key with its true default, and every marker
+template with its placeholders; docs/architecture.md names every module."""
 
 from __future__ import annotations
 
@@ -21,8 +21,10 @@ from truncation_core.config import (
     ToolConfig,
 )
 
-DOC = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text(
-    encoding="utf-8")
+REPO = Path(__file__).resolve().parent.parent
+DOC = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+ARCHITECTURE = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+PACKAGE = REPO / "truncation_core"
 
 
 def section(title: str) -> str:
@@ -111,3 +113,27 @@ def test_the_documented_marker_defaults_are_the_real_ones() -> None:
     block = re.search(r"^```yaml\n(marker:\n.*?)^```", section("Markers"), re.M | re.S)
     assert block is not None, "no yaml block of marker defaults"
     assert yaml.safe_load(block.group(1))["marker"] == attrs.asdict(MarkerConfig())
+
+
+def modules() -> list[str]:
+    return sorted(str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py")
+                  if p.name != "__init__.py" or p.parent == PACKAGE)
+
+
+def test_modules_are_found() -> None:
+    """Negative control: the walk sees the modules it checks."""
+    assert {"truncation_core/truncator.py", "truncation_core/builtins/head.py",
+            "truncation_core/cli/apply.py"} <= set(modules())
+
+
+@pytest.mark.parametrize("module", modules())
+def test_every_module_is_in_the_architecture_page(module: str) -> None:
+    """Top-level modules by path; built-in plugins by file name in their table; the modules
+    of the other subpackages through their package (their ``__init__`` maps them)."""
+    parts = Path(module).parts
+    if len(parts) == 2:
+        assert f"`{module}`" in ARCHITECTURE
+    elif parts[1] == "builtins":
+        assert f"`{parts[2]}`" in ARCHITECTURE
+    else:
+        assert f"`truncation_core/{parts[1]}/`" in ARCHITECTURE
