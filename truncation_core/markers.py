@@ -53,7 +53,8 @@ class MarkerRenderer:
 
     def render(self, omission: Omission) -> str:
         """The marker text for *omission*, separators included."""
-        return self.format(marker=self._marker(omission.position, omission), policy=self.policy) or ""
+        marker = self._marker(omission.position, omission)
+        return self.format(marker=marker, policy=self.policy) or ""
 
     def worst_case(self, position: MarkerPosition) -> str:
         """The marker for the largest omission possible at *position*.

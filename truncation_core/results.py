@@ -96,7 +96,8 @@ class TruncationMetadata:
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
-    def unchanged(cls, content: str, policy: Policy, *, opted_out: bool = False) -> TruncationMetadata:
+    def unchanged(cls, content: str, policy: Policy, *,
+                  opted_out: bool = False) -> TruncationMetadata:
         """Metadata for content passed through untouched."""
         from truncation_core.text import count_lines
 

@@ -30,9 +30,9 @@ from truncation_core.models import Budget, ContentFacts, Cut, MarkerPosition, Om
 __all__ = [
     "FALLBACK_MARKER",
     "count_lines",
+    "count_terminators",
     "cut_points",
     "cut_text",
-    "count_terminators",
     "fit_prefix",
     "fit_suffix",
     "is_line_start",

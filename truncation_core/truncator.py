@@ -38,9 +38,9 @@ from truncation_core.text import (
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
-    from truncation_core.tools import ToolResult
     from truncation_core.salient import Matcher
     from truncation_core.streams import AsyncStream, Stream
+    from truncation_core.tools import ToolResult
 
 __all__ = ["Truncator"]
 
