@@ -20,7 +20,7 @@ from typing import Any, NewType
 
 import attrs
 
-from truncation_core.models import Budget
+from truncation_core.models import Budget, frozen_mapping
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
@@ -124,10 +124,6 @@ _non_negative = _validator(check_non_negative_int)
 _directory = _validator(check_directory_path)
 _session_name = _validator(check_session_name)
 _key_path = _validator(check_key_path)
-
-
-def _readonly(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(value or {}))
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:
@@ -460,7 +456,7 @@ class Config:
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
     #: Per-tool overrides, keyed by tool name.
-    tools: Mapping[str, ToolConfig] = attrs.field(factory=dict, converter=_readonly)
+    tools: Mapping[str, ToolConfig] = attrs.field(factory=dict, converter=frozen_mapping)
 
     def policy_for(self, tool: str | None) -> Policy:
         """The effective policy for *tool*: globals, then built-in policy, then overrides."""
