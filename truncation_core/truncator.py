@@ -65,6 +65,14 @@ class _ToolSlot:
 
     policy: Policy
     count_call: CallCounter
+    #: A ``str`` this long or shorter is within every limit without measuring it: the inline
+    #: limit, or -1 when bytes or lines are limited too (then the text must be measured).
+    unmeasured_chars: int
+
+    @classmethod
+    def of(cls, policy: Policy, count_call: CallCounter) -> _ToolSlot:
+        plain = policy.max_bytes is None and policy.max_lines is None
+        return cls(policy, count_call, policy.inline_limit if plain else -1)
 
 
 def _looks_like_json(text: str) -> bool:
@@ -206,7 +214,7 @@ class Truncator:
     def _slot(self, tool: str | None) -> _ToolSlot:
         slot = self._slots.get(tool)
         if slot is None:
-            new = _ToolSlot(self.config.policy_for(tool), self._stats.call_counter(tool))
+            new = _ToolSlot.of(self.config.policy_for(tool), self._stats.call_counter(tool))
             slot = self._slots.setdefault(tool, new)
         return slot
 
@@ -252,11 +260,9 @@ class Truncator:
         """
         slot = self._slots.get(tool) or self._slot(tool)
         slot.count_call()
-        policy = slot.policy
         if type(content) is str:
-            if (len(content) <= policy.inline_limit and policy.max_bytes is None
-                    and policy.max_lines is None):
-                return TruncationResult(content, policy=policy)
+            if len(content) <= slot.unmeasured_chars:
+                return TruncationResult(content, policy=slot.policy)
             text, raw = content, None
         elif isinstance(content, bytes | bytearray | memoryview):
             raw = bytes(content)
@@ -267,6 +273,7 @@ class Truncator:
             text, raw = str(content), None
         else:
             raise TypeError(f"content: expected str or bytes, got {type(content).__name__}")
+        policy = slot.policy
         if context.get("already_truncated"):
             return TruncationResult(text, metadata=TruncationMetadata.unchanged(
                 text, policy, opted_out=True))
@@ -579,9 +586,8 @@ class Truncator:
         """:meth:`process` for async code: content over its limit is cut and stored in a
         worker thread, so the event loop is never blocked (NFR-004). Content within its
         limit is returned at once."""
-        policy = (self._slots.get(tool) or self._slot(tool)).policy
-        if (type(content) is str and len(content) <= policy.inline_limit
-                and policy.max_bytes is None and policy.max_lines is None):
+        slot = self._slots.get(tool) or self._slot(tool)
+        if type(content) is str and len(content) <= slot.unmeasured_chars:
             return self.process(content, tool=tool, **context)
         import asyncio
 
