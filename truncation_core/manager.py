@@ -283,8 +283,6 @@ class PluginHost:
 
     def stream_cutters(self, *, tool: str | None, policy: Policy,
                        context: Mapping[str, Any]) -> list[IncrementalCut]:
-        if not self._hook.stream_cutter.get_hookimpls():  # the common case: skip dispatch
-            return []
         results = self._hook.stream_cutter(tool=tool, policy=policy, context=context)
         return [cutter for cutter in results if cutter is not None]
 

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, ArtifactWriter
+from truncation_core.artifacts import (
+    ArtifactInfo,
+    ArtifactRef,
+    ArtifactStore,
+    ArtifactWriter,
+    new_session_id,
+)
 from truncation_core.config import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
 from truncation_core.manager import PluginHost
@@ -110,7 +116,8 @@ def content_facts(text: str, *, from_bytes: bool = False,
 
 
 def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFacts) -> str:
-    """A one-line description of a tool result for its artifact (at most 100 characters)."""
+    """A one-line description of a tool result for its artifact (``ArtifactInfo`` clips it to
+    100 characters)."""
     for key in _SUMMARY_KEYS:
         value = context.get(key)
         if isinstance(value, str) and value.strip():
@@ -534,9 +541,9 @@ class Truncator:
         go to session *session_id* (a new one when None), and are deleted when the block
         ends unless *keep* (or ``s.keep = True``). See :mod:`truncation_core.sessions`.
         """
-        store = self._store.for_session(session_id) if session_id is not None else (
-            self._store.for_session(_new_session_id()))
-        return Session(self, store, keep=keep)
+        if session_id is None:
+            session_id = new_session_id()
+        return Session(self, self._store.for_session(session_id), keep=keep)
 
     @property
     def artifacts(self) -> Retrieval:
@@ -594,10 +601,6 @@ class Truncator:
         return await asyncio.to_thread(self.process, content, tool=tool, **context)
 
 
-def _new_session_id() -> str:
-    from truncation_core.artifacts import new_session_id
-
-    return new_session_id()
 def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
     """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
     from truncation_core.salient import StreamHighlights
