@@ -92,6 +92,15 @@ def check_session_name(value: object) -> SessionName:
                          f"starting with a letter or digit, got {value!r}") from None
 
 
+def check_key_path(value: object) -> KeyPath:
+    """A dotted path of keys into a JSON object: ``score`` or ``metadata.similarity_score``."""
+    if not isinstance(value, str) or not value or any(
+            not part or part != part.strip() for part in value.split(".")):
+        raise ValueError("must be a dotted path of keys such as 'score' or "
+                         f"'metadata.similarity_score', got {value!r}")
+    return KeyPath(value)
+
+
 # The converter runs these checks while structuring, so errors carry their path; the attrs
 # validators below repeat them for objects built directly in code.
 def _validator(check: Any) -> Any:
@@ -106,15 +115,6 @@ def _validator(check: Any) -> Any:
             raise ConfigError([f"{attribute.name}: {exc}"]) from None
 
     return validate
-
-
-def check_key_path(value: object) -> KeyPath:
-    """A dotted path of keys into a JSON object: ``score`` or ``metadata.similarity_score``."""
-    if not isinstance(value, str) or not value or any(
-            not part or part != part.strip() for part in value.split(".")):
-        raise ValueError("must be a dotted path of keys such as 'score' or "
-                         f"'metadata.similarity_score', got {value!r}")
-    return KeyPath(value)
 
 
 _positive = _validator(check_positive_int)

@@ -151,6 +151,7 @@ class ContentFacts:
 
             return NOT_PARSED
         return self._parse()
+
     def byte_offset(self, char_offset: int) -> int | None:
         """The byte offset in the original of the point before character *char_offset*.
 

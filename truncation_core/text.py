@@ -80,9 +80,14 @@ def ends_with_terminator(text: str) -> bool:
     return bool(text) and text[-1] in "\r\n"
 
 
-def count_lines(text: str) -> int:
-    """The number of lines in *text*, as defined in this module's docstring."""
-    return count_terminators(text) + (1 if text and text[-1] not in "\r\n" else 0)
+def count_lines(text: str, terminators: int | None = None) -> int:
+    """The number of lines in *text*, as defined in this module's docstring.
+
+    *terminators*, when already counted (:func:`count_terminators`), saves the pass.
+    """
+    if terminators is None:
+        terminators = count_terminators(text)
+    return terminators + (0 if not text or ends_with_terminator(text) else 1)
 
 
 def _straddles_crlf(text: str, pos: int) -> bool:

@@ -34,13 +34,7 @@ from truncation_core.results import TruncationMetadata, TruncationResult, estima
 from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
 from truncation_core.structured.sniff import looks_like_xml, parse
-from truncation_core.text import (
-    count_terminators,
-    cut_text,
-    ends_with_terminator,
-    measure,
-    utf8_size,
-)
+from truncation_core.text import count_lines, count_terminators, cut_text, measure, utf8_size
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
@@ -98,7 +92,6 @@ def content_facts(text: str, *, from_bytes: bool = False,
     refer to them, even where they are not valid UTF-8.
     """
     terminators = count_terminators(text)
-    lines = terminators + (1 if text and not ends_with_terminator(text) else 0)
     looks_like_json = _looks_like_json(text)
     byte_size = encoded.__len__ if encoded is not None else functools.cache(
         lambda: utf8_size(text))
@@ -108,7 +101,7 @@ def content_facts(text: str, *, from_bytes: bool = False,
     else:
         locate = text_locator(text, byte_size)
     return ContentFacts(
-        chars=len(text), lines=lines, terminators=terminators,
+        chars=len(text), lines=count_lines(text, terminators), terminators=terminators,
         looks_like_json=looks_like_json, from_bytes=from_bytes,
         byte_size=byte_size, locate_byte=locate,
         looks_like_xml=not looks_like_json and looks_like_xml(text),
