@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from faults import FailingStore, Greedy
+from faults import Broken, FailingStore, Greedy
 
-from truncation_core import StoreFull, Truncator, hookimpl
-from truncation_core.artifacts import WriterBase
+from truncation_core import StoreFull, Truncator
 from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.models import Cut
 
@@ -183,70 +182,17 @@ def test_canary_stays_out_of_a_plugin_fallback(canary: str, leaks: Leaks) -> Non
     leaks.assert_clean(canary)
 
 
-class RaisesWithContent:
-    """A plugin whose *hook* raises an exception quoting the content, as a careless plugin's
-    might; ``write`` is its artifact writer's ``write``."""
-
-    __name__ = "careless"
-
-    def __init__(self, hook: str, content: str) -> None:
-        self.hook, self.content = hook, content
-
-    def _maybe_fail(self, hook: str) -> None:
-        if hook == self.hook:
-            raise ValueError(f"{hook} failed on {self.content}")
-
-    @hookimpl
-    def select_strategy(self) -> None:
-        self._maybe_fail("select_strategy")
-
-    @hookimpl
-    def truncate(self) -> None:
-        self._maybe_fail("truncate")
-
-    @hookimpl
-    def format_marker(self) -> None:
-        self._maybe_fail("format_marker")
-
-    @hookimpl
-    def store_artifact(self) -> Any:
-        self._maybe_fail("store_artifact")
-        if self.hook != "write":
-            return None
-        plugin = self
-
-        class Writer(WriterBase):
-            def _write(self, data: bytes) -> None:
-                plugin._maybe_fail("write")
-
-            def _commit(self, info: Any) -> Any:
-                raise AssertionError("never reached")
-
-            def _abort(self) -> None:
-                pass
-
-        return Writer()
-
-    @hookimpl
-    def salient_patterns(self) -> None:
-        self._maybe_fail("salient_patterns")
-
-    @hookimpl
-    def stream_cutter(self) -> None:
-        self._maybe_fail("stream_cutter")
-
-
 @pytest.mark.parametrize("hook", ["select_strategy", "truncate", "format_marker",
                                   "store_artifact", "write", "salient_patterns",
                                   "stream_cutter"])
 def test_canary_stays_out_of_plugin_failures(canary: str, leaks: Leaks, hook: str,
                                              caplog: pytest.LogCaptureFixture) -> None:
     text = tool_output(canary)
-    plugin = RaisesWithContent(hook, text)
+    plugin = Broken(hook, quote=text)
     truncator = Truncator({"inline_limit": 2000, "artifact_threshold": 20_000},
                           plugins=[plugin], load_entrypoints=False, store=MemoryStore())
     with pytest.raises(ValueError) as control:  # negative control: the message quotes it
-        plugin._maybe_fail(hook)
+        plugin.fail()
     assert canary in str(control.value)
     if hook == "stream_cutter":
         with truncator.stream(tool="execute_command") as s:
@@ -255,7 +201,7 @@ def test_canary_stays_out_of_plugin_failures(canary: str, leaks: Leaks, hook: st
     else:
         result = truncator.process(text, tool="execute_command")
     failures = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(failures) == 1 and "'explicit.careless' raised ValueError" in (
+    assert len(failures) == 1 and "'explicit.broken' raised ValueError" in (
         failures[0].getMessage())
     reprs(leaks, result, result.metadata, result.metadata.to_json())
     leaks.assert_clean(canary)

@@ -14,91 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from faults import Broken, BrokenWriter
 from reference import expected_marker
 
-from truncation_core import ArtifactInfo, ArtifactRef, Cut, Provides, Truncator, hookimpl
-from truncation_core.artifacts import WriterBase
+from truncation_core import Cut, Provides, Truncator, hookimpl
 from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.errors import PluginLoadError, PluginLoadWarning
 
 LOG = "".join(f"line {i:04d}\n" for i in range(2000))
-
-
-class Broken:
-    """A plugin whose implementation of *hook* raises *error*, quoting the content."""
-
-    __name__ = "broken"
-
-    def __init__(self, hook: str, error: type[Exception] = ValueError) -> None:
-        self.hook, self.error = hook, error
-        self.calls = 0
-
-    def _fail(self, what: object) -> None:
-        self.calls += 1
-        raise self.error(f"cannot handle {what!r}")
-
-    @hookimpl
-    def provides(self) -> Provides:
-        return Provides(strategies={"fragile": "raises"})
-
-    @hookimpl
-    def select_strategy(self, facts: Any) -> str | None:
-        if self.hook == "select_strategy":
-            self._fail(facts)
-        return None
-
-    @hookimpl
-    def truncate(self, strategy: str, text: str) -> Cut | None:
-        if self.hook == "truncate" or strategy == "fragile":
-            self._fail(text[:80])
-        return None
-
-    @hookimpl
-    def format_marker(self, marker: Any) -> str | None:
-        if self.hook == "format_marker":
-            self._fail(marker)
-        return None
-
-    @hookimpl
-    def store_artifact(self, info: ArtifactInfo) -> Any:
-        if self.hook == "store_artifact":
-            self._fail(info)
-        if self.hook in ("write", "commit", "bad-commit"):
-            return BrokenWriter(self.hook, self.error)
-        return None
-
-    @hookimpl
-    def salient_patterns(self, tool: str | None) -> Any:
-        if self.hook == "salient_patterns":
-            self._fail(tool)
-        return None
-
-    @hookimpl
-    def stream_cutter(self, tool: str | None) -> Any:
-        if self.hook == "stream_cutter":
-            self._fail(tool)
-        return None
-
-
-class BrokenWriter(WriterBase):
-    """A plugin's artifact writer that fails at *at*: a bug, not a store error."""
-
-    def __init__(self, at: str, error: type[Exception]) -> None:
-        super().__init__()
-        self.at, self.error = at, error
-        self.aborted = False
-
-    def _write(self, data: bytes) -> None:
-        if self.at == "write":
-            raise self.error(f"cannot write {data[:80]!r}")
-
-    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
-        if self.at == "commit":
-            raise self.error("cannot commit")
-        return "art_1_not-a-ref"  # type: ignore[return-value]
-
-    def _abort(self) -> None:
-        self.aborted = True
 
 
 def make(hook: str, config: dict[str, Any] | None = None, *, strict: bool = False,
