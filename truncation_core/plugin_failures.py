@@ -14,7 +14,7 @@ what raised                              what the processor does instead
                                          configured templates, rendered without plugins)
 ``store_artifact``, or its writer        cuts inline, with markers saying that the full
                                          content could not be kept
-``salient_patterns``                     shows no highlights
+``salient_patterns``                     shows no highlights (and asks again next time)
 ``stream_cutter``                        the stream cuts as text
 =======================================  ===================================================
 
