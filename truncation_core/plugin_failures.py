@@ -37,7 +37,7 @@ from truncation_core.errors import StoreError
 if TYPE_CHECKING:
     from truncation_core.manager import PluginHost
 
-__all__ = ["GuardedWriter", "PluginFailure", "WriterFailed"]
+__all__ = ["NOT_KEPT", "GuardedWriter", "PluginFailure", "WriterFailed", "report"]
 
 log = logging.getLogger("truncation_core")
 
