@@ -322,6 +322,19 @@ def test_lines_keeps_as_many_whole_lines_as_fit(direction: str, lines: list[str]
         assert len(kept) + len(more) + len(worst) > chars
 
 
+def test_the_marker_is_used_when_it_fits_though_its_worst_case_does_not() -> None:
+    """Regression (found by the property test above): the room reserved for the marker is
+    its worst case (every number at its widest); when that exceeded the budget, the '…'
+    fallback was used although the real marker, with smaller numbers, fitted exactly."""
+    text, budget = "\n" * 9 + "0", Budget(chars=162, lines=2)
+    truncator = make_truncator("tail", budget, spill=True)
+    result = truncator.process(text)
+    _head, marker, tail = check_result(text, result, budget, name="tail")
+    assert result.metadata.notes == ()
+    assert marker.startswith("... [Beginning omitted: 9 lines / 9 chars; get_artifact(")
+    assert tail == "0" and len(result.content) == 162  # the budget, exactly
+
+
 @pytest.mark.parametrize("name", ["lines-head", "lines-tail"])
 def test_a_line_that_fits_the_budget_but_not_beside_the_marker_is_cut_and_said_so(
         name: str) -> None:

@@ -380,6 +380,10 @@ def cut_text(
     )
     notes: list[str] = []
     reserve = measure(markers.worst_case(position))
+    if not budget.admits(reserve):
+        # The worst case is a bound: the marker of a real region has smaller numbers, and
+        # may fit. Start from no reserve and grow it by what each attempt overshoots.
+        reserve = Size(chars=0, bytes=0, lines=0)
     for _ in range(_FIT_ATTEMPTS):
         room = budget.minus(reserve)
         if room is None:
