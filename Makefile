@@ -1,10 +1,11 @@
 # Two targets a newcomer needs: `make demo` and `make test`. Both build .venv on first use.
+# `make lint` runs ruff over the repository (configured in pyproject.toml).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint bench clean
 
 $(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +18,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -X dev -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

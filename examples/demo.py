@@ -22,7 +22,7 @@ from truncation_core import TruncationResult, Truncator
 
 
 def build_log(lines: int = 60_000) -> str:
-    rng = random.Random(7)  # deterministic demo data, not a secret
+    rng = random.Random(7)  # noqa: S311 - deterministic demo data, not a secret
     out = [f"[{i:06d}] compiling module_{rng.randrange(900):03d}.c ... ok\n" for i in range(lines)]
     out[lines // 2] = "[030000] warning: deprecated call in module_417.c:88\n"
     out += ["FAILED tests/test_io.py::test_roundtrip - AssertionError: 3 != 4\n",
@@ -32,7 +32,8 @@ def build_log(lines: int = 60_000) -> str:
 
 def search_results(count: int = 3_000) -> str:
     results = [
-        {"path": f"src/pkg/module_{i:04d}.py", "line": 10 + i % 300, "score": round(1 - i / count, 4),
+        {"path": f"src/pkg/module_{i:04d}.py", "line": 10 + i % 300,
+         "score": round(1 - i / count, 4),
          "snippet": f"def handler_{i}(request):  # matched 'handler'"}
         for i in range(count)
     ]

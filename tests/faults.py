@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from truncation_core import ArtifactInfo, ArtifactRef, Cut, Provides, hookimpl
 from truncation_core.artifacts import WriterBase
@@ -64,3 +64,86 @@ class Greedy:
         if strategy != "greedy":
             return None
         return Cut(text=text, omitted_chars=0, omitted_lines=0)
+
+
+class Broken:
+    """A plugin whose implementation of *hook* raises *error*, with *quote* (by default what
+    the hook was given) in the message, as a careless plugin's error might. *hook* may also
+    be ``write``, ``commit`` or ``bad-commit``: its artifact writer fails there (see
+    :class:`BrokenWriter`). It also provides the strategy ``fragile``, which always raises.
+    """
+
+    __name__ = "broken"
+
+    def __init__(self, hook: str, error: type[Exception] = ValueError,
+                 quote: object = None) -> None:
+        self.hook, self.error, self.quote = hook, error, quote
+        self.calls = 0
+
+    def fail(self, what: object = None) -> None:
+        self.calls += 1
+        raise self.error(f"cannot handle {self.quote if self.quote is not None else what!r}")
+
+    @hookimpl
+    def provides(self) -> Provides:
+        return Provides(strategies={"fragile": "raises"})
+
+    @hookimpl
+    def select_strategy(self, facts: Any) -> str | None:
+        if self.hook == "select_strategy":
+            self.fail(facts)
+        return None
+
+    @hookimpl
+    def truncate(self, strategy: str, text: str) -> Cut | None:
+        if self.hook == "truncate" or strategy == "fragile":
+            self.fail(text[:80])
+        return None
+
+    @hookimpl
+    def format_marker(self, marker: Any) -> str | None:
+        if self.hook == "format_marker":
+            self.fail(marker)
+        return None
+
+    @hookimpl
+    def store_artifact(self, info: ArtifactInfo) -> Any:
+        if self.hook == "store_artifact":
+            self.fail(info)
+        if self.hook in ("write", "commit", "bad-commit"):
+            return BrokenWriter(self)
+        return None
+
+    @hookimpl
+    def salient_patterns(self, tool: str | None) -> Any:
+        if self.hook == "salient_patterns":
+            self.fail(tool)
+        return None
+
+    @hookimpl
+    def stream_cutter(self, tool: str | None) -> Any:
+        if self.hook == "stream_cutter":
+            self.fail(tool)
+        return None
+
+
+class BrokenWriter(WriterBase):
+    """The artifact writer of a :class:`Broken` plugin: it raises (a bug, not a store error)
+    in ``write`` or ``commit``, or commits something that is not an ArtifactRef."""
+
+    def __init__(self, plugin: Broken) -> None:
+        super().__init__()
+        self.plugin = plugin
+        self.aborted = False
+
+    def _write(self, data: bytes) -> None:
+        if self.plugin.hook == "write":
+            self.plugin.fail(data[:80])
+
+    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
+        if self.plugin.hook == "commit":
+            self.plugin.fail(info)
+        return "art_1_not-a-ref"  # type: ignore[return-value]
+
+    def _abort(self) -> None:
+        self.aborted = True

@@ -4,6 +4,7 @@ variables, code; the precedence between them; and the source recorded for each v
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -238,6 +239,17 @@ def test_invalid_yaml_names_the_file_line_and_column(tmp_path: Path) -> None:
 
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
     conf = write(tmp_path / "pyproject.toml", "[tool.truncation_core\ninline_limit = 5\n")
+    with pytest.raises(ConfigError, match=f"{conf}: not valid TOML"):
+        load_config(start=tmp_path, environ={})
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    """Regression: any pyproject.toml up the tree that is not UTF-8 crashed every command
+    with a UnicodeDecodeError traceback."""
+    conf = tmp_path / "pyproject.toml"
+    conf.write_bytes(b'[tool.other]\nname = "caf\xe9"\n')  # Latin-1
+    with pytest.raises(UnicodeDecodeError), conf.open("rb") as f:  # control: tomllib's error
+        tomllib.load(f)
     with pytest.raises(ConfigError, match=f"{conf}: not valid TOML"):
         load_config(start=tmp_path, environ={})
 

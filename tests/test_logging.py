@@ -11,12 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from faults import FailingStore, Greedy
+from faults import Broken, FailingStore, Greedy
 
-from truncation_core import (
-    StoreFull,
-    Truncator,
-)
+from truncation_core import StoreFull, Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.models import Cut
 
 
@@ -181,4 +179,29 @@ def test_canary_stays_out_of_a_plugin_fallback(canary: str, leaks: Leaks) -> Non
     result = truncator.process(tool_output(canary))
     assert "returned output over the budget" in " ".join(result.metadata.notes)
     reprs(leaks, result, result.metadata)
+    leaks.assert_clean(canary)
+
+
+@pytest.mark.parametrize("hook", ["select_strategy", "truncate", "format_marker",
+                                  "store_artifact", "write", "salient_patterns",
+                                  "stream_cutter"])
+def test_canary_stays_out_of_plugin_failures(canary: str, leaks: Leaks, hook: str,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    text = tool_output(canary)
+    plugin = Broken(hook, quote=text)
+    truncator = Truncator({"inline_limit": 2000, "artifact_threshold": 20_000},
+                          plugins=[plugin], load_entrypoints=False, store=MemoryStore())
+    with pytest.raises(ValueError) as control:  # negative control: the message quotes it
+        plugin.fail()
+    assert canary in str(control.value)
+    if hook == "stream_cutter":
+        with truncator.stream(tool="execute_command") as s:
+            s.write(text)
+        result = s.result()
+    else:
+        result = truncator.process(text, tool="execute_command")
+    failures = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(failures) == 1 and "'explicit.broken' raised ValueError" in (
+        failures[0].getMessage())
+    reprs(leaks, result, result.metadata, result.metadata.to_json())
     leaks.assert_clean(canary)

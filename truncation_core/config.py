@@ -20,7 +20,7 @@ from typing import Any, NewType
 
 import attrs
 
-from truncation_core.models import Budget
+from truncation_core.models import Budget, frozen_mapping
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
@@ -92,6 +92,15 @@ def check_session_name(value: object) -> SessionName:
                          f"starting with a letter or digit, got {value!r}") from None
 
 
+def check_key_path(value: object) -> KeyPath:
+    """A dotted path of keys into a JSON object: ``score`` or ``metadata.similarity_score``."""
+    if not isinstance(value, str) or not value or any(
+            not part or part != part.strip() for part in value.split(".")):
+        raise ValueError("must be a dotted path of keys such as 'score' or "
+                         f"'metadata.similarity_score', got {value!r}")
+    return KeyPath(value)
+
+
 # The converter runs these checks while structuring, so errors carry their path; the attrs
 # validators below repeat them for objects built directly in code.
 def _validator(check: Any) -> Any:
@@ -108,15 +117,6 @@ def _validator(check: Any) -> Any:
     return validate
 
 
-def check_key_path(value: object) -> KeyPath:
-    """A dotted path of keys into a JSON object: ``score`` or ``metadata.similarity_score``."""
-    if not isinstance(value, str) or not value or any(
-            not part or part != part.strip() for part in value.split(".")):
-        raise ValueError("must be a dotted path of keys such as 'score' or "
-                         f"'metadata.similarity_score', got {value!r}")
-    return KeyPath(value)
-
-
 _positive = _validator(check_positive_int)
 _ratio = _validator(check_ratio)
 _direction = _validator(check_direction)
@@ -124,10 +124,6 @@ _non_negative = _validator(check_non_negative_int)
 _directory = _validator(check_directory_path)
 _session_name = _validator(check_session_name)
 _key_path = _validator(check_key_path)
-
-
-def _readonly(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(value or {}))
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:
@@ -337,7 +333,8 @@ class PluginsConfig:
     enable: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_str_tuple)
     #: Discover installed plugins through the ``truncation_core`` entry-point group.
     autoload: bool = True
-    #: Raise instead of warning when a plugin fails to load.
+    #: Raise instead of warning when a plugin fails to load, and let a plugin's exception
+    #: propagate instead of falling back (see :mod:`truncation_core.plugin_failures`).
     strict: bool = False
 
 
@@ -459,7 +456,7 @@ class Config:
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
     #: Per-tool overrides, keyed by tool name.
-    tools: Mapping[str, ToolConfig] = attrs.field(factory=dict, converter=_readonly)
+    tools: Mapping[str, ToolConfig] = attrs.field(factory=dict, converter=frozen_mapping)
 
     def policy_for(self, tool: str | None) -> Policy:
         """The effective policy for *tool*: globals, then built-in policy, then overrides."""

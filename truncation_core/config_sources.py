@@ -99,8 +99,10 @@ def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
     try:
         with path.open("rb") as f:
             data = tomllib.load(f)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # TOML is UTF-8 only
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from None
+    except OSError as exc:
+        raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
     for key in PYPROJECT_TABLE:
         if not isinstance(data, Mapping) or key not in data:
             return None

@@ -50,6 +50,7 @@ __all__ = [
     "structure",
 ]
 
+
 def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
     def hook(value: Any, _type: Any) -> Any:
         if type(value) is not kind:

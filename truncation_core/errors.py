@@ -47,7 +47,8 @@ class PluginLoadError(TruncationCoreError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        dist = f" from {self.distribution} {self.version or ''}".rstrip() if self.distribution else ""
+        dist = (f" from {self.distribution} {self.version or ''}".rstrip()
+                if self.distribution else "")
         why = f": {type(self.cause).__name__}: {self.cause}" if self.cause else ""
         return f"plugin {self.name!r}{dist} failed to load{why}"
 

@@ -11,7 +11,9 @@ For one tool result that is over its limit, a :class:`~truncation_core.Truncator
 ``provides`` is called once, when the plugin manager is built, to learn the names of the
 strategies and storage backends that plugins make available.
 
-Content within its limits never reaches a hook.
+Content within its limits never reaches a hook. An implementation that raises does not fail
+the tool call: the processor falls back to the built-ins and says so (see
+:mod:`truncation_core.plugin_failures`), unless ``plugins.strict`` is on.
 
 Plugin authors: import :data:`truncation_core.hookimpl` and implement any of these with the
 same function name. You may accept any subset of a hook's arguments (pluggy passes only the ones
@@ -115,7 +117,7 @@ def truncate(
         ``markers.render(omission)`` for each region you leave out.
     :returns: a :class:`~truncation_core.models.Cut` whose ``text`` fits *budget*, or None
         when *strategy* is not yours. The processor checks the size of what you return and
-        falls back to a hard cut if it does not fit.
+        cuts with head_tail instead if it does not fit.
 
     .. versionadded:: 0.1
 
@@ -154,7 +156,11 @@ def format_marker(marker: Marker, policy: Policy) -> str | None:
 
 
 @hookspec(firstresult=True)
-def store_artifact(store: ArtifactStore, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
+def store_artifact(
+    store: ArtifactStore,
+    info: ArtifactInfo,
+    policy: Policy,
+) -> ArtifactWriter | None:
     """Open a writer that keeps the full content of one tool result.
 
     Stops at first non-None result, see firstresult.
@@ -164,7 +170,8 @@ def store_artifact(store: ArtifactStore, info: ArtifactInfo, policy: Policy) -> 
     streams) and calls ``commit()``; on any error it calls ``abort()`` and degrades to inline
     truncation whose marker says the full content could not be kept.
 
-    :param store: the configured storage backend.
+    :param store: where artifacts go now: the configured backend, bound to the session of
+        the enclosing ``Truncator.session()`` if any.
     :param info: the tool, tool call id, server, summary, content type and size.
     :param policy: the effective per-tool policy.
     :returns: an :class:`~truncation_core.artifacts.ArtifactWriter`, or None to let the next
@@ -198,9 +205,11 @@ def stream_cutter(
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
     :returns: an :class:`~truncation_core.streams.IncrementalCut` (``strategy``, ``feed(text)``,
-        ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its limit
-        and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces the
-        cut; if it returns None or output over the budget, the stream cuts as text.
+        ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its
+        limit and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces
+        the cut from the stream's windows; if it returns None or output over the budget, the
+        stream cuts as text. A stream short enough to be held whole is cut by ``truncate``
+        instead, exactly as :meth:`~truncation_core.Truncator.process` would cut it.
 
     .. versionadded:: 0.1
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
+import traceback
+import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -131,7 +133,7 @@ class PluginHost:
             name = getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}"
             host._register(plugin, name=f"explicit.{name}", kind="explicit",
                            target=getattr(plugin, "__module__", None) or name)
-        host._collect_provides()
+        host._collect_provides(strict=settings.strict)
         return host
 
     def _register(self, plugin: object, *, name: str, kind: PluginKind, target: str | None,
@@ -155,13 +157,21 @@ class PluginHost:
             self._register(plugin, name=name, kind=kind, target=target,
                            distribution=distribution, version=version)
         except Exception as exc:
-            error = PluginLoadError(name, distribution=distribution, version=version, cause=exc)
-            if strict:
-                raise error from exc
-            warnings.warn(str(error), PluginLoadWarning, stacklevel=4)
             self._records[name] = PluginInfo(name=name, kind=kind, target=target,
-                                             distribution=distribution, version=version,
-                                             error=str(error))
+                                             distribution=distribution, version=version)
+            self._load_failed(name, exc, strict)
+
+    def _load_failed(self, name: str, exc: Exception, strict: bool) -> None:
+        """Skip plugin *name* with a warning that names it (an error when *strict*)."""
+        record = self._records[name]
+        error = PluginLoadError(name, distribution=record.distribution, version=record.version,
+                                cause=exc)
+        if strict:
+            raise error from exc
+        warnings.warn(str(error), PluginLoadWarning, stacklevel=5)
+        if self.pm.get_plugin(name) is not None:
+            self.pm.unregister(name=name)
+        self._records[name] = attrs.evolve(record, hooks=(), error=str(error))
 
     def _load_entrypoints(self, settings: PluginsConfig) -> None:
         from importlib.metadata import entry_points  # slow to import: only when loading
@@ -184,12 +194,17 @@ class PluginHost:
             self._load_guarded(ep.name, "entrypoint", settings.strict, target=ep.value,
                                load=ep.load, distribution=dist_name, version=version)
 
-    def _collect_provides(self) -> None:
+    def _collect_provides(self, *, strict: bool) -> None:
         # Call each implementation on its own so that listing can say who provides what.
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
-        # later plugin's entry for a name it overrides (a backend factory) wins.
+        # later plugin's entry for a name it overrides (a backend factory) wins. A plugin
+        # whose provides() raises has failed to load: what it provides is unknown.
         for impl in self.pm.hook.provides.get_hookimpls():
-            provided: Provides | None = impl.function()
+            try:
+                provided: Provides | None = impl.function()
+            except Exception as exc:
+                self._load_failed(impl.plugin_name, exc, strict)
+                continue
             if provided is None:
                 continue
             self.strategies.update(provided.strategies)
@@ -212,6 +227,36 @@ class PluginHost:
     def list_plugins(self) -> list[PluginInfo]:
         """Every plugin considered, loaded or not, in registration order."""
         return list(self._records.values())
+
+    def culprit(self, exc: BaseException,
+                suspect: object = None) -> tuple[str | None, str | None]:
+        """``(plugin, hook)``: which plugin's code raised *exc*, and in which hook.
+
+        The innermost frame of the traceback that runs a hook implementation, or code from a
+        registered plugin's module (a writer class, a helper), names the plugin; the hook is
+        that of the innermost implementation of the same plugin. When no plugin code is on
+        the traceback, the plugin whose module defines *suspect*'s class, if any. Only
+        called after a failure, so it may be slow.
+        """
+        implementations: dict[types.CodeType, tuple[str, str]] = {}
+        for hook_name in self.hook_names():
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                code = getattr(getattr(impl.function, "__func__", impl.function), "__code__",
+                               None)
+                if code is not None:
+                    implementations[code] = (impl.plugin_name, hook_name)
+        modules = {_module_of(plugin): name for name, plugin in self.pm.list_name_plugin()}
+        plugin = hook = None
+        for frame, _ in traceback.walk_tb(exc.__traceback__):
+            if frame.f_code in implementations:
+                plugin, hook = implementations[frame.f_code]
+                continue
+            owner = _owner(frame.f_globals.get("__name__"), modules)
+            if owner is not None and owner != plugin:
+                plugin, hook = owner, None
+        if plugin is None and suspect is not None:
+            plugin = _owner(type(suspect).__module__, modules)
+        return plugin, hook
 
     # -- the typed facade: one method per hook ------------------------------------------------
 
@@ -238,10 +283,21 @@ class PluginHost:
 
     def stream_cutters(self, *, tool: str | None, policy: Policy,
                        context: Mapping[str, Any]) -> list[IncrementalCut]:
-        if not self._hook.stream_cutter.get_hookimpls():  # the common case: skip dispatch
-            return []
         results = self._hook.stream_cutter(tool=tool, policy=policy, context=context)
         return [cutter for cutter in results if cutter is not None]
+
+
+def _module_of(plugin: object) -> str:
+    return plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
+
+
+def _owner(module: str | None, modules: Mapping[str, str]) -> str | None:
+    """The plugin registered as *module* or as a package holding it."""
+    while module:
+        if module in modules:
+            return modules[module]
+        module = module.rpartition(".")[0]
+    return None
 
 
 def _import_project_module(module_path: str, project_root: Path | None) -> object:

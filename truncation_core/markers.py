@@ -53,7 +53,8 @@ class MarkerRenderer:
 
     def render(self, omission: Omission) -> str:
         """The marker text for *omission*, separators included."""
-        return self.format(marker=self._marker(omission.position, omission), policy=self.policy) or ""
+        marker = self._marker(omission.position, omission)
+        return self.format(marker=marker, policy=self.policy) or ""
 
     def worst_case(self, position: MarkerPosition) -> str:
         """The marker for the largest omission possible at *position*.
@@ -78,6 +79,13 @@ class MarkerRenderer:
         """
         return self.format(marker=self._marker(element.kind, None, element),
                            policy=self.policy) or ""
+
+    def without_plugins(self) -> MarkerRenderer:
+        """This renderer with the built-in ``format_marker`` only (the configured templates):
+        the fallback when a plugin's ``format_marker`` raises."""
+        from truncation_core.builtins.markers import format_marker
+
+        return attrs.evolve(self, format=format_marker)
 
     def reference(self) -> str:
         """The artifact reference shown above a preview (empty when nothing is stored)."""

@@ -37,7 +37,8 @@ ElementKind = Literal["json_items", "json_keys", "json_key", "json_string", "jso
                       "jsonl_records", "ranked_results", "xml_elements", "xml_text"]
 
 
-def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def frozen_mapping(value: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
+    """A read-only copy: the converter for mapping fields of frozen attrs classes."""
     return MappingProxyType(dict(value or {}))
 
 
@@ -150,6 +151,7 @@ class ContentFacts:
 
             return NOT_PARSED
         return self._parse()
+
     def byte_offset(self, char_offset: int) -> int | None:
         """The byte offset in the original of the point before character *char_offset*.
 
@@ -209,7 +211,7 @@ class Cut:
     #: Human-readable remarks, e.g. why a fallback was taken.
     notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     #: Machine-readable, strategy-specific details (JSON-serialisable).
-    details: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    details: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping)
 
 
 @attrs.frozen(kw_only=True)
@@ -265,8 +267,8 @@ class Provides:
     """The names a plugin makes available, returned by the ``provides`` hook."""
 
     #: Strategy name -> one-line description.
-    strategies: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    strategies: Mapping[str, str] = attrs.field(factory=dict, converter=frozen_mapping)
     #: Backend name -> factory ``(StoreConfig) -> ArtifactStore``.
     backends: Mapping[str, Callable[..., ArtifactStore]] = attrs.field(
-        factory=dict, converter=_frozen_mapping
+        factory=dict, converter=frozen_mapping
     )

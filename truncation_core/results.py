@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.models import Budget, Omission
+from truncation_core.models import Budget, Omission, frozen_mapping
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactRef
@@ -22,10 +21,6 @@ __all__ = ["TruncationMetadata", "TruncationResult", "estimate_tokens"]
 def estimate_tokens(chars: int) -> int:
     """Approximate tokens as characters / 4, rounded up (FR-017)."""
     return (chars + 3) // 4
-
-
-def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(value or {}))
 
 
 def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
@@ -72,7 +67,7 @@ class TruncationMetadata:
     #: Remarks, e.g. which fallback was taken and why.
     notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     #: Strategy-specific, machine-readable details.
-    details: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    details: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping)
     #: True when the tool marked its result as already truncated, so it was left alone.
     opted_out: bool = False
     #: True when the artifact itself keeps only the head and tail of the original (content
@@ -96,7 +91,8 @@ class TruncationMetadata:
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
-    def unchanged(cls, content: str, policy: Policy, *, opted_out: bool = False) -> TruncationMetadata:
+    def unchanged(cls, content: str, policy: Policy, *,
+                  opted_out: bool = False) -> TruncationMetadata:
         """Metadata for content passed through untouched."""
         from truncation_core.text import count_lines
 

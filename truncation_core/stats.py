@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Mapping
-from types import MappingProxyType
 
 import attrs
+
+from truncation_core.models import frozen_mapping
 
 __all__ = ["Stats", "StatsRecorder", "ToolStats"]
 
@@ -38,7 +39,7 @@ class ToolStats:
 class Stats:
     """A snapshot of a Truncator's counters, keyed by tool name."""
 
-    tools: Mapping[str, ToolStats] = attrs.field(converter=lambda m: MappingProxyType(dict(m)))
+    tools: Mapping[str, ToolStats] = attrs.field(converter=frozen_mapping)
 
     @property
     def total(self) -> ToolStats:

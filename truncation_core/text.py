@@ -30,9 +30,9 @@ from truncation_core.models import Budget, ContentFacts, Cut, MarkerPosition, Om
 __all__ = [
     "FALLBACK_MARKER",
     "count_lines",
+    "count_terminators",
     "cut_points",
     "cut_text",
-    "count_terminators",
     "fit_prefix",
     "fit_suffix",
     "is_line_start",
@@ -80,9 +80,14 @@ def ends_with_terminator(text: str) -> bool:
     return bool(text) and text[-1] in "\r\n"
 
 
-def count_lines(text: str) -> int:
-    """The number of lines in *text*, as defined in this module's docstring."""
-    return count_terminators(text) + (1 if text and text[-1] not in "\r\n" else 0)
+def count_lines(text: str, terminators: int | None = None) -> int:
+    """The number of lines in *text*, as defined in this module's docstring.
+
+    *terminators*, when already counted (:func:`count_terminators`), saves the pass.
+    """
+    if terminators is None:
+        terminators = count_terminators(text)
+    return terminators + (0 if not text or ends_with_terminator(text) else 1)
 
 
 def _straddles_crlf(text: str, pos: int) -> bool:
@@ -337,8 +342,8 @@ def cut_points(text: str, room: Budget, head_share: float, *, whole_lines: bool)
 
     The head gets *head_share* of the room in every unit; the tail gets what the head leaves.
     Cuts snap to line boundaries: the nearest one within a quarter of the kept part, or, with
-    *whole_lines*, any one (a single line longer than the room is still cut, so that the
-    preview is never empty).
+    *whole_lines*, any one (a line at the kept end that is longer than the room is still cut,
+    so that the preview is never empty).
     """
     n = len(text)
     if head_share >= 1:
@@ -375,6 +380,10 @@ def cut_text(
     )
     notes: list[str] = []
     reserve = measure(markers.worst_case(position))
+    if not budget.admits(reserve):
+        # The worst case is a bound: the marker of a real region has smaller numbers, and
+        # may fit. Start from no reserve and grow it by what each attempt overshoots.
+        reserve = Size(chars=0, bytes=0, lines=0)
     for _ in range(_FIT_ATTEMPTS):
         room = budget.minus(reserve)
         if room is None:
@@ -386,7 +395,7 @@ def cut_text(
         out = text[:start] + marker + text[end:]
         size = measure(out)
         if budget.admits(size):
-            return _cut(out, text, region, whole_lines, notes)
+            return _cut(out, text, region, whole_lines, notes, marker)
         reserve = reserve + _overshoot(size, budget)
 
     for fallback, note in ((FALLBACK_MARKER, "marker did not fit the budget; used '…'"),
@@ -399,16 +408,25 @@ def cut_text(
         if budget.admits(measure(out)):
             region = omission(text, start, end, total_terminators=facts.terminators,
                               position=position, byte_offset=facts.byte_offset)
-            return _cut(out, text, region, whole_lines, [*notes, note])
+            return _cut(out, text, region, whole_lines, [*notes, note], fallback)
     # Only reachable if measuring disagrees with fitting; an empty output always fits.
     region = omission(text, 0, n, total_terminators=facts.terminators, position=position,
                       byte_offset=facts.byte_offset)
-    return _cut("", text, region, whole_lines, [*notes, "nothing fits the budget"])
+    return _cut("", text, region, whole_lines, [*notes, "nothing fits the budget"], "")
 
 
-def _cut(out: str, text: str, region: Omission, whole_lines: bool, notes: list[str]) -> Cut:
+def _mid_line_note(position: MarkerPosition, marker: str) -> str:
+    """Why a cut that keeps whole lines splits one: the line at the kept end does not fit
+    the room the budget leaves (beside the marker, when there is one)."""
+    line = {"end": "the first line", "beginning": "the last line"}.get(position, "a line")
+    beside = " next to the marker" if marker else ""
+    return f"{line} does not fit the budget{beside}; it is cut mid-line"
+
+
+def _cut(out: str, text: str, region: Omission, whole_lines: bool, notes: list[str],
+         marker: str) -> Cut:
     if whole_lines and not (is_line_start(text, region.start) and is_line_start(text, region.end)):
-        notes = [*notes, "a single line is longer than the budget; it is cut mid-line"]
+        notes = [*notes, _mid_line_note(region.position, marker)]
     return Cut(
         text=out,
         omitted_chars=region.chars,

@@ -10,30 +10,37 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, ArtifactWriter
+from truncation_core.artifacts import (
+    ArtifactInfo,
+    ArtifactRef,
+    ArtifactStore,
+    ArtifactWriter,
+    new_session_id,
+)
 from truncation_core.config import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
 from truncation_core.manager import PluginHost
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.offsets import raw_locator, text_locator
+from truncation_core.plugin_failures import (
+    NOT_KEPT,
+    GuardedWriter,
+    PluginFailure,
+    WriterFailed,
+    report,
+)
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
 from truncation_core.structured.sniff import looks_like_xml, parse
-from truncation_core.text import (
-    count_terminators,
-    cut_text,
-    ends_with_terminator,
-    measure,
-    utf8_size,
-)
+from truncation_core.text import count_lines, count_terminators, cut_text, measure, utf8_size
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
-    from truncation_core.tools import ToolResult
     from truncation_core.salient import Matcher
     from truncation_core.streams import AsyncStream, Stream
+    from truncation_core.tools import ToolResult
 
 __all__ = ["Truncator"]
 
@@ -58,6 +65,14 @@ class _ToolSlot:
 
     policy: Policy
     count_call: CallCounter
+    #: A ``str`` this long or shorter is within every limit without measuring it: the inline
+    #: limit, or -1 when bytes or lines are limited too (then the text must be measured).
+    unmeasured_chars: int
+
+    @classmethod
+    def of(cls, policy: Policy, count_call: CallCounter) -> _ToolSlot:
+        plain = policy.max_bytes is None and policy.max_lines is None
+        return cls(policy, count_call, policy.inline_limit if plain else -1)
 
 
 def _looks_like_json(text: str) -> bool:
@@ -77,7 +92,6 @@ def content_facts(text: str, *, from_bytes: bool = False,
     refer to them, even where they are not valid UTF-8.
     """
     terminators = count_terminators(text)
-    lines = terminators + (1 if text and not ends_with_terminator(text) else 0)
     looks_like_json = _looks_like_json(text)
     byte_size = encoded.__len__ if encoded is not None else functools.cache(
         lambda: utf8_size(text))
@@ -87,7 +101,7 @@ def content_facts(text: str, *, from_bytes: bool = False,
     else:
         locate = text_locator(text, byte_size)
     return ContentFacts(
-        chars=len(text), lines=lines, terminators=terminators,
+        chars=len(text), lines=count_lines(text, terminators), terminators=terminators,
         looks_like_json=looks_like_json, from_bytes=from_bytes,
         byte_size=byte_size, locate_byte=locate,
         looks_like_xml=not looks_like_json and looks_like_xml(text),
@@ -95,7 +109,8 @@ def content_facts(text: str, *, from_bytes: bool = False,
 
 
 def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFacts) -> str:
-    """A one-line description of a tool result for its artifact (at most 100 characters)."""
+    """A one-line description of a tool result for its artifact (``ArtifactInfo`` clips it to
+    100 characters)."""
     for key in _SUMMARY_KEYS:
         value = context.get(key)
         if isinstance(value, str) and value.strip():
@@ -199,17 +214,22 @@ class Truncator:
     def _slot(self, tool: str | None) -> _ToolSlot:
         slot = self._slots.get(tool)
         if slot is None:
-            new = _ToolSlot(self.config.policy_for(tool), self._stats.call_counter(tool))
+            new = _ToolSlot.of(self.config.policy_for(tool), self._stats.call_counter(tool))
             slot = self._slots.setdefault(tool, new)
         return slot
 
-    def _matcher(self, tool: str | None, policy: Policy) -> Matcher:
+    def _matcher(self, tool: str | None, policy: Policy,
+                 notes: list[str] | None = None) -> Matcher:
         """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
         matcher = self._matchers.get(tool)
         if matcher is None:
             from truncation_core.salient import Matcher
 
-            matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
+            try:
+                matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
+            except Exception as exc:  # not cached: each result says why it has no highlights
+                self._plugin_failed(exc, "salient_patterns", "no highlights", tool, notes)
+                return Matcher(())
             matcher = self._matchers.setdefault(tool, matcher)
         return matcher
 
@@ -240,11 +260,9 @@ class Truncator:
         """
         slot = self._slots.get(tool) or self._slot(tool)
         slot.count_call()
-        policy = slot.policy
         if type(content) is str:
-            if (len(content) <= policy.inline_limit and policy.max_bytes is None
-                    and policy.max_lines is None):
-                return TruncationResult(content, policy=policy)
+            if len(content) <= slot.unmeasured_chars:
+                return TruncationResult(content, policy=slot.policy)
             text, raw = content, None
         elif isinstance(content, bytes | bytearray | memoryview):
             raw = bytes(content)
@@ -255,6 +273,7 @@ class Truncator:
             text, raw = str(content), None
         else:
             raise TypeError(f"content: expected str or bytes, got {type(content).__name__}")
+        policy = slot.policy
         if context.get("already_truncated"):
             return TruncationResult(text, metadata=TruncationMetadata.unchanged(
                 text, policy, opted_out=True))
@@ -279,7 +298,11 @@ class Truncator:
             raise ValueError("already_truncated: not supported by streams, which are always "
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
-        cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
+        try:
+            cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
+        except Exception as exc:
+            self._plugin_failed(exc, "stream_cutter", "the stream cuts as text", tool)
+            cutters = []
         matcher = self._matcher(tool, policy) if policy.highlights else None
         return Stream(self, tool=tool, policy=policy, context=context, cutters=cutters,
                       matcher=matcher or None)
@@ -303,7 +326,7 @@ class Truncator:
         facts = content_facts(text, from_bytes=raw is not None, encoded=data)
         notes: list[str] = []
         strategy = self._choose_strategy(tool, facts, policy, context, notes)
-        artifact, artifact_error = (self._spill(data, facts, policy, tool, context)
+        artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
                                     if data is not None and policy.spill else (None, None))
         return self._render(text, facts, strategy, policy, tool, context, notes,
                             artifact=artifact, artifact_error=artifact_error,
@@ -311,12 +334,34 @@ class Truncator:
 
     def _choose_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,
                          context: Mapping[str, Any], notes: list[str]) -> str:
-        strategy = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
-                                                context=context) or policy.strategy
-        if strategy not in self.plugins.strategies:
-            notes.append(f"no plugin provides strategy {strategy!r}; used {policy.strategy!r}")
-            strategy = policy.strategy
-        return strategy
+        try:
+            chosen = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
+                                                  context=context)
+        except Exception as exc:
+            self._plugin_failed(exc, "select_strategy", f"used {policy.strategy!r}", tool,
+                                notes)
+            return policy.strategy
+        if chosen is None:
+            return policy.strategy
+        if not isinstance(chosen, str):
+            notes.append(f"select_strategy returned a {type(chosen).__name__}, not a strategy "
+                         f"name; used {policy.strategy!r}")
+            return policy.strategy
+        if chosen not in self.plugins.strategies:
+            notes.append(f"no plugin provides strategy {chosen!r}; used {policy.strategy!r}")
+            return policy.strategy
+        return chosen
+
+    def _plugin_failed(self, exc: Exception, hook: str, instead: str, tool: str | None,
+                       notes: list[str] | None = None, *,
+                       suspect: object = None) -> PluginFailure:
+        """Report a plugin's exception and let the caller fall back (see
+        :mod:`truncation_core.plugin_failures`); with ``plugins.strict``, re-raise it."""
+        if self.config.plugins.strict:
+            raise exc
+        failure = PluginFailure.of(exc, hook, self.plugins, suspect)
+        report(failure, instead, tool=tool, notes=notes)
+        return failure
 
     def _render(self, text: str, facts: ContentFacts, strategy: str, policy: Policy,
                 tool: str | None, context: Mapping[str, Any], notes: list[str], *,
@@ -334,7 +379,13 @@ class Truncator:
                                  artifact_error=artifact_error)
         budget, header = policy.budget, ""
         if artifact is not None and facts.chars > policy.artifact_threshold:
-            header = markers.reference()
+            try:
+                header = markers.reference()
+            except Exception as exc:
+                self._plugin_failed(exc, "format_marker", "used the built-in markers", tool,
+                                    notes)
+                markers = markers.without_plugins()
+                header = markers.reference()
             room = budget.minus(measure(header))
             if room is not None and room.chars > 0:
                 budget = room.capped(policy.preview_limit)
@@ -343,13 +394,21 @@ class Truncator:
                 notes.append("artifact reference does not fit the budget")  # name the artifact
 
         def run(room: Budget, notes: list[str]) -> Cut:
-            if cut_with is None:
-                return self._run_strategy(strategy, text, room, facts, policy, markers, notes)
-            return cut_with(strategy, room, markers, notes)
+            nonlocal markers
+            try:
+                if cut_with is None:
+                    return self._run_strategy(strategy, text, room, facts, policy, markers,
+                                              notes)
+                return cut_with(strategy, room, markers, notes)
+            except Exception as exc:
+                self._plugin_failed(exc, "truncate",
+                                    "cut with head_tail and the built-in markers", tool, notes)
+                markers = markers.without_plugins()
+                return _head_tail(text, room, facts, policy, markers)
 
         cut = run(budget, notes)
         if policy.highlights and cut.omissions:
-            matcher = self._matcher(tool, policy)
+            matcher = self._matcher(tool, policy, notes)
             if matcher:
                 from truncation_core.salient import lift_highlights
 
@@ -394,13 +453,13 @@ class Truncator:
                       policy: Policy, markers: MarkerRenderer, notes: list[str]) -> Cut:
         cut = self.plugins.truncate(strategy=strategy, text=text, budget=budget, facts=facts,
                                     policy=policy, markers=markers)
-        if cut is not None and budget.admits(measure(cut.text)):
+        if isinstance(cut, Cut) and budget.admits(measure(cut.text)):
             return cut
-        notes.append(f"strategy {strategy!r} " + (
-            "returned nothing" if cut is None else "returned output over the budget")
-            + "; cut with head_tail instead")
-        return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
-                                     head_share=policy.head_ratio), strategy="head_tail")
+        problem = ("returned nothing" if cut is None
+                   else f"returned a {type(cut).__name__}, not a Cut" if not isinstance(cut, Cut)
+                   else "returned output over the budget")
+        notes.append(f"strategy {strategy!r} {problem}; cut with head_tail instead")
+        return _head_tail(text, budget, facts, policy, markers)
 
     def artifact_info(self, tool: str | None, context: Mapping[str, Any],
                       facts: ContentFacts) -> ArtifactInfo:
@@ -422,18 +481,30 @@ class Truncator:
         keeps at most ``policy.max_artifact_size`` bytes: beyond that, the head and the tail,
         and the committed ref says the artifact is cut (see
         :mod:`truncation_core.artifact_limit`). Pass the final sizes to ``commit(info)`` when
-        they are known only at the end.
+        they are known only at the end. A plugin's bug in opening or using the writer
+        becomes a :class:`~truncation_core.plugin_failures.WriterFailed` (a ``StoreError``).
         """
-        writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+
+        def failed(exc: Exception, writer: object = None) -> WriterFailed:
+            return WriterFailed(self._plugin_failed(exc, "store_artifact", NOT_KEPT, info.tool,
+                                                    suspect=writer))
+
+        try:
+            writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
+        except (StoreError, OSError):
+            raise
+        except Exception as exc:
+            raise failed(exc) from None
         if writer is None:
             return None
         from truncation_core.artifact_limit import SizeLimitedWriter
 
-        return SizeLimitedWriter(writer, info=info, limit=policy.max_artifact_size,
-                                 head_share=policy.head_ratio)
+        return SizeLimitedWriter(GuardedWriter(writer, failed), info=info,
+                                 limit=policy.max_artifact_size, head_share=policy.head_ratio)
 
     def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
-               context: Mapping[str, Any]) -> tuple[ArtifactRef | None, str | None]:
+               context: Mapping[str, Any], notes: list[str]
+               ) -> tuple[ArtifactRef | None, str | None]:
         """Keep the full content; on failure, say why instead of raising."""
         try:
             writer = self.open_artifact(self.artifact_info(tool, context, facts), policy)
@@ -445,6 +516,9 @@ class Truncator:
         except StoreFull:
             log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, len(data))
             return None, "the artifact store is full"
+        except WriterFailed as exc:  # reported where it was caught
+            notes.append(exc.note)
+            return None, "the artifact store failed"
         except (StoreError, OSError) as exc:
             log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, len(data),
                         type(exc).__name__)
@@ -460,9 +534,9 @@ class Truncator:
         go to session *session_id* (a new one when None), and are deleted when the block
         ends unless *keep* (or ``s.keep = True``). See :mod:`truncation_core.sessions`.
         """
-        store = self._store.for_session(session_id) if session_id is not None else (
-            self._store.for_session(_new_session_id()))
-        return Session(self, store, keep=keep)
+        if session_id is None:
+            session_id = new_session_id()
+        return Session(self, self._store.for_session(session_id), keep=keep)
 
     @property
     def artifacts(self) -> Retrieval:
@@ -512,19 +586,14 @@ class Truncator:
         """:meth:`process` for async code: content over its limit is cut and stored in a
         worker thread, so the event loop is never blocked (NFR-004). Content within its
         limit is returned at once."""
-        policy = (self._slots.get(tool) or self._slot(tool)).policy
-        if (type(content) is str and len(content) <= policy.inline_limit
-                and policy.max_bytes is None and policy.max_lines is None):
+        slot = self._slots.get(tool) or self._slot(tool)
+        if type(content) is str and len(content) <= slot.unmeasured_chars:
             return self.process(content, tool=tool, **context)
         import asyncio
 
         return await asyncio.to_thread(self.process, content, tool=tool, **context)
 
 
-def _new_session_id() -> str:
-    from truncation_core.artifacts import new_session_id
-
-    return new_session_id()
 def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
     """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
     from truncation_core.salient import StreamHighlights
@@ -534,6 +603,13 @@ def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission]
     bank.feed(text, final=True)
     bank.close()
     return lambda region: bank.pools(region, len(text))
+
+
+def _head_tail(text: str, budget: Budget, facts: ContentFacts, policy: Policy,
+               markers: MarkerRenderer) -> Cut:
+    """The fallback cut: the built-in head_tail, whatever strategy was asked for."""
+    return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
+                                 head_share=policy.head_ratio), strategy="head_tail")
 
 
 def _str_or_none(value: object) -> str | None:

@@ -1,7 +1,8 @@
 """The ``lines`` strategy: keep the first or last whole lines that fit (FR-021, FR-031..034).
 
-``direction`` chooses the end. Lines are never split, except a single line longer than the
-whole budget, which is cut so that the preview is not empty (the metadata notes it).
+``direction`` chooses the end. Lines are never split, except the first (or last) line when
+it does not fit the budget next to the marker: it is cut so that the preview is not empty,
+and the metadata notes it.
 """
 
 from __future__ import annotations

@@ -44,9 +44,8 @@ def cli(ctx: click.Context, config_path: Path | None) -> None:
 
 
 def _register() -> None:
-    from truncation_core.cli import apply, config, plugins
-    from truncation_core.cli import artifacts as artifacts_cli
     from truncation_core.cli import apply, config, plugins, run
+    from truncation_core.cli import artifacts as artifacts_cli
 
     cli.add_command(apply.apply_command)
     cli.add_command(plugins.plugins_command)

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from truncation_core.cli.state import AppState, console, pass_state
 
+if TYPE_CHECKING:
+    from truncation_core.config_sources import LoadedConfig
 
-def config_rows(state: AppState, tool: str | None) -> list[tuple[str, Any, str]]:
+
+def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, str]]:
     """(key, value, source) for every setting, or for one tool's effective policy."""
     from truncation_core.config import BUILTIN_TOOL_POLICIES, POLICY_KEYS
     from truncation_core.config_sources import SOURCE_BUILTIN_POLICY
     from truncation_core.converter import converter
 
-    loaded = state.load()
     config = loaded.config
     if tool is not None:
         policy = config.policy_for(tool)
@@ -69,14 +71,15 @@ def config_group() -> None:
 @pass_state
 def show_command(state: AppState, tool: str | None, as_json: bool) -> None:
     """Show the effective configuration and where each value came from."""
-    rows = config_rows(state, tool)
+    loaded = state.load()
+    rows = config_rows(loaded, tool)
     if as_json:
         click.echo(json.dumps([{"key": k, "value": v, "source": s} for k, v, s in rows],
                               indent=2))
         return
     from rich.table import Table
 
-    path = state.load().path
+    path = loaded.path
     table = Table(title=f"effective configuration{f' for tool {tool}' if tool else ''}",
                   caption=f"config file: {path}" if path else "no config file found")
     for column in ("key", "value", "source"):
@@ -94,8 +97,9 @@ def validate_command(state: AppState, path: Path | None) -> None:
     """Check the configuration (PATH, or the one found) and the plugins it names."""
     if path is not None:
         state = AppState(config_path=path)
-    truncator = state.truncator()  # raises ConfigError for any problem
-    where = state.load().path
+    loaded = state.load()
+    truncator = state.truncator(loaded=loaded)  # raises ConfigError for any problem
+    where = loaded.path
     click.echo(f"configuration is valid ({where or 'defaults only'}); "
                f"{len(truncator.plugins.strategies)} strategies, store "
                f"{truncator.config.store.backend!r}")

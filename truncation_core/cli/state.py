@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -41,11 +42,16 @@ class AppState:
 
         return load_config(self.config_path, overrides=overrides)
 
-    def truncator(self, overrides: Mapping[str, Any] | None = None) -> Truncator:
+    def truncator(self, overrides: Mapping[str, Any] | None = None, *,
+                  loaded: LoadedConfig | None = None) -> Truncator:
+        """A Truncator for the configuration (*loaded* already, or loaded with *overrides*),
+        as :meth:`Truncator.from_config <truncation_core.Truncator.from_config>` builds it."""
         from truncation_core.truncator import Truncator
 
+        if loaded is None:
+            loaded = self.load(overrides)
         with plugin_warnings_to_stderr():
-            return Truncator.from_config(self.config_path, overrides=overrides)
+            return Truncator(loaded.config, project_root=loaded.project_root)
 
 
 def pass_state(f: Any) -> Any:
@@ -54,8 +60,6 @@ def pass_state(f: Any) -> Any:
 
 def console() -> Any:
     """A rich console for stdout; wide when piped, so tables are not squeezed to 80 columns."""
-    import sys
-
     from rich.console import Console
 
     return Console(width=None if sys.stdout.isatty() else 200)

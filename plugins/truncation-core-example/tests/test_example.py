@@ -7,6 +7,7 @@ import importlib.metadata
 import pytest
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.text import count_lines
 
 LOG = "".join(f"step {i:05d}: ok\n" for i in range(5000))
@@ -30,7 +31,7 @@ def test_sample_strategy_is_discovered(truncator: Truncator) -> None:
     assert info.strategies == ("sample",)
 
 
-def test_sample_keeps_head_tail_and_middle_lines(truncator: Truncator) -> None:
+def test_sample_keeps_head_tail_and_middle_lines() -> None:
     t = Truncator({"inline_limit": 2000, "spill": False, "default_strategy": "sample"})
     result = t.process(LOG)
     meta = result.metadata
@@ -48,3 +49,14 @@ def test_sample_keeps_head_tail_and_middle_lines(truncator: Truncator) -> None:
     assert meta.omitted_chars + sum(
         len(line) for line in LOG.splitlines(keepends=True) if line in result.content
     ) == len(LOG)
+
+
+def test_each_gap_says_how_to_read_it_back() -> None:
+    t = Truncator({"inline_limit": 2000, "default_strategy": "sample"}, store=MemoryStore())
+    result = t.process(LOG)
+    assert result.artifact is not None
+    stored = LOG.encode()
+    for gap in result.metadata.omissions:  # line and byte ranges, both exact
+        assert f"start_line={gap.first_line}, end_line={gap.last_line}); bytes " \
+               f"{gap.start_byte}:{gap.end_byte}" in result.content
+        assert stored[gap.start_byte:gap.end_byte].decode() == LOG[gap.start:gap.end]

@@ -68,7 +68,7 @@ def truncate(
         pieces, gaps, previous = [text[:head_end]], [], head_end
         for line_start, line_end in (*samples, (tail_start, tail_start)):
             gap = omission(text, previous, line_start, total_terminators=facts.terminators,
-                           position="middle")
+                           position="middle", byte_offset=facts.byte_offset)
             gaps.append(gap)
             pieces += [markers.render(gap), text[line_start:line_end]]
             previous = line_end

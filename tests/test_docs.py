@@ -1,0 +1,139 @@
+"""The reference pages keep up with the code, as test_hookspecs_meta.py does for hooks:
+docs/configuration.md lists every configuration key with its true default, and every marker
+template with its placeholders; docs/architecture.md names every module."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import yaml
+
+from truncation_core.config import (
+    MARKER_PLACEHOLDERS,
+    Config,
+    MarkerConfig,
+    PluginsConfig,
+    StoreConfig,
+    ToolConfig,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+DOC = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+ARCHITECTURE = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+PACKAGE = REPO / "truncation_core"
+
+
+def section(title: str) -> str:
+    """The text of the ``## title`` section."""
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", DOC, re.M | re.S)
+    assert match is not None, f"docs/configuration.md has no section '## {title}'"
+    return match.group(1)
+
+
+def rows(text: str) -> dict[str, list[str]]:
+    """Table rows keyed by their first cell's code span: ``| `key` | a | b |``."""
+    found = {}
+    for line in text.splitlines():
+        match = re.match(r"\| `([^`]+)` \|(.*)\|$", line)
+        if match:
+            found[match.group(1)] = [cell.strip() for cell in match.group(2).split(" | ")]
+    return found
+
+
+def documented_default(value: Any) -> str:
+    """How the reference writes a default: ``none`` for None, YAML spelling otherwise."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+def fields(cls: type) -> list[attrs.Attribute[Any]]:
+    return list(attrs.fields(cls))
+
+
+SCALARS = [a for a in fields(Config) if a.name not in ("marker", "store", "plugins", "tools")]
+
+
+def test_rows_are_found() -> None:
+    """Negative control: the parser sees the table rows it checks."""
+    assert {"inline_limit", "tools"} <= set(rows(section("Global settings")))
+    assert rows("| `a` | `1` | meaning |\n")["a"] == ["`1`", "meaning"]
+    assert "b" not in rows("| b | `1` | meaning |\n")
+
+
+@pytest.mark.parametrize("attribute", fields(Config), ids=lambda a: a.name)
+def test_every_global_key_is_documented(attribute: attrs.Attribute[Any]) -> None:
+    assert attribute.name in rows(section("Global settings"))
+
+
+@pytest.mark.parametrize("attribute", SCALARS, ids=lambda a: a.name)
+def test_every_global_default_is_the_real_one(attribute: attrs.Attribute[Any]) -> None:
+    default = rows(section("Global settings"))[attribute.name][0]
+    assert default.startswith(documented_default(attribute.default)), default
+
+
+@pytest.mark.parametrize("attribute", fields(ToolConfig), ids=lambda a: a.name)
+def test_every_per_tool_key_is_documented(attribute: attrs.Attribute[Any]) -> None:
+    assert f"`{attribute.name}`" in section("Per-tool settings")
+
+
+@pytest.mark.parametrize("attribute", fields(StoreConfig), ids=lambda a: a.name)
+def test_every_store_key_is_documented_with_its_default(
+        attribute: attrs.Attribute[Any]) -> None:
+    row = rows(section("Store")).get(f"store.{attribute.name}")
+    assert row is not None, f"store.{attribute.name} is not in the Store table"
+    assert row[0].startswith(documented_default(attribute.default)), row[0]
+
+
+@pytest.mark.parametrize("attribute", fields(PluginsConfig), ids=lambda a: a.name)
+def test_every_plugins_key_is_documented(attribute: attrs.Attribute[Any]) -> None:
+    assert f"plugins.{attribute.name}" in rows(section("Plugins"))
+
+
+@pytest.mark.parametrize("name", sorted(MARKER_PLACEHOLDERS))
+def test_every_marker_template_is_documented_with_its_placeholders(name: str) -> None:
+    row = rows(section("Markers")).get(name)
+    assert row is not None, f"marker.{name} is not in the Markers table"
+    placeholders = row[-1]
+    missing = [p for p in MARKER_PLACEHOLDERS[name] if f"`{{{p}}}`" not in placeholders]
+    assert not missing, f"marker.{name}: placeholders not documented: {missing}"
+
+
+def test_every_marker_template_has_placeholders_declared() -> None:
+    assert {a.name for a in fields(MarkerConfig)} == set(MARKER_PLACEHOLDERS)
+
+
+def test_the_documented_marker_defaults_are_the_real_ones() -> None:
+    block = re.search(r"^```yaml\n(marker:\n.*?)^```", section("Markers"), re.M | re.S)
+    assert block is not None, "no yaml block of marker defaults"
+    assert yaml.safe_load(block.group(1))["marker"] == attrs.asdict(MarkerConfig())
+
+
+def modules() -> list[str]:
+    return sorted(str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py")
+                  if p.name != "__init__.py" or p.parent == PACKAGE)
+
+
+def test_modules_are_found() -> None:
+    """Negative control: the walk sees the modules it checks."""
+    assert {"truncation_core/truncator.py", "truncation_core/builtins/head.py",
+            "truncation_core/cli/apply.py"} <= set(modules())
+
+
+@pytest.mark.parametrize("module", modules())
+def test_every_module_is_in_the_architecture_page(module: str) -> None:
+    """Top-level modules by path; built-in plugins by file name in their table; the modules
+    of the other subpackages through their package (their ``__init__`` maps them)."""
+    parts = Path(module).parts
+    if len(parts) == 2:
+        assert f"`{module}`" in ARCHITECTURE
+    elif parts[1] == "builtins":
+        assert f"`{parts[2]}`" in ARCHITECTURE
+    else:
+        assert f"`truncation_core/{parts[1]}/`" in ARCHITECTURE
