@@ -308,8 +308,10 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
     except PatternError as exc:
         return _error(tool or "?", 400, str(exc))
     except StoreError as exc:
+        # The type, not the message: a store's message may carry paths, or whatever a
+        # plugin backend puts there, and this text goes to the model.
         log.warning("tool %s: store error %s", tool, type(exc).__name__)
-        return _error(tool or "?", 500, f"the artifact store failed: {exc}")
+        return _error(tool or "?", 500, f"the artifact store failed ({type(exc).__name__})")
     except ArtifactError as exc:  # our own errors describe the value, never repeat it
         return _error(tool or "?", 400, str(exc))
     except Exception as exc:  # never raise into the agent loop

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truncation_core import Truncator
+from truncation_core import StoreError, Truncator
 from truncation_core.artifacts import new_artifact_id
 from truncation_core.tools import TOOL_NAMES, ToolResult, tool_schemas
 
@@ -366,3 +366,27 @@ def test_reading_back_round_trips_lone_surrogates_and_raw_bytes(truncator: Trunc
     assert ref2 is not None and truncator.artifacts.read(ref2.id) == raw
     page = truncator.artifacts.lines(ref2.id, 2, 3)
     assert page.text == ("\ufffd\ufffd not utf-8 \ufffd\n" * 2)
+
+
+def test_a_store_failure_is_reported_without_the_stores_message(
+        small: Truncator, tmp_path: Path) -> None:
+    # A store error's message may name files or carry whatever a backend put in it; the
+    # answer the model sees says the store failed and how, never what its message said.
+    secret = str(tmp_path / "CANARY-store-path")
+    ref = small.process("x\n" * 20_000, tool="read_file").artifact
+    assert ref is not None
+
+    class Broken:
+        name = "broken"
+
+        def open(self, artifact_id: str) -> Any:
+            raise StoreError(f"cannot open {secret}")
+
+        def stat(self, artifact_id: str) -> Any:
+            raise StoreError(f"cannot stat {secret}")
+
+    broken = Truncator({"inline_limit": 1000}, store=Broken(), load_entrypoints=False)
+    answer = broken.call_tool("artifact_head", {"artifact_id": ref.id})
+    assert answer.is_error and answer.error is not None and answer.error.code == 500
+    assert "the artifact store failed (StoreError)" in answer.content
+    assert "CANARY" not in answer.content
