@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.models import Budget, Cut, Omission
-from truncation_core.text import count_terminators, is_line_start, measure
+from truncation_core.text import count_terminators, measure
 
 if TYPE_CHECKING:
     from truncation_core.config import MarkerConfig
@@ -59,7 +59,6 @@ __all__ = [
     "SalientPattern",
     "StreamHighlights",
     "lift_highlights",
-    "scan_region",
 ]
 
 #: Characters of a line that patterns look at.
@@ -236,16 +235,6 @@ class _Pool:
 Pools = dict[int, _Pool]
 
 
-def _pools(items: Iterable[Highlight], keep: int) -> Pools:
-    pools: Pools = {}
-    for item in items:
-        pool = pools.get(item.rank)
-        if pool is None:
-            pool = pools[item.rank] = _Pool(keep)
-        pool.add(item)
-    return pools
-
-
 def select(pools: Pools, limit: int) -> list[Highlight]:
     """At most *limit* highlights: by rank, then the earliest and the latest of each rank."""
     chosen: list[Highlight] = []
@@ -263,38 +252,6 @@ def select(pools: Pools, limit: int) -> list[Highlight]:
     return sorted(chosen, key=lambda h: h.line)
 
 
-def scan_region(matcher: Matcher, text: str, region: Omission, keep: int) -> Pools:
-    """The salient lines lying entirely inside *region* of an in-memory *text*.
-
-    A direct scan of one region: the straightforward definition, against which the tests
-    check :class:`StreamHighlights` (which the library uses, for ``process`` too).
-    """
-    lo, hi = region.start, region.end
-    index = region.first_line - 1
-    if not is_line_start(text, lo):  # the first line is partly kept: skip it
-        nl, cr = text.find("\n", lo, hi), text.find("\r", lo, hi)
-        ends = [x for x in (nl, cr) if x >= 0]
-        if not ends:
-            return {}
-        t = min(ends)
-        lo = t + (2 if text.startswith("\r\n", t) else 1)
-        index += 1
-    if hi < len(text) and not is_line_start(text, hi):  # the last line is partly kept
-        hi = max(text.rfind("\n", lo, hi), text.rfind("\r", lo, hi)) + 1
-    pools: Pools = {}
-    if hi > lo:
-        scan_lines(matcher, text, lo, hi, line_index=index, offset=0,
-                   emit=lambda item: _add(pools, item, keep))
-    return pools
-
-
-def _add(pools: Pools, item: Highlight, keep: int) -> None:
-    pool = pools.get(item.rank)
-    if pool is None:
-        pool = pools[item.rank] = _Pool(keep)
-    pool.add(item)
-
-
 # -- streams ---------------------------------------------------------------------------------
 
 
@@ -303,8 +260,8 @@ class StreamHighlights:
 
     Streams feed it chunk by chunk; ``process`` feeds it the whole text at once. Either way,
     :meth:`pools` then gives, for any region a cut of the text omits, what :func:`select`
-    needs, so both paths share one implementation (checked against :func:`scan_region`, an
-    independent in-memory scan, by the tests).
+    needs, so both paths share one implementation (the tests check it against the definition
+    above, applied line by line).
 
     Lines are assembled across chunks: a partial last line waits for the next chunk, with only
     its first :data:`PROBE_CHARS` characters held, and a ``"\\r"`` at the end of a chunk waits
