@@ -188,6 +188,10 @@ def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int
     search = finder.search
     pos = counted = lo
     index = line_index
+    # The first "\n" and "\r" at or after the current line's match (-1: none up to hi), kept
+    # from line to line: looking for them afresh for every line would scan to hi each time
+    # when the text has no "\r" (most text), which is quadratic in the matching lines.
+    nl = cr = -2  # not looked for yet
     while pos < hi:
         found = search(text, pos, hi)
         if found is None:
@@ -195,7 +199,10 @@ def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int
         i = found.start()
         start = max(text.rfind("\n", pos, i), text.rfind("\r", pos, i))
         start = pos if start < 0 else start + 1
-        nl, cr = text.find("\n", i, hi), text.find("\r", i, hi)
+        if -1 != nl < i:
+            nl = text.find("\n", i, hi)
+        if -1 != cr < i:
+            cr = text.find("\r", i, hi)
         end = min(nl, cr) if nl >= 0 and cr >= 0 else max(nl, cr)
         if end < 0:
             end, after = hi, hi
