@@ -201,6 +201,28 @@ def test_stream_highlights_equal_process(data: Any, limit: int, strategy: str,
     assert_same(truncator, content, data.draw(chunked(content)))
 
 
+def test_a_structured_stream_cut_again_for_highlights_equals_process() -> None:
+    # The highlights block takes room, so the cut is made again with a smaller budget:
+    # element's stream cutter must answer every time, from the whole text it kept.
+    content = "{::::::\n" + "::::::\n" * 174 + "Traceback (most recent call last):"
+    truncator = make({"inline_limit": 600, "default_strategy": "element", "highlights": 1,
+                      "head_ratio": 1.0, "spill": False})
+    got = assert_same(truncator, content, [content[:500], content[500:]])
+    assert "not valid JSON" in got.metadata.details["reason"]
+    assert got.metadata.details["highlights"]
+
+
+@pytest.mark.parametrize("step", [7, 1000, 1_000_000])
+def test_a_stream_of_xml_equals_process(step: int) -> None:
+    content = "<feed>" + "".join(f'<entry id="{i}"><title>Entry {i}</title></entry>'
+                                 for i in range(60)) + "</feed>"
+    truncator = make({"inline_limit": 400})
+    got = assert_same(truncator, content, [content[i:i + step]
+                                           for i in range(0, len(content), step)])
+    assert got.metadata.strategy_used == "element"
+    assert got.metadata.details["format"] == "xml"
+
+
 @pytest.mark.parametrize("size", [99, 100, 101, 355, 356, 357, 900])
 @pytest.mark.parametrize("strategy", ["head", "tail", "head_tail", "lines"])
 def test_stream_equals_process_around_the_limit_and_the_windows(size: int, strategy: str) -> None:

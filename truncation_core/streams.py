@@ -46,6 +46,7 @@ from truncation_core.errors import StoreError, StoreFull
 from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.salient import StreamHighlights
+from truncation_core.structured.sniff import looks_like_xml
 from truncation_core.text import cut_text, measure, utf8_size
 from truncation_core.truncator import _looks_like_json, content_facts
 from truncation_core.windows import TextWindows
@@ -100,7 +101,9 @@ class IncrementalCut(Protocol):
 
         *text* stands for the whole content: a :class:`~truncation_core.windows.TextWindows`
         that answers for its first and last characters (what a text strategy reads), so a
-        cutter can fall back to a text cut exactly as ``process`` would.
+        cutter can fall back to a text cut exactly as ``process`` would. It may be called
+        more than once, with smaller budgets (a highlights block takes room from the
+        first cut), and must answer each time.
         """
         ...
 
@@ -463,7 +466,6 @@ class Stream:
                            returns=self._returns, crlfs=self._crlfs, ascii=self._ascii), None
 
     def _window_facts(self, view: TextWindows) -> ContentFacts:
-
         total = self._bytes
         if self._mode is bytes:
             locate = raw_locator(self._raw_head, self._ring.value(),  # type: ignore[union-attr]
@@ -472,9 +474,11 @@ class Stream:
         else:
             locate = text_locator(view, lambda: total)
         terminators = self._terminators()
+        # The sniffs of content_facts, which look only at the two ends.
+        json = _looks_like_json(view)  # type: ignore[arg-type]
         return ContentFacts(
             chars=self._chars, lines=self.lines, terminators=terminators,
-            looks_like_json=_looks_like_json(view),  # type: ignore[arg-type]
+            looks_like_json=json, looks_like_xml=not json and looks_like_xml(view),  # type: ignore[arg-type]
             from_bytes=self._mode is bytes, byte_size=lambda: total, locate_byte=locate)
 
     def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:

@@ -22,7 +22,10 @@ content that looks structured; everything else costs nothing.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
+
+import attrs
 
 from truncation_core.structured.dispatch import (
     element_cut,
@@ -30,6 +33,7 @@ from truncation_core.structured.dispatch import (
     new_json_stream,
     starts_like_json,
 )
+from truncation_core.structured.sniff import parse
 
 if TYPE_CHECKING:
     from truncation_core.config import Policy
@@ -63,6 +67,8 @@ class ElementStreamCut:
         self._chars = 0
         self._sniff = ""
         self._json: JsonStreamTruncator | None = None
+        #: The stream's facts, parsing the kept text (once finishing).
+        self._facts: ContentFacts | None = None
 
     def __repr__(self) -> str:  # never the content
         state = ("streaming" if self._json is not None
@@ -96,7 +102,13 @@ class ElementStreamCut:
 
     def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
                markers: MarkerRenderer) -> Cut:
-        whole = "".join(self._parts) if self._parts is not None else None
-        self._parts = None
-        return guarded(element_cut, whole if whole is not None else text, budget=budget,
-                       facts=facts, policy=self._policy, markers=markers, prefed=self._json)
+        if self._parts is not None:  # the whole text was kept
+            if self._facts is None:
+                # The first of possibly several calls (one per budget tried: a highlights
+                # block takes room and the content is cut again): join and parse once.
+                whole = "".join(self._parts)
+                self._parts = [whole]
+                self._facts = attrs.evolve(facts, parse=functools.cache(lambda: parse(whole)))
+            text, facts = self._parts[0], self._facts
+        return guarded(element_cut, text, budget=budget, facts=facts, policy=self._policy,
+                       markers=markers, prefed=self._json)
