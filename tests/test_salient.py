@@ -255,6 +255,22 @@ def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: l
             by_definition(PATTERNS, text, region, keep)
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 37])
+def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int) -> None:
+    # Pieces shorter than the literals looked for, and pieces that end a line early and go
+    # on with one: a search must stop at the end of the lines being scanned.
+    text = "\rERROR boom\n" + log_with({5: MARKS[99], 7: MARKS[101], 30: MARKS[1200]},
+                                         total=60) + "ERROR\rValueError: x\r\nE   y"
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    bank = StreamHighlights(Matcher(PATTERNS), keep=8, window=10)
+    for start in range(0, len(text), size):
+        bank.feed(text[start:start + size])
+    bank.close()
+    assert pools_as_found(bank.pools(region, len(text))) == \
+        by_definition(PATTERNS, text, region, 8)
+
+
 # Plugin patterns over a small alphabet, so that keywords occur often, and overlap, and their
 # characters are common or rare in the text in every proportion.
 keyword = st.text(alphabet="abQ é", min_size=1, max_size=4).filter(lambda k: k.strip() == k)
