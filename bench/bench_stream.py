@@ -49,21 +49,20 @@ CHILD = textwrap.dedent(r"""
     if mode in ("count_write", "stream_spill"):
         sink = os.path.join(scratch, f"sink-{os.getpid()}")
     if mode.startswith("stream"):
-        sys.path.insert(0, os.path.join(os.path.dirname(path), "bench_support"))
         from truncation_core import Truncator
         from truncation_core.artifacts import ArtifactRef, WriterBase
         from truncation_core.hookspecs import hookimpl
 
         class FileWriter(WriterBase):
             # A plain file writer, so that spill is compared with a plain write of the bytes.
-            def __init__(self, info):
-                super().__init__(info)
+            def __init__(self):
+                super().__init__()
                 self.f = open(sink, "wb", buffering=0)
                 self.n = 0
             def _write(self, data):
                 self.f.write(data)
                 self.n += len(data)
-            def _commit(self):
+            def _commit(self, info):
                 self.f.close()
                 return ArtifactRef(id="art_1_" + "0" * 32, backend="file", bytes=self.n)
             def _abort(self):
@@ -72,7 +71,7 @@ CHILD = textwrap.dedent(r"""
         class FileStore:
             @hookimpl(tryfirst=True)
             def store_artifact(self, info):
-                return FileWriter(info)
+                return FileWriter()
 
         config = {"default_strategy": "tail", "spill": mode == "stream_spill",
                   "highlights": 8 if mode == "stream_highlights" else 0}

@@ -90,8 +90,13 @@ class IncrementalCut(Protocol):
     #: The strategy this cutter implements, as named by ``select_strategy``.
     strategy: str
 
-    def feed(self, text: str) -> None:
-        """Take the next piece of the content. Never raises on content."""
+    def feed(self, text: str) -> bool | None:
+        """Take the next piece of the content. Never raises on content.
+
+        Return False once nothing more of the content is needed (it is not for this cutter,
+        or it already knows its cut): the stream then stops feeding it, which spares decoding
+        a bytes stream that nothing else reads; :meth:`finish` is still called.
+        """
         ...
 
     def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
@@ -159,6 +164,7 @@ class Stream:
         self._policy = policy
         self._context = context
         self._cutters = cutters
+        self._feeding = list(cutters)  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
         self._highlights = None if matcher is None else StreamHighlights(
@@ -294,7 +300,7 @@ class Stream:
         if room > 0:
             self._raw_head += chunk[:room]
         self._ring.append(chunk)  # type: ignore[union-attr]
-        if self._highlights is not None or self._cutters:
+        if self._highlights is not None or self._feeding:
             self._feed(text if text is not None else chunk.decode("ascii"))
         self._keep(chunk, chunk)
 
@@ -321,8 +327,8 @@ class Stream:
             return
         if self._highlights is not None:
             self._highlights.feed(text)
-        for cutter in self._cutters:
-            cutter.feed(text)
+        if self._feeding:
+            self._feeding = [cutter for cutter in self._feeding if cutter.feed(text) is not False]
 
     def _terminators(self) -> int:
         return self._newlines + self._returns - self._crlfs

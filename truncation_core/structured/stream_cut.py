@@ -75,30 +75,32 @@ class ElementStreamCut:
                  else "keeping" if self._parts is not None else "text")
         return f"ElementStreamCut({state}, chars={self._chars})"
 
-    def feed(self, text: str) -> None:
+    def feed(self, text: str) -> bool:
+        """Take the next piece; False once the rest is not needed (see IncrementalCut)."""
         self._chars += len(text)
         if self._json is not None:
-            if not self._json.failed:
-                self._json.feed(text)
-            return
+            self._json.feed(text)
+            return not self._json.failed
         if self._parts is None:
-            return
+            return False
         self._parts.append(text)
         if len(self._sniff) < _SNIFF_CHARS:
             self._sniff += text[: _SNIFF_CHARS - len(self._sniff)]
             start = self._sniff.lstrip(_BLANKS)
             if start and start[0] not in self._starts:
                 self._parts = None  # element will not parse it: its ends are enough
-                return
+                return False
         if self._chars > self._policy.stream_threshold:
             parts, self._parts = self._parts, None
             start = self._sniff.lstrip(_BLANKS)
-            if start[:1] in ("{", "[") or starts_like_json(self._sniff):
-                self._json = new_json_stream(self._policy, None)  # markers come at finish
-                for part in parts:
-                    self._json.feed(part)
-                    if self._json.failed:
-                        break
+            if not (start[:1] in ("{", "[") or starts_like_json(self._sniff)):
+                return False  # too large to parse whole, and not JSON: cut as text
+            self._json = new_json_stream(self._policy, None)  # markers come at finish
+            for part in parts:
+                self._json.feed(part)
+                if self._json.failed:
+                    return False
+        return True
 
     def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
                markers: MarkerRenderer) -> Cut:
