@@ -428,37 +428,35 @@ class StreamHighlights:
             return
         last = max(text.rfind("\n"), text.rfind("\r"))
         if last < 0:  # no line ends here
-            self._extend(text)
+            self._extend(text, 0, len(text))
             return
         cut = last + 1
-        if not self._pending_len:  # the piece starts a line: scan it in place
-            scan_lines(self._matcher, text, 0, cut, line_index=self._line_index,
-                       offset=base, emit=self._emit, searches=self._searches)
-        elif self._pending_len <= PROBE_CHARS:  # the pending line is held whole
-            block = self._pending + text[:cut]
-            scan_lines(self._matcher, block, 0, len(block), line_index=self._line_index,
-                       offset=self._line_start, emit=self._emit,
-                       searches=self._searches)
-        else:  # a long pending line: its probe is complete; it ends at the first terminator
-            nl, cr = text.find("\n", 0, cut), text.find("\r", 0, cut)
-            t = min(x for x in (nl, cr) if x >= 0)
-            after = t + (2 if text.startswith("\r\n", t) else 1)
-            self._classify_pending(end=base + after)
-            scan_lines(self._matcher, text, after, cut, line_index=self._line_index + 1,
-                       offset=base, emit=self._emit, searches=self._searches)
-        self._line_index += count_terminators(text, 0, cut)
+        lo = 0
+        if self._pending_len:  # the line begun in an earlier piece ends here
+            nl = text.find("\n", 0, cut)
+            cr = text.find("\r", 0, nl if nl >= 0 else cut)
+            end = cr if cr >= 0 else nl
+            lo = end + (2 if text.startswith("\r\n", end) else 1)
+            self._extend(text, 0, end)
+            self._classify_pending(end=base + lo)
+            self._line_index += 1
+        # The rest is scanned where it lies: a chunk is never copied.
+        scan_lines(self._matcher, text, lo, cut, line_index=self._line_index, offset=base,
+                   emit=self._emit, searches=self._searches)
+        self._line_index += count_terminators(text, lo, cut)
         self._line_start = base + cut
         self._pending, self._pending_len = "", 0
-        self._extend(text[cut:])
+        self._extend(text, cut, len(text))
 
-    def _extend(self, text: str) -> None:
-        if text:
-            if self._pending_len <= PROBE_CHARS:
-                self._pending += text[:PROBE_CHARS + 1 - self._pending_len]
-            self._pending_len += len(text)
+    def _extend(self, text: str, start: int, end: int) -> None:
+        """The pending line goes on with ``text[start:end]``; only its probe is kept."""
+        room = PROBE_CHARS - self._pending_len
+        if room > 0:
+            self._pending += text[start:min(end, start + room)]
+        self._pending_len += end - start
 
     def _classify_pending(self, *, end: int) -> None:
-        probe = self._pending[:PROBE_CHARS]
+        probe = self._pending
         pattern = self._matcher.classify(probe)
         if pattern is not None:
             self._emit(Highlight(line=self._line_index + 1, start=self._line_start, end=end,
