@@ -18,6 +18,7 @@ from truncation_core import Truncator
 from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.errors import StoreFull
 from truncation_core.hookspecs import hookimpl
+from truncation_core.text import measure
 from truncation_core.windows import MiddleUnavailable, TextWindows
 
 
@@ -258,6 +259,29 @@ def test_progress_counters() -> None:
         s.write(b"\xac")
     assert (s.chars, s.bytes, s.lines) == (7, 9, 2)
     assert s.result().content == "ab\r\ncd€"
+    with truncator.stream() as s:
+        s.write(b"ab\n\xe2")  # a last line of one byte, not yet decoded
+        assert s.lines == 2
+    assert s.result().metadata.original_lines == 2
+
+
+def test_a_reserve_is_cut_from_the_budget_in_every_unit() -> None:
+    truncator = make({"inline_limit": 300, "max_lines": 20})
+    reserve = "a header\nof two lines\n"
+    over = "".join(f"row {i}\n" for i in range(40))  # 270 chars: within 300, not 20 lines
+    fits = "".join(f"row {i}\n" for i in range(19))  # within both, but not with the reserve
+    assert not truncator.process(fits).metadata.was_truncated
+    for text in (over, fits):
+        with truncator.stream() as s:
+            s.write(text)
+            result = s.result(reserve=reserve)
+        assert truncator.policy().budget.admits(measure(reserve + result.content))
+        assert result.metadata.was_truncated and result.metadata.limits == \
+            truncator.policy().budget
+        assert any("room for 22 chars / 2 lines" in n for n in result.metadata.notes)
+        assert s.result() is result  # finished once
+    with pytest.raises(ValueError, match="reserve: 400 characters do not fit"):
+        truncator.stream().result(reserve="x" * 400)
 
 
 def test_within_the_limit_nothing_is_stored() -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -217,7 +218,13 @@ class Stream:
     def lines(self) -> int:
         """Lines seen so far (see :mod:`truncation_core.text` for the definition)."""
         terminators = self._newlines + self._returns - self._crlfs
-        return terminators + (1 if self._chars and not self._ends_with_terminator else 0)
+        started = self._chars or not self._decoder_idle  # bytes not decoded yet are text too
+        return terminators + (1 if started and not self._ends_with_terminator else 0)
+
+    @property
+    def policy(self) -> Policy:
+        """The policy the stream is cut by (its ``budget`` is what ``result`` fits)."""
+        return self._policy
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -333,8 +340,7 @@ class Stream:
     def _terminators(self) -> int:
         return self._newlines + self._returns - self._crlfs
 
-    def _is_over(self) -> bool:
-        policy = self._policy
+    def _is_over(self, policy: Policy) -> bool:
         return (self._chars > policy.inline_limit
                 or (policy.max_bytes is not None and self._text_bytes > policy.max_bytes)
                 or (policy.max_lines is not None and self.lines > policy.max_lines))
@@ -344,7 +350,7 @@ class Stream:
     def _keep(self, chunk: str | bytes, data: bytes | None) -> None:
         """Keep the chunk for the artifact: held back while within the limit, then written."""
         if not self._over:
-            self._over = self._is_over()
+            self._over = self._is_over(self._policy)
         if not self._policy.spill or self._artifact_error is not None:
             return
         if data is None:
@@ -390,12 +396,18 @@ class Stream:
 
     # -- finishing ---------------------------------------------------------------------------
 
-    def result(self) -> TruncationResult:
-        """Finish the stream (if not finished yet) and return what the model sees."""
+    def result(self, *, reserve: str = "") -> TruncationResult:
+        """Finish the stream (if not finished yet) and return what the model sees.
+
+        *reserve* is text the caller puts above the content (a command's header, say): the
+        content is then cut so that both together fit the budget, in every limited unit.
+        Only the call that finishes the stream uses it (leaving the ``with`` block finishes
+        it too: ask for the result inside the block).
+        """
         if self._result is None:
             if self._aborted:
                 raise ValueError("result() of an aborted stream")
-            self._result = self._finish()
+            self._result = self._finish(reserve)
         return self._result
 
     def abort(self) -> None:
@@ -416,7 +428,7 @@ class Stream:
         elif not self._aborted:
             self.result()
 
-    def _finish(self) -> TruncationResult:
+    def _finish(self, reserve: str) -> TruncationResult:
         if self._mode is None:
             self._start(str)
         if self._mode is bytes:
@@ -427,12 +439,12 @@ class Stream:
                 self._feed(tail)
         if self._highlights is not None:
             self._highlights.close()
-        truncator, policy = self._truncator, self._policy
+        truncator, policy = self._truncator, self._room_left(reserve)
         if not self._over:
-            self._over = self._is_over()
+            self._over = self._is_over(policy)
         if not self._over:
             self._prefix = []
-            return truncator._unchanged("".join(self._head), policy)
+            return truncator._unchanged("".join(self._head), self._policy)
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         view, raw = self._full_text()
@@ -449,10 +461,28 @@ class Stream:
             if self._highlights is not None:
                 highlights, total = self._highlights, self._chars
                 pools_for = lambda region: highlights.pools(region, total)  # noqa: E731
-        return truncator._render(view, facts, strategy, policy, self._tool, self._context,
-                                 notes, artifact=artifact, artifact_error=artifact_error,
-                                 byte_size_known=policy.spill or self._mode is bytes,
-                                 cut_with=cut_with, pools_for=pools_for)
+        result = truncator._render(view, facts, strategy, policy, self._tool, self._context,
+                                   notes, artifact=artifact, artifact_error=artifact_error,
+                                   byte_size_known=policy.spill or self._mode is bytes,
+                                   cut_with=cut_with, pools_for=pools_for)
+        if not reserve:
+            return result
+        size = measure(reserve)
+        metadata = attrs.evolve(result.metadata, limits=self._policy.budget, notes=(
+            *result.metadata.notes, f"cut to leave room for {size.chars} chars / "
+            f"{size.lines} lines above the content"))
+        return type(result)(result.content, artifact=result.artifact, metadata=metadata)
+
+    def _room_left(self, reserve: str) -> Policy:
+        """The policy with its limits less what *reserve* takes."""
+        if not reserve:
+            return self._policy
+        room = self._policy.budget.minus(measure(reserve))
+        if room is None:
+            raise ValueError(f"reserve: {len(reserve)} characters do not fit the budget "
+                             f"({self._policy.budget})")
+        return attrs.evolve(self._policy, inline_limit=room.chars, max_bytes=room.bytes,
+                            max_lines=room.lines)
 
     def _full_text(self) -> tuple[str | TextWindows, bytes | None]:
         """The whole text when the two ends overlap, else the windows over it."""
@@ -577,14 +607,15 @@ class AsyncStream:
 
     async def write(self, chunk: str | bytes | bytearray | memoryview) -> int:
         if self._pending and type(chunk) is not type(self._pending[0]):
-            await self._flush()
+            await self.flush()
         self._pending.append(chunk)
         self._pending_size += len(chunk)
         if self._pending_size >= _ASYNC_BATCH:
-            await self._flush()
+            await self.flush()
         return len(chunk)
 
-    async def _flush(self) -> None:
+    async def flush(self) -> None:
+        """Hand the chunks gathered so far to the stream (its counters then include them)."""
         if not self._pending:
             return
         first = self._pending[0]
@@ -598,10 +629,12 @@ class AsyncStream:
         self._inflight = asyncio.ensure_future(asyncio.to_thread(function, *args))
         return await asyncio.shield(self._inflight)
 
-    async def result(self) -> TruncationResult:
-        """Finish the stream and return what the model sees."""
-        await self._flush()
-        return await self._run(self._stream.result)  # type: ignore[no-any-return]
+    async def result(self, *, reserve: str = "") -> TruncationResult:
+        """Finish the stream and return what the model sees (*reserve*: as for
+        :meth:`Stream.result`)."""
+        await self.flush()
+        return await self._run(  # type: ignore[no-any-return]
+            functools.partial(self._stream.result, reserve=reserve))
 
     def abort(self) -> None:
         """Drop the stream (after the batch being written, if any): nothing is stored."""
