@@ -126,8 +126,8 @@ class Highlight:
     #: The pattern that matched, and its rank.
     pattern: str
     rank: int
-    #: The line's text, clipped to :data:`LINE_CHARS` characters.
-    text: str
+    #: The line's text, clipped to :data:`LINE_CHARS` characters (content: not in the repr).
+    text: str = attrs.field(repr=False)
 
 
 class Matcher:

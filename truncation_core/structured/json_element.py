@@ -90,8 +90,8 @@ class Window:
     ``total`` counts every member of the original; ``head`` and ``tail`` never overlap.
     """
 
-    head: Sequence[Any]
-    tail: Sequence[Any]
+    head: Sequence[Any] = attrs.field(repr=False)  # content: never in a repr
+    tail: Sequence[Any] = attrs.field(repr=False)
     total: int
     pairs: bool = False
 
@@ -100,8 +100,8 @@ class Window:
 class LongString:
     """A string of which only the beginning and end are held; ``total`` is its length."""
 
-    head: str
-    tail: str
+    head: str = attrs.field(repr=False)  # content: never in a repr
+    tail: str = attrs.field(repr=False)
     total: int
 
 
@@ -171,7 +171,7 @@ def _path_segment(key: Any) -> str:
 class Fitted:
     """The output of :func:`fit`, and what it left out."""
 
-    text: str
+    text: str = attrs.field(repr=False)  # content: never in a repr
     knobs: Knobs
     #: Totals by unit: ``items``, ``keys``, ``chars`` (of strings), ``containers`` (collapsed).
     omitted: dict[str, int]
@@ -435,7 +435,7 @@ class _Renderer(BudgetWriter):
 class _Cached:
     """A container written without cuts, and what it takes for that to hold again."""
 
-    text: str
+    text: str = attrs.field(repr=False)  # content: never in a repr
     bytes: int
     lines: int
     #: Largest array, object and string inside it, and its height.

@@ -235,8 +235,8 @@ def _first_line(exc: BaseException) -> str:
 class _Ends:
     """The first and last characters of a stream, and its size, for a text fallback."""
 
-    head: str
-    tail: str
+    head: str = attrs.field(repr=False)  # content: never in a repr
+    tail: str = attrs.field(repr=False)
     chars: int
     lines: int
 

@@ -30,6 +30,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
+from xml.parsers.expat import ErrorString
 
 import attrs
 
@@ -52,7 +53,9 @@ class _Knobs(NamedTuple):
 
 @attrs.frozen(kw_only=True)
 class XmlFitted:
-    text: str
+    """What :func:`fit_xml` returns: the output and the metadata's ``details``."""
+
+    text: str = attrs.field(repr=False)  # content: never in a repr
     details: dict[str, Any]
 
 
@@ -84,7 +87,11 @@ def parse_xml(text: str) -> _Document | str:
                     namespaces[id(item)] = pending
                     pending = []
     except ParseError as exc:
-        return f"not well-formed XML: {str(exc).splitlines()[0] if str(exc) else 'error'}"
+        # The message is the parser's, except for undefined entities, which ElementTree
+        # names (content): rebuild it from the error code and the position.
+        line, column = exc.position
+        message = ErrorString(exc.code) if isinstance(exc.code, int) else "error"
+        return f"not well-formed XML: {message}: line {line}, column {column}"
     except (ValueError, RecursionError) as exc:
         return f"not well-formed XML: {type(exc).__name__}"
     if root is None:
