@@ -217,9 +217,8 @@ class Stream:
     @property
     def lines(self) -> int:
         """Lines seen so far (see :mod:`truncation_core.text` for the definition)."""
-        terminators = self._newlines + self._returns - self._crlfs
         started = self._chars or not self._decoder_idle  # bytes not decoded yet are text too
-        return terminators + (1 if started and not self._ends_with_terminator else 0)
+        return self._terminators() + (1 if started and not self._ends_with_terminator else 0)
 
     @property
     def policy(self) -> Policy:
@@ -509,13 +508,13 @@ class Stream:
                                  tail_is_start=False)
         else:
             locate = text_locator(view, lambda: total)
-        terminators = self._terminators()
         # The sniffs of content_facts, which look only at the two ends.
         json = _looks_like_json(view)  # type: ignore[arg-type]
+        xml = not json and looks_like_xml(view)  # type: ignore[arg-type]
         return ContentFacts(
-            chars=self._chars, lines=self.lines, terminators=terminators,
-            looks_like_json=json, looks_like_xml=not json and looks_like_xml(view),  # type: ignore[arg-type]
-            from_bytes=self._mode is bytes, byte_size=lambda: total, locate_byte=locate)
+            chars=self._chars, lines=self.lines, terminators=self._terminators(),
+            looks_like_json=json, looks_like_xml=xml, from_bytes=self._mode is bytes,
+            byte_size=lambda: total, locate_byte=locate)
 
     def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:
         if self._writer is None:

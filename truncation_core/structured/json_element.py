@@ -42,7 +42,7 @@ import attrs
 
 from truncation_core.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
-from truncation_core.structured.writer import BudgetWriter, Overflow
+from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
 from truncation_core.text import utf8_size
 
 __all__ = [
@@ -61,8 +61,6 @@ __all__ = [
 INF = sys.maxsize
 #: Step 2 shortens strings down to this many kept characters.
 MIN_STRING = 16
-#: At most this many cuts are listed in the metadata (the totals always count all of them).
-MAX_LISTED_CUTS = 50
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -175,7 +173,7 @@ class Fitted:
     knobs: Knobs
     #: Totals by unit: ``items``, ``keys``, ``chars`` (of strings), ``containers`` (collapsed).
     omitted: dict[str, int]
-    #: The first :data:`MAX_LISTED_CUTS` cuts: ``{"path", "kind", "omitted", "total"}``.
+    #: The first cuts (see :class:`~truncation_core.structured.writer.CutList`).
     cuts: list[dict[str, Any]]
     #: How many cuts there are in all.
     cut_count: int
@@ -203,8 +201,7 @@ class _Renderer(BudgetWriter):
         self.cache = cache
         self.path: list[str] = ["$"]
         self.omitted = {"items": 0, "keys": 0, "chars": 0, "containers": 0}
-        self.cuts: list[dict[str, Any]] = []
-        self.cut_count = 0
+        self.cuts = CutList()
         self.notes = 0
         #: Largest array, object and string, and height, of the container being written.
         self.stats = [0, 0, 0, 0]
@@ -223,10 +220,7 @@ class _Renderer(BudgetWriter):
                                   path="".join(self.path))
         self.notes += 1
         if self.record and kind != "json_key":
-            self.cut_count += 1
-            if len(self.cuts) < MAX_LISTED_CUTS:
-                self.cuts.append({"path": element.path, "kind": kind, "omitted": count,
-                                  "total": total})
+            self.cuts.add(element)
         return element
 
     # -- values -------------------------------------------------------------------------------
@@ -532,6 +526,6 @@ def fit(value: Any, *, budget: Budget, style: Style, note: Callable[[ElementOmis
                             head_ratio=head_ratio, cache=cache, record=True)
             if final is not None:  # always: rendering is deterministic
                 return Fitted(text="".join(final.parts), knobs=chosen, omitted=final.omitted,
-                              cuts=final.cuts, cut_count=final.cut_count,
+                              cuts=final.cuts.listed, cut_count=final.cuts.count,
                               indented=layout.indent is not None)
     return None
