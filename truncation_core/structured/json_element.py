@@ -250,10 +250,7 @@ class _Renderer(BudgetWriter):
             self.put(int.__repr__(value))
         elif kind is Window:
             self.stats[0] = INF  # never cached: its middle is not held
-            if value.pairs:
-                self.obj(value.head, value.tail, value.total, depth)
-            else:
-                self.array(value.head, value.tail, value.total, depth)
+            self.windowed(value.head, value.tail, value.total, depth, pairs=value.pairs)
         elif kind is LongString:
             self.stats[2] = INF
             self.string(value.head, value.tail, value.total)
@@ -283,10 +280,7 @@ class _Renderer(BudgetWriter):
         else:
             mark, notes = len(self.parts), self.notes
             self.stats = [0, 0, 0, 0]
-            if pairs:
-                self.obj(value, (), len(value), depth)
-            else:
-                self.array(value, (), len(value), depth)
+            self.windowed(value, (), len(value), depth, pairs=pairs)
             stats = self.stats
             self.stats = parent
             stats[0 if not pairs else 1] = max(stats[0 if not pairs else 1], len(value))
@@ -334,35 +328,25 @@ class _Renderer(BudgetWriter):
         else:
             self.put("[" + dump_string(self.note(note)) + "]")
 
-    def array(self, head: Sequence[Any], tail: Sequence[Any], total: int, depth: int) -> None:
+    def windowed(self, head: Sequence[Any], tail: Sequence[Any], total: int, depth: int, *,
+                 pairs: bool) -> None:
+        """An array (or object: *pairs*) of *total* members, of which *head* and *tail* are
+        held: as many as the knobs allow, with a note for the others."""
         if total == 0:
-            self.put("[]")
+            self.put("{}" if pairs else "[]")
             return
         if depth >= self.knobs.depth:
-            self.collapsed(total, pairs=False)
+            self.collapsed(total, pairs=pairs)
             return
-        first, last = self.window(len(head), len(tail), total, self.knobs.items)
+        kind, unit = ("json_keys", "keys") if pairs else ("json_items", "items")
+        limit = self.knobs.keys if pairs else self.knobs.items
+        first, last = self.window(len(head), len(tail), total, limit)
         omitted = total - first - last
         note = None
         if omitted:
-            self.omitted["items"] += omitted
-            note = self.omission("json_items", omitted, total, "items")
-        self.members(head, tail, total, first, last, note, depth, pairs=False)
-
-    def obj(self, head: Sequence[Any], tail: Sequence[Any], total: int, depth: int) -> None:
-        if total == 0:
-            self.put("{}")
-            return
-        if depth >= self.knobs.depth:
-            self.collapsed(total, pairs=True)
-            return
-        first, last = self.window(len(head), len(tail), total, self.knobs.keys)
-        omitted = total - first - last
-        note = None
-        if omitted:
-            self.omitted["keys"] += omitted
-            note = self.omission("json_keys", omitted, total, "keys")
-        self.members(head, tail, total, first, last, note, depth, pairs=True)
+            self.omitted[unit] += omitted
+            note = self.omission(kind, omitted, total, unit)
+        self.members(head, tail, total, first, last, note, depth, pairs=pairs)
 
     def window(self, held_head: int, held_tail: int, total: int, limit: int) -> tuple[int, int]:
         """How many members to show from the beginning and from the end."""
