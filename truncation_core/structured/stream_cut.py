@@ -38,6 +38,7 @@ from truncation_core.structured.dispatch import (
     new_json_stream,
     starts_like_json,
 )
+from truncation_core.structured.ranked import ranked_cut
 from truncation_core.structured.sniff import Parsed, parse, parse_prefix
 
 if TYPE_CHECKING:
@@ -63,13 +64,17 @@ _CHECK_CHARS = 64 * 1024
 
 
 class ElementStreamCut:
-    """An :class:`~truncation_core.streams.IncrementalCut` for ``element``."""
+    """An :class:`~truncation_core.streams.IncrementalCut` for ``element``, and for
+    ``ranked`` (*strategy*), which parses the same content the same way, and hands to
+    ``element`` what it cannot rank."""
 
-    strategy = "element"
-
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: Policy, strategy: str = "element") -> None:
         self._policy = policy
-        self._starts = _ELEMENT_STARTS if policy.strategy == self.strategy else _SNIFFED_STARTS
+        self.strategy = strategy
+        self._cut = ranked_cut if strategy == "ranked" else element_cut
+        # ranked parses whatever it is given, as JSON: nothing rules it out at the start.
+        self._starts = (None if strategy == "ranked" else _ELEMENT_STARTS
+                        if policy.strategy == strategy else _SNIFFED_STARTS)
         #: The whole text so far, while it may still be needed; None once it is not.
         self._parts: list[str] | None = []
         self._chars = 0
@@ -99,12 +104,14 @@ class ElementStreamCut:
         if len(self._sniff) < _SNIFF_CHARS:
             self._sniff += text[: _SNIFF_CHARS - len(self._sniff)]
             start = self._sniff.lstrip(_BLANKS)
-            if start and start[0] not in self._starts:
+            if start and self._starts is not None and start[0] not in self._starts:
                 self._parts = None  # element will not parse it: its ends are enough
                 return False
         if self._chars > self._policy.stream_threshold:
             return self._to_events()
-        if before < _CHECK_CHARS <= self._chars and self._starts_like_json():
+        # (element parses what starts with "<" as XML: a JSON parser's verdict says nothing)
+        if before < _CHECK_CHARS <= self._chars and (self._starts is None
+                                                     or self._starts_like_json()):
             self._parsed = parse_prefix("".join(self._parts))
             if self._parsed is not None:  # not JSON, whatever follows: keep no text
                 return self._to_events()
@@ -135,7 +142,7 @@ class ElementStreamCut:
             self._facts = self._parsing(facts)
         if self._parts is not None:
             text = self._parts[0]
-        return guarded(element_cut, text, budget=budget, facts=self._facts,
+        return guarded(self._cut, text, budget=budget, facts=self._facts,
                        policy=self._policy, markers=markers, prefed=self._json)
 
     def _parsing(self, facts: ContentFacts) -> ContentFacts:
