@@ -315,22 +315,14 @@ def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int
 # -- keeping the first and last matches of each rank -------------------------------------------
 
 
-@attrs.define
+@attrs.frozen(kw_only=True)
 class _Pool:
-    """The first and last *keep* matches of one rank, and how many there are."""
+    """The matches of one rank in an omitted region: the first and the last few (as many as
+    selection can show), and how many there are."""
 
-    keep: int
-    first: list[Highlight] = attrs.field(factory=list)
-    last: deque[Highlight] = attrs.field(factory=deque)
-    count: int = 0
-
-    def add(self, item: Highlight) -> None:
-        self.count += 1
-        if len(self.first) < self.keep:
-            self.first.append(item)
-        self.last.append(item)
-        if len(self.last) > self.keep:
-            self.last.popleft()
+    first: list[Highlight]
+    last: list[Highlight]
+    count: int
 
 
 Pools = dict[int, _Pool]
@@ -348,7 +340,7 @@ def select(pools: Pools, limit: int) -> list[Highlight]:
             chosen.extend(pool.first[:pool.count])
         else:
             early = (room + 1) // 2
-            late = list(pool.last)[len(pool.last) - (room - early):] if room > early else []
+            late = pool.last[len(pool.last) - (room - early):] if room > early else []
             chosen.extend(pool.first[:early] + late)
     return sorted(chosen, key=lambda h: h.line)
 
@@ -390,7 +382,7 @@ class StreamHighlights:
         self._pending = ""
         self._pending_len = 0
         self._head: list[Highlight] = []
-        self._first: Pools = {}
+        self._first: dict[int, list[Highlight]] = {}  # the first matches of each rank
         self._recent: dict[int, deque[Highlight]] = {}
         self._counts: dict[int, int] = {}
 
@@ -400,11 +392,9 @@ class StreamHighlights:
             return
         rank = item.rank
         self._counts[rank] = self._counts.get(rank, 0) + 1
-        first = self._first.get(rank)
-        if first is None:
-            first = self._first[rank] = _Pool(self._keep)
-        if len(first.first) < self._keep:
-            first.first.append(item)
+        first = self._first.setdefault(rank, [])
+        if len(first) < self._keep:
+            first.append(item)
         recent = self._recent.setdefault(rank, deque())
         recent.append(item)
         # Matches ending before the last `window` characters seen end before the final tail
@@ -483,14 +473,13 @@ class StreamHighlights:
             tail = [h for h in recent if h.end > tail_from]
             edge_tail = [h for h in tail if _inside(h, region)]
             middle_count = self._counts.get(rank, 0) - len(tail)
-            first = [h for h in self._first.get(rank, _Pool(0)).first if h.end <= tail_from]
+            first = [h for h in self._first.get(rank, ()) if h.end <= tail_from]
             last = [h for h in recent if h.end <= tail_from]
-            pool = _Pool(self._keep)
-            pool.first = (inside + first + edge_tail)[:self._keep]
-            pool.last = deque((inside + last + edge_tail)[-self._keep:])
-            pool.count = len(inside) + middle_count + len(edge_tail)
-            if pool.count:
-                pools[rank] = pool
+            count = len(inside) + middle_count + len(edge_tail)
+            if count:
+                pools[rank] = _Pool(first=(inside + first + edge_tail)[:self._keep],
+                                    last=(inside + last + edge_tail)[-self._keep:],
+                                    count=count)
         return pools
 
 
