@@ -69,7 +69,8 @@ log = logging.getLogger("truncation_core")
 _SLACK = 16
 #: The JSON sniff looks at this many characters at each end (see truncator._looks_like_json).
 _SNIFF_CHARS = 256
-#: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character.
+#: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character
+#: (and a few more: a broken sequence at the edge is up to 3 bytes).
 _MAX_UTF8 = 4
 #: AsyncStream hands work to a thread once this much is pending.
 _ASYNC_BATCH = 256 * 1024
@@ -168,6 +169,7 @@ class Stream:
         self._feeding = list(cutters)  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
+        self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
         self._highlights = None if matcher is None else StreamHighlights(
             matcher, keep=policy.highlights, window=window)
         self._mode: type | None = None
@@ -260,7 +262,7 @@ class Stream:
         if kind is str:
             self._ring = _Ring(self._window, "")
         else:
-            self._ring = _Ring(_MAX_UTF8 * self._window + 8, b"")
+            self._ring = _Ring(self._raw_window, b"")
             self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def _count(self, chunk: Any, nl: Any, cr: Any, crlf: Any) -> None:
@@ -302,7 +304,7 @@ class Stream:
         if self._head_chars < self._window:
             self._take_head(text if text is not None else
                             chunk[:self._window - self._head_chars].decode("ascii"))
-        room = _MAX_UTF8 * self._window + 8 - len(self._raw_head)
+        room = self._raw_window - len(self._raw_head)
         if room > 0:
             self._raw_head += chunk[:room]
         self._ring.append(chunk)  # type: ignore[union-attr]
