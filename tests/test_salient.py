@@ -201,6 +201,15 @@ def by_definition(patterns: Any, text: str, region: Omission, keep: int) -> dict
     return {rank: (len(items), items[:keep], items[-keep:]) for rank, items in found.items()}
 
 
+def bank_for(matcher: Matcher, *, keep: int, window: int, gather: bool) -> StreamHighlights:
+    """A bank; without *gather*, it scans every piece as it comes, however small (as it
+    does with pieces of 64 KiB), so that short pieces reach the scanner itself."""
+    bank = StreamHighlights(matcher, keep=keep, window=window)
+    if not gather:
+        bank._batch_chars = 1  # type: ignore[attr-defined]
+    return bank
+
+
 def pools_as_found(pools: Any) -> dict[int, Any]:
     def rows(items: Any) -> list[tuple[int, str, str]]:
         return [(h.line, h.pattern, h.text) for h in items]
@@ -238,13 +247,14 @@ def cut_region(text: str, window: int, data: Any) -> Omission | None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(salient_lines, min_size=1, max_size=80),
        st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
-       st.integers(1, 6), st.data())
+       st.integers(1, 6), st.booleans(), st.data())
 def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: list[str],
-                                                        keep: int, data: Any) -> None:
+                                                        keep: int, gather: bool,
+                                                        data: Any) -> None:
     text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
     text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
     n, window = len(text), 300
-    bank = StreamHighlights(Matcher(PATTERNS), keep=keep, window=window)
+    bank = bank_for(Matcher(PATTERNS), keep=keep, window=window, gather=gather)
     cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
     for a, b in zip([0, *cuts], [*cuts, n], strict=True):
         bank.feed(text[a:b])
@@ -255,15 +265,16 @@ def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: l
             by_definition(PATTERNS, text, region, keep)
 
 
+@pytest.mark.parametrize("gather", [False, True])
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 37])
-def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int) -> None:
+def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int, gather: bool) -> None:
     # Pieces shorter than the literals looked for, and pieces that end a line early and go
     # on with one: a search must stop at the end of the lines being scanned.
     text = "\rERROR boom\n" + log_with({5: MARKS[99], 7: MARKS[101], 30: MARKS[1200]},
                                          total=60) + "ERROR\rValueError: x\r\nE   y"
     region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
                       last_line=0)
-    bank = StreamHighlights(Matcher(PATTERNS), keep=8, window=10)
+    bank = bank_for(Matcher(PATTERNS), keep=8, window=10, gather=gather)
     for start in range(0, len(text), size):
         bank.feed(text[start:start + size])
     bank.close()
@@ -282,15 +293,15 @@ plugin_patterns = st.lists(st.builds(
 
 @settings(max_examples=200, deadline=None)
 @given(plugin_patterns, st.text(alphabet="abQ é\n\r", max_size=60),
-       st.integers(1, 3000), st.integers(1, 4), st.data())
+       st.integers(1, 3000), st.integers(1, 4), st.booleans(), st.data())
 def test_any_patterns_find_the_lines_the_definition_finds(patterns: list[SalientPattern],
                                                           block: str, repeat: int, keep: int,
-                                                          data: Any) -> None:
+                                                          gather: bool, data: Any) -> None:
     text = (block * repeat)[:60_000] + data.draw(st.text(alphabet="abQ\n", max_size=20))
     if not text:
         return
     window = 200
-    bank = StreamHighlights(Matcher(patterns), keep=keep, window=window)
+    bank = bank_for(Matcher(patterns), keep=keep, window=window, gather=gather)
     step = data.draw(st.sampled_from([7, 4096, 100_000]))
     for a in range(0, len(text), step):
         bank.feed(text[a:a + step])
