@@ -49,21 +49,20 @@ CHILD = textwrap.dedent(r"""
     if mode in ("count_write", "stream_spill"):
         sink = os.path.join(scratch, f"sink-{os.getpid()}")
     if mode.startswith("stream"):
-        sys.path.insert(0, os.path.join(os.path.dirname(path), "bench_support"))
         from truncation_core import Truncator
         from truncation_core.artifacts import ArtifactRef, WriterBase
         from truncation_core.hookspecs import hookimpl
 
         class FileWriter(WriterBase):
             # A plain file writer, so that spill is compared with a plain write of the bytes.
-            def __init__(self, info):
-                super().__init__(info)
+            def __init__(self):
+                super().__init__()
                 self.f = open(sink, "wb", buffering=0)
                 self.n = 0
             def _write(self, data):
                 self.f.write(data)
                 self.n += len(data)
-            def _commit(self):
+            def _commit(self, info):
                 self.f.close()
                 return ArtifactRef(id="art_1_" + "0" * 32, backend="file", bytes=self.n)
             def _abort(self):
@@ -72,7 +71,7 @@ CHILD = textwrap.dedent(r"""
         class FileStore:
             @hookimpl(tryfirst=True)
             def store_artifact(self, info):
-                return FileWriter(info)
+                return FileWriter()
 
         config = {"default_strategy": "tail", "spill": mode == "stream_spill",
                   "highlights": 8 if mode == "stream_highlights" else 0}
@@ -122,16 +121,21 @@ CHILD = textwrap.dedent(r"""
 """)
 
 
-def make_log(path: Path, size: int, non_ascii: bool) -> None:
-    """A deterministic log of ~90-byte lines: a 64 MiB block, repeated."""
-    lines = []
-    for i in range(200_000):
+def service_log(lines: int, non_ascii: bool = False) -> str:
+    """A deterministic service log of ~90-byte lines, none of them salient."""
+    rows = []
+    for i in range(lines):
         level = ("INFO", "DEBUG", "WARN", "INFO")[i % 4]
         word = "résumé naïve 東京" if non_ascii and i % 5 == 0 else "request handled"
-        lines.append(f"2024-05-01T12:{i // 3600 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z {level} "
-                     f"[worker-{i % 16}] {word} id={i * 7919 % 100003} status=200 "
-                     f"took={i % 97}ms\n")
-    block = "".join(lines).encode()
+        rows.append(f"2024-05-01T12:{i // 3600 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z {level} "
+                    f"[worker-{i % 16}] {word} id={i * 7919 % 100003} status=200 "
+                    f"took={i % 97}ms\n")
+    return "".join(rows)
+
+
+def make_log(path: Path, size: int, non_ascii: bool) -> None:
+    """*size* bytes of :func:`service_log`: a 64 MiB block, repeated."""
+    block = service_log(200_000, non_ascii).encode()
     block = (block * (64 * CHUNK // len(block) + 1))[:64 * CHUNK]
     block = block[:block.rindex(b"\n") + 1]
     with open(path, "wb") as f:

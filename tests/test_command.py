@@ -30,6 +30,7 @@ from truncation_core.command import (
     arun_command,
     run_command,
 )
+from truncation_core.text import measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:
@@ -234,6 +235,9 @@ def test_async_run_command() -> None:
     assert done.status.exit_code == 4
     assert done.result.metadata.original_lines == 20000
     assert done.result.content.endswith("row 19999\n")
+    assert done.text.startswith("Exit code: 4\n") and len(done.text) <= 400  # header counted
+    assert "Total output lines: 20,000\n" in done.header
+
     timed = asyncio.run(arun_command(truncator, ["sleep", "30"], timeout=0.3, kill_grace=0.3))
     assert timed.status.timed_out and timed.status.shell_exit_code == TIMEOUT_EXIT
 
@@ -245,13 +249,57 @@ def test_frameworks_that_run_commands_themselves_get_the_same_result() -> None:
     own = subprocess.run([PY, "-c", code], capture_output=True, check=False)  # their runner
     with truncator.stream(tool="execute_command", command=shlex.join([PY, "-c", code])) as s:
         s.write(own.stdout)
-    done = CommandResult.of(s.result(), CommandStatus(
-        argv=[PY, "-c", code], exit_code=own.returncode, duration_seconds=0.5))
+        done = CommandResult.of(s, CommandStatus(
+            argv=[PY, "-c", code], exit_code=own.returncode, duration_seconds=0.5))
     assert done.status.shell_exit_code == 5
     assert done.result.metadata.command == done.status
     assert done.text.startswith("Exit code: 5\nWall time: 0.5 s\nTotal output lines: 3,000\n")
+    assert len(done.text) <= 400
     strip = re.compile(r"art_\w+")
     assert strip.sub("ID", done.result.content) == strip.sub("ID", ours.result.content)
+    # A result already cut cannot make room: the header goes above it as it is.
+    late = CommandResult.of(ours.result, ours.status)
+    assert late.text == ours.header + ours.result.content
+
+
+@pytest.mark.parametrize("limits", [{"inline_limit": 400}, {"max_bytes": 300},
+                                    {"max_lines": 12}])
+def test_the_header_counts_against_the_budget(limits: dict[str, int]) -> None:
+    truncator = make(limits)
+    budget = truncator.policy("execute_command").budget
+    for rows in (3000, 7, 60):  # far over; within the limit; within it without the header
+        code = f"import sys\nfor i in range({rows}): print('row', i)\nsys.exit(2)"
+        done = run_command(truncator, python(code), timeout=60)
+        assert done.text.startswith("Exit code: 2\n")
+        assert budget.admits(measure(done.text)), (limits, rows, measure(done.text))
+        assert done.result.metadata.limits == budget
+        if done.result.metadata.was_truncated:
+            assert stored(truncator, done.result) == "".join(
+                f"row {i}\n" for i in range(rows)).encode()  # nothing lost
+    # Negative control: the same output cut by itself, with the header put above it after.
+    code = "import sys\nfor i in range(3000): print('row', i)"
+    with truncator.stream(tool="execute_command") as s:
+        s.write(subprocess.run(python(code), capture_output=True, check=True).stdout)
+    unreserved = CommandResult.of(s.result(), CommandStatus(argv=["x"], exit_code=0))
+    assert not budget.admits(measure(unreserved.text))
+
+
+def test_a_small_budget_gets_a_one_line_header_or_none() -> None:
+    code = "import sys\nfor i in range(3000): print('row', i)\nsys.exit(1)"
+    small = run_command(make({"inline_limit": 120}), python(code))
+    assert re.fullmatch(r"\[exit code 1, \d+\.\d s, 3,000 lines\]\n", small.header)
+    assert small.text.startswith(small.header) and len(small.text) <= 120
+    tiny = run_command(make({"inline_limit": 40}), python(code))
+    assert tiny.header == "" and len(tiny.text) <= 40
+    assert tiny.result.metadata.command.exit_code == 1  # still in the metadata
+    two_lines = run_command(make({"max_lines": 2}), python(code))
+    assert two_lines.header.count("\n") == 1 and two_lines.text.count("\n") <= 2
+    status = CommandStatus(argv=["x"], exit_code=None, signal="SIGKILL", timed_out=True,
+                           timeout=5, duration_seconds=5.04)
+    with make({"inline_limit": 160}).stream(tool="execute_command") as s:
+        s.write("started\n" * 10)
+        killed = CommandResult.of(s, status)
+    assert killed.header == "[killed by SIGKILL, timed out, 5.0 s, 10 lines]\n"
 
 
 def test_missing_command_and_empty_argv() -> None:
@@ -281,6 +329,7 @@ def test_cli_prints_what_the_model_sees_and_exits_with_the_command_code() -> Non
     assert done.stdout.startswith("Exit code: 3\nWall time: ")
     assert "Total output lines: 5,000\nOutput:\n" in done.stdout
     assert done.stdout.endswith("line 4999\n")
+    assert len(done.stdout) <= 2000  # the header counts against the limit
     assert "truncated with tail" in done.stderr
     assert "lines ·" not in done.stderr  # no progress display when stderr is not a terminal
 

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
@@ -85,14 +85,26 @@ def test_streams_give_the_same_coordinates() -> None:
     assert region.end_byte - region.start_byte == region.bytes > 0
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.binary(max_size=60), st.data())
+# Bytes that decode to U+FFFD in every way: broken sequences of 1 to 3 bytes, encoded
+# surrogates (b"\xed\xa0" is two U+FFFD), sequences cut short, stray continuation bytes.
+tricky_bytes = st.lists(st.one_of(
+    st.binary(max_size=4),
+    st.sampled_from([b"\xed\xa0", b"\xed\xa0\x80", b"\xe2\x82", b"\xf0\x9f\x98", b"\x80",
+                     b"\xff", b"\xc3", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"a"]),
+), max_size=20).map(b"".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(tricky_bytes, st.data())
+@example(b"\xed\xa0", None).via("the decoder gives two characters for these at the end")
 def test_prefix_bytes_follow_the_decoder(data: bytes, draw: Any) -> None:
     text = data.decode("utf-8", "replace")
-    chars = draw.draw(st.integers(0, len(text)))
-    offset = prefix_bytes(data, chars)
-    assert data[:offset].decode("utf-8", "replace") == text[:chars]
-    assert data[offset:].decode("utf-8", "replace") == text[chars:]
+    for chars in range(len(text) + 1):
+        offset = prefix_bytes(data, chars)
+        assert data[:offset].decode("utf-8", "replace") == text[:chars]
+        assert data[offset:].decode("utf-8", "replace") == text[chars:]
+    if draw is None:
+        return
     start = draw.draw(st.integers(0, len(data)))
     point = sync_point(data, start)
     assert point - start <= 3

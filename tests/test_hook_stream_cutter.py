@@ -98,3 +98,26 @@ def test_hook_stream_cutter_receives_tool_policy_and_context() -> None:
     streamed(truncator, ["x"], tool="events", tool_call_id="c1")
     assert seen == [("events", 123, {"tool_call_id": "c1"})]
     assert isinstance(_CountingCut(), IncrementalCut)
+
+
+def test_a_cutter_that_needs_no_more_is_not_fed_but_still_finishes() -> None:
+    class FirstChunkOnly(_CountingCut):
+        """Knows its cut from the first chunk: feed says so."""
+
+        def feed(self, text: str) -> bool:
+            super().feed(text)
+            return False
+
+    class Plugin:
+        @hookimpl
+        def stream_cutter(self) -> FirstChunkOnly:
+            self.cutter = FirstChunkOnly()
+            return self.cutter
+
+    plugin = Plugin()
+    truncator = make({"inline_limit": 50, "default_strategy": "element"}, plugins=[plugin])
+    content = "[" + "1, " * 5000 + "1]"
+    for chunks in ([content[i:i + 77] for i in range(0, len(content), 77)],
+                   [content.encode()[i:i + 77] for i in range(0, len(content), 77)]):
+        assert streamed(truncator, chunks).content == "[77 chars of JSON]"
+        assert plugin.cutter.fed == 77

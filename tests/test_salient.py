@@ -15,10 +15,10 @@ from truncation_core.builtins.salient import PATTERNS
 from truncation_core.models import Omission
 from truncation_core.salient import (
     LINE_CHARS,
+    PROBE_CHARS,
     Matcher,
     SalientPattern,
     StreamHighlights,
-    scan_region,
 )
 from truncation_core.text import line_index, measure
 
@@ -175,31 +175,63 @@ def test_patterns_are_checked() -> None:
         SalientPattern(name="x", keywords=("a",), regex="(")
 
 
-# -- the stream's bank against an independent in-memory scan --------------------------------
+# -- the bank against the definition ---------------------------------------------------------
+
+LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n)|([^\r\n]+)\Z")
+
+
+def by_definition(patterns: Any, text: str, region: Omission, keep: int) -> dict[int, Any]:
+    """The salient lines of *region*, straight from the definition in salient.py's docstring:
+    every line lying entirely inside the region, matched on its first PROBE_CHARS characters
+    against the patterns in rank order. Rank -> (count, first *keep*, last *keep*)."""
+    ordered = sorted(patterns, key=lambda p: p.rank)
+    found: dict[int, list[tuple[int, str, str]]] = {}
+    for number, line in enumerate(LINE.finditer(text), 1):
+        if line.start() < region.start or line.end() > region.end:
+            continue
+        probe = (line.group(1) if line.group(1) is not None else line.group(2))[:PROBE_CHARS]
+        for pattern in ordered:
+            if any(k in probe for k in pattern.keywords) and (
+                    pattern.regex is None or re.search(pattern.regex, probe)):
+                shown = probe.rstrip()
+                if len(shown) > LINE_CHARS:
+                    shown = shown[:LINE_CHARS - 1] + "…"
+                found.setdefault(pattern.rank, []).append((number, pattern.name, shown))
+                break
+    return {rank: (len(items), items[:keep], items[-keep:]) for rank, items in found.items()}
+
+
+def bank_for(matcher: Matcher, *, keep: int, window: int, gather: bool) -> StreamHighlights:
+    """A bank; without *gather*, it scans every piece as it comes, however small (as it
+    does with pieces of 64 KiB), so that short pieces reach the scanner itself."""
+    bank = StreamHighlights(matcher, keep=keep, window=window)
+    if not gather:
+        bank._batch_chars = 1  # type: ignore[attr-defined]
+    return bank
+
+
+def pools_as_found(pools: Any) -> dict[int, Any]:
+    def rows(items: Any) -> list[tuple[int, str, str]]:
+        return [(h.line, h.pattern, h.text) for h in items]
+
+    return {rank: (pool.count, rows(pool.first), rows(pool.last))
+            for rank, pool in pools.items()}
+
 
 salient_lines = st.one_of(
     st.sampled_from(["ok", "", "error: bad", "ValueError: x", "3 failed, 1 passed", "E   x",
-                     "panic: y", "FAILED t", "é" * 3]),
+                     "panic: y", "FAILED t", "é" * 3, "mirror", "E" * 40, "Ran 3 tests in 1s",
+                     "make: *** [all] Error 2", "✕ adds", "exit status 1"]),
     st.integers(500, 700).map(lambda n: "error: " + "z" * n),
+    # The keyword ends just inside or just outside the probe.
+    st.integers(PROBE_CHARS - 12, PROBE_CHARS).map(lambda n: "z" * n + " error: late"),
 )
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(salient_lines, min_size=1, max_size=80),
-       st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
-       st.integers(1, 6), st.data())
-def test_the_bank_agrees_with_an_in_memory_scan(lines: list[str], ends: list[str], keep: int,
-                                                data: Any) -> None:
-    text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
-    text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
-    n, window = len(text), 300
-    matcher = Matcher(PATTERNS)
-    bank = StreamHighlights(matcher, keep=keep, window=window)
-    cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
-    for a, b in zip([0, *cuts], [*cuts, n], strict=True):
-        bank.feed(text[a:b])
-    bank.close()
-    # Regions like a cut's: starting in the first `window` characters, ending in the last.
+def cut_region(text: str, window: int, data: Any) -> Omission | None:
+    """A region like a cut's: starting in the first *window* characters, ending in the last,
+    never inside a "\r\n"."""
+    n = len(text)
     start = data.draw(st.integers(0, min(n, window - 20)))
     end = data.draw(st.integers(max(start, n - window + 20), n))
     if text[start - 1:start + 1] == "\r\n":
@@ -207,10 +239,74 @@ def test_the_bank_agrees_with_an_in_memory_scan(lines: list[str], ends: list[str
     if end < n and text[end - 1:end + 1] == "\r\n":
         end += 1
     if end <= start:
+        return None
+    return Omission(position="middle", start=start, end=end, lines=0,
+                    first_line=line_index(text, start) + 1, last_line=0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(salient_lines, min_size=1, max_size=80),
+       st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
+       st.integers(1, 6), st.booleans(), st.data())
+def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: list[str],
+                                                        keep: int, gather: bool,
+                                                        data: Any) -> None:
+    text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
+    text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
+    n, window = len(text), 300
+    bank = bank_for(Matcher(PATTERNS), keep=keep, window=window, gather=gather)
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
+    for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+        bank.feed(text[a:b])
+    bank.close()
+    region = cut_region(text, window, data)
+    if region is not None:
+        assert pools_as_found(bank.pools(region, n)) == \
+            by_definition(PATTERNS, text, region, keep)
+
+
+@pytest.mark.parametrize("gather", [False, True])
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 37])
+def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int, gather: bool) -> None:
+    # Pieces shorter than the literals looked for, and pieces that end a line early and go
+    # on with one: a search must stop at the end of the lines being scanned.
+    text = "\rERROR boom\n" + log_with({5: MARKS[99], 7: MARKS[101], 30: MARKS[1200]},
+                                         total=60) + "ERROR\rValueError: x\r\nE   y"
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    bank = bank_for(Matcher(PATTERNS), keep=8, window=10, gather=gather)
+    for start in range(0, len(text), size):
+        bank.feed(text[start:start + size])
+    bank.close()
+    assert pools_as_found(bank.pools(region, len(text))) == \
+        by_definition(PATTERNS, text, region, 8)
+
+
+# Plugin patterns over a small alphabet, so that keywords occur often, and overlap, and their
+# characters are common or rare in the text in every proportion.
+keyword = st.text(alphabet="abQ é", min_size=1, max_size=4).filter(lambda k: k.strip() == k)
+plugin_patterns = st.lists(st.builds(
+    SalientPattern, name=st.sampled_from(["p", "q", "r"]),
+    keywords=st.lists(keyword, min_size=1, max_size=3), rank=st.integers(0, 2),
+    regex=st.sampled_from([None, None, "^a", "b$", "Q.*Q"])), min_size=1, max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(plugin_patterns, st.text(alphabet="abQ é\n\r", max_size=60),
+       st.integers(1, 3000), st.integers(1, 4), st.booleans(), st.data())
+def test_any_patterns_find_the_lines_the_definition_finds(patterns: list[SalientPattern],
+                                                          block: str, repeat: int, keep: int,
+                                                          gather: bool, data: Any) -> None:
+    text = (block * repeat)[:60_000] + data.draw(st.text(alphabet="abQ\n", max_size=20))
+    if not text:
         return
-    region = Omission(position="middle", start=start, end=end, lines=0,
-                      first_line=line_index(text, start) + 1, last_line=0)
-    expected = scan_region(matcher, text, region, keep)
-    got = bank.pools(region, n)
-    assert {r: (p.count, p.first, list(p.last)) for r, p in got.items()} == \
-        {r: (p.count, p.first, list(p.last)) for r, p in expected.items()}
+    window = 200
+    bank = bank_for(Matcher(patterns), keep=keep, window=window, gather=gather)
+    step = data.draw(st.sampled_from([7, 4096, 100_000]))
+    for a in range(0, len(text), step):
+        bank.feed(text[a:a + step])
+    bank.close()
+    region = cut_region(text, window, data)
+    if region is not None:
+        assert pools_as_found(bank.pools(region, len(text))) == \
+            by_definition(patterns, text, region, keep)

@@ -18,6 +18,7 @@ from truncation_core import Truncator
 from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.errors import StoreFull
 from truncation_core.hookspecs import hookimpl
+from truncation_core.text import measure
 from truncation_core.windows import MiddleUnavailable, TextWindows
 
 
@@ -201,6 +202,28 @@ def test_stream_highlights_equal_process(data: Any, limit: int, strategy: str,
     assert_same(truncator, content, data.draw(chunked(content)))
 
 
+def test_a_structured_stream_cut_again_for_highlights_equals_process() -> None:
+    # The highlights block takes room, so the cut is made again with a smaller budget:
+    # element's stream cutter must answer every time, from the whole text it kept.
+    content = "{::::::\n" + "::::::\n" * 174 + "Traceback (most recent call last):"
+    truncator = make({"inline_limit": 600, "default_strategy": "element", "highlights": 1,
+                      "head_ratio": 1.0, "spill": False})
+    got = assert_same(truncator, content, [content[:500], content[500:]])
+    assert "not valid JSON" in got.metadata.details["reason"]
+    assert got.metadata.details["highlights"]
+
+
+@pytest.mark.parametrize("step", [7, 1000, 1_000_000])
+def test_a_stream_of_xml_equals_process(step: int) -> None:
+    content = "<feed>" + "".join(f'<entry id="{i}"><title>Entry {i}</title></entry>'
+                                 for i in range(60)) + "</feed>"
+    truncator = make({"inline_limit": 400})
+    got = assert_same(truncator, content, [content[i:i + step]
+                                           for i in range(0, len(content), step)])
+    assert got.metadata.strategy_used == "element"
+    assert got.metadata.details["format"] == "xml"
+
+
 @pytest.mark.parametrize("size", [99, 100, 101, 355, 356, 357, 900])
 @pytest.mark.parametrize("strategy", ["head", "tail", "head_tail", "lines"])
 def test_stream_equals_process_around_the_limit_and_the_windows(size: int, strategy: str) -> None:
@@ -236,6 +259,29 @@ def test_progress_counters() -> None:
         s.write(b"\xac")
     assert (s.chars, s.bytes, s.lines) == (7, 9, 2)
     assert s.result().content == "ab\r\ncd€"
+    with truncator.stream() as s:
+        s.write(b"ab\n\xe2")  # a last line of one byte, not yet decoded
+        assert s.lines == 2
+    assert s.result().metadata.original_lines == 2
+
+
+def test_a_reserve_is_cut_from_the_budget_in_every_unit() -> None:
+    truncator = make({"inline_limit": 300, "max_lines": 20})
+    reserve = "a header\nof two lines\n"
+    over = "".join(f"row {i}\n" for i in range(40))  # 270 chars: within 300, not 20 lines
+    fits = "".join(f"row {i}\n" for i in range(19))  # within both, but not with the reserve
+    assert not truncator.process(fits).metadata.was_truncated
+    for text in (over, fits):
+        with truncator.stream() as s:
+            s.write(text)
+            result = s.result(reserve=reserve)
+        assert truncator.policy().budget.admits(measure(reserve + result.content))
+        assert result.metadata.was_truncated and result.metadata.limits == \
+            truncator.policy().budget
+        assert any("room for 22 chars / 2 lines" in n for n in result.metadata.notes)
+        assert s.result() is result  # finished once
+    with pytest.raises(ValueError, match="reserve: 400 characters do not fit"):
+        truncator.stream().result(reserve="x" * 400)
 
 
 def test_within_the_limit_nothing_is_stored() -> None:

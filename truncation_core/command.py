@@ -21,8 +21,10 @@ Decisions, and why:
   seconds. A process that escapes the group and keeps the output pipe open cannot hang the
   caller: once the command has exited, reading stops after *kill_grace* seconds more, and
   the metadata says so.
-* **The header is not part of the budget.** It is a few fixed lines (exit code, wall time,
-  total lines), like the envelope of a tool call; the budget governs the command's output.
+* **The header counts against the budget**, like everything the model sees: the output is
+  cut when the command has ended (and the header is known) to leave room for it. It takes at
+  most half the budget: a one-line header stands in when the full one would take more, and
+  none when even that would (the status is in the metadata either way).
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ from typing import IO, TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
+    from truncation_core.models import Budget
     from truncation_core.results import TruncationResult
+    from truncation_core.streams import Stream
     from truncation_core.truncator import Truncator
 
 __all__ = ["CommandResult", "CommandStatus", "arun_command", "run_command"]
@@ -52,6 +56,8 @@ CHUNK = 1024 * 1024
 PROGRESS_INTERVAL = 0.1
 #: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
 TIMEOUT_EXIT = 124
+#: The most of the budget (in every limited unit) the header may take.
+HEADER_SHARE = 0.5
 
 #: Called with the stream (``chars``, ``bytes``, ``lines`` so far) and the seconds elapsed.
 Progress = Callable[[Any, float], None]
@@ -95,39 +101,44 @@ class CommandResult:
     status: CommandStatus
     #: The truncated output (its metadata carries ``command``; its artifact, everything).
     result: TruncationResult = attrs.field(repr=False)
+    #: The lines above the output: timeout, exit code, wall time, total lines.
+    header: str = attrs.field(
+        default=attrs.Factory(lambda self: _full_header(self.status, self.result),
+                              takes_self=True), repr=False)
 
     @classmethod
-    def of(cls, result: TruncationResult, status: CommandStatus) -> CommandResult:
-        """For frameworks that run commands their own way: the output they streamed (or
-        processed), with how the command ended recorded in its metadata and header.
+    def of(cls, output: Stream | TruncationResult, status: CommandStatus) -> CommandResult:
+        """For frameworks that run commands their own way: the output they streamed, with how
+        the command ended in its header and in its metadata.
 
             with truncator.stream(tool="execute_command", command=line) as s:
                 for chunk in output:
                     s.write(chunk)
-            done = CommandResult.of(s.result(), CommandStatus(argv=argv, exit_code=code,
-                                                              duration_seconds=seconds))
-            done.text   # the header, then the cut output
+                done = CommandResult.of(s, CommandStatus(argv=argv, exit_code=code,
+                                                         duration_seconds=seconds))
+            done.text   # the header, then the cut output: within the budget
+
+        Pass the stream before it is finished (inside the ``with`` block): its output is
+        then cut to leave room for the header. A result already cut (a finished stream's,
+        or ``process()``'s) cannot make room: the full header is put above it as it is.
         """
         from truncation_core.results import TruncationResult
 
-        metadata = attrs.evolve(result.metadata, command=status)
-        return cls(status=status, result=TruncationResult(
-            result.content, artifact=result.artifact, metadata=metadata))
+        if isinstance(output, TruncationResult):
+            result, header = output, _full_header(status, output)
+        else:
+            header = _header_for(status, lines=output.lines, budget=output.policy.budget)
+            result = output.result(reserve=header)
+        return cls._made(result, status, header)
 
-    @property
-    def header(self) -> str:
-        """The lines above the output: timeout, exit code, wall time, total lines."""
-        s = self.status
-        lines = []
-        if s.timed_out:
-            lines.append(f"Timed out after {s.timeout:g} s: the command and its process "
-                         "group were killed.")
-        code = str(s.exit_code) if s.exit_code is not None else f"killed by {s.signal}"
-        lines.append(f"Exit code: {code}")
-        lines.append(f"Wall time: {s.duration_seconds:.1f} s")
-        lines.append(f"Total output lines: {self.result.metadata.original_lines:,}")
-        lines.append("Output:")
-        return "\n".join(lines) + "\n"
+    @classmethod
+    def _made(cls, result: TruncationResult, status: CommandStatus,
+              header: str) -> CommandResult:
+        from truncation_core.results import TruncationResult
+
+        metadata = attrs.evolve(result.metadata, command=status)
+        return cls(status=status, header=header, result=TruncationResult(
+            result.content, artifact=result.artifact, metadata=metadata))
 
     @property
     def text(self) -> str:
@@ -140,6 +151,35 @@ class CommandResult:
             "metadata": self.result.metadata.to_dict(),
             "artifact": attrs.asdict(self.result.artifact) if self.result.artifact else None,
         }
+
+
+def _header_for(status: CommandStatus, *, lines: int, budget: Budget) -> str:
+    """The header above a command's output of *lines* lines: the full one, else the
+    one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of
+    *budget* in every limited unit."""
+    from truncation_core.text import measure
+
+    share = budget.scaled(HEADER_SHARE)
+    return next((h for h in _header_forms(status, lines) if share.admits(measure(h))), "")
+
+
+def _full_header(status: CommandStatus, result: TruncationResult) -> str:
+    return _header_forms(status, result.metadata.original_lines)[0]
+
+
+def _header_forms(status: CommandStatus, lines: int) -> tuple[str, str]:
+    """The full header, and the one-line one."""
+    code = str(status.exit_code) if status.exit_code is not None else f"killed by {status.signal}"
+    full = []
+    if status.timed_out:
+        full.append(f"Timed out after {status.timeout:g} s: the command and its process "
+                    "group were killed.")
+    full += [f"Exit code: {code}", f"Wall time: {status.duration_seconds:.1f} s",
+             f"Total output lines: {lines:,}", "Output:"]
+    ended = f"killed by {status.signal}" if status.exit_code is None else f"exit code {code}"
+    timed_out = ", timed out" if status.timed_out else ""
+    short = f"[{ended}{timed_out}, {status.duration_seconds:.1f} s, {lines:,} lines]"
+    return "\n".join(full) + "\n", short + "\n"
 
 
 def _signal_name(returncode: int) -> str | None:
@@ -207,13 +247,12 @@ def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
     return checked
 
 
-def _done(result: TruncationResult, *, argv: list[str], returncode: int, timed_out: bool,
-          timeout: float | None, seconds: float, notes: list[str]) -> CommandResult:
-    """The stream's result, with how the command ended added to its metadata."""
-    return CommandResult.of(result, CommandStatus(
+def _status(*, argv: list[str], returncode: int, timed_out: bool, timeout: float | None,
+            seconds: float, notes: list[str]) -> CommandStatus:
+    return CommandStatus(
         argv=argv, exit_code=returncode if returncode >= 0 else None,
         signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
-        duration_seconds=round(seconds, 3), notes=notes))
+        duration_seconds=round(seconds, 3), notes=notes)
 
 
 def run_command(
@@ -288,8 +327,9 @@ def run_command(
         proc.wait()
         stream.abort()
         raise
-    return _done(stream.result(), argv=argv, returncode=returncode, timed_out=timed_out,
-                 timeout=timeout, seconds=time.monotonic() - start, notes=notes)
+    status = _status(argv=argv, returncode=returncode, timed_out=timed_out, timeout=timeout,
+                     seconds=time.monotonic() - start, notes=notes)
+    return CommandResult.of(stream, status)
 
 
 def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -> int | None:
@@ -368,5 +408,8 @@ async def arun_command(
         await proc.wait()
         stream.abort()
         raise
-    return _done(await stream.result(), argv=argv, returncode=returncode,
-                 timed_out=timed_out, timeout=timeout, seconds=loop.time() - start, notes=notes)
+    status = _status(argv=argv, returncode=returncode, timed_out=timed_out, timeout=timeout,
+                     seconds=loop.time() - start, notes=notes)
+    await stream.flush()  # so that the stream's line count is the total
+    header = _header_for(status, lines=stream.stream.lines, budget=stream.stream.policy.budget)
+    return CommandResult._made(await stream.result(reserve=header), status, header)

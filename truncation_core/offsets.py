@@ -53,24 +53,27 @@ def prefix_bytes(data: bytes | bytearray, chars: int) -> int:
     if chars <= 0:
         return 0
     window = bytes(data[: 4 * chars + 4])
-    text, consumed = _utf8_decode(window, "replace", False)
+    # A part of the data decodes like the whole, except that it stops before a sequence the
+    # bytes after it could still complete. Only at the very end of the data is such a
+    # sequence known to be broken, and shown as U+FFFD (one or more: b"\xed\xa0" is two).
+    at_end = len(window) == len(data)
+    text, consumed = _utf8_decode(window, "replace", at_end)
     if len(text) >= chars and "\ufffd" not in text[:chars]:
         # Valid UTF-8 up to there: re-encoding gives the original bytes back.
         return len(text[:chars].encode("utf-8", _ENCODING_ERRORS))
-    if len(text) < chars:  # only the final, incomplete sequence is missing: it is one char
-        return len(data) if len(text) + 1 >= chars else consumed
     # Replacement characters stand for 1..3 bytes each: find the smallest prefix that
     # decodes to at least `chars` characters. One more byte adds at most two characters
-    # (U+FFFD for a pending broken sequence, then the byte itself), in which case the last
-    # of them is that single byte.
+    # (U+FFFD for a pending broken sequence, then the byte itself), or, at the very end, the
+    # U+FFFD of broken bytes of one each; either way the characters past `chars` are one
+    # byte each.
     lo, hi = chars, len(window)
     while lo < hi:
         mid = (lo + hi) // 2
-        if len(_utf8_decode(window[:mid], "replace", False)[0]) >= chars:
+        if len(_utf8_decode(window[:mid], "replace", at_end and mid == len(window))[0]) >= chars:
             hi = mid
         else:
             lo = mid + 1
-    text, consumed = _utf8_decode(window[:lo], "replace", False)
+    text, consumed = _utf8_decode(window[:lo], "replace", at_end and lo == len(window))
     return consumed - (len(text) - chars)
 
 

@@ -26,10 +26,12 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
 * The block counts against the budget: the content is cut again with the block's size taken
   off, and only lines still inside the (larger) omitted region are shown.
 
-Keywords are what keeps scanning fast: one pass of a compiled alternation of literals finds
-candidate lines (about 0.2 GB/s here, so highlights are on only for tools whose output is
-command output; see ``highlights`` in docs/configuration.md), and only those lines run the
-patterns' regular expressions.
+Keywords are what keeps scanning fast: only lines holding one are classified (and run the
+patterns' regular expressions), and those lines are found with ``str.find``, each literal
+looked for by its rarest character first (see :class:`_LiteralSearch`): a character absent
+from the text costs a memchr over it. Scanning still costs a few times a plain cut, which is
+why highlights are on only for tools whose output is command output (see ``highlights`` in
+docs/configuration.md).
 
 Patterns come from the ``salient_patterns`` hook: the built-in plugin
 (:mod:`truncation_core.builtins.salient`) gives generic ones, and plugins add their own per tool.
@@ -38,6 +40,7 @@ Patterns come from the ``salient_patterns`` hook: the built-in plugin
 from __future__ import annotations
 
 import functools
+import heapq
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -46,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.models import Budget, Cut, Omission
-from truncation_core.text import count_terminators, is_line_start, measure
+from truncation_core.text import count_terminators, measure
 
 if TYPE_CHECKING:
     from truncation_core.config import MarkerConfig
@@ -59,7 +62,6 @@ __all__ = [
     "SalientPattern",
     "StreamHighlights",
     "lift_highlights",
-    "scan_region",
 ]
 
 #: Characters of a line that patterns look at.
@@ -70,6 +72,8 @@ LINE_CHARS = 160
 SHARE = 0.25
 #: How many times a cut is redone when the block's counts grow with the omitted region.
 _ATTEMPTS = 3
+#: Pieces of a stream are scanned once this many characters have gathered.
+_BATCH_CHARS = 64 * 1024
 
 
 def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
@@ -124,8 +128,8 @@ class Highlight:
     #: The pattern that matched, and its rank.
     pattern: str
     rank: int
-    #: The line's text, clipped to :data:`LINE_CHARS` characters.
-    text: str
+    #: The line's text, clipped to :data:`LINE_CHARS` characters (content: not in the repr).
+    text: str = attrs.field(repr=False)
 
 
 class Matcher:
@@ -134,41 +138,123 @@ class Matcher:
     def __init__(self, patterns: Iterable[SalientPattern]) -> None:
         ordered = sorted(patterns, key=lambda p: p.rank)  # stable: plugin order within a rank
         self.patterns = tuple(ordered)
-        triggers = _triggers(frozenset(k for p in ordered for k in p.keywords))
-        self.finder = re.compile("|".join(map(re.escape, triggers))) if triggers else None
+        #: What scanning looks for: every line holding a keyword holds one of these.
+        self.literals = _literals(frozenset(k for p in ordered for k in p.keywords))
         self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
                         for p in ordered]
 
     def __bool__(self) -> bool:
-        return self.finder is not None
+        return bool(self.literals)
 
     def classify(self, probe: str) -> SalientPattern | None:
+        contains = probe.__contains__
         for pattern, keywords, regex in self._checks:
-            if any(k in probe for k in keywords) and (regex is None or regex.search(probe)):
+            if any(map(contains, keywords)) and (regex is None or regex.search(probe)):
                 return pattern
         return None
 
+    def searches(self) -> list[_LiteralSearch]:
+        """A search for each literal. A stream keeps its own from chunk to chunk, so that
+        what they learn about the text (which characters are common in it) carries over."""
+        return [_LiteralSearch(literal) for literal in self.literals]
 
-@functools.lru_cache(maxsize=64)  # a few ms per keyword set; the same for every Truncator
-def _triggers(keywords: frozenset[str], shared: int = 5) -> list[str]:
-    """Fewer literals to scan for, that still find every line holding a keyword.
 
-    Each literal scanned costs about a pass over the text, so keywords that contain a common
-    substring of at least *shared* characters (``error:``, ``error[`` and ``npm error``
-    contain ``error``), or another keyword (``FAILED (`` contains ``FAIL``), are found through
-    it. A line holding a keyword holds the trigger too, inside the keyword, so nothing is
-    missed; the keywords themselves are then checked line by line. Deterministic.
+# -- finding lines that hold a keyword ---------------------------------------------------------
+
+#: Printable ASCII, from the rarest to the commonest in command output (measured over the
+#: outputs in bench/corpus/); other characters count as rarer still. It decides only how a
+#: literal is looked for, never what is found.
+_BY_RARITY = ("$&?GHJQVXYZ\\j#MK*UT<`@zRLxC>!+^W|{}\"D'%;NOAIFSEP~Bvq=f/m89w[]5)(,67y4g3p0k"
+              "hbca2d:.ol1u_-irsnte ")
+_RARITY = {char: rank for rank, char in enumerate(_BY_RARITY)}
+#: Characters ranked before this are under 0.1% of the characters of command output.
+_RARE = _BY_RARITY.index("W")
+#: How a search gives up a character that is common in the text after all: more false
+#: occurrences than this, plus one per this many characters searched. A false occurrence
+#: costs a step of Python (about 150 ns); str.find of a literal about 0.4 ns a character.
+_FREE_MISSES = 8
+_MISS_SPACING = 1024
+
+
+def _rarity(char: str) -> int:
+    return _RARITY.get(char, -1)
+
+
+class _LiteralSearch:
+    """Finds one literal in texts, looking for its rarest character first.
+
+    ``str.find`` of one character is memchr (tens of GB/s); of a longer literal, 2 to 3 GB/s
+    here. So the literal is looked for by one of its characters and checked around each
+    occurrence of it, with the characters tried from the rarest in command output. A
+    character that turns out to be common in this text (see :data:`_FREE_MISSES`) is given up
+    for the next one, for good; once none is left, the literal itself is looked for.
     """
-    candidates = set(keywords)
-    for keyword in keywords:
-        for n in range(shared, len(keyword)):
-            candidates.update(keyword[i:i + n] for i in range(len(keyword) - n + 1))
+
+    __slots__ = ("_anchors", "_search", "literal")
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+        #: (character, its index in the literal), rarest first; the ones not given up yet.
+        self._anchors = [(char, literal.index(char)) for char in sorted(set(literal),
+                                                                        key=_rarity)]
+        self._search = re.compile(re.escape(literal)).search
+
+    def first(self, text: str, pos: int, hi: int) -> int:
+        """Where the first occurrence in ``text[pos:hi]`` starts, or -1."""
+        literal, find = self.literal, text.find
+        if pos + len(literal) > hi:  # (and stop, below, would be negative: from the end)
+            return -1
+        while self._anchors:
+            char, at = self._anchors[0]
+            stop = hi - len(literal) + at + 1  # the literal must end by hi
+            i = find(char, pos + at, stop)
+            misses = 0
+            while i != -1:
+                if text.startswith(literal, i - at):
+                    return i - at
+                misses += 1
+                if misses > _FREE_MISSES + (i - pos) // _MISS_SPACING:
+                    break
+                i = find(char, i + 1, stop)
+            else:
+                return -1
+            # Common here: every occurrence up to i was checked; go on with the next one.
+            del self._anchors[0]
+            pos = i - at + 1
+        found = self._search(text, pos, hi)
+        return -1 if found is None else found.start()
+
+
+@functools.lru_cache(maxsize=64)  # the same for every Truncator
+def _literals(keywords: frozenset[str], shared: int = 4) -> tuple[str, ...]:
+    """Fewer literals to look for, that still find every line holding a keyword.
+
+    A keyword with a rare character (see :class:`_LiteralSearch`) costs little to look for;
+    one without costs about a pass over the text. So keywords that contain a common substring
+    of at least *shared* characters (``error:``, ``error[`` and ``npm error`` contain
+    ``rror``), or another keyword (``FAILED (`` contains ``FAIL``), are looked for through
+    it, unless that would lose a rare character (``Exception`` is not looked for through
+    ``tion``). A line holding a keyword holds the literal too, inside the keyword, so nothing
+    is missed; the keywords themselves are then checked line by line. Deterministic.
+    """
+
+    def has_rare(text: str) -> bool:
+        return any(_rarity(char) < _RARE for char in text)
+
+    def covered(candidate: str) -> frozenset[str]:
+        rare = has_rare(candidate)
+        return frozenset(k for k in keywords if candidate in k and (rare or not has_rare(k)))
+
+    pieces = {k[i:i + n] for k in keywords for n in range(shared, len(k))
+              for i in range(len(k) - n + 1)}
+    covers = {c: covered(c) for c in keywords}
+    covers.update((c, cover) for c in pieces - keywords if len(cover := covered(c)) > 1)
     uncovered, chosen = set(keywords), []
     while uncovered:
-        best = max(candidates, key=lambda c: (sum(c in k for k in uncovered), len(c), c))
+        best = max(covers, key=lambda c: (len(covers[c] & uncovered), len(c), c))
         chosen.append(best)
-        uncovered = {k for k in uncovered if best not in k}
-    return sorted(chosen, key=lambda k: (-len(k), k))
+        uncovered -= covers[best]
+    return tuple(sorted(chosen, key=lambda k: (-len(k), k)))
 
 
 def _clip(probe: str) -> str:
@@ -177,26 +263,35 @@ def _clip(probe: str) -> str:
 
 
 def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int,
-               offset: int, emit: Callable[[Highlight], None]) -> None:
+               offset: int, emit: Callable[[Highlight], None],
+               searches: Sequence[_LiteralSearch]) -> None:
     """Find the salient lines among the complete lines of ``text[lo:hi]``.
 
     *lo* is a line start, and *hi* a line start or the end of *text*. *line_index* is the
     0-based index of the line at *lo*; *offset* is added to positions (for a stream's piece).
+    *searches* are the matcher's (:meth:`Matcher.searches`).
     """
-    finder = matcher.finder
-    if finder is None or lo >= hi:
+    if lo >= hi:
         return
-    search = finder.search
+    # The next occurrence of each literal, earliest first. Once a line is done, literals
+    # that occur in it again are looked for after it, so each line is looked at once.
+    heap = [(i, n) for n, search in enumerate(searches)
+            if (i := search.first(text, lo, hi)) != -1]
+    heapq.heapify(heap)
     pos = counted = lo
     index = line_index
-    while pos < hi:
-        found = search(text, pos, hi)
-        if found is None:
-            return
-        i = found.start()
+    # The first "\n" and "\r" at or after the current line's match (-1: none up to hi), kept
+    # from line to line: looking for them afresh for every line would scan to hi each time
+    # when the text has no "\r" (most text), which is quadratic in the matching lines.
+    nl = cr = -2  # not looked for yet
+    while heap:
+        i = heap[0][0]
         start = max(text.rfind("\n", pos, i), text.rfind("\r", pos, i))
         start = pos if start < 0 else start + 1
-        nl, cr = text.find("\n", i, hi), text.find("\r", i, hi)
+        if -1 != nl < i:
+            nl = text.find("\n", i, hi)
+        if -1 != cr < i:
+            cr = text.find("\r", i, hi)
         end = min(nl, cr) if nl >= 0 and cr >= 0 else max(nl, cr)
         if end < 0:
             end, after = hi, hi
@@ -210,40 +305,29 @@ def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int
             emit(Highlight(line=index + 1, start=offset + start, end=offset + after,
                            pattern=pattern.name, rank=pattern.rank, text=_clip(probe)))
         pos = after
+        while heap and heap[0][0] < pos:
+            n = heap[0][1]
+            i = searches[n].first(text, pos, hi)
+            if i == -1:
+                heapq.heappop(heap)
+            else:
+                heapq.heapreplace(heap, (i, n))
 
 
 # -- keeping the first and last matches of each rank -------------------------------------------
 
 
-@attrs.define
+@attrs.frozen(kw_only=True)
 class _Pool:
-    """The first and last *keep* matches of one rank, and how many there are."""
+    """The matches of one rank in an omitted region: the first and the last few (as many as
+    selection can show), and how many there are."""
 
-    keep: int
-    first: list[Highlight] = attrs.field(factory=list)
-    last: deque[Highlight] = attrs.field(factory=deque)
-    count: int = 0
-
-    def add(self, item: Highlight) -> None:
-        self.count += 1
-        if len(self.first) < self.keep:
-            self.first.append(item)
-        self.last.append(item)
-        if len(self.last) > self.keep:
-            self.last.popleft()
+    first: list[Highlight]
+    last: list[Highlight]
+    count: int
 
 
 Pools = dict[int, _Pool]
-
-
-def _pools(items: Iterable[Highlight], keep: int) -> Pools:
-    pools: Pools = {}
-    for item in items:
-        pool = pools.get(item.rank)
-        if pool is None:
-            pool = pools[item.rank] = _Pool(keep)
-        pool.add(item)
-    return pools
 
 
 def select(pools: Pools, limit: int) -> list[Highlight]:
@@ -258,41 +342,9 @@ def select(pools: Pools, limit: int) -> list[Highlight]:
             chosen.extend(pool.first[:pool.count])
         else:
             early = (room + 1) // 2
-            late = list(pool.last)[len(pool.last) - (room - early):] if room > early else []
+            late = pool.last[len(pool.last) - (room - early):] if room > early else []
             chosen.extend(pool.first[:early] + late)
     return sorted(chosen, key=lambda h: h.line)
-
-
-def scan_region(matcher: Matcher, text: str, region: Omission, keep: int) -> Pools:
-    """The salient lines lying entirely inside *region* of an in-memory *text*.
-
-    A direct scan of one region: the straightforward definition, against which the tests
-    check :class:`StreamHighlights` (which the library uses, for ``process`` too).
-    """
-    lo, hi = region.start, region.end
-    index = region.first_line - 1
-    if not is_line_start(text, lo):  # the first line is partly kept: skip it
-        nl, cr = text.find("\n", lo, hi), text.find("\r", lo, hi)
-        ends = [x for x in (nl, cr) if x >= 0]
-        if not ends:
-            return {}
-        t = min(ends)
-        lo = t + (2 if text.startswith("\r\n", t) else 1)
-        index += 1
-    if hi < len(text) and not is_line_start(text, hi):  # the last line is partly kept
-        hi = max(text.rfind("\n", lo, hi), text.rfind("\r", lo, hi)) + 1
-    pools: Pools = {}
-    if hi > lo:
-        scan_lines(matcher, text, lo, hi, line_index=index, offset=0,
-                   emit=lambda item: _add(pools, item, keep))
-    return pools
-
-
-def _add(pools: Pools, item: Highlight, keep: int) -> None:
-    pool = pools.get(item.rank)
-    if pool is None:
-        pool = pools[item.rank] = _Pool(keep)
-    pool.add(item)
 
 
 # -- streams ---------------------------------------------------------------------------------
@@ -303,8 +355,8 @@ class StreamHighlights:
 
     Streams feed it chunk by chunk; ``process`` feeds it the whole text at once. Either way,
     :meth:`pools` then gives, for any region a cut of the text omits, what :func:`select`
-    needs, so both paths share one implementation (checked against :func:`scan_region`, an
-    independent in-memory scan, by the tests).
+    needs, so both paths share one implementation (the tests check it against the definition
+    above, applied line by line).
 
     Lines are assembled across chunks: a partial last line waits for the next chunk, with only
     its first :data:`PROBE_CHARS` characters held, and a ``"\\r"`` at the end of a chunk waits
@@ -322,6 +374,7 @@ class StreamHighlights:
 
     def __init__(self, matcher: Matcher, *, keep: int, window: int) -> None:
         self._matcher = matcher
+        self._searches = matcher.searches()
         self._keep = keep
         self._window = window
         self._offset = 0  # characters fed (a held "\r" included)
@@ -330,8 +383,11 @@ class StreamHighlights:
         self._line_index = 0
         self._pending = ""
         self._pending_len = 0
+        self._batch: list[str] = []  # small pieces not scanned yet
+        self._batched = 0
+        self._batch_chars = _BATCH_CHARS
         self._head: list[Highlight] = []
-        self._first: Pools = {}
+        self._first: dict[int, list[Highlight]] = {}  # the first matches of each rank
         self._recent: dict[int, deque[Highlight]] = {}
         self._counts: dict[int, int] = {}
 
@@ -341,11 +397,9 @@ class StreamHighlights:
             return
         rank = item.rank
         self._counts[rank] = self._counts.get(rank, 0) + 1
-        first = self._first.get(rank)
-        if first is None:
-            first = self._first[rank] = _Pool(self._keep)
-        if len(first.first) < self._keep:
-            first.first.append(item)
+        first = self._first.setdefault(rank, [])
+        if len(first) < self._keep:
+            first.append(item)
         recent = self._recent.setdefault(rank, deque())
         recent.append(item)
         # Matches ending before the last `window` characters seen end before the final tail
@@ -355,7 +409,25 @@ class StreamHighlights:
             recent.popleft()
 
     def feed(self, text: str, *, final: bool = False) -> None:
-        """Scan the next piece of the stream's text."""
+        """Take the next piece of the stream's text. Small pieces are gathered and scanned
+        together: a scan costs some 20 µs however short the piece (one search per literal),
+        and streams are often written a line at a time."""
+        if final or (not self._batched and len(text) >= self._batch_chars):
+            self._flush()
+            self._scan(text, final=final)
+            return
+        self._batch.append(text)
+        self._batched += len(text)
+        if self._batched >= self._batch_chars:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._batch:
+            text = "".join(self._batch)
+            self._batch, self._batched = [], 0
+            self._scan(text)
+
+    def _scan(self, text: str, *, final: bool = False) -> None:
         if self._held_cr:
             text = "\r" + text
             self._offset -= 1
@@ -369,36 +441,35 @@ class StreamHighlights:
             return
         last = max(text.rfind("\n"), text.rfind("\r"))
         if last < 0:  # no line ends here
-            self._extend(text)
+            self._extend(text, 0, len(text))
             return
         cut = last + 1
-        if not self._pending_len:  # the piece starts a line: scan it in place
-            scan_lines(self._matcher, text, 0, cut, line_index=self._line_index,
-                       offset=base, emit=self._emit)
-        elif self._pending_len <= PROBE_CHARS:  # the pending line is held whole
-            block = self._pending + text[:cut]
-            scan_lines(self._matcher, block, 0, len(block), line_index=self._line_index,
-                       offset=self._line_start, emit=self._emit)
-        else:  # a long pending line: its probe is complete; it ends at the first terminator
-            nl, cr = text.find("\n", 0, cut), text.find("\r", 0, cut)
-            t = min(x for x in (nl, cr) if x >= 0)
-            after = t + (2 if text.startswith("\r\n", t) else 1)
-            self._classify_pending(end=base + after)
-            scan_lines(self._matcher, text, after, cut, line_index=self._line_index + 1,
-                       offset=base, emit=self._emit)
-        self._line_index += count_terminators(text, 0, cut)
+        lo = 0
+        if self._pending_len:  # the line begun in an earlier piece ends here
+            nl = text.find("\n", 0, cut)
+            cr = text.find("\r", 0, nl if nl >= 0 else cut)
+            end = cr if cr >= 0 else nl
+            lo = end + (2 if text.startswith("\r\n", end) else 1)
+            self._extend(text, 0, end)
+            self._classify_pending(end=base + lo)
+            self._line_index += 1
+        # The rest is scanned where it lies: a chunk is never copied.
+        scan_lines(self._matcher, text, lo, cut, line_index=self._line_index, offset=base,
+                   emit=self._emit, searches=self._searches)
+        self._line_index += count_terminators(text, lo, cut)
         self._line_start = base + cut
         self._pending, self._pending_len = "", 0
-        self._extend(text[cut:])
+        self._extend(text, cut, len(text))
 
-    def _extend(self, text: str) -> None:
-        if text:
-            if self._pending_len <= PROBE_CHARS:
-                self._pending += text[:PROBE_CHARS + 1 - self._pending_len]
-            self._pending_len += len(text)
+    def _extend(self, text: str, start: int, end: int) -> None:
+        """The pending line goes on with ``text[start:end]``; only its probe is kept."""
+        room = PROBE_CHARS - self._pending_len
+        if room > 0:
+            self._pending += text[start:min(end, start + room)]
+        self._pending_len += end - start
 
     def _classify_pending(self, *, end: int) -> None:
-        probe = self._pending[:PROBE_CHARS]
+        probe = self._pending
         pattern = self._matcher.classify(probe)
         if pattern is not None:
             self._emit(Highlight(line=self._line_index + 1, start=self._line_start, end=end,
@@ -406,10 +477,11 @@ class StreamHighlights:
 
     def close(self) -> None:
         """The stream ended: a held ``"\\r"`` ends a line, and the last line is complete."""
+        self._flush()
         if self._held_cr:
             self._held_cr = False
             self._offset -= 1
-            self.feed("\r", final=True)
+            self._scan("\r", final=True)
         if self._pending_len:
             self._classify_pending(end=self._offset)
             self._pending, self._pending_len = "", 0
@@ -425,14 +497,13 @@ class StreamHighlights:
             tail = [h for h in recent if h.end > tail_from]
             edge_tail = [h for h in tail if _inside(h, region)]
             middle_count = self._counts.get(rank, 0) - len(tail)
-            first = [h for h in self._first.get(rank, _Pool(0)).first if h.end <= tail_from]
+            first = [h for h in self._first.get(rank, ()) if h.end <= tail_from]
             last = [h for h in recent if h.end <= tail_from]
-            pool = _Pool(self._keep)
-            pool.first = (inside + first + edge_tail)[:self._keep]
-            pool.last = deque((inside + last + edge_tail)[-self._keep:])
-            pool.count = len(inside) + middle_count + len(edge_tail)
-            if pool.count:
-                pools[rank] = pool
+            count = len(inside) + middle_count + len(edge_tail)
+            if count:
+                pools[rank] = _Pool(first=(inside + first + edge_tail)[:self._keep],
+                                    last=(inside + last + edge_tail)[-self._keep:],
+                                    count=count)
         return pools
 
 

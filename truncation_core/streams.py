@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -46,6 +47,7 @@ from truncation_core.errors import StoreError, StoreFull
 from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.salient import StreamHighlights
+from truncation_core.structured.sniff import looks_like_xml
 from truncation_core.text import cut_text, measure, utf8_size
 from truncation_core.truncator import _looks_like_json, content_facts
 from truncation_core.windows import TextWindows
@@ -67,7 +69,8 @@ log = logging.getLogger("truncation_core")
 _SLACK = 16
 #: The JSON sniff looks at this many characters at each end (see truncator._looks_like_json).
 _SNIFF_CHARS = 256
-#: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character.
+#: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character
+#: (and a few more: a broken sequence at the edge is up to 3 bytes).
 _MAX_UTF8 = 4
 #: AsyncStream hands work to a thread once this much is pending.
 _ASYNC_BATCH = 256 * 1024
@@ -89,8 +92,13 @@ class IncrementalCut(Protocol):
     #: The strategy this cutter implements, as named by ``select_strategy``.
     strategy: str
 
-    def feed(self, text: str) -> None:
-        """Take the next piece of the content. Never raises on content."""
+    def feed(self, text: str) -> bool | None:
+        """Take the next piece of the content. Never raises on content.
+
+        Return False once nothing more of the content is needed (it is not for this cutter,
+        or it already knows its cut): the stream then stops feeding it, which spares decoding
+        a bytes stream that nothing else reads; :meth:`finish` is still called.
+        """
         ...
 
     def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
@@ -100,7 +108,9 @@ class IncrementalCut(Protocol):
 
         *text* stands for the whole content: a :class:`~truncation_core.windows.TextWindows`
         that answers for its first and last characters (what a text strategy reads), so a
-        cutter can fall back to a text cut exactly as ``process`` would.
+        cutter can fall back to a text cut exactly as ``process`` would. It may be called
+        more than once, with smaller budgets (a highlights block takes room from the
+        first cut), and must answer each time.
         """
         ...
 
@@ -156,8 +166,10 @@ class Stream:
         self._policy = policy
         self._context = context
         self._cutters = cutters
+        self._feeding = list(cutters)  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
+        self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
         self._highlights = None if matcher is None else StreamHighlights(
             matcher, keep=policy.highlights, window=window)
         self._mode: type | None = None
@@ -207,8 +219,13 @@ class Stream:
     @property
     def lines(self) -> int:
         """Lines seen so far (see :mod:`truncation_core.text` for the definition)."""
-        terminators = self._newlines + self._returns - self._crlfs
-        return terminators + (1 if self._chars and not self._ends_with_terminator else 0)
+        started = self._chars or not self._decoder_idle  # bytes not decoded yet are text too
+        return self._terminators() + (1 if started and not self._ends_with_terminator else 0)
+
+    @property
+    def policy(self) -> Policy:
+        """The policy the stream is cut by (its ``budget`` is what ``result`` fits)."""
+        return self._policy
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -245,7 +262,7 @@ class Stream:
         if kind is str:
             self._ring = _Ring(self._window, "")
         else:
-            self._ring = _Ring(_MAX_UTF8 * self._window + 8, b"")
+            self._ring = _Ring(self._raw_window, b"")
             self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def _count(self, chunk: Any, nl: Any, cr: Any, crlf: Any) -> None:
@@ -287,11 +304,11 @@ class Stream:
         if self._head_chars < self._window:
             self._take_head(text if text is not None else
                             chunk[:self._window - self._head_chars].decode("ascii"))
-        room = _MAX_UTF8 * self._window + 8 - len(self._raw_head)
+        room = self._raw_window - len(self._raw_head)
         if room > 0:
             self._raw_head += chunk[:room]
         self._ring.append(chunk)  # type: ignore[union-attr]
-        if self._highlights is not None or self._cutters:
+        if self._highlights is not None or self._feeding:
             self._feed(text if text is not None else chunk.decode("ascii"))
         self._keep(chunk, chunk)
 
@@ -318,14 +335,13 @@ class Stream:
             return
         if self._highlights is not None:
             self._highlights.feed(text)
-        for cutter in self._cutters:
-            cutter.feed(text)
+        if self._feeding:
+            self._feeding = [cutter for cutter in self._feeding if cutter.feed(text) is not False]
 
     def _terminators(self) -> int:
         return self._newlines + self._returns - self._crlfs
 
-    def _is_over(self) -> bool:
-        policy = self._policy
+    def _is_over(self, policy: Policy) -> bool:
         return (self._chars > policy.inline_limit
                 or (policy.max_bytes is not None and self._text_bytes > policy.max_bytes)
                 or (policy.max_lines is not None and self.lines > policy.max_lines))
@@ -335,7 +351,7 @@ class Stream:
     def _keep(self, chunk: str | bytes, data: bytes | None) -> None:
         """Keep the chunk for the artifact: held back while within the limit, then written."""
         if not self._over:
-            self._over = self._is_over()
+            self._over = self._is_over(self._policy)
         if not self._policy.spill or self._artifact_error is not None:
             return
         if data is None:
@@ -381,12 +397,18 @@ class Stream:
 
     # -- finishing ---------------------------------------------------------------------------
 
-    def result(self) -> TruncationResult:
-        """Finish the stream (if not finished yet) and return what the model sees."""
+    def result(self, *, reserve: str = "") -> TruncationResult:
+        """Finish the stream (if not finished yet) and return what the model sees.
+
+        *reserve* is text the caller puts above the content (a command's header, say): the
+        content is then cut so that both together fit the budget, in every limited unit.
+        Only the call that finishes the stream uses it (leaving the ``with`` block finishes
+        it too: ask for the result inside the block).
+        """
         if self._result is None:
             if self._aborted:
                 raise ValueError("result() of an aborted stream")
-            self._result = self._finish()
+            self._result = self._finish(reserve)
         return self._result
 
     def abort(self) -> None:
@@ -407,7 +429,7 @@ class Stream:
         elif not self._aborted:
             self.result()
 
-    def _finish(self) -> TruncationResult:
+    def _finish(self, reserve: str) -> TruncationResult:
         if self._mode is None:
             self._start(str)
         if self._mode is bytes:
@@ -418,12 +440,12 @@ class Stream:
                 self._feed(tail)
         if self._highlights is not None:
             self._highlights.close()
-        truncator, policy = self._truncator, self._policy
+        truncator, policy = self._truncator, self._room_left(reserve)
         if not self._over:
-            self._over = self._is_over()
+            self._over = self._is_over(policy)
         if not self._over:
             self._prefix = []
-            return truncator._unchanged("".join(self._head), policy)
+            return truncator._unchanged("".join(self._head), self._policy)
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         view, raw = self._full_text()
@@ -440,10 +462,28 @@ class Stream:
             if self._highlights is not None:
                 highlights, total = self._highlights, self._chars
                 pools_for = lambda region: highlights.pools(region, total)  # noqa: E731
-        return truncator._render(view, facts, strategy, policy, self._tool, self._context,
-                                 notes, artifact=artifact, artifact_error=artifact_error,
-                                 byte_size_known=policy.spill or self._mode is bytes,
-                                 cut_with=cut_with, pools_for=pools_for)
+        result = truncator._render(view, facts, strategy, policy, self._tool, self._context,
+                                   notes, artifact=artifact, artifact_error=artifact_error,
+                                   byte_size_known=policy.spill or self._mode is bytes,
+                                   cut_with=cut_with, pools_for=pools_for)
+        if not reserve:
+            return result
+        size = measure(reserve)
+        metadata = attrs.evolve(result.metadata, limits=self._policy.budget, notes=(
+            *result.metadata.notes, f"cut to leave room for {size.chars} chars / "
+            f"{size.lines} lines above the content"))
+        return type(result)(result.content, artifact=result.artifact, metadata=metadata)
+
+    def _room_left(self, reserve: str) -> Policy:
+        """The policy with its limits less what *reserve* takes."""
+        if not reserve:
+            return self._policy
+        room = self._policy.budget.minus(measure(reserve))
+        if room is None:
+            raise ValueError(f"reserve: {len(reserve)} characters do not fit the budget "
+                             f"({self._policy.budget})")
+        return attrs.evolve(self._policy, inline_limit=room.chars, max_bytes=room.bytes,
+                            max_lines=room.lines)
 
     def _full_text(self) -> tuple[str | TextWindows, bytes | None]:
         """The whole text when the two ends overlap, else the windows over it."""
@@ -463,7 +503,6 @@ class Stream:
                            returns=self._returns, crlfs=self._crlfs, ascii=self._ascii), None
 
     def _window_facts(self, view: TextWindows) -> ContentFacts:
-
         total = self._bytes
         if self._mode is bytes:
             locate = raw_locator(self._raw_head, self._ring.value(),  # type: ignore[union-attr]
@@ -471,11 +510,13 @@ class Stream:
                                  tail_is_start=False)
         else:
             locate = text_locator(view, lambda: total)
-        terminators = self._terminators()
+        # The sniffs of content_facts, which look only at the two ends.
+        json = _looks_like_json(view)  # type: ignore[arg-type]
+        xml = not json and looks_like_xml(view)  # type: ignore[arg-type]
         return ContentFacts(
-            chars=self._chars, lines=self.lines, terminators=terminators,
-            looks_like_json=_looks_like_json(view),  # type: ignore[arg-type]
-            from_bytes=self._mode is bytes, byte_size=lambda: total, locate_byte=locate)
+            chars=self._chars, lines=self.lines, terminators=self._terminators(),
+            looks_like_json=json, looks_like_xml=xml, from_bytes=self._mode is bytes,
+            byte_size=lambda: total, locate_byte=locate)
 
     def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:
         if self._writer is None:
@@ -567,14 +608,15 @@ class AsyncStream:
 
     async def write(self, chunk: str | bytes | bytearray | memoryview) -> int:
         if self._pending and type(chunk) is not type(self._pending[0]):
-            await self._flush()
+            await self.flush()
         self._pending.append(chunk)
         self._pending_size += len(chunk)
         if self._pending_size >= _ASYNC_BATCH:
-            await self._flush()
+            await self.flush()
         return len(chunk)
 
-    async def _flush(self) -> None:
+    async def flush(self) -> None:
+        """Hand the chunks gathered so far to the stream (its counters then include them)."""
         if not self._pending:
             return
         first = self._pending[0]
@@ -588,10 +630,12 @@ class AsyncStream:
         self._inflight = asyncio.ensure_future(asyncio.to_thread(function, *args))
         return await asyncio.shield(self._inflight)
 
-    async def result(self) -> TruncationResult:
-        """Finish the stream and return what the model sees."""
-        await self._flush()
-        return await self._run(self._stream.result)  # type: ignore[no-any-return]
+    async def result(self, *, reserve: str = "") -> TruncationResult:
+        """Finish the stream and return what the model sees (*reserve*: as for
+        :meth:`Stream.result`)."""
+        await self.flush()
+        return await self._run(  # type: ignore[no-any-return]
+            functools.partial(self._stream.result, reserve=reserve))
 
     def abort(self) -> None:
         """Drop the stream (after the batch being written, if any): nothing is stored."""

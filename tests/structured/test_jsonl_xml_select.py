@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from truncation_core import Truncator
+from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.structured.sniff import parse, parse_prefix
+
+from .strategies import hostile_json, json_documents
 
 
 def lines(count: int) -> str:
@@ -108,3 +115,61 @@ def test_select_strategy_sends_json_to_element_unless_the_tool_policy_says_other
 def test_plain_text_is_not_sent_to_element():
     result = Truncator({"spill": False}).process("line\n" * 5000)
     assert result.metadata.strategy_used == "head_tail"
+
+
+# -- a stream that starts like JSON: what its first 64 KiB prove ----------------------------
+
+def _broken(document: str, at: int, junk: str) -> str:
+    return document[:at] + junk + document[at:]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(json_documents, hostile_json,
+                 st.builds(_broken, json_documents, st.integers(0, 4000),
+                           st.sampled_from(["x", ",", "]", "}", '"', "\n", "\n{}", "NaN", " 1"]))),
+       st.data())
+def test_a_prefix_decides_only_what_the_whole_would_say(text: str, data: Any) -> None:
+    parsed = parse(text)
+    for cut in sorted(set(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))):
+        decided = parse_prefix(text[:cut])
+        assert decided is None or decided == parsed, (cut, decided, parsed)
+
+
+def test_a_log_that_starts_like_json_is_decided_by_its_start() -> None:
+    assert parse_prefix("[2024-05-01 12:00:00] INFO started\n" * 10) == parse(
+        "[2024-05-01 12:00:00] INFO started\n" * 10 + "anything")
+    for undecided in ('{"a": [1, 2', '[1, 2, 3', '{"a": "unterminated', '[1]\n[2]\n'):
+        assert parse_prefix(undecided) is None
+
+
+def _streamed(truncator: Truncator, text: str, step: int) -> tuple[Any, Any]:
+    with truncator.stream() as s:
+        for i in range(0, len(text), step):
+            s.write(text[i:i + step])
+        cutter = s._cutters[0]
+    return s.result(), cutter
+
+
+@pytest.mark.parametrize("config", [{}, {"default_strategy": "element"},
+                                    {"default_strategy": "element", "stream_threshold": 100_000}])
+def test_a_stream_that_starts_like_json_keeps_at_most_64_kib_unless_it_is(
+        config: dict[str, Any]) -> None:
+    log = "".join(f"[2024-05-01 12:00:{i % 60:02d}] INFO request {i} ok\n" for i in range(8000))
+    rows = json.dumps([{"n": i, "tags": ["a", "b"]} for i in range(8000)])
+    broken_late = rows[:200_000] + "x" + rows[200_000:]  # broken after the first 64 KiB
+    # What is checked is what was kept when 64 KiB were crossed: one chunk of 1 MiB shows
+    # the error 200,000 characters in at once.
+    for text, kept in ((log, set()), (rows, {4096, 1 << 20}), (broken_late, {4096}),
+                       (log[:60_000] + "]", {4096, 1 << 20})):
+        truncator = Truncator({"inline_limit": 800, **config}, load_entrypoints=False,
+                              store=MemoryStore())
+        expected = truncator.process(text)
+        for step in (4096, 1 << 20):
+            got, cutter = _streamed(truncator, text, step)
+            assert got.content.replace(got.artifact.id, "") == \
+                expected.content.replace(expected.artifact.id, "")
+            assert got.metadata.details == expected.metadata.details
+            assert got.metadata.notes == expected.metadata.notes
+            large = len(text) > truncator.policy().stream_threshold
+            assert ("keeping" in repr(cutter)) == (step in kept and not large), (
+                repr(cutter), config, step)

@@ -88,3 +88,33 @@ def test_not_a_result_list_falls_back_to_element():
 def test_score_key_is_validated_as_a_key_path(bad):
     with pytest.raises(ConfigError, match="score_key: must be a dotted path of keys"):
         ToolConfig(score_key=bad)
+
+
+@pytest.mark.parametrize("threshold", [16 * 1024 * 1024, 20_000])
+def test_a_stream_is_ranked_as_process_ranks_it(threshold: int):
+    from truncation_core.builtins.memory_store import MemoryStore
+
+    t = Truncator({"inline_limit": 3000, "stream_threshold": threshold, "tools": {
+        "search_code": {"strategy": "ranked", "score_key": "similarity_score"}}},
+        load_entrypoints=False, store=MemoryStore())
+    log = "".join(f"[2024-05-01 12:00:{i % 60:02d}] INFO request {i}\n" for i in range(3000))
+    contents = {
+        "ranked": json.dumps(search_response(count=60, size=900)),
+        "no list of results": json.dumps({"rows": list(range(5000))}),
+        "not JSON": log,
+        "JSON cut short": json.dumps(search_response(count=60, size=900))[:40_000],
+    }
+    for name, content in contents.items():
+        expected = t.process(content, tool="search_code")
+        for step in (1000, 1 << 20):
+            with t.stream(tool="search_code") as s:
+                for i in range(0, len(content), step):
+                    s.write(content[i:i + step].encode())
+            got = s.result()
+            strip = (got.artifact.id, expected.artifact.id)
+            assert got.content.replace(strip[0], "") == expected.content.replace(strip[1], "")
+            assert (got.metadata.strategy_used, got.metadata.notes, got.metadata.details) == (
+                expected.metadata.strategy_used, expected.metadata.notes,
+                expected.metadata.details), (name, step)
+            if name == "ranked" and len(content) <= threshold:
+                assert got.metadata.details["truncation_info"]["reason"] == "character_limit"

@@ -9,10 +9,15 @@ itself is element-truncated (reason ``single_result_too_large``). See
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.config import Policy
 from truncation_core.hookspecs import hookimpl
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut, Provides
+
+if TYPE_CHECKING:
+    from truncation_core.structured.stream_cut import ElementStreamCut
 
 NAME = "ranked"
 
@@ -38,3 +43,14 @@ def truncate(
     from truncation_core.structured.ranked import ranked_cut
 
     return guarded(ranked_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)
+
+
+@hookimpl(trylast=True)
+def stream_cutter(policy: Policy) -> ElementStreamCut | None:
+    """Streams of a tool whose strategy is ``ranked`` get a cutter that cuts them as
+    ``process`` would (see :mod:`truncation_core.structured.stream_cut`)."""
+    if policy.strategy != NAME:
+        return None
+    from truncation_core.structured.stream_cut import ElementStreamCut
+
+    return ElementStreamCut(policy, strategy=NAME)

@@ -188,11 +188,14 @@ def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStrea
     """A streaming truncator sized from the policy's inline budget.
 
     ``process`` and streams both build theirs here, so that both keep the same skeleton of a
-    large document (a stream does not know its final budget when it starts).
+    large document (a stream does not know its final budget when it starts). Both give the
+    text fallback to ``finish`` (``_streamed``), and have the text's ends themselves (the whole
+    text, or the stream's windows): the truncator need not keep them too.
     """
     from truncation_core.structured.json_stream import JsonStreamTruncator
 
-    return JsonStreamTruncator(budget=policy.budget, policy=policy, markers=markers)
+    return JsonStreamTruncator(budget=policy.budget, policy=policy, markers=markers,
+                               keep_ends=False)
 
 
 def _streamed(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,

@@ -42,7 +42,7 @@ import attrs
 
 from truncation_core.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
-from truncation_core.structured.writer import BudgetWriter, Overflow
+from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
 from truncation_core.text import utf8_size
 
 __all__ = [
@@ -61,8 +61,6 @@ __all__ = [
 INF = sys.maxsize
 #: Step 2 shortens strings down to this many kept characters.
 MIN_STRING = 16
-#: At most this many cuts are listed in the metadata (the totals always count all of them).
-MAX_LISTED_CUTS = 50
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -90,8 +88,8 @@ class Window:
     ``total`` counts every member of the original; ``head`` and ``tail`` never overlap.
     """
 
-    head: Sequence[Any]
-    tail: Sequence[Any]
+    head: Sequence[Any] = attrs.field(repr=False)  # content: never in a repr
+    tail: Sequence[Any] = attrs.field(repr=False)
     total: int
     pairs: bool = False
 
@@ -100,8 +98,8 @@ class Window:
 class LongString:
     """A string of which only the beginning and end are held; ``total`` is its length."""
 
-    head: str
-    tail: str
+    head: str = attrs.field(repr=False)  # content: never in a repr
+    tail: str = attrs.field(repr=False)
     total: int
 
 
@@ -171,11 +169,11 @@ def _path_segment(key: Any) -> str:
 class Fitted:
     """The output of :func:`fit`, and what it left out."""
 
-    text: str
+    text: str = attrs.field(repr=False)  # content: never in a repr
     knobs: Knobs
     #: Totals by unit: ``items``, ``keys``, ``chars`` (of strings), ``containers`` (collapsed).
     omitted: dict[str, int]
-    #: The first :data:`MAX_LISTED_CUTS` cuts: ``{"path", "kind", "omitted", "total"}``.
+    #: The first cuts (see :class:`~truncation_core.structured.writer.CutList`).
     cuts: list[dict[str, Any]]
     #: How many cuts there are in all.
     cut_count: int
@@ -203,8 +201,7 @@ class _Renderer(BudgetWriter):
         self.cache = cache
         self.path: list[str] = ["$"]
         self.omitted = {"items": 0, "keys": 0, "chars": 0, "containers": 0}
-        self.cuts: list[dict[str, Any]] = []
-        self.cut_count = 0
+        self.cuts = CutList()
         self.notes = 0
         #: Largest array, object and string, and height, of the container being written.
         self.stats = [0, 0, 0, 0]
@@ -223,10 +220,7 @@ class _Renderer(BudgetWriter):
                                   path="".join(self.path))
         self.notes += 1
         if self.record and kind != "json_key":
-            self.cut_count += 1
-            if len(self.cuts) < MAX_LISTED_CUTS:
-                self.cuts.append({"path": element.path, "kind": kind, "omitted": count,
-                                  "total": total})
+            self.cuts.add(element)
         return element
 
     # -- values -------------------------------------------------------------------------------
@@ -256,10 +250,7 @@ class _Renderer(BudgetWriter):
             self.put(int.__repr__(value))
         elif kind is Window:
             self.stats[0] = INF  # never cached: its middle is not held
-            if value.pairs:
-                self.obj(value.head, value.tail, value.total, depth)
-            else:
-                self.array(value.head, value.tail, value.total, depth)
+            self.windowed(value.head, value.tail, value.total, depth, pairs=value.pairs)
         elif kind is LongString:
             self.stats[2] = INF
             self.string(value.head, value.tail, value.total)
@@ -289,10 +280,7 @@ class _Renderer(BudgetWriter):
         else:
             mark, notes = len(self.parts), self.notes
             self.stats = [0, 0, 0, 0]
-            if pairs:
-                self.obj(value, (), len(value), depth)
-            else:
-                self.array(value, (), len(value), depth)
+            self.windowed(value, (), len(value), depth, pairs=pairs)
             stats = self.stats
             self.stats = parent
             stats[0 if not pairs else 1] = max(stats[0 if not pairs else 1], len(value))
@@ -340,35 +328,25 @@ class _Renderer(BudgetWriter):
         else:
             self.put("[" + dump_string(self.note(note)) + "]")
 
-    def array(self, head: Sequence[Any], tail: Sequence[Any], total: int, depth: int) -> None:
+    def windowed(self, head: Sequence[Any], tail: Sequence[Any], total: int, depth: int, *,
+                 pairs: bool) -> None:
+        """An array (or object: *pairs*) of *total* members, of which *head* and *tail* are
+        held: as many as the knobs allow, with a note for the others."""
         if total == 0:
-            self.put("[]")
+            self.put("{}" if pairs else "[]")
             return
         if depth >= self.knobs.depth:
-            self.collapsed(total, pairs=False)
+            self.collapsed(total, pairs=pairs)
             return
-        first, last = self.window(len(head), len(tail), total, self.knobs.items)
+        kind, unit = ("json_keys", "keys") if pairs else ("json_items", "items")
+        limit = self.knobs.keys if pairs else self.knobs.items
+        first, last = self.window(len(head), len(tail), total, limit)
         omitted = total - first - last
         note = None
         if omitted:
-            self.omitted["items"] += omitted
-            note = self.omission("json_items", omitted, total, "items")
-        self.members(head, tail, total, first, last, note, depth, pairs=False)
-
-    def obj(self, head: Sequence[Any], tail: Sequence[Any], total: int, depth: int) -> None:
-        if total == 0:
-            self.put("{}")
-            return
-        if depth >= self.knobs.depth:
-            self.collapsed(total, pairs=True)
-            return
-        first, last = self.window(len(head), len(tail), total, self.knobs.keys)
-        omitted = total - first - last
-        note = None
-        if omitted:
-            self.omitted["keys"] += omitted
-            note = self.omission("json_keys", omitted, total, "keys")
-        self.members(head, tail, total, first, last, note, depth, pairs=True)
+            self.omitted[unit] += omitted
+            note = self.omission(kind, omitted, total, unit)
+        self.members(head, tail, total, first, last, note, depth, pairs=pairs)
 
     def window(self, held_head: int, held_tail: int, total: int, limit: int) -> tuple[int, int]:
         """How many members to show from the beginning and from the end."""
@@ -435,7 +413,7 @@ class _Renderer(BudgetWriter):
 class _Cached:
     """A container written without cuts, and what it takes for that to hold again."""
 
-    text: str
+    text: str = attrs.field(repr=False)  # content: never in a repr
     bytes: int
     lines: int
     #: Largest array, object and string inside it, and its height.
@@ -532,6 +510,6 @@ def fit(value: Any, *, budget: Budget, style: Style, note: Callable[[ElementOmis
                             head_ratio=head_ratio, cache=cache, record=True)
             if final is not None:  # always: rendering is deterministic
                 return Fitted(text="".join(final.parts), knobs=chosen, omitted=final.omitted,
-                              cuts=final.cuts, cut_count=final.cut_count,
+                              cuts=final.cuts.listed, cut_count=final.cuts.count,
                               indented=layout.indent is not None)
     return None

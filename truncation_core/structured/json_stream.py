@@ -235,8 +235,8 @@ def _first_line(exc: BaseException) -> str:
 class _Ends:
     """The first and last characters of a stream, and its size, for a text fallback."""
 
-    head: str
-    tail: str
+    head: str = attrs.field(repr=False)  # content: never in a repr
+    tail: str = attrs.field(repr=False)
     chars: int
     lines: int
 
@@ -251,13 +251,16 @@ class JsonStreamTruncator:
     :param fallback_text: called with a reason when the content is not JSON, to cut the
         whole content as text. Without it, the truncator keeps the first and last characters
         of the stream itself and cuts those.
+    :param keep_ends: whether to keep those characters; by default, when no *fallback_text*
+        is given. A caller that gives *fallback_text* only to ``finish`` passes False.
 
     Memory is bounded by the budget, not the input (see the module docstring). ``feed`` and
-    ``finish`` never raise on content; after ``finish`` the object is spent.
+    ``finish`` never raise on content; ``finish`` may be called again, with another budget.
     """
 
     def __init__(self, *, budget: Budget, policy: Policy, markers: MarkerRenderer | None,
-                 fallback_text: Callable[[str], Cut] | None = None) -> None:
+                 fallback_text: Callable[[str], Cut] | None = None,
+                 keep_ends: bool | None = None) -> None:
         import ijson  # heavy: only when a stream is truncated
 
         self.budget = budget
@@ -275,7 +278,7 @@ class JsonStreamTruncator:
         self._style: Style | None = None
         self._sniff = ""
         # The ends of the stream as text, for the fallback without fallback_text.
-        self._keep_ends = fallback_text is None
+        self._keep_ends = fallback_text is None if keep_ends is None else keep_ends
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._head: list[str] = []
         self._head_chars = 0

@@ -27,7 +27,7 @@ __all__ = ["Records", "fit_records"]
 class Records:
     """What :func:`fit_records` returns."""
 
-    text: str
+    text: str = attrs.field(repr=False)  # content: never in a repr
     details: dict[str, Any]
 
 

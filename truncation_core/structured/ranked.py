@@ -21,7 +21,7 @@ The metadata carries seed 002's ``truncation_info``: ``reason`` (``character_lim
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -41,6 +41,9 @@ from truncation_core.structured.json_element import (
 )
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
 from truncation_core.text import count_lines
+
+if TYPE_CHECKING:
+    from truncation_core.structured.json_stream import JsonStreamTruncator
 
 __all__ = ["find_results", "ranked_cut", "score_of"]
 
@@ -90,10 +93,12 @@ def find_results(value: Any, path: tuple[str, ...]) -> tuple[str | None, list[An
 
 
 def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
-               markers: MarkerRenderer) -> Cut:
+               markers: MarkerRenderer, prefed: JsonStreamTruncator | None = None) -> Cut:
+    """The ``ranked`` strategy. *prefed*: as for
+    :func:`~truncation_core.structured.dispatch.element_cut`, for a stream."""
     if facts.chars > policy.stream_threshold:
         return _as_element(text, budget, facts, policy, markers,
-                           "larger than stream_threshold: cut by element instead")
+                           "larger than stream_threshold: cut by element instead", prefed)
     parsed = facts.parsed if facts.parsed is not NOT_PARSED else parse(text)
     if parsed.format != "json" or parsed.deep:
         if parsed.format is None:
@@ -179,8 +184,9 @@ def _rank_key(result: Any, path: tuple[str, ...], index: int) -> tuple[bool, flo
 
 
 def _as_element(text: str, budget: Budget, facts: ContentFacts, policy: Policy,
-                markers: MarkerRenderer, why: str) -> Cut:
+                markers: MarkerRenderer, why: str,
+                prefed: JsonStreamTruncator | None = None) -> Cut:
     cut = element_cut(text, budget=budget, facts=facts, policy=policy,
-                      markers=attrs.evolve(markers, strategy="element"))
+                      markers=attrs.evolve(markers, strategy="element"), prefed=prefed)
     return attrs.evolve(cut, strategy=cut.strategy or "element",
                         notes=(*cut.notes, f"ranked: {why}"))

@@ -27,7 +27,8 @@ from typing import Any, Literal
 
 import attrs
 
-__all__ = ["NOT_PARSED", "Parsed", "RawNumber", "looks_like_xml", "parse", "paused_gc"]
+__all__ = ["NOT_PARSED", "Parsed", "RawNumber", "looks_like_xml", "parse", "parse_prefix",
+           "paused_gc"]
 
 BOM = "\ufeff"
 
@@ -132,6 +133,36 @@ def parse(text: str) -> Parsed:
     except ValueError as exc:
         return Parsed(format=None, error=_reason(exc), bom=bom)
     return Parsed(format="json", value=value, bom=bom)
+
+
+#: An error this close to the end of a prefix may come from the prefix being cut short (a
+#: constant such as ``-Infinity`` split in two, a number cut after its dot).
+_LOOKAHEAD = 64
+
+
+def parse_prefix(prefix: str) -> Parsed | None:
+    """What :func:`parse` gives for any text that starts with *prefix*, when the prefix alone
+    decides it: JSON broken well before the prefix ends. None otherwise (valid so far, cut
+    short, or possibly JSON Lines).
+
+    The parser reads left to right and stops at the first error, so an error that does not
+    depend on what follows is the error of every text with this prefix.
+    """
+    bom = prefix.startswith(BOM)
+    body = prefix[1:] if bom else prefix
+    try:
+        with paused_gc():
+            _loads(body)
+    except _NotStrict as exc:  # a whole NaN or Infinity, before any other error
+        return Parsed(format=None, error=_reason(exc), bom=bom)
+    except json.JSONDecodeError as exc:
+        if (exc.pos >= len(body) - _LOOKAHEAD or exc.msg.startswith("Unterminated string")
+                or (exc.msg == "Extra data" and _newline_before(body, exc.pos))):
+            return None
+        return Parsed(format=None, error=_reason(exc), bom=bom)
+    except (ValueError, RecursionError):  # an integer over the digit limit; nesting
+        return None
+    return None
 
 
 def _newline_before(text: str, pos: int) -> bool:

@@ -6,10 +6,15 @@ piece that does not fit (:class:`Overflow`), so an attempt never costs more than
 
 from __future__ import annotations
 
-from truncation_core.models import Budget
+from typing import Any
+
+from truncation_core.models import Budget, ElementOmission
 from truncation_core.text import utf8_size
 
-__all__ = ["BudgetWriter", "Overflow"]
+__all__ = ["MAX_LISTED_CUTS", "BudgetWriter", "CutList", "Overflow"]
+
+#: At most this many cuts are listed in the metadata (the totals always count all of them).
+MAX_LISTED_CUTS = 50
 
 
 class Overflow(Exception):
@@ -46,3 +51,20 @@ class BudgetWriter:
 
     def text(self) -> str:
         return "".join(self.parts)
+
+
+class CutList:
+    """The cuts one rendering made, for the metadata: all counted, the first
+    :data:`MAX_LISTED_CUTS` listed as ``{"path", "kind", "omitted", "total"}``."""
+
+    __slots__ = ("count", "listed")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.listed: list[dict[str, Any]] = []
+
+    def add(self, element: ElementOmission) -> None:
+        self.count += 1
+        if len(self.listed) < MAX_LISTED_CUTS:
+            self.listed.append({"path": element.path, "kind": element.kind,
+                                "omitted": element.count, "total": element.total})

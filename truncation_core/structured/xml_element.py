@@ -30,13 +30,14 @@ import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
+from xml.parsers.expat import ErrorString
 
 import attrs
 
 from truncation_core.config import Policy
 from truncation_core.models import Budget, ElementOmission
 from truncation_core.structured.json_element import MIN_STRING, _largest, _split
-from truncation_core.structured.writer import BudgetWriter, Overflow
+from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
 
 __all__ = ["XmlFitted", "fit_xml", "parse_xml"]
 
@@ -52,7 +53,9 @@ class _Knobs(NamedTuple):
 
 @attrs.frozen(kw_only=True)
 class XmlFitted:
-    text: str
+    """What :func:`fit_xml` returns: the output and the metadata's ``details``."""
+
+    text: str = attrs.field(repr=False)  # content: never in a repr
     details: dict[str, Any]
 
 
@@ -84,7 +87,11 @@ def parse_xml(text: str) -> _Document | str:
                     namespaces[id(item)] = pending
                     pending = []
     except ParseError as exc:
-        return f"not well-formed XML: {str(exc).splitlines()[0] if str(exc) else 'error'}"
+        # The message is the parser's, except for undefined entities, which ElementTree
+        # names (content): rebuild it from the error code and the position.
+        line, column = exc.position
+        message = ErrorString(exc.code) if isinstance(exc.code, int) else "error"
+        return f"not well-formed XML: {message}: line {line}, column {column}"
     except (ValueError, RecursionError) as exc:
         return f"not well-formed XML: {type(exc).__name__}"
     if root is None:
@@ -122,15 +129,12 @@ class _Renderer(BudgetWriter):
         self.record = record
         self.scopes: list[dict[str, str]] = [{XML_NAMESPACE: "xml"}]
         self.omitted = {"elements": 0, "chars": 0, "collapsed": 0}
-        self.cuts: list[dict[str, Any]] = []
-        self.cut_count = 0
+        self.cuts = CutList()
 
     def omission(self, kind: Any, count: int, total: int, unit: str, path: str) -> str:
         element = ElementOmission(kind=kind, count=count, total=total, unit=unit, path=path)
         if self.record:
-            self.cut_count += 1
-            if len(self.cuts) < 50:
-                self.cuts.append({"path": path, "kind": kind, "omitted": count, "total": total})
+            self.cuts.add(element)
         return self.note(element)
 
     def qname(self, name: str, *, attribute: bool = False) -> str:
@@ -249,6 +253,6 @@ def fit_xml(text: str, *, budget: Budget, policy: Policy,
             continue
         limits = {k: (None if v == INF else v) for k, v in chosen._asdict().items()}
         return XmlFitted(text="".join(final.parts), details={
-            "format": "xml", "omitted": final.omitted, "cuts": final.cuts,
-            "cut_count": final.cut_count, "limits": limits})
+            "format": "xml", "omitted": final.omitted, "cuts": final.cuts.listed,
+            "cut_count": final.cuts.count, "limits": limits})
     return "the budget is too small for well-formed XML"
