@@ -537,3 +537,22 @@ def test_never_raises_on_any_str_or_bytes(content: str | bytes, tool: str | None
     result = truncator.process(content, tool=tool)
     assert len(result.content) <= limit
     result.metadata.to_json()
+
+
+@pytest.mark.parametrize(("spill", "as_bytes", "offsets"), [
+    (True, False, True),    # kept: offsets address the artifact
+    (False, True, True),    # the tool's own bytes: offsets address them, at no cost
+    (False, False, False),  # text that is not kept: offsets would cost a full encode
+])
+def test_omissions_carry_byte_offsets_when_they_address_something(
+        spill: bool, as_bytes: bool, offsets: bool) -> None:
+    text = "é line\n" * 3000
+    truncator = Truncator({"inline_limit": 500, "spill": spill, "store": {"backend": "memory"}},
+                          load_entrypoints=False)
+    result = truncator.process(text.encode() if as_bytes else text)
+    region = result.metadata.omissions[0]
+    if offsets:
+        assert (region.start_byte, region.end_byte) == (
+            len(text[:region.start].encode()), len(text[:region.end].encode()))
+    else:
+        assert (region.start_byte, region.end_byte) == (None, None)

@@ -450,7 +450,8 @@ class Stream:
             self._store(b"")  # over only after the final flush: store what was held
         view, raw = self._full_text()
         if isinstance(view, str):
-            facts = content_facts(view, from_bytes=self._mode is bytes, encoded=raw)
+            facts = content_facts(view, from_bytes=self._mode is bytes, encoded=raw,
+                                  byte_offsets=self._byte_offsets())
         else:
             facts = self._window_facts(view)
         notes: list[str] = []
@@ -502,13 +503,19 @@ class Stream:
         return TextWindows(head, tail, length=self._chars, newlines=self._newlines,
                            returns=self._returns, crlfs=self._crlfs, ascii=self._ascii), None
 
+    def _byte_offsets(self) -> bool:
+        """Whether omissions get byte offsets: as in ``process``, when the content is kept
+        or came as bytes (``Truncator._cut``)."""
+        return self._policy.spill or self._mode is bytes
+
     def _window_facts(self, view: TextWindows) -> ContentFacts:
         total = self._bytes
+        locate: Callable[[int], int] | None = None
         if self._mode is bytes:
             locate = raw_locator(self._raw_head, self._ring.value(),  # type: ignore[union-attr]
                                  total_chars=self._chars, total_bytes=total,
                                  tail_is_start=False)
-        else:
+        elif self._byte_offsets():
             locate = text_locator(view, lambda: total)
         # The sniffs of content_facts, which look only at the two ends.
         json = _looks_like_json(view)  # type: ignore[arg-type]

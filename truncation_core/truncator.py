@@ -82,23 +82,25 @@ def _looks_like_json(text: str) -> bool:
         (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"))
 
 
-def content_facts(text: str, *, from_bytes: bool = False,
-                  encoded: bytes | None = None) -> ContentFacts:
+def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None = None,
+                  byte_offsets: bool = True) -> ContentFacts:
     """Facts about *text*: one pass to count line terminators, the rest O(1) or deferred.
 
     *encoded* is the content as bytes when already at hand (the tool's own bytes, or the
     encoding made for the artifact); otherwise the byte size is measured on first use. When
     the tool returned bytes (*from_bytes*), *encoded* must be those bytes: byte offsets then
-    refer to them, even where they are not valid UTF-8.
+    refer to them, even where they are not valid UTF-8. With *byte_offsets* false, omissions
+    get no byte offsets (:meth:`ContentFacts.byte_offset` answers None).
     """
     terminators = count_terminators(text)
     looks_like_json = _looks_like_json(text)
     byte_size = encoded.__len__ if encoded is not None else functools.cache(
         lambda: utf8_size(text))
+    locate: Callable[[int], int] | None = None
     if from_bytes and encoded is not None:
         locate = raw_locator(encoded, encoded, total_chars=len(text), total_bytes=len(encoded),
                              tail_is_start=True)
-    else:
+    elif byte_offsets:
         locate = text_locator(text, byte_size)
     return ContentFacts(
         chars=len(text), lines=count_lines(text, terminators), terminators=terminators,
@@ -323,7 +325,10 @@ class Truncator:
         # byte size without a second pass.
         data = raw if raw is not None else (
             text.encode("utf-8", "surrogatepass") if policy.spill else None)
-        facts = content_facts(text, from_bytes=raw is not None, encoded=data)
+        # Byte offsets say where omitted parts lie in the stored bytes (or the tool's own);
+        # for text that is not kept they would cost a full encode and address nothing.
+        facts = content_facts(text, from_bytes=raw is not None, encoded=data,
+                              byte_offsets=data is not None)
         notes: list[str] = []
         strategy = self._choose_strategy(tool, facts, policy, context, notes)
         artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
