@@ -4,6 +4,7 @@ warning, or the repr of anything returned (reliability.md §6)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import warnings
@@ -205,3 +206,13 @@ def test_canary_stays_out_of_plugin_failures(canary: str, leaks: Leaks, hook: st
         failures[0].getMessage())
     reprs(leaks, result, result.metadata, result.metadata.to_json())
     leaks.assert_clean(canary)
+
+
+def test_metadata_repr_leaves_out_details_which_may_quote_content() -> None:
+    # A structured cut names the key it cut inside in details' paths; a key is content.
+    canary = "CANARY-key-4f1d"
+    text = json.dumps({canary: list(range(3000))})
+    meta = Truncator({"spill": False, "inline_limit": 300},
+                     load_entrypoints=False).process(text).metadata
+    assert canary in json.dumps(meta.to_dict())  # control: the details do hold it
+    assert canary not in repr(meta)

@@ -66,8 +66,11 @@ class TruncationMetadata:
     omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
     #: Remarks, e.g. which fallback was taken and why.
     notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    #: Strategy-specific, machine-readable details.
-    details: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping)
+    #: Strategy-specific, machine-readable details. They may quote content (a highlighted
+    #: line, a JSON key in a cut's path), so they are left out of the repr, which ends up in
+    #: logs; ``to_dict`` and ``to_json`` include them.
+    details: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping,
+                                             repr=False)
     #: True when the tool marked its result as already truncated, so it was left alone.
     opted_out: bool = False
     #: True when the artifact itself keeps only the head and tail of the original (content

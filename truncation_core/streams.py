@@ -47,9 +47,9 @@ from truncation_core.errors import StoreError, StoreFull
 from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.salient import StreamHighlights
-from truncation_core.structured.sniff import looks_like_xml
+from truncation_core.structured.sniff import SNIFF_CHARS, looks_like_json, looks_like_xml
 from truncation_core.text import cut_text, measure, utf8_size
-from truncation_core.truncator import _looks_like_json, content_facts
+from truncation_core.truncator import content_facts
 from truncation_core.windows import TextWindows
 
 if TYPE_CHECKING:
@@ -67,8 +67,6 @@ log = logging.getLogger("truncation_core")
 #: Characters kept beyond the budget at each end: a cut reads a character or two past the
 #: point it keeps (to avoid splitting "\r\n" or a surrogate pair, and to tell line starts).
 _SLACK = 16
-#: The JSON sniff looks at this many characters at each end (see truncator._looks_like_json).
-_SNIFF_CHARS = 256
 #: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character
 #: (and a few more: a broken sequence at the edge is up to 3 bytes).
 _MAX_UTF8 = 4
@@ -117,7 +115,7 @@ class IncrementalCut(Protocol):
 
 def window_for(policy: Policy) -> int:
     """Characters a stream keeps at each end: the budget, the JSON sniff, and some slack."""
-    return max(policy.inline_limit, _SNIFF_CHARS) + _SLACK
+    return max(policy.inline_limit, SNIFF_CHARS) + _SLACK
 
 
 class _Ring(Generic[AnyStr]):
@@ -518,7 +516,7 @@ class Stream:
         elif self._byte_offsets():
             locate = text_locator(view, lambda: total)
         # The sniffs of content_facts, which look only at the two ends.
-        json = _looks_like_json(view)  # type: ignore[arg-type]
+        json = looks_like_json(view)  # type: ignore[arg-type]
         xml = not json and looks_like_xml(view)  # type: ignore[arg-type]
         return ContentFacts(
             chars=self._chars, lines=self.lines, terminators=self._terminators(),

@@ -33,7 +33,7 @@ from truncation_core.plugin_failures import (
 from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.sessions import Session, active_store
 from truncation_core.stats import CallCounter, Stats, StatsRecorder
-from truncation_core.structured.sniff import looks_like_xml, parse
+from truncation_core.structured.sniff import looks_like_json, looks_like_xml, parse
 from truncation_core.text import count_lines, count_terminators, cut_text, measure, utf8_size
 
 if TYPE_CHECKING:
@@ -55,8 +55,6 @@ CutWith = Callable[[str, Budget, MarkerRenderer, list[str]], Cut]
 
 #: Context keys that describe the result for its artifact's one-line summary, in order.
 _SUMMARY_KEYS = ("summary", "path", "command", "query", "url")
-#: How far into the content the JSON sniff looks for its first non-blank character.
-_SNIFF_CHARS = 256
 
 
 @attrs.frozen
@@ -75,12 +73,6 @@ class _ToolSlot:
         return cls(policy, count_call, policy.inline_limit if plain else -1)
 
 
-def _looks_like_json(text: str) -> bool:
-    head = text[:_SNIFF_CHARS].lstrip()
-    tail = text[-_SNIFF_CHARS:].rstrip()
-    return bool(head) and bool(tail) and (
-        (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"))
-
 
 def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None = None,
                   byte_offsets: bool = True) -> ContentFacts:
@@ -93,7 +85,7 @@ def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None 
     get no byte offsets (:meth:`ContentFacts.byte_offset` answers None).
     """
     terminators = count_terminators(text)
-    looks_like_json = _looks_like_json(text)
+    json = looks_like_json(text)
     byte_size = encoded.__len__ if encoded is not None else functools.cache(
         lambda: utf8_size(text))
     locate: Callable[[int], int] | None = None
@@ -104,9 +96,9 @@ def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None 
         locate = text_locator(text, byte_size)
     return ContentFacts(
         chars=len(text), lines=count_lines(text, terminators), terminators=terminators,
-        looks_like_json=looks_like_json, from_bytes=from_bytes,
+        looks_like_json=json, from_bytes=from_bytes,
         byte_size=byte_size, locate_byte=locate,
-        looks_like_xml=not looks_like_json and looks_like_xml(text),
+        looks_like_xml=not json and looks_like_xml(text),
         parse=lambda: parse(text))
 
 

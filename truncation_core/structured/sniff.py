@@ -27,8 +27,17 @@ from typing import Any, Literal
 
 import attrs
 
-__all__ = ["NOT_PARSED", "Parsed", "RawNumber", "looks_like_xml", "parse", "parse_prefix",
-           "paused_gc"]
+__all__ = [
+    "NOT_PARSED",
+    "SNIFF_CHARS",
+    "Parsed",
+    "RawNumber",
+    "looks_like_json",
+    "looks_like_xml",
+    "parse",
+    "parse_prefix",
+    "paused_gc",
+]
 
 BOM = "\ufeff"
 
@@ -175,7 +184,23 @@ def _newline_before(text: str, pos: int) -> bool:
     return False
 
 
-def looks_like_xml(text: str, sniff: int = 256) -> bool:
+#: How far into each end of the content the format sniffs look.
+SNIFF_CHARS = 256
+
+
+def looks_like_json(text: str, sniff: int = SNIFF_CHARS) -> bool:
+    """A cheap sniff: starts with ``{`` or ``[`` and ends with the matching ``}`` or ``]``.
+
+    It reads only the first and last *sniff* characters, so a stream's two ends answer it as
+    the whole text would.
+    """
+    head = text[:sniff].lstrip()
+    tail = text[-sniff:].rstrip()
+    return bool(head) and bool(tail) and (
+        (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"))
+
+
+def looks_like_xml(text: str, sniff: int = SNIFF_CHARS) -> bool:
     """A cheap sniff: starts with ``<`` (after a BOM and blanks) and ends with ``>``.
 
     HTML pages (``<!DOCTYPE html``, ``<html``) are not taken for XML: they are rarely

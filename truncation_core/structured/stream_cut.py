@@ -39,7 +39,7 @@ from truncation_core.structured.dispatch import (
     starts_like_json,
 )
 from truncation_core.structured.ranked import ranked_cut
-from truncation_core.structured.sniff import Parsed, parse, parse_prefix
+from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse, parse_prefix
 
 if TYPE_CHECKING:
     from truncation_core.config import Policy
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ElementStreamCut"]
 
-#: The sniffs of ContentFacts and of element_cut look no further than this into the content.
-_SNIFF_CHARS = 256
 _BLANKS = "\ufeff \t\r\n"
 #: What a JSON value (or an XML document) can start with, after a BOM and blanks: when the
 #: policy's strategy is element, element_cut parses anything that starts so.
@@ -101,8 +99,8 @@ class ElementStreamCut:
         if self._parts is None:
             return False
         self._parts.append(text)
-        if len(self._sniff) < _SNIFF_CHARS:
-            self._sniff += text[: _SNIFF_CHARS - len(self._sniff)]
+        if len(self._sniff) < SNIFF_CHARS:
+            self._sniff += text[: SNIFF_CHARS - len(self._sniff)]
             start = self._sniff.lstrip(_BLANKS)
             if start and self._starts is not None and start[0] not in self._starts:
                 self._parts = None  # element will not parse it: its ends are enough
