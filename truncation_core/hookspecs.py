@@ -218,7 +218,10 @@ def stream_cutter(
     decoded text and must never raise on content: on input you cannot handle, stop
     collecting and return None from ``finish``. The strategy is chosen only at the end (from
     the final sizes), so a cutter is fed every stream it is offered for; decide early and
-    cheaply whether the content is yours.
+    cheaply whether the content is yours, and return False from ``feed`` once you need no
+    more of it (the stream then stops feeding you, and spares decoding a bytes stream for
+    you). ``finish`` may be called more than once, with smaller budgets (a highlights block
+    takes room from the first cut): answer each time.
     """
 
 
