@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 import attrs
 
 from truncation_core.errors import StoreError, StoreFull
+from truncation_core.gc_pause import paused_gc
 from truncation_core.models import Budget, ContentFacts, Cut
 from truncation_core.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.salient import StreamHighlights
@@ -406,7 +407,12 @@ class Stream:
         if self._result is None:
             if self._aborted:
                 raise ValueError("result() of an aborted stream")
-            self._result = self._finish(reserve)
+            # As in Truncator._cut: the collector waits while a parsed document lives. The
+            # cutters hold it, with the text they kept to parse; finished, they go before
+            # it resumes (a stream kept after its result would keep them alive too).
+            with paused_gc():
+                self._result = self._finish(reserve)
+                self._cutters = self._feeding = []
         return self._result
 
     def abort(self) -> None:

@@ -19,6 +19,7 @@ from truncation_core.artifacts import (
 )
 from truncation_core.config import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
+from truncation_core.gc_pause import paused_gc
 from truncation_core.manager import PluginHost
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, ContentFacts, Cut, Omission
@@ -313,21 +314,29 @@ class Truncator:
 
     def _cut(self, text: str, raw: bytes | None, policy: Policy, tool: str | None,
              context: Mapping[str, Any]) -> TruncationResult:
-        # Encode once, up front, when the artifact will need the bytes: facts then know the
-        # byte size without a second pass.
-        data = raw if raw is not None else (
-            text.encode("utf-8", "surrogatepass") if policy.spill else None)
-        # Byte offsets say where omitted parts lie in the stored bytes (or the tool's own);
-        # for text that is not kept they would cost a full encode and address nothing.
-        facts = content_facts(text, from_bytes=raw is not None, encoded=data,
-                              byte_offsets=data is not None)
-        notes: list[str] = []
-        strategy = self._choose_strategy(tool, facts, policy, context, notes)
-        artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
-                                    if data is not None and policy.spill else (None, None))
-        return self._render(text, facts, strategy, policy, tool, context, notes,
-                            artifact=artifact, artifact_error=artifact_error,
-                            byte_size_known=data is not None)
+        # Facts parse JSON content on first use and hold the document: millions of small
+        # objects, which every collection would traverse while they live (as long again as
+        # the parse, for no cycles). So the collector waits, and the facts, the only holder
+        # of the document, are gone before it resumes.
+        with paused_gc():
+            # Encode once, up front, when the artifact will need the bytes: facts then know
+            # the byte size without a second pass.
+            data = raw if raw is not None else (
+                text.encode("utf-8", "surrogatepass") if policy.spill else None)
+            # Byte offsets say where omitted parts lie in the stored bytes (or the tool's
+            # own); for text that is not kept they would cost a full encode and address
+            # nothing.
+            facts = content_facts(text, from_bytes=raw is not None, encoded=data,
+                                  byte_offsets=data is not None)
+            notes: list[str] = []
+            strategy = self._choose_strategy(tool, facts, policy, context, notes)
+            artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
+                                        if data is not None and policy.spill else (None, None))
+            result = self._render(text, facts, strategy, policy, tool, context, notes,
+                                  artifact=artifact, artifact_error=artifact_error,
+                                  byte_size_known=data is not None)
+            del facts
+        return result
 
     def _choose_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,
                          context: Mapping[str, Any], notes: list[str]) -> str:

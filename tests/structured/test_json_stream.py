@@ -73,6 +73,24 @@ def test_large_array_keeps_first_and_last_items_with_exact_count():
     assert out["total"] == 200_000
 
 
+@pytest.mark.parametrize("events_per_member", [3, 150, 2000])
+def test_bulk_counting_is_exact_for_members_short_and_longer_than_its_window(
+        events_per_member: int) -> None:
+    """Members are counted in bulk from a member boundary before the chunk's last events;
+    a member longer than that window (here 116 events) is found by looking further back."""
+    members = [list(range(i, i + events_per_member - 2)) for i in range(3000)]
+    data = json.dumps(members).encode()
+    s = stream(chars=200)
+    for start in range(0, len(data), 1 << 16):
+        s.feed(data[start:start + (1 << 16)])
+    cut = s.finish()
+    out = json.loads(cut.text)
+    note = next(v for v in out if isinstance(v, str))
+    kept = [v for v in out if not isinstance(v, str)]
+    assert note == f"... {len(members) - len(kept):,} items omitted ..."
+    assert kept[0][:3] == members[0][:3] and kept[-1][:3] == members[-1][:3]
+
+
 def test_json_lines_stream_keeps_whole_records():
     data = "".join(json.dumps({"n": i}) + "\n" for i in range(5000)).encode()
     s = stream(chars=300)

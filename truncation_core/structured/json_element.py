@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
+from itertools import islice
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
@@ -365,7 +366,8 @@ class _Renderer(BudgetWriter):
         path = self.path
         self.put("{" if pairs else "[")
         # (index in the original, member) for the members shown, in order.
-        shown = [(i, head[i]) for i in range(first)] if first < total else enumerate(head)
+        # Lazy: a write that overflows the budget stops early, and *first* may be large.
+        shown = enumerate(islice(head, first) if first < total else head)
         ending: Any = ()
         if last:
             source, offset = (tail, len(tail) - last) if tail else (head, total - last)

@@ -39,6 +39,7 @@ from typing import Any
 import attrs
 
 from truncation_core.config import Policy
+from truncation_core.gc_pause import paused_gc
 from truncation_core.markers import MarkerRenderer
 from truncation_core.models import Budget, Cut, Omission
 from truncation_core.structured.json_element import (
@@ -48,7 +49,6 @@ from truncation_core.structured.json_element import (
     Window,
     fit,
 )
-from truncation_core.structured.sniff import paused_gc
 from truncation_core.text import count_terminators, fit_prefix, fit_suffix, measure
 
 __all__ = ["JsonStreamTruncator"]
@@ -160,13 +160,13 @@ class _Skeleton:
         if start <= 0:
             return i
         # Resume at the start of the member holding position `start`: just after the last
-        # event before it that brought the depth back to the array's level.
-        before = depth[start - 1::-1]
-        try:
-            resume = start - before.index(0)
-        except ValueError:
+        # event before it that brought the depth back to the array's level. Members are
+        # usually short, so look just before `start` first, then at all of it.
+        resume = _last_zero_before(depth, start, self.window)
+        if resume is None:
             return i
-        frame.total += depth[:resume].count(0)
+        # The members ending before `resume`, without copying the (long) list up to it.
+        frame.total += depth.count(0) - depth[resume:].count(0)
         frame.tail.clear()  # the ring must hold the last members, contiguous to the end
         frame.tail_size = 0
         return i + resume
@@ -212,6 +212,18 @@ class _Skeleton:
                 if self._ring_only(frame, n - index - 1):
                     return index + 1
         return n
+
+
+def _last_zero_before(depth: list[int], start: int, near: int) -> int | None:
+    """The position just after the last 0 in ``depth[:start]``, or None if there is none."""
+    for low in (max(0, start - near), 0):
+        before = depth[low:start]
+        before.reverse()
+        try:
+            return start - before.index(0)
+        except ValueError:
+            continue
+    return None
 
 
 def _first_line(exc: BaseException) -> str:

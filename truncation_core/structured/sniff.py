@@ -14,18 +14,17 @@ The parse never raises on content. It keeps what :func:`json.loads` would lose o
   caller truncates it from ijson parse events, which need no recursion.
 
 Arrays are lists, objects tuples of pairs, strings ``str``; the cyclic garbage collector is
-paused during the parse (it costs up to 3x on large documents and finds no cycles here).
+paused during the parse (:mod:`truncation_core.gc_pause`).
 """
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Literal
 
 import attrs
+
+from truncation_core.gc_pause import paused_gc
 
 __all__ = [
     "NOT_PARSED",
@@ -36,7 +35,6 @@ __all__ = [
     "looks_like_xml",
     "parse",
     "parse_prefix",
-    "paused_gc",
 ]
 
 BOM = "\ufeff"
@@ -54,18 +52,6 @@ class _NotStrict(ValueError):
 
 def _reject_constant(name: str) -> Any:
     raise _NotStrict(name)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic GC around building many objects; restore the state it found."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @attrs.frozen(kw_only=True)
