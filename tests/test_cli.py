@@ -277,6 +277,51 @@ def test_config_validate(trunc) -> None:  # type: ignore[no-untyped-def]
     assert "inline_limt: unknown key; did you mean 'inline_limit'?" in done.stderr
 
 
+def test_config_validate_fails_when_a_plugin_it_names_does_not_load(trunc) -> None:  # type: ignore[no-untyped-def]
+    (trunc.workdir / ".truncation.yaml").write_text("plugins:\n  modules: [no_such_module]\n")
+    done = trunc("config", "validate")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "error: plugin 'no_such_module' failed to load: ModuleNotFoundError" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    # Other commands keep working, with a warning.
+    assert trunc("apply", "--limit", "50", stdin="y" * 500).returncode == 0
+
+
+@pytest.mark.parametrize("variable", ["TRUNCATION_CORE_PLUGINS",
+                                      "TRUNCATION_CORE_DISABLE_PLUGINS"])
+def test_an_allow_or_deny_listed_name_nothing_installed_has_is_reported(
+        trunc, variable: str) -> None:  # type: ignore[no-untyped-def]
+    field = "enable" if variable == "TRUNCATION_CORE_PLUGINS" else "disable"
+    listed = trunc("plugins", "--json", env={variable: "exmple"})
+    assert listed.returncode == 0
+    assert (f"warning: plugins.{field} names 'exmple', but no installed plugin has that "
+            "entry-point name; did you mean 'example'?") in listed.stderr
+    done = trunc("config", "validate", env={variable: "exmple"})
+    assert done.returncode == 1
+    assert f"error: plugins.{field} names 'exmple'" in done.stderr
+    assert trunc("config", "validate", env={variable: "example"}).returncode == 0
+
+
+def test_config_show_names_the_same_source_in_the_table_and_per_tool(trunc) -> None:  # type: ignore[no-untyped-def]
+    every = {r["key"]: r["source"] for r in json.loads(trunc("config", "show", "--json").stdout)}
+    tool = {r["key"]: r["source"]
+            for r in json.loads(trunc("config", "show", "--tool", "execute_command",
+                                      "--json").stdout)}
+    assert every["tools.execute_command.highlights"] == tool["highlights"] == (
+        "built-in tool policy")
+    assert every["tools.execute_command.strategy"] == tool["strategy"] == "built-in tool policy"
+
+
+def test_tables_print_values_literally_never_as_rich_markup(trunc) -> None:  # type: ignore[no-untyped-def]
+    """Square brackets in data (a command line, a marker template) are not styling: an
+    unmatched ``[/x]`` made rich raise, and ``[bold]`` vanished."""
+    (trunc.workdir / ".truncation.yaml").write_text(
+        'marker:\n  end: "\\n[/cut {lines} lines{hint}] [bold]x :smile:"\n')
+    done = trunc("config", "show")
+    assert done.returncode == 0, done.stderr
+    assert "[/cut {lines} lines{hint}] [bold]x :smile:" in done.stdout.replace("\n", "")
+
+
 def test_version_and_module_entry_point(trunc, trunc_env: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
     done = trunc("--version")
     assert done.returncode == 0 and "0.1.0.dev0" in done.stdout

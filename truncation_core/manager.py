@@ -30,7 +30,7 @@ import attrs
 import pluggy
 
 from truncation_core import hookspecs
-from truncation_core.errors import PluginLoadError, PluginLoadWarning
+from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_mean
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
@@ -193,6 +193,22 @@ class PluginHost:
                 continue
             self._load_guarded(ep.name, "entrypoint", settings.strict, target=ep.value,
                                load=ep.load, distribution=dist_name, version=version)
+        self._check_named(settings)
+
+    def _check_named(self, settings: PluginsConfig) -> None:
+        """Report entry-point names in ``plugins.enable`` / ``disable`` that nothing installed
+        has: a typo there would silently load nothing, or keep loading the plugin it meant
+        to disable."""
+        installed = {name for name, r in self._records.items() if r.kind == "entrypoint"}
+        for field, names in (("enable", settings.enable or ()), ("disable", settings.disable)):
+            for name in names:
+                if name in installed:
+                    continue
+                message = (f"plugins.{field} names {name!r}, but no installed plugin has that "
+                           f"entry-point name{did_you_mean(name, installed)}")
+                if settings.strict:
+                    raise PluginLoadError(name, cause=LookupError(message))
+                warnings.warn(message, PluginLoadWarning, stacklevel=4)
 
     def _collect_provides(self, *, strict: bool) -> None:
         # Call each implementation on its own so that listing can say who provides what.

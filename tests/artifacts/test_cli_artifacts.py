@@ -38,6 +38,20 @@ def make_artifact(workspace: Path) -> str:
     return json.loads(proc.stdout)["artifact"]["id"]
 
 
+def test_list_prints_summaries_literally(workspace: Path) -> None:
+    """A command line with ``[/x]`` in it made rich raise a MarkupError on every listing."""
+    from truncation_core import Truncator
+
+    text = "".join(f"line {i}\n" for i in range(20_000))
+
+    truncator = Truncator.from_config(start=workspace)
+    truncator.process(text, tool="execute_command", command='grep "[/a-z]" [bold]x')
+    proc = subprocess.run([sys.executable, "-m", "truncation_core", "artifacts", "list"],
+                          capture_output=True, text=True, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert 'grep "[/a-z]" [bold]x' in proc.stdout
+
+
 def test_list_show_head_tail_grep(workspace: Path) -> None:
     artifact_id = make_artifact(workspace)
     proc = subprocess.run([sys.executable, "-m", "truncation_core", "artifacts", "list"],

@@ -245,9 +245,7 @@ def clean_command(state: AppState, older_than: float | None, session: str | None
 
 def _progress() -> Any:
     """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
-    from rich.console import Console
-
-    err = Console(stderr=True)
+    err = console(stderr=True)
     if not err.is_terminal:
         return None
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn

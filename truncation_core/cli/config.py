@@ -51,12 +51,13 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
     walk("", data)
     for name in sorted({*BUILTIN_TOOL_POLICIES, *tools}):
         for key in POLICY_KEYS:
-            value = tools.get(name, {}).get(key)
+            path = f"tools.{name}.{key}"
+            value, source = tools.get(name, {}).get(key), loaded.source_of(path)
             if value is None:
                 value = getattr(BUILTIN_TOOL_POLICIES.get(name), key, None)
+                source = SOURCE_BUILTIN_POLICY
             if value is not None:
-                path = f"tools.{name}.{key}"
-                rows.append((path, value, loaded.source_of(path)))
+                rows.append((path, value, source))
     return rows
 
 
@@ -95,10 +96,29 @@ def show_command(state: AppState, tool: str | None, as_json: bool) -> None:
 @pass_state
 def validate_command(state: AppState, path: Path | None) -> None:
     """Check the configuration (PATH, or the one found) and the plugins it names."""
+    import warnings
+
+    from truncation_core.errors import PluginLoadWarning
+    from truncation_core.truncator import Truncator
+
     if path is not None:
         state = AppState(config_path=path)
-    loaded = state.load()
-    truncator = state.truncator(loaded=loaded)  # raises ConfigError for any problem
+    loaded = state.load()  # raises ConfigError, one line per problem
+    # A plugin that fails to load is a warning when running (the rest keeps working), but
+    # here it is what the user asked about: a problem, and a failed validation.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PluginLoadWarning)
+        truncator = Truncator(loaded.config, project_root=loaded.project_root)
+    problems = []
+    for w in caught:
+        if issubclass(w.category, PluginLoadWarning):
+            problems.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if problems:
+        for problem in problems:
+            click.echo(f"error: {problem}", err=True)
+        raise SystemExit(1)
     where = loaded.path
     click.echo(f"configuration is valid ({where or 'defaults only'}); "
                f"{len(truncator.plugins.strategies)} strategies, store "

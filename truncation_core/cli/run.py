@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from truncation_core.cli.apply import describe
-from truncation_core.cli.state import AppState, pass_state
+from truncation_core.cli.state import AppState, console, pass_state
 
 
 @contextlib.contextmanager
@@ -22,13 +22,12 @@ def live_progress() -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield None
         return
-    from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from truncation_core.artifacts import human_size
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+                  console=console(stderr=True), transient=True) as bar:
         task = bar.add_task("starting", total=None)
 
         def report(stream: Any, _elapsed: float) -> None:

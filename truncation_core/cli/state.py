@@ -58,8 +58,16 @@ def pass_state(f: Any) -> Any:
     return click.pass_obj(f)
 
 
-def console() -> Any:
-    """A rich console for stdout; wide when piped, so tables are not squeezed to 80 columns."""
+def console(*, stderr: bool = False) -> Any:
+    """A rich console for stdout (or stderr); wide when piped, so tables are not squeezed to
+    80 columns.
+
+    Markup and emoji codes are off: what we print holds data (summaries, command lines,
+    config values), and a ``[/x]`` or ``:smile:`` in it must print as it is, not be read as
+    styling (an unmatched closing tag would even raise).
+    """
     from rich.console import Console
 
-    return Console(width=None if sys.stdout.isatty() else 200)
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, markup=False, emoji=False,
+                   width=None if stream.isatty() else 200)
