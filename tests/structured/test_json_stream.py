@@ -210,3 +210,85 @@ def test_a_parse_error_never_quotes_the_content(threshold: int,
     with pytest.raises(Exception) as raised:
         list(ijson.basic_parse(content.encode()))
     assert canary in str(raised.value).replace("\\n", "\n")
+
+
+# -- what the event parser cannot take ------------------------------------------------------
+
+HUGE_INTEGER = "9" * 4301  # one digit over Python's default int conversion limit
+
+CRASHERS = {
+    "deep": "[" * 2000 + HUGE_INTEGER + "]" * 2000,  # too deep to parse whole: streamed
+    "large": '{"a": ' + HUGE_INTEGER + ', "b": [' + ", ".join(map(str, range(3000))) + "]}",
+}
+
+RUN_PROCESS = textwrap.dedent("""
+    import json, sys
+    from truncation_core import Truncator
+    content = sys.stdin.read()
+    truncator = Truncator({"spill": False, "stream_threshold": 1000, "inline_limit": 2000})
+    result = truncator.process(content, tool="search_files")
+    with truncator.stream(tool="search_files") as s:
+        for start in range(0, len(content), 777):
+            s.write(content[start:start + 777].encode())
+        streamed = s.result()
+    print(json.dumps([result.metadata.strategy_used, result.metadata.notes,
+                      streamed.content == result.content, len(result.content)]))
+""")
+
+
+@pytest.mark.parametrize("name", sorted(CRASHERS))
+def test_an_integer_over_the_digit_limit_is_cut_as_text_not_a_crash(name: str) -> None:
+    """yajl's C backend kills the interpreter (SIGSEGV) on an integer longer than Python's
+    int conversion allows; the run is never given to it. Run in a child process, so that a
+    regression shows as a crash, not as a dead test run."""
+    done = subprocess.run([sys.executable, "-c", RUN_PROCESS], input=CRASHERS[name],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    strategy, notes, same, size = json.loads(done.stdout)
+    assert strategy == "head_tail" and same and size <= 2000
+    assert any("a run of more than 4,300 digits" in note for note in notes)
+
+
+def test_negative_control_the_bare_parser_does_not_survive_a_huge_integer() -> None:
+    probe = textwrap.dedent("""
+        import ijson
+        events = ijson.sendable_list()
+        parser = ijson.basic_parse_coro(events, multiple_values=True)
+        parser.send(b"[" * 2000 + b"9" * 4301 + b"]" * 2000)
+        parser.close()
+    """)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60)
+    # A crash (negative return code: killed by a signal) or a SystemError from C code that
+    # returned NULL: either way, not a parse the truncator could continue from.
+    assert done.returncode != 0
+    assert done.returncode < 0 or "SystemError" in done.stderr
+
+
+@pytest.mark.parametrize("split", [0, 1, 2, 3, 4300, 4301, 5000])
+def test_digit_runs_are_found_across_chunks_and_between_probes(split: int) -> None:
+    from truncation_core.structured.json_stream import _DigitRuns
+
+    for prefix in ("", "x" * 17, "x" * 4299):
+        data = f'{prefix}[{HUGE_INTEGER}]'.encode()
+        runs = _DigitRuns(4300)
+        assert runs.too_long(data[:split]) or runs.too_long(data[split:])
+        fine = f'{prefix}[{HUGE_INTEGER[:-1]}, {HUGE_INTEGER[:-1]}]'.encode()
+        runs = _DigitRuns(4300)
+        assert not (runs.too_long(fine[:split]) or runs.too_long(fine[split:]))
+    assert not _DigitRuns(0).too_long(HUGE_INTEGER.encode() * 3)  # no limit set
+
+
+@pytest.mark.parametrize("pieces", [[1, 1, 1], [2], [3], [1000]])
+def test_a_bom_is_skipped_even_split_across_chunks(pieces: list[int]) -> None:
+    data = "\ufeff".encode() + json.dumps(list(range(3000))).encode()
+    s = stream(chars=300)
+    start = 0
+    for size in pieces:
+        s.feed(data[start:start + size])
+        start += size
+    s.feed(data[start:])
+    cut = s.finish()
+    assert cut.strategy is None and "element: a BOM was removed" in cut.notes
+    out = json.loads(cut.text)
+    assert out[0] == 0 and out[-1] == 2999

@@ -112,6 +112,23 @@ def test_select_strategy_sends_json_to_element_unless_the_tool_policy_says_other
     assert result.metadata.strategy_used == expected
 
 
+@pytest.mark.parametrize("content", [
+    "\ufeff" + BIG_JSON,                   # a BOM before the document
+    json.dumps("a long JSON string " * 1000),  # one JSON-encoded string
+    "\n  " + BIG_JSON + "\r\n\n",          # blanks around it
+], ids=["bom", "string", "blanks"])
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["str", "bytes"])
+def test_every_kind_of_json_document_is_sniffed_and_stays_valid(content: str,
+                                                                as_bytes: bool) -> None:
+    truncator = Truncator({"spill": False})
+    result = truncator.process(content.encode() if as_bytes else content)
+    assert result.metadata.strategy_used == "element", result.metadata.notes
+    json.loads(result.content)
+    with truncator.stream() as s:
+        s.write(content.encode() if as_bytes else content)
+        assert s.result().content == result.content
+
+
 def test_plain_text_is_not_sent_to_element():
     result = Truncator({"spill": False}).process("line\n" * 5000)
     assert result.metadata.strategy_used == "head_tail"

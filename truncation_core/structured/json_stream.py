@@ -30,6 +30,7 @@ last characters the truncator kept for that purpose. Nothing here raises on cont
 from __future__ import annotations
 
 import codecs
+import sys
 from collections import deque
 from collections.abc import Callable
 from itertools import accumulate, islice
@@ -214,6 +215,46 @@ class _Skeleton:
         return n
 
 
+_BOM = b"\xef\xbb\xbf"
+_DIGITS = b"0123456789"
+
+
+class _DigitRuns:
+    """Finds a run of more than *limit* ASCII digits in bytes fed in chunks (0: no limit).
+
+    Runs are short in real JSON, so rather than scanning every byte it probes one byte in
+    every *limit*: a run longer than that covers a probe, and is measured around it. A run
+    across chunks is the end of one plus the start of the next.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._carry = 0  # the length of the run of digits the data so far ends with
+
+    def too_long(self, data: bytes) -> bool:
+        limit = self.limit
+        if not limit or not data:
+            return False
+        reach = limit + 1
+        first = data[:reach]
+        lead = len(first) - len(first.lstrip(_DIGITS))
+        if self._carry + lead > limit:
+            return True
+        for probe in range(0, len(data), limit):
+            if 48 <= data[probe] <= 57:
+                after = data[probe:probe + reach]
+                before = data[max(0, probe - reach):probe]
+                if (len(after) - len(after.lstrip(_DIGITS))
+                        + len(before) - len(before.rstrip(_DIGITS))) > limit:
+                    return True
+        if lead == len(data):
+            self._carry += lead
+        else:
+            last = data[-reach:]
+            self._carry = len(last) - len(last.rstrip(_DIGITS))
+        return False
+
+
 def _last_zero_before(depth: list[int], start: int, near: int) -> int | None:
     """The position just after the last 0 in ``depth[:start]``, or None if there is none."""
     for low in (max(0, start - near), 0):
@@ -298,6 +339,11 @@ class JsonStreamTruncator:
         self._chars = 0
         self._terminators = 0
         self._last_char = ""
+        # The first bytes, held until they show whether the content starts with a BOM.
+        self._start: bytes | None = b""
+        #: The content started with a BOM, which the parser is not given.
+        self.bom = False
+        self._digit_runs = _DigitRuns(sys.get_int_max_str_digits())
 
     @property
     def bytes_fed(self) -> int:
@@ -319,6 +365,26 @@ class JsonStreamTruncator:
         if self._keep_ends:
             self._track_ends(text if text is not None else self._decoder.decode(data))
         if self.failed:
+            return
+        if self._start is not None:
+            data = self._start + data
+            if len(data) < len(_BOM) and _BOM.startswith(data):
+                self._start = data  # too short to tell yet
+                return
+            self._start = None
+            if data.startswith(_BOM):
+                self.bom, data = True, data[len(_BOM):]
+                if not data:
+                    return
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
+        if self._digit_runs.too_long(data):
+            # yajl's C backend crashes the interpreter on an integer longer than Python's
+            # int conversion allows (sys.get_int_max_str_digits); such a run is never given
+            # to it. A run inside a string or a fraction is refused too: it cannot tell.
+            self.failed = (f"a run of more than {self._digit_runs.limit:,} digits, which the "
+                           "streaming JSON parser cannot take")
             return
         # Parsing makes millions of short-lived tuples: the cyclic GC would scan them over
         # and over, and there are no cycles to find. Paused per call, never between calls.
@@ -370,6 +436,9 @@ class JsonStreamTruncator:
         if self.markers is None:
             raise TypeError("finish() needs markers: none were given when the truncator "
                             "was built")
+        if not self.failed and self._start:  # fewer bytes than a BOM in all
+            self._send(self._start)
+            self._start = None
         if not self.failed:
             try:
                 self._parser.close()
@@ -395,6 +464,7 @@ class JsonStreamTruncator:
         if fitted is None:
             return self._fallback("the budget is too small for valid JSON")
         return Cut(text=fitted.text, omitted_chars=0, omitted_lines=0,
+                   notes=("element: a BOM was removed",) if self.bom else (),
                    details=structured_details("json", fitted, streamed=True,
                                               bytes=self._bytes))
 
