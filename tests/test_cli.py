@@ -134,6 +134,34 @@ def test_apply_strategy_option(trunc) -> None:  # type: ignore[no-untyped-def]
     assert json.loads(tool.stdout)["metadata"]["strategy_used"] == "tail"
 
 
+def test_apply_strategy_option_applies_to_json_too(trunc) -> None:  # type: ignore[no-untyped-def]
+    """Without --tool, --strategy must not be overridden by the JSON sniff."""
+    document = json.dumps([{"id": i} for i in range(2000)])
+    done = trunc("apply", "--strategy", "tail", "--limit", "400", "--json", stdin=document)
+    assert json.loads(done.stdout)["metadata"]["strategy_used"] == "tail"
+    plain = trunc("apply", "--limit", "400", "--json", stdin=document)
+    assert json.loads(plain.stdout)["metadata"]["strategy_used"] == "element"
+
+
+def test_apply_streams_a_large_file_with_the_result_process_gives(
+        trunc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from truncation_core import Truncator
+
+    path = tmp_path / "big.json"
+    document = json.dumps({"rows": [{"id": i, "name": f"row {i}"} for i in range(200_000)]})
+    path.write_text(document)
+    done = trunc("apply", str(path), "--tool", "search_files", "--json")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    expected = Truncator({"store": {"backend": "memory"}}).process(document,
+                                                                   tool="search_files")
+    assert expected.artifact is not None
+    assert (shown["content"].replace(shown["artifact"]["id"], "ID")
+            == expected.content.replace(expected.artifact.id, "ID"))
+    assert shown["metadata"]["strategy_used"] == expected.metadata.strategy_used == "element"
+    assert shown["artifact"]["bytes"] == len(document)
+
+
 def test_apply_keeps_invalid_utf8_visible_as_replacement_characters(trunc) -> None:  # type: ignore[no-untyped-def]
     data = b"ok \xff\xfe bad bytes\n" * 400
     done = trunc("apply", "--limit", "300", "--json", stdin=data)
@@ -145,10 +173,10 @@ def test_apply_keeps_invalid_utf8_visible_as_replacement_characters(trunc) -> No
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["apply", "--strategy", "tial"], 1,
-         "default_strategy: unknown strategy 'tial'; did you mean 'tail'?"),
-        (["apply", "--tool", "read_file", "--strategy", "hed"], 1,
-         "tools.read_file.strategy: unknown strategy 'hed'; did you mean 'head'?"),
+        (["apply", "--strategy", "tial"], 2,
+         "Invalid value for '--strategy': unknown strategy 'tial'; did you mean 'tail'?"),
+        (["apply", "--tool", "read_file", "--strategy", "hed"], 2,
+         "Invalid value for '--strategy': unknown strategy 'hed'; did you mean 'head'?"),
         (["apply", "no-such-file.log"], 2, "No such file or directory"),
         (["apply", "--limit", "0"], 2, "Invalid value for '--limit'"),
         (["apply", "--limit", "many"], 2, "Invalid value for '--limit'"),

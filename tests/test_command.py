@@ -349,6 +349,27 @@ def test_cli_json_and_signals_and_timeout() -> None:
     assert bad.returncode == 2 and "--timeout" in bad.stderr
 
 
+def test_cli_session_lets_another_process_read_the_artifact_back(tmp_path: Path) -> None:
+    """An agent that runs `trunc run` and reads the output back through its own Truncator
+    names the session for both."""
+    code = "for i in range(20000): print('line', i)"
+    done = subprocess.run([*TRUNC, "run", "--session", "agent-7", "--json", "--", PY, "-c",
+                           code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    artifact_id = json.loads(done.stdout)["artifact"]["id"]
+    reader = Truncator.from_config(start=tmp_path, overrides={"store": {"session": "agent-7"}})
+    answer = reader.call_tool("get_artifact", {"artifact_id": artifact_id, "start_line": 20000,
+                                               "end_line": 20000})
+    assert "line 19999" in answer.content and not answer.is_error
+    other = Truncator.from_config(start=tmp_path).call_tool("get_artifact",
+                                                           {"artifact_id": artifact_id})
+    assert other.is_error  # another (new) session does not see it
+    bad = subprocess.run([*TRUNC, "run", "--session", "Bad/x", "--", "true"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert bad.returncode == 2 and "Invalid value for '--session'" in bad.stderr
+    assert "(from code)" not in bad.stderr
+
+
 def test_cli_killed_by_sigterm_takes_the_command_group_with_it(tmp_path: Path) -> None:
     pidfile = tmp_path / "grandchild.pid"
     proc = subprocess.Popen([*TRUNC, "run", "--", "sh", "-c",

@@ -137,3 +137,52 @@ def test_every_module_is_in_the_architecture_page(module: str) -> None:
         assert f"`{parts[2]}`" in ARCHITECTURE
     else:
         assert f"`truncation_core/{parts[1]}/`" in ARCHITECTURE
+
+
+# -- the plugin tutorial shows the example plugin as it is ----------------------------------
+
+TUTORIAL = (REPO / "docs" / "writing-plugins.md").read_text(encoding="utf-8")
+EXAMPLE = REPO / "plugins" / "truncation-core-example"
+
+
+@pytest.mark.parametrize("path", ["pyproject.toml", "src/truncation_core_example/__init__.py"])
+def test_the_plugin_tutorial_quotes_the_example_plugin_whole(path: str) -> None:
+    """A newcomer builds the plugin from the page alone: each file appears in it verbatim
+    (a change to the plugin without the page fails here)."""
+    text = (EXAMPLE / path).read_text(encoding="utf-8")
+    blocks = re.findall(r"^```(?:toml|python)\n(.*?)^```$", TUTORIAL, re.M | re.S)
+    assert text in blocks
+
+
+# -- docs/results.md lists every metadata, omission and stats field -------------------------
+
+RESULTS = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
+
+
+def _documented_names() -> set[str]:
+    names: set[str] = set()
+    for line in RESULTS.splitlines():
+        match = re.match(r"\| ((?:`[a-z_]+`(?:, )?)+) \|", line)
+        if match:
+            names.update(re.findall(r"`([a-z_]+)`", match.group(1)))
+    return names
+
+
+def test_documented_names_are_found() -> None:
+    """Negative control: the table reader sees the rows it checks."""
+    assert {"was_truncated", "first_line", "truncation_rate"} <= _documented_names()
+
+
+def _result_fields() -> list[str]:
+    from truncation_core.models import Omission
+    from truncation_core.results import TruncationMetadata
+    from truncation_core.stats import ToolStats
+
+    return sorted({*(a.name for a in attrs.fields(TruncationMetadata)),
+                   *(a.name for a in attrs.fields(Omission)), "chars",
+                   *(a.name for a in attrs.fields(ToolStats)), "truncation_rate"})
+
+
+@pytest.mark.parametrize("name", _result_fields())
+def test_every_result_field_is_documented(name: str) -> None:
+    assert name in _documented_names()

@@ -229,6 +229,9 @@ def test_bytearray_memoryview_and_str_subclasses_are_content() -> None:
         ({"path": "src/app.py"}, "read_file: src/app.py"),
         ({"summary": "s" * 300}, "s" * 99 + "…"),
         ({"summary": "two\nlines\tand   spaces"}, "two lines and spaces"),
+        # terminal escapes, a bidi override, a NUL: never carried into the model's context
+        ({"command": "ls \x1b[31mred\x1b[0m \u202eevil\u202c \x00ok"},
+         "read_file: ls \ufffd[31mred\ufffd[0m \ufffdevil\ufffd \ufffdok"),
         ({}, "read_file output"),
     ],
 )

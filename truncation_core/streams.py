@@ -475,8 +475,9 @@ class Stream:
             return result
         size = measure(reserve)
         metadata = attrs.evolve(result.metadata, limits=self._policy.budget, notes=(
-            *result.metadata.notes, f"cut to leave room for {size.chars} chars / "
-            f"{size.lines} lines above the content"))
+            *result.metadata.notes, f"cut to leave room for {size.chars:,} "
+            f"char{'' if size.chars == 1 else 's'} / {size.lines:,} "
+            f"line{'' if size.lines == 1 else 's'} above the content"))
         return type(result)(result.content, artifact=result.artifact, metadata=metadata)
 
     def _room_left(self, reserve: str) -> Policy:

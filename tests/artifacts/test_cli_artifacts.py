@@ -90,6 +90,31 @@ def test_errors_are_one_clear_line(workspace: Path) -> None:
     assert result.exit_code == 2 and "--lines" in result.output
 
 
+def test_exit_codes_and_names_nothing_has_are_errors(workspace: Path) -> None:
+    artifact_id = make_artifact(workspace)  # 5,001 lines
+    result = CliRunner().invoke(cli, ["artifacts", "show", artifact_id, "--lines", "6000-"])
+    assert result.exit_code == 2
+    assert "'--lines': line 6,000 is past the end; the artifact has 5,001 lines" in result.output
+    assert trunc("artifacts", "show", artifact_id, "--lines", "5001-")[1] == "ERROR: boom\n"
+    # grep: 0 matched, 1 none matched, 2 an error (as grep)
+    assert trunc("artifacts", "grep", artifact_id, "boom")[0] == 0
+    assert trunc("artifacts", "grep", artifact_id, "no such text")[0] == 1
+    for args in ([artifact_id, "(", "-E"], ["art_bad", "x"], ["art_1_" + "0" * 32, "x"]):
+        result = CliRunner().invoke(cli, ["artifacts", "grep", *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert "Error: " in result.output
+    # a session nothing has, or a malformed one, is an error rather than an empty listing
+    result = CliRunner().invoke(cli, ["artifacts", "list", "--session", "nosuch"])
+    assert result.exit_code == 1 and "no session 'nosuch'" in result.output
+    result = CliRunner().invoke(cli, ["artifacts", "list", "--session", "BAD/x"])
+    assert result.exit_code == 1 and "session: expected" in result.output
+    session = json.loads(trunc("artifacts", "list", "--json")[1])[0]["session"]
+    assert trunc("artifacts", "list", "--session", session)[0] == 0
+    trunc("artifacts", "clean")
+    result = CliRunner().invoke(cli, ["artifacts", "export"])
+    assert result.exit_code == 1 and "nothing to export: there are no sessions" in result.output
+
+
 def test_clean_export_import(workspace: Path) -> None:
     artifact_id = make_artifact(workspace)
     session = json.loads(trunc("artifacts", "list", "--json")[1])[0]["session"]

@@ -10,19 +10,48 @@ import attrs
 import click
 
 from truncation_core.cli.state import AppState, pass_state
+from truncation_core.errors import ConfigError
 from truncation_core.results import TruncationResult
 
 
-def overrides_for(tool: str | None, strategy: str | None, limit: int | None) -> dict[str, Any]:
-    """Config overrides for ``--strategy`` and ``--limit``, scoped to ``--tool`` if given."""
+def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
+                  session: str | None = None) -> dict[str, Any]:
+    """Config overrides for ``--strategy`` and ``--limit``, scoped to ``--tool`` if given.
+
+    ``--strategy`` is what the user asked for, whatever the content: without ``--tool`` it
+    sets ``default_strategy`` and turns off the structure sniff, which would otherwise send
+    JSON and XML to ``element`` (with ``--tool``, the tool's own strategy already wins).
+    ``--session`` names the store's session, so that another process (an agent reading the
+    artifact back) can find it there.
+    """
     settings: dict[str, Any] = {}
     if strategy is not None:
         settings["strategy" if tool else "default_strategy"] = strategy
+        if not tool:
+            settings["detect_structure"] = False
     if limit is not None:
         settings["inline_limit"] = limit
-    if not settings:
-        return {}
-    return {"tools": {tool: settings}} if tool else settings
+    overrides: dict[str, Any] = ({"tools": {tool: settings}} if tool else settings) if settings \
+        else {}
+    if session is not None:
+        overrides["store"] = {"session": session}
+    return overrides
+
+
+_CHUNK = 1 << 20
+
+
+def name_the_option(exc: ConfigError, tool: str | None) -> Exception:
+    """A bad ``--strategy`` or ``--session`` as a usage error naming the option, not the
+    config key it set (other problems come from the configuration: left as they are)."""
+    options = {f"tools.{tool}.strategy: " if tool else "default_strategy: ": "--strategy",
+               "store.session: ": "--session"}
+    for problem in exc.problems:
+        for key, option in options.items():
+            if problem.startswith(key):
+                message = problem[len(key):].removesuffix(" (from code)")
+                return click.BadParameter(message, param_hint=f"'{option}'")
+    return exc
 
 
 def result_document(result: TruncationResult) -> dict[str, Any]:
@@ -61,17 +90,26 @@ def describe(result: TruncationResult) -> list[str]:
 @click.option("--tool", help="Tool name: selects the tool's policy (e.g. execute_command).")
 @click.option("--strategy", help="Strategy to use instead of the configured one.")
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
+@click.option("--session", help="Store the artifact in this session (default: a new one).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print content, metadata and artifact as one JSON document.")
 @pass_state
 def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy: str | None,
-                  limit: int | None, as_json: bool) -> None:
+                  limit: int | None, session: str | None, as_json: bool) -> None:
     """Print what the model would see of SOURCE (a file, or - for standard input).
 
     The content goes to stdout and the metadata to stderr, or both to stdout with --json.
     """
-    truncator = state.truncator(overrides_for(tool, strategy, limit))
-    result = truncator.process(source.read(), tool=tool)
+    try:
+        truncator = state.truncator(overrides_for(tool, strategy, limit, session=session))
+    except ConfigError as exc:
+        raise name_the_option(exc, tool) from None
+    # Streamed in chunks: memory stays bounded by the budget, whatever the file's size, and
+    # the result is the one process() gives for the whole content.
+    with truncator.stream(tool=tool) as stream:
+        while chunk := source.read(_CHUNK):
+            stream.write(chunk)
+        result = stream.result()
     if as_json:
         click.echo(json.dumps(result_document(result), ensure_ascii=False))
         return

@@ -111,8 +111,11 @@ def artifacts_group() -> None:
 def list_command(state: AppState, session: str | None, as_json: bool) -> None:
     """List artifacts: id, size, source and age, oldest first."""
     root = artifact_root(state)
+    sessions = root.sessions()
+    if session is not None:
+        _check_session(root, session, sessions)
     refs = []
-    for info in root.sessions():
+    for info in sessions:
         if session is None or info.id == session:
             refs.extend(root.session(info.id).list())
     now = time.time()
@@ -135,6 +138,19 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
     console().print(table)
 
 
+def _check_session(root: ArtifactRoot, session: str, sessions: list[Any]) -> None:
+    """A session name that is malformed, or that no session has, is an error (a typo would
+    otherwise list nothing and succeed)."""
+    from truncation_core.artifacts import validate_session_id
+    from truncation_core.errors import did_you_mean
+
+    validate_session_id(session)
+    names = [s.id for s in sessions]
+    if session not in names:
+        raise click.ClickException(f"no session {session!r} in {root.path}"
+                                   f"{did_you_mean(session, names)}")
+
+
 def _find(state: AppState, artifact_id: str) -> FilesystemStore:
     return artifact_root(state).find(artifact_id)  # validates the id before any access
 
@@ -151,6 +167,10 @@ def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int |
     store = _find(state, artifact_id)
     start, end = line_range or (1, None)
     page = store.lines(artifact_id, start, end)
+    if not page.text and start > 1:  # nothing there: say so, as get_artifact does
+        lines = store.stat(artifact_id).lines
+        raise click.BadParameter(f"line {start:,} is past the end; the artifact has "
+                                 f"{lines:,} lines", param_hint="'--lines'")
     if as_json:
         click.echo(json.dumps(_page_document(store.stat(artifact_id), page), ensure_ascii=True,
                               indent=2))
@@ -195,10 +215,20 @@ _lines_command("tail", "Print the last lines of an artifact (read from its end).
 @pass_state
 def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
                  ignore_case: bool, context: int, max_count: int, as_json: bool) -> None:
-    """Print the lines of an artifact that contain PATTERN, with their numbers."""
-    store = _find(state, artifact_id)
-    result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
-                        context=context, max_matches=max_count)
+    """Print the lines of an artifact that contain PATTERN, with their numbers.
+
+    Exits 0 when a line matched, 1 when none did, and 2 on an error (as grep does).
+    """
+    from truncation_core.errors import TruncationCoreError
+
+    try:
+        store = _find(state, artifact_id)
+        result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
+                            context=context, max_matches=max_count)
+    except TruncationCoreError as exc:
+        error = click.ClickException(str(exc))
+        error.exit_code = 2  # 1 means "no match"
+        raise error from None
     if as_json:
         click.echo(json.dumps({
             "artifact_id": artifact_id, "more": result.more, "matches": [
@@ -265,6 +295,8 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
 
     root = artifact_root(state)
     sessions = root.sessions()
+    if not sessions:
+        raise click.ClickException(f"nothing to export: there are no sessions in {root.path}")
     if session is None:
         if len(sessions) != 1:
             names = ", ".join(s.id for s in sessions) or "none"

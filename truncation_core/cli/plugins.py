@@ -21,6 +21,12 @@ def plugins_command(state: AppState, as_json: bool, hook_name: str | None) -> No
     loaded = state.load()
     with plugin_warnings_to_stderr():
         host = PluginHost.build(settings=loaded.config.plugins, project_root=loaded.project_root)
+    if hook_name is not None and hook_name not in host.hook_names():
+        from truncation_core.errors import did_you_mean
+
+        hooks = sorted(host.hook_names())
+        raise click.BadParameter(f"no hook {hook_name!r}{did_you_mean(hook_name, hooks)} "
+                                 f"(hooks: {', '.join(hooks)})", param_hint="'--hook'")
     infos = [p for p in host.list_plugins() if hook_name is None or hook_name in p.hooks]
     if as_json:
         click.echo(json.dumps([{**attrs.asdict(p), "status": p.status} for p in infos],

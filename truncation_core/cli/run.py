@@ -61,12 +61,13 @@ def termination_as_exit() -> Iterator[None]:
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
               help="Seconds; then the command is killed with its process group (exit 124).")
+@click.option("--session", help="Store the artifact in this session (default: a new one).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print content, metadata and artifact as one JSON document.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @pass_state
 def run_command(state: AppState, tool: str, limit: int | None, timeout: float | None,
-                as_json: bool, command: tuple[str, ...]) -> None:
+                session: str | None, as_json: bool, command: tuple[str, ...]) -> None:
     """Run COMMAND, stream its output (stdout and stderr, merged) through the truncator, and
     print what the model would see: a short header (exit code, wall time, total lines) and
     the cut output. The full output is kept as an artifact. Exits with the command's own
@@ -74,10 +75,14 @@ def run_command(state: AppState, tool: str, limit: int | None, timeout: float | 
 
     Put the command after --:  trunc run --timeout 600 -- pytest -x tests/
     """
-    from truncation_core.cli.apply import overrides_for
+    from truncation_core.cli.apply import name_the_option, overrides_for
     from truncation_core.command import run_command as run
+    from truncation_core.errors import ConfigError
 
-    truncator = state.truncator(overrides_for(tool, None, limit))
+    try:
+        truncator = state.truncator(overrides_for(tool, None, limit, session=session))
+    except ConfigError as exc:
+        raise name_the_option(exc, tool) from None
     try:
         with termination_as_exit(), live_progress() as progress:
             done = run(truncator, list(command), tool=tool, timeout=timeout, stdin=None,
