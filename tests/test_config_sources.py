@@ -103,6 +103,19 @@ def test_the_nearest_file_wins_and_files_are_not_merged(project: Path) -> None:
     assert loaded.config.inline_limit == 8000  # the outer file is not read
 
 
+@pytest.mark.parametrize("text", ["inline_limit = 1234\n[tools.read_file]\nmax_lines = 9\n",
+                                  "[tool.truncation_core]\ninline_limit = 1234\n"
+                                  "[tool.truncation_core.tools.read_file]\nmax_lines = 9\n"])
+def test_a_named_toml_file_is_read_as_toml(tmp_path: Path, text: str) -> None:
+    path = write(tmp_path / "team.toml", text)
+    loaded = load_config(path, environ={})
+    assert loaded.config.inline_limit == 1234
+    assert loaded.config.tools["read_file"].max_lines == 9
+    broken = write(tmp_path / "broken.toml", "inline_limit = \n")
+    with pytest.raises(ConfigError, match=r"broken.toml: not valid TOML"):
+        load_config(broken, environ={})
+
+
 def test_a_pyproject_without_our_table_is_skipped(project: Path) -> None:
     write(project / "src" / "pyproject.toml", '[project]\nname = "x"\n[tool.ruff]\nx = 1\n')
     assert find_config_file(project / "src" / "pkg") == project / ".truncation.yaml"

@@ -104,6 +104,22 @@ def test_hook_provides_a_later_plugin_describes_a_name_it_overrides() -> None:
     assert truncator.plugins.strategies["tail"] == "my tail"
 
 
+def test_hook_provides_two_plugins_claiming_one_strategy_name_are_reported() -> None:
+    from truncation_core.errors import PluginLoadWarning
+
+    class Other(ProvidesStrategy):
+        __name__ = "other-first-line"
+
+    with pytest.warns(PluginLoadWarning, match=r"strategy 'first_line' is provided by both "
+                      r"plugin 'explicit.provides-strategy' and 'explicit.other-first-line'"):
+        Truncator(plugins=[ProvidesStrategy(), Other()], load_entrypoints=False)
+    import warnings
+
+    with warnings.catch_warnings():  # overriding a built-in's name is not a conflict
+        warnings.simplefilter("error", PluginLoadWarning)
+        test_hook_provides_a_later_plugin_describes_a_name_it_overrides()
+
+
 def test_hook_provides_a_plugin_overrides_a_builtin_backend() -> None:
     mine = MemoryStore()
 

@@ -93,30 +93,42 @@ def find_config_file(start: Path) -> Path | None:
     return None
 
 
-def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
+def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib
 
     try:
         with path.open("rb") as f:
-            data = tomllib.load(f)
+            return tomllib.load(f)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # TOML is UTF-8 only
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from None
     except OSError as exc:
         raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
+
+
+def _tool_table(data: Any) -> Mapping[str, Any] | None:
     for key in PYPROJECT_TABLE:
         if not isinstance(data, Mapping) or key not in data:
             return None
         data = data[key]
-    return data
+    return data  # type: ignore[no-any-return]
+
+
+def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
+    return _tool_table(_read_toml(path))
 
 
 def read_config_file(path: Path) -> Mapping[str, Any]:
-    """The settings in *path* (YAML, or the ``[tool.truncation_core]`` table of a pyproject)."""
+    """The settings in *path*: the ``[tool.truncation_core]`` table of a pyproject; for another
+    ``.toml`` file, that table if it has one, else its top level; YAML otherwise."""
     if path.name == "pyproject.toml":
         table = _pyproject_table(path)
         if table is None:
             raise ConfigError([f"{path}: has no [tool.truncation_core] table"])
         return table
+    if path.suffix == ".toml":
+        data = _read_toml(path)
+        table = _tool_table(data)
+        return data if table is None else table
     import yaml
 
     try:

@@ -215,6 +215,7 @@ class PluginHost:
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
         # later plugin's entry for a name it overrides (a backend factory) wins. A plugin
         # whose provides() raises has failed to load: what it provides is unknown.
+        providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
         for impl in self.pm.hook.provides.get_hookimpls():
             try:
                 provided: Provides | None = impl.function()
@@ -223,6 +224,16 @@ class PluginHost:
                 continue
             if provided is None:
                 continue
+            if not impl.plugin_name.startswith("builtin."):
+                for name in sorted(provided.strategies):
+                    # Overriding a built-in is what plugins are for; two plugins claiming
+                    # one name is most likely an accident: the later one's truncate runs.
+                    if name in providers:
+                        warnings.warn(f"strategy {name!r} is provided by both plugin "
+                                      f"{providers[name]!r} and {impl.plugin_name!r}; "
+                                      f"{impl.plugin_name!r} (loaded later) is used",
+                                      PluginLoadWarning, stacklevel=4)
+                    providers[name] = impl.plugin_name
             self.strategies.update(provided.strategies)
             self.backends.update(provided.backends)
             record = self._records.get(impl.plugin_name)
