@@ -118,3 +118,21 @@ def test_a_stream_is_ranked_as_process_ranks_it(threshold: int):
                 expected.metadata.details), (name, step)
             if name == "ranked" and len(content) <= threshold:
                 assert got.metadata.details["truncation_info"]["reason"] == "character_limit"
+
+
+@pytest.mark.parametrize(("limits", "reason"), [
+    ({"inline_limit": 4000}, "character_limit"),
+    ({"inline_limit": 100_000, "max_bytes": 5000}, "byte_limit"),
+    ({"inline_limit": 100_000, "max_lines": 60}, "line_limit"),
+])
+def test_the_reason_names_the_limit_that_stopped_it(limits: dict, reason: str) -> None:
+    results = [{"title": f"result {i}", "score": 1 - i / 1000, "body": "é" * 200}
+               for i in range(200)]
+    content = json.dumps({"results": results}, indent=1)
+    result = Truncator({"spill": False, "tools": {"search": {"strategy": "ranked", **limits}}}
+                       ).process(content, tool="search")
+    info = result.metadata.details["truncation_info"]
+    assert info["reason"] == reason
+    assert 0 < info["returned_count"] < 200
+    assert info.get("limit_bytes") == limits.get("max_bytes")
+    assert info.get("limit_lines") == limits.get("max_lines")

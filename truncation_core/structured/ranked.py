@@ -27,7 +27,7 @@ import attrs
 
 from truncation_core.config import Policy
 from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission, Size
 from truncation_core.results import estimate_tokens
 from truncation_core.structured.dispatch import NoteCache, element_cut, text_fallback
 from truncation_core.structured.json_element import (
@@ -40,7 +40,7 @@ from truncation_core.structured.json_element import (
     fit,
 )
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
-from truncation_core.text import count_lines
+from truncation_core.text import count_lines, measure
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator
@@ -150,6 +150,12 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
         out = render(kept) or ""  # fits: rendering is deterministic
         if kept == len(results):
             reason = None
+        else:  # which limit the next result would break
+            alive.append(document(kept + 1))
+            unbounded = _render(alive[-1], whole, budget=Budget(chars=INF), style=style,
+                                note=note_cache, head_ratio=policy.head_ratio, cache={})
+            if unbounded is not None:
+                reason = _binding_limit(measure("".join(unbounded.parts)), budget)
         details_fit: dict[str, Any] = {}
     else:  # not even the best result fits whole: element-truncate it (seed 002, risk 4)
         kept, reason = min(1, len(results)), "single_result_too_large"
@@ -168,6 +174,8 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
         "limit_chars": budget.chars,
         "estimated_tokens": estimate_tokens(len(out)),
         "limit_tokens": budget.chars // 4,
+        **({"limit_bytes": budget.bytes} if budget.bytes is not None else {}),
+        **({"limit_lines": budget.lines} if budget.lines is not None else {}),
     }
     details = {"format": "json", "results_path": list_path, "score_key": policy.score_key,
                "truncation_info": info, "returned": order[:min(kept, MAX_LISTED)],
@@ -176,6 +184,18 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
                omitted_lines=max(0, facts.lines - count_lines(out)), details=details,
                notes=("ranked: the best result alone is too large; it is cut inside",)
                if reason == "single_result_too_large" else ())
+
+
+def _binding_limit(size: Size, budget: Budget) -> str:
+    """Seed 002's reason for stopping: the limit the next result would break (characters
+    first, when it would break several)."""
+    if size.chars > budget.chars:
+        return "character_limit"
+    if budget.bytes is not None and size.bytes > budget.bytes:
+        return "byte_limit"
+    if budget.lines is not None and size.lines > budget.lines:
+        return "line_limit"
+    return "character_limit"
 
 
 def _rank_key(result: Any, path: tuple[str, ...], index: int) -> tuple[bool, float, int]:
