@@ -65,6 +65,18 @@ BOMB = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lollollollollol">'
         "<lolz>" + "<i>&lol3;</i>" * 40 + "</lolz>")
 
 
+def test_text_between_omitted_elements_is_counted():
+    """Mixed content: the text after each omitted element goes with it, and is counted."""
+    xml = "<r>" + "".join(f"<i>{i}</i>TAIL{i} " for i in range(10)) + "</r>"
+    result = Truncator({"spill": False, "inline_limit": 120}).process(xml)
+    out = result.content
+    ET.fromstring(out)
+    dropped = [f"TAIL{i} " for i in range(10) if f"TAIL{i}" not in out]
+    assert dropped  # something was cut
+    assert result.metadata.details["omitted"]["chars"] == sum(map(len, dropped))
+    assert result.metadata.details["omitted"]["elements"] == len(dropped)
+
+
 def test_entity_expansion_is_refused():
     # Negative control: a naive parse expands the entities (here 1,500 chars per <i>).
     naive = ET.fromstring(BOMB)

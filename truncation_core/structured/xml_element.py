@@ -190,6 +190,10 @@ class _Renderer(BudgetWriter):
             if first + last < total:
                 omitted = total - first - last
                 self.omitted["elements"] += omitted
+                # Mixed content: text between the omitted elements goes with them (blank
+                # text is layout, not content, and is not counted).
+                self.omitted["chars"] += sum(len(c.tail) for c in children[first:total - last]
+                                             if c.tail and c.tail.strip())
                 self.put(_comment(self.omission("xml_elements", omitted, total, "elements",
                                                 path)))
                 gap = children[total - last - 1].tail or ""
