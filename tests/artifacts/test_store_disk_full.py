@@ -178,6 +178,35 @@ def _check_invariants(store: FilesystemStore, root: Path, earlier: dict[str, byt
     assert metas <= contents, "metadata without content was left behind"
 
 
+def _fail_each_call_in_turn(monkeypatch: pytest.MonkeyPatch, store: FilesystemStore,
+                            root: Path, payload: bytes, *, persistent: bool = False,
+                            code: int = errno.ENOSPC) -> tuple[int, int]:
+    """Put *payload* once for each I/O call k of a put, with the k-th call (and, persistent,
+    every one after it) failing with *code*; check the invariants after each. Each failure
+    must be a StoreFull with that errno (any other error fails the test). Returns the number
+    of calls of a put and the number of puts that failed."""
+    earlier = {put(store, b"earlier artifact\n").id: b"earlier artifact\n"}
+    counter = FaultyOS(-1)
+    monkeypatch.setattr(fsio, "os", counter)
+    put(store, payload)
+    monkeypatch.setattr(fsio, "os", os)
+    failures = 0
+    for k in range(1, counter.n + 1):
+        monkeypatch.setattr(fsio, "os", FaultyOS(k, persistent, code))
+        new_id = None
+        try:
+            new_id = put(store, payload).id
+        except StoreFull as exc:
+            assert exc.errno == code
+            failures += 1
+        finally:
+            monkeypatch.setattr(fsio, "os", os)
+        _check_invariants(store, root, earlier, payload, new_id)
+        if new_id is not None:
+            earlier[new_id] = payload
+    return counter.n, failures
+
+
 @pytest.mark.parametrize("size", [0, 10, 300_000, 3 << 20])  # 3 MiB: written beside the hash
 @pytest.mark.parametrize("persistent", [False, True])
 @pytest.mark.parametrize("durable", [False, True])
@@ -186,27 +215,9 @@ def test_fail_the_kth_io_call_for_every_k(tmp_path: Path, monkeypatch: pytest.Mo
     root = tmp_path / "artifacts"
     store = FilesystemStore(ArtifactRoot(str(root), fsync=durable), "faults")
     payload = (b"0123456789abcdef\n" * (size // 17 + 1))[:size]
-    earlier = {put(store, b"earlier artifact\n").id: b"earlier artifact\n"}
-
-    counter = FaultyOS(-1)
-    monkeypatch.setattr(fsio, "os", counter)
-    put(store, payload)
-    monkeypatch.setattr(fsio, "os", os)
-    total = counter.n
+    total, failures = _fail_each_call_in_turn(monkeypatch, store, root, payload,
+                                              persistent=persistent)
     assert total >= 6  # create, write, close, meta (open, write, close, rename), rename
-    failures = 0
-    for k in range(1, total + 1):
-        monkeypatch.setattr(fsio, "os", FaultyOS(k, persistent))
-        new_id = None
-        try:
-            new_id = put(store, payload).id
-        except StoreFull:
-            failures += 1
-        finally:
-            monkeypatch.setattr(fsio, "os", os)
-        _check_invariants(store, root, earlier, payload, new_id)
-        if new_id is not None:
-            earlier[new_id] = payload
     assert failures >= total - 2  # only failures in cleanup after success may be absorbed
     assert store.read(put(store, payload).id) == payload  # works again
 
@@ -240,27 +251,9 @@ def test_every_no_space_errno_at_every_step_is_a_store_full(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
     root = tmp_path / "artifacts"
     store = FilesystemStore(str(root), "errnos")
-    payload = b"0123456789abcdef\n" * 64
-    earlier = {put(store, b"earlier artifact\n").id: b"earlier artifact\n"}
-    counter = FaultyOS(-1)
-    monkeypatch.setattr(fsio, "os", counter)
-    put(store, payload)
-    monkeypatch.setattr(fsio, "os", os)
-    failures = 0
-    for k in range(1, counter.n + 1):
-        monkeypatch.setattr(fsio, "os", FaultyOS(k, code=code))
-        new_id = None
-        try:
-            new_id = put(store, payload).id
-        except StoreFull as exc:  # any other StoreError fails the test
-            assert exc.errno == code
-            failures += 1
-        finally:
-            monkeypatch.setattr(fsio, "os", os)
-        _check_invariants(store, root, earlier, payload, new_id)
-        if new_id is not None:
-            earlier[new_id] = payload
-    assert failures >= counter.n - 2  # only failures in cleanup after success may be absorbed
+    total, failures = _fail_each_call_in_turn(monkeypatch, store, root,
+                                              b"0123456789abcdef\n" * 64, code=code)
+    assert failures >= total - 2  # only failures in cleanup after success may be absorbed
 
 
 def _truncate_on_a_failing_disk(truncator: Truncator, monkeypatch: pytest.MonkeyPatch,
