@@ -7,7 +7,6 @@ import contextlib
 import hashlib
 import json
 import os
-import pty
 import re
 import shlex
 import signal
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from terminal import run_with_stderr_on_a_terminal
 
 from truncation_core import Truncator
 from truncation_core.builtins.memory_store import MemoryStore
@@ -391,24 +391,8 @@ def test_cli_killed_by_sigterm_takes_the_command_group_with_it(tmp_path: Path) -
 
 def test_cli_shows_live_progress_on_a_terminal_only(tmp_path: Path) -> None:
     code = "import time\nfor i in range(8):\n    print('tick', i, flush=True)\n    time.sleep(0.1)"
-    leader, follower = pty.openpty()
-    try:
-        proc = subprocess.Popen([*TRUNC, "run", "--", PY, "-c", code], stdout=subprocess.PIPE,
-                                stderr=follower, text=True, cwd=tmp_path)
-        os.close(follower)
-        seen = b""
-        while True:
-            try:
-                data = os.read(leader, 65536)
-            except OSError:  # EIO: the terminal's last writer is gone
-                break
-            if not data:
-                break
-            seen += data
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        os.close(leader)
-    assert proc.returncode == 0
+    code, out, screen = run_with_stderr_on_a_terminal([*TRUNC, "run", "--", PY, "-c", code],
+                                                      cwd=tmp_path)
+    assert code == 0
     assert "tick 7" in out and "lines ·" not in out
-    screen = seen.decode("utf-8", "replace")
     assert re.search(r"\d+ B · \d+ lines", screen), screen[-500:]

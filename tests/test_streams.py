@@ -402,6 +402,104 @@ def test_memory_is_bounded_by_the_budget_not_the_input() -> None:
     assert peak < 4 * 1024 * 1024, peak
 
 
+MiB = 1 << 20
+LOG_LINE = b"2024-01-01 INFO worker 000000 did something useful\n"
+PIPE_READ = 64 * 1024  # what a read from a pipe gives
+
+
+def log_chunk(n: int) -> bytes:
+    """Chunk *n* of a long log: 1,285 lines, a new object each time (as reads make them)."""
+    return b"%06d " % n + LOG_LINE * (PIPE_READ // len(LOG_LINE))
+
+
+def head_and_tail(chunks: int, head: int, tail: int) -> tuple[bytes, bytes]:
+    """The first *head* and last *tail* bytes of ``log_chunk(0) + ... + log_chunk(chunks-1)``."""
+    first = bytearray()
+    for n in range(chunks):
+        first += log_chunk(n)
+        if len(first) >= head:
+            break
+    last = b""
+    for n in reversed(range(chunks)):
+        last = log_chunk(n) + last
+        if len(last) >= tail:
+            break
+    return bytes(first[:head]), last[len(last) - tail:]
+
+
+@pytest.mark.parametrize("limit", [1 * MiB, 4 * MiB])
+@pytest.mark.parametrize("as_text", [False, True])
+def test_with_the_spill_on_memory_is_bounded_by_max_artifact_size_not_the_input(
+        tmp_path: Any, limit: int, as_text: bool) -> None:
+    """60 MB through a stream that keeps its artifact on disk (the default) with a small
+    max_artifact_size: the artifact writer's memory is bounded by that size, and the stored
+    artifact is cut as docs/artifacts.md says (head and tail, one marker line, the ref and the
+    metadata say so)."""
+    inline = 8000
+    truncator = Truncator({"inline_limit": inline, "max_artifact_size": limit,
+                           "store": {"root": str(tmp_path / "artifacts")}},
+                          load_entrypoints=False)
+    streamed(truncator, [log_chunk(0), log_chunk(1)])  # lazy imports happen before measuring
+    chunks = 920  # 60.3 MB
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        with truncator.stream() as s:
+            for n in range(chunks):
+                chunk = log_chunk(n)
+                s.write(chunk.decode() if as_text else chunk)
+                del chunk
+            result = s.result()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    size = chunks * len(log_chunk(0))
+    # A stream keeps two windows (docs/streams.md: raw bytes, 4x the characters). The writer
+    # holds at most max_artifact_size; as it starts cutting, it joins what it holds and splits
+    # it into head and tail (twice that, for a moment); a chunk is copied a few times on its
+    # way into the kept tail, and decoded or encoded once.
+    windows = 2 * 4 * (max(inline, 256) + 16)
+    bound = 3 * limit + 6 * PIPE_READ + windows + MiB
+    assert bound < size / 4
+    assert peak < bound, f"peak {peak / MiB:.1f} MiB, bound {bound / MiB:.1f} MiB"
+
+    m, ref = result.metadata, result.artifact
+    assert (m.original_bytes, m.original_lines) == (size, chunks * (PIPE_READ // len(LOG_LINE)))
+    assert ref is not None and ref.truncated and ref.cut is not None
+    assert m.artifact_truncated
+    assert any("the artifact itself is cut" in note for note in m.notes)
+    assert "kept of" in result.content and "stored in full" not in result.content
+    cut = ref.cut
+    assert (cut.original_bytes, cut.original_lines) == (m.original_bytes, m.original_lines)
+    stored = truncator.artifacts.read(ref.id)
+    assert len(stored) == ref.bytes <= limit
+    head, tail = head_and_tail(chunks, cut.head_bytes, cut.tail_bytes)
+    assert cut.head_bytes > limit // 3 and cut.tail_bytes > limit // 4
+    assert stored.startswith(head) and stored.endswith(tail)
+    marker = stored[len(head):len(stored) - len(tail)].decode()
+    assert marker.startswith(f"[... {cut.omitted_bytes:,} bytes not kept here: original "
+                             f"lines {cut.first_line:,}-{cut.last_line:,}")
+    assert marker.endswith("...]\n") and marker.count("\n") == 1
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+def test_with_the_spill_on_a_stream_cut_by_max_artifact_size_equals_process(
+        tmp_path: Any, as_text: bool) -> None:
+    truncator = Truncator({"inline_limit": 2000, "max_artifact_size": 256 * 1024,
+                           "store": {"root": str(tmp_path / "artifacts")}},
+                          load_entrypoints=False)
+    chunks = [log_chunk(n) for n in range(40)]  # 2.6 MB
+    if as_text:
+        chunks = [chunk.decode() for chunk in chunks]
+    expected = truncator.process("".join(chunks) if as_text else b"".join(chunks))
+    got = streamed(truncator, chunks)
+    assert got.artifact is not None and got.artifact.truncated
+    assert normalized(got) == normalized(expected)
+    assert truncator.artifacts.read(got.artifact.id) == \
+        truncator.artifacts.read(expected.artifact.id)
+
+
 # -- async -----------------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from terminal import run_with_stderr_on_a_terminal
 
 from truncation_core.cli import cli
 
@@ -132,6 +134,54 @@ def test_clean_export_import(workspace: Path) -> None:
     assert trunc("artifacts", "tail", artifact_id, "-n", "1")[1] == "ERROR: boom\n"
     code, out, _ = trunc("artifacts", "clean")
     assert "deleted 1 session, 1 artifact" in out
+
+
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def terminal_env(**extra: str) -> dict[str, str]:
+    """The test's environment (TRUNCATION_CORE_* already removed by ``workspace``) without the
+    variables that change how rich sees a terminal, plus *extra*."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+                        "COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    return {**env, **extra}
+
+
+def test_export_and_import_draw_a_progress_bar_on_a_terminal(workspace: Path) -> None:
+    make_artifact(workspace)
+    exported = [sys.executable, "-m", "truncation_core", "artifacts", "export", "-o", "s.tar.gz"]
+    code, out, screen = run_with_stderr_on_a_terminal(exported, cwd=workspace,
+                                                      env=terminal_env())
+    assert code == 0
+    assert out.startswith("exported 1 artifact of session") and out.count("\n") == 1
+    drawn = ANSI_ESCAPE.sub("", screen)
+    assert re.search(r"export ━+ 0\.0/[\d.]+ kB", drawn), screen  # drawn when it starts...
+    done = re.search(r"export ━+ ([\d.]+)/\1 kB", drawn)  # ...and full when it ends
+    assert done, screen
+    imported = [sys.executable, "-m", "truncation_core", "artifacts", "import", "s.tar.gz",
+                "--session", "imported"]
+    code, out, screen = run_with_stderr_on_a_terminal(imported, cwd=workspace,
+                                                      env=terminal_env())
+    assert (code, out) == (0, "imported 1 artifact into session imported\n")
+    drawn = ANSI_ESCAPE.sub("", screen)
+    assert re.search(rf"import ━+ {re.escape(done.group(1))}/\? kB", drawn), screen
+
+
+def test_export_and_import_draw_nothing_when_stderr_is_piped(workspace: Path) -> None:
+    """Not even with FORCE_COLOR, which CI services set for colored logs: a progress bar
+    there would fill the log with cursor movements."""
+    make_artifact(workspace)
+    for argv, line in ((["export", "-o", "s.tar.gz"], "exported 1 artifact of session"),
+                       (["import", "s.tar.gz", "--session", "imported"],
+                        "imported 1 artifact into session imported")):
+        done = subprocess.run([sys.executable, "-m", "truncation_core", "artifacts", *argv],
+                              capture_output=True, text=True, cwd=workspace,
+                              env=terminal_env(FORCE_COLOR="1"), timeout=120)
+        assert done.returncode == 0
+        assert done.stdout.startswith(line) and done.stdout.count("\n") == 1
+        assert done.stderr == ""
 
 
 def test_memory_backend_is_refused_clearly(workspace: Path) -> None:

@@ -274,10 +274,14 @@ def clean_command(state: AppState, older_than: float | None, session: str | None
 
 
 def _progress() -> Any:
-    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
-    err = console(stderr=True)
-    if not err.is_terminal:
+    """A rich progress bar on stderr when it is a terminal; otherwise nothing.
+
+    Asks the stream itself, as ``trunc run`` does: rich counts FORCE_COLOR (which CI services
+    set for colored logs) as a terminal, and would draw the bar into the log.
+    """
+    if not sys.stderr.isatty():
         return None
+    err = console(stderr=True)
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
     return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
