@@ -173,11 +173,11 @@ class MarkerConfig:
         "or artifact_grep. Preview:\n"
     )
     #: Fills ``{hint}`` when the omitted part is only partly in a cut artifact; the line
-    #: numbers are the artifact's.
+    #: numbers are the artifact's (``hint_bytes`` follows, with the artifact's bytes).
     hint_cut: str = (
-        '; partly kept: get_artifact(artifact_id="{artifact_id}", start_line={start_line}, '
-        "end_line={end_line}) (the artifact is itself cut: original lines "
-        "{cut_first_line:,}-{cut_last_line:,} were not kept)"
+        "; partly kept (the artifact is itself cut: original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept): "
+        'get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
     )
     #: Fills ``{hint}`` when the omitted part is not in the (cut) artifact at all.
     hint_not_kept: str = (
