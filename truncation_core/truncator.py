@@ -416,13 +416,15 @@ class Truncator:
         if policy.highlights and cut.omissions:
             matcher = self._matcher(tool, policy, notes)
             if matcher:
+                from truncation_core.resume import artifact_line
                 from truncation_core.salient import lift_highlights
 
                 cut = lift_highlights(
                     cut, text=text, budget=budget, limit=policy.highlights,
                     templates=policy.marker,
                     pools_for=pools_for or _scanned(matcher, text, policy),
-                    recut=lambda room: run(room, []))
+                    recut=lambda room: run(room, []),
+                    artifact_line=lambda line: artifact_line(line, artifact))
         content = header + cut.text
         omissions = cut.omissions
         if artifact is not None:  # the numbers the markers show, for programs
