@@ -396,3 +396,57 @@ def test_cli_shows_live_progress_on_a_terminal_only(tmp_path: Path) -> None:
     assert code == 0
     assert "tick 7" in out and "lines ·" not in out
     assert re.search(r"\d+ B · \d+ lines", screen), screen[-500:]
+
+
+def test_cli_numbers_address_the_artifact_when_it_is_itself_cut(tmp_path: Path) -> None:
+    """Output over max_artifact_size: the artifact keeps head and tail only. Every line
+    number trunc run shows reads the artifact as stored, and the metadata gives the marker's
+    numbers; a highlight from the part the artifact dropped is said not to be kept."""
+    code = """
+        import sys
+        for i in range(1, 12001):
+            if i == 6000:
+                print("ValueError: lost in the middle")
+            elif i == 11900:
+                print("Traceback (most recent call last):")
+            else:
+                print(f"2024-05-01 INFO worker-3 processed batch {i}")
+        sys.exit(1)
+        """
+    env = {**os.environ, "TRUNCATION_CORE_MAX_ARTIFACT_SIZE": str(64 * 1024)}
+    done = subprocess.run([*TRUNC, "run", "--json", "--", *python(code)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stderr
+    document = json.loads(done.stdout)
+    content, meta = document["content"], document["metadata"]
+    artifact_id = document["artifact"]["id"]
+    assert meta["artifact_truncated"] and document["artifact"]["cut"] is not None
+
+    def show(lines: str) -> list[str]:
+        shown = subprocess.run([*TRUNC, "artifacts", "show", artifact_id, "--lines", lines],
+                               capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert shown.returncode == 0, shown.stderr
+        return shown.stdout.splitlines()
+
+    # The marker's call and bytes are the metadata's, and read the artifact's lines.
+    hint = re.search(r'get_artifact\(artifact_id="(art_\w+)", start_line=(\d+), '
+                     r"end_line=(\d+)\); bytes (\d+):(\d+)", content)
+    assert hint is not None and hint.group(1) == artifact_id
+    region = meta["omissions"][0]
+    first, last = int(hint.group(2)), int(hint.group(3))
+    assert region["retrieve"] == {"artifact_id": artifact_id, "start_line": first,
+                                  "end_line": last}
+    assert (region["in_artifact"]["start_byte"], region["in_artifact"]["end_byte"]) == (
+        int(hint.group(4)), int(hint.group(5)))
+    shown_from = int(re.findall(r"batch (\d+)$", content, re.M)[0])
+    assert region["last_line"] == shown_from - 1  # the original numbers stay as they were
+    kept = show(f"{first}-{last}")
+    assert len(kept) == last - first + 1
+    assert kept[0] == "2024-05-01 INFO worker-3 processed batch 1"
+    assert any("bytes not kept here" in line for line in kept)  # the artifact's own marker
+    # Highlights: the traceback the artifact keeps is shown with its artifact line number.
+    numbered = re.findall(r"^line (\d+): (.*)$", content, re.M)
+    assert [text for _, text in numbered] == ["Traceback (most recent call last):"]
+    assert int(numbered[0][0]) < 11900
+    assert show(f"{numbered[0][0]}-{numbered[0][0]}") == ["Traceback (most recent call last):"]
+    assert "not kept: ValueError: lost in the middle" in content

@@ -310,3 +310,56 @@ def test_any_patterns_find_the_lines_the_definition_finds(patterns: list[Salient
     if region is not None:
         assert pools_as_found(bank.pools(region, len(text))) == \
             by_definition(patterns, text, region, keep)
+
+
+# -- when the artifact itself is cut (max_artifact_size) ----------------------------------------
+
+NOT_KEPT = re.compile(r"^not kept: (.*)$", re.MULTILINE)
+CUT_MARKS = {
+    99: "Traceback (most recent call last):",  # kept in the artifact's head
+    3000: "ValueError: invalid literal for int() with base 10: 'x'",  # dropped by the artifact
+    5800: "FAILED tests/test_api.py::test_login - AssertionError: 401 != 200",  # in its tail
+}
+
+
+def test_highlight_line_numbers_address_a_cut_artifact() -> None:
+    """Each highlight's number is the one get_artifact takes for that line in the artifact as
+    stored; a line the artifact does not keep is shown, and said not to be kept, without a
+    number. process() and streams agree."""
+    truncator = make({"max_artifact_size": 96 * 1024, "inline_limit": 4000})
+    content = log_with(CUT_MARKS, total=6000)
+    assert len(content.encode()) > 2 * 96 * 1024
+    result = truncator.process(content, tool="execute_command")
+    ref = result.artifact
+    assert ref is not None and ref.cut is not None
+    with truncator.store.open(ref.id) as f:
+        data = f.read()
+    got = shown(result.content)
+    assert sorted(got.values()) == sorted([CUT_MARKS[99], CUT_MARKS[5800]])
+    for number, text in got.items():
+        page = truncator.call_tool("get_artifact", {"artifact_id": ref.id, "start_line": number,
+                                                    "end_line": number})
+        assert not page.is_error, page.content
+        assert re.findall(r"^ *(\d+)\t(.*)$", page.content, re.M) == [(str(number), text)]
+    assert got[100] == CUT_MARKS[99]  # the head keeps its numbers; the tail's move up
+    assert 5801 not in got
+    assert NOT_KEPT.findall(result.content) == [CUT_MARKS[3000]]
+    assert CUT_MARKS[3000].encode() not in data  # and it is not: the artifact dropped it
+    details = {h["original_line"]: h["line"] for h in result.metadata.details["highlights"]}
+    assert details == {100: 100, 3001: None, 5801: next(
+        n for n, t in got.items() if t == CUT_MARKS[5800])}
+    # A stream gives the same block, and the same metadata.
+    with truncator.stream(tool="execute_command") as s:
+        for i in range(0, len(content), 4093):
+            s.write(content[i:i + 4093])
+    streamed = s.result()
+    assert streamed.content.replace(streamed.artifact.id, "<id>") == result.content.replace(
+        ref.id, "<id>")
+    assert streamed.metadata.details == result.metadata.details
+
+
+def test_not_kept_highlights_have_their_own_template() -> None:
+    truncator = make({"max_artifact_size": 96 * 1024, "inline_limit": 4000, "marker": {
+        "highlight_not_kept": "[dropped, was line {original_line}] {text}"}})
+    result = truncator.process(log_with(CUT_MARKS, total=6000), tool="execute_command")
+    assert f"[dropped, was line 3001] {CUT_MARKS[3000]}" in result.content

@@ -113,6 +113,9 @@ def normalized(result: Any) -> dict[str, Any]:
     if result.artifact is not None:
         content = content.replace(result.artifact.id, "<id>")
         meta["artifact_id"] = "<id>"
+        for region in meta["omissions"]:
+            if region["retrieve"] is not None:
+                region["retrieve"]["artifact_id"] = "<id>"
         artifact = attrs.asdict(result.artifact)
         del artifact["id"], artifact["created_at"]
     return {"content": content, "metadata": meta, "artifact": artifact}

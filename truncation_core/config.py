@@ -173,11 +173,11 @@ class MarkerConfig:
         "or artifact_grep. Preview:\n"
     )
     #: Fills ``{hint}`` when the omitted part is only partly in a cut artifact; the line
-    #: numbers are the artifact's.
+    #: numbers are the artifact's (``hint_bytes`` follows, with the artifact's bytes).
     hint_cut: str = (
-        '; partly kept: get_artifact(artifact_id="{artifact_id}", start_line={start_line}, '
-        "end_line={end_line}) (the artifact is itself cut: original lines "
-        "{cut_first_line:,}-{cut_last_line:,} were not kept)"
+        "; partly kept (the artifact is itself cut: original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept): "
+        'get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
     )
     #: Fills ``{hint}`` when the omitted part is not in the (cut) artifact at all.
     hint_not_kept: str = (
@@ -212,8 +212,11 @@ class MarkerConfig:
     highlights: str = (
         "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
     )
-    #: One line of the highlights block.
+    #: One line of the highlights block; ``{line}`` is the line's number in the artifact.
     highlight: str = "line {line}: {text}"
+    #: One line of the highlights block that the artifact does not keep (it is itself cut,
+    #: over ``max_artifact_size``): no line number would read it back.
+    highlight_not_kept: str = "not kept: {text}"
 
 
 #: The placeholders each marker template may use.
@@ -240,7 +243,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
              "jsonl_records", "ranked_results", "xml_elements", "xml_text"),
             ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
         "highlights": ("shown", "found"),
-        "highlight": ("line", "text", "pattern"),
+        "highlight": ("line", "text", "pattern", "original_line"),
+        "highlight_not_kept": ("text", "pattern", "original_line"),
     }
 )
 
@@ -256,6 +260,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "count": 45, "total": 50, "kept": 5, "unit": "items", "path": "$.results",
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
+        "original_line": 4242,
     }
 )
 

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.models import ContentFacts, ElementOmission, Marker, MarkerPosition, Omission
+from truncation_core.models import (
+    ArtifactSpan,
+    ContentFacts,
+    ElementOmission,
+    Marker,
+    MarkerPosition,
+    Omission,
+)
+from truncation_core.resume import located
 
 if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactRef
@@ -52,8 +60,13 @@ class MarkerRenderer:
         )
 
     def render(self, omission: Omission) -> str:
-        """The marker text for *omission*, separators included."""
-        marker = self._marker(omission.position, omission)
+        """The marker text for *omission*, separators included.
+
+        The marker gets the omission with its coordinates in the artifact
+        (:attr:`Omission.in_artifact <truncation_core.models.Omission.in_artifact>`), which the
+        metadata carries too.
+        """
+        marker = self._marker(omission.position, located(omission, self.artifact))
         return self.format(marker=marker, policy=self.policy) or ""
 
     def worst_case(self, position: MarkerPosition) -> str:
@@ -66,11 +79,17 @@ class MarkerRenderer:
         # Byte offsets appear only in the hint, which needs an artifact (and then the byte
         # size is known: the content was just stored).
         size = self.facts.bytes if self.artifact is not None else 0
-        # Every number at its largest possible value, so every number is at its widest.
+        # Every number at its largest possible value, so every number is at its widest; in a
+        # cut artifact, the region only partly kept (whose hint is the longest).
+        span = None
+        if self.artifact is not None:
+            top, top_byte = max(lines, self.artifact.lines), max(size, self.artifact.bytes)
+            span = ArtifactSpan(start_line=top, end_line=top, start_byte=top_byte,
+                                end_byte=top_byte, complete=self.artifact.cut is None)
         region = Omission(position=position, start=0, end=n, lines=lines,
                           first_line=lines, last_line=lines,
-                          start_byte=size, end_byte=size)
-        return self.render(region)
+                          start_byte=size, end_byte=size, in_artifact=span)
+        return self.format(marker=self._marker(position, region), policy=self.policy) or ""
 
     def note(self, element: ElementOmission) -> str:
         """The note a structured strategy puts in place of *element* (raw text, unescaped).

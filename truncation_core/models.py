@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from truncation_core.artifacts import ArtifactRef, ArtifactStore
 
 __all__ = [
+    "ArtifactSpan",
     "Budget",
     "ContentFacts",
     "Cut",
@@ -162,8 +163,35 @@ class ContentFacts:
 
 
 @attrs.frozen(kw_only=True)
+class ArtifactSpan:
+    """Where an omitted region is in the stored artifact: the numbers its marker shows.
+
+    When the artifact holds the whole output, these are the region's own line and byte
+    numbers. When the artifact is itself cut (the output exceeded ``max_artifact_size``), the
+    artifact keeps the output's head and tail with a marker line between them, and these
+    address what it keeps of the region: lines of the artifact, and bytes of the artifact.
+    """
+
+    #: Lines of the artifact (1-based, inclusive) that ``get_artifact`` returns for the region.
+    start_line: int
+    end_line: int
+    #: ``artifact[start_byte:end_byte]`` holds the region (what is kept of it), when known.
+    start_byte: int | None = None
+    end_byte: int | None = None
+    #: True when the artifact holds all of the region. False when the artifact is itself cut
+    #: and keeps only part of it: the range then also takes in the artifact's marker line
+    #: where the region spans the part not kept.
+    complete: bool = True
+
+
+@attrs.frozen(kw_only=True)
 class Omission:
-    """One contiguous region of the original text that the output leaves out."""
+    """One contiguous region of the original text that the output leaves out.
+
+    ``first_line``, ``last_line``, ``start_byte`` and ``end_byte`` are the region's numbers in
+    the original output; ``in_artifact`` gives the numbers that read it back from the artifact
+    (the same ones, unless the artifact is itself cut).
+    """
 
     #: Where the region lies in the original: at its beginning, in the middle, or at its end.
     position: MarkerPosition
@@ -177,10 +205,17 @@ class Omission:
     first_line: int
     #: Last line (1-based, inclusive) the region touches; 0 when the region is empty.
     last_line: int
-    #: Byte offset in the original (the artifact's bytes) of the first omitted byte, when known.
+    #: Byte offset in the original (the tool's own bytes, or the UTF-8 encoding of its text)
+    #: of the first omitted byte, when known.
     start_byte: int | None = None
     #: Byte offset in the original just after the last omitted byte, when known.
     end_byte: int | None = None
+    #: Where the region is in the stored artifact: the line and byte numbers the marker shows
+    #: (see :class:`ArtifactSpan`). Strategies leave it None: the marker renderer and the
+    #: processor fill it in from the artifact (:mod:`truncation_core.resume`). None when
+    #: nothing is stored, and when the artifact keeps none of the region (it is itself cut
+    #: and the region lies in the part it dropped).
+    in_artifact: ArtifactSpan | None = None
 
     @property
     def chars(self) -> int:

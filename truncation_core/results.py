@@ -62,7 +62,9 @@ class TruncationMetadata:
     artifact_error: str | None = None
     #: Size of the original in UTF-8 bytes, when it was measured (always when spilled).
     original_bytes: int | None = None
-    #: The omitted regions, with line numbers to pass to ``get_artifact``.
+    #: The omitted regions: their lines and bytes in the original, and in ``in_artifact``
+    #: the numbers the marker shows, which read them back from the artifact (see
+    #: :meth:`retrieve`).
     omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
     #: Remarks, e.g. which fallback was taken and why.
     notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
@@ -80,13 +82,26 @@ class TruncationMetadata:
     #: :func:`truncation_core.command.run_command`): exit code, signal, timeout, wall time.
     command: CommandStatus | None = None
 
+    def retrieve(self, omission: Omission) -> dict[str, Any] | None:
+        """The arguments of the ``get_artifact`` call that reads *omission* back (one of
+        :attr:`omissions`), as its marker gives them: ``{"artifact_id": ..., "start_line":
+        ..., "end_line": ...}`` for :meth:`Truncator.call_tool
+        <truncation_core.Truncator.call_tool>`. None when nothing of it is stored."""
+        span = omission.in_artifact
+        if self.artifact_id is None or span is None:
+            return None
+        return {"artifact_id": self.artifact_id, "start_line": span.start_line,
+                "end_line": span.end_line}
+
     def to_dict(self) -> dict[str, Any]:
-        """A plain dict of JSON-compatible values."""
+        """A plain dict of JSON-compatible values. Each omission also gives ``chars`` and
+        ``retrieve`` (see :meth:`retrieve`)."""
         # attrs.asdict keeps tuples; a plain dict has lists, as its JSON does.
         data = attrs.asdict(self, recurse=True, value_serializer=_tuples_as_lists)
         data["details"] = dict(self.details)
         for region, omission in zip(data["omissions"], self.omissions, strict=True):
             region["chars"] = omission.chars
+            region["retrieve"] = self.retrieve(omission)
         return data
 
     def to_json(self, **kwargs: Any) -> str:

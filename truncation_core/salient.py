@@ -2,7 +2,8 @@
 
 When a cut leaves out part of a tool result, lines such as an exception header, ``error:``,
 ``FAILED``, ``panic`` or a test summary may be in the part left out. The highlights block
-shows them, each with its line number, right after the omission marker::
+shows them, each with its line number in the artifact (the number ``get_artifact`` takes),
+right after the omission marker::
 
     ... [Beginning omitted: 9,870 lines / ...; get_artifact(...)] ...
     ... [highlights from the omitted part: 2 of 2 matching lines] ...
@@ -25,6 +26,9 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   clipped to :data:`LINE_CHARS`, and the block takes at most a quarter of the budget.
 * The block counts against the budget: the content is cut again with the block's size taken
   off, and only lines still inside the (larger) omitted region are shown.
+* Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
+  a line it keeps is shown with its number there, and a line it dropped is shown as not kept
+  (``marker.highlight_not_kept``), with no number (:func:`truncation_core.resume.artifact_line`).
 
 Keywords are what keeps scanning fast: only lines holding one are classified (and run the
 patterns' regular expressions), and those lines are found with ``str.find``, each literal
@@ -120,7 +124,9 @@ class SalientPattern:
 class Highlight:
     """One line lifted from the omitted part."""
 
-    #: 1-based line number, as for ``get_artifact(start_line=...)``.
+    #: 1-based line number in the original output. The block shows the artifact's number
+    #: for it, which differs when the artifact is itself cut (see
+    #: :func:`truncation_core.resume.artifact_line`).
     line: int
     #: Character offsets of the line, terminator included, in the original.
     start: int
@@ -518,19 +524,36 @@ def _found(pools: Pools) -> int:
     return sum(pool.count for pool in pools.values())
 
 
+def _same_line(line: int) -> int | None:
+    return line
+
+
+def _shown(item: Highlight, templates: MarkerConfig, number: int | None) -> str:
+    if number is None:
+        return templates.highlight_not_kept.format(text=item.text, pattern=item.pattern,
+                                                   original_line=item.line)
+    return templates.highlight.format(line=number, text=item.text, pattern=item.pattern,
+                                      original_line=item.line)
+
+
 def render(chosen: Sequence[Highlight], found: int, position: str,
-           templates: MarkerConfig) -> str:
-    """The highlights block, with the separators its place next to the marker needs."""
+           templates: MarkerConfig,
+           artifact_line: Callable[[int], int | None] = _same_line) -> str:
+    """The highlights block, with the separators its place next to the marker needs.
+
+    *artifact_line* maps a line of the original to the number ``get_artifact`` takes for it,
+    None when the artifact does not keep it (:func:`truncation_core.resume.artifact_line`).
+    """
     lines = [templates.highlights.format(shown=len(chosen), found=found)]
-    lines += [templates.highlight.format(line=h.line, text=h.text, pattern=h.pattern)
-              for h in chosen]
+    lines += [_shown(h, templates, artifact_line(h.line)) for h in chosen]
     if position == "end":  # after a marker that ends the output without a newline
         return "\n" + "\n".join(lines)
     return "\n".join(lines) + "\n"
 
 
 def _choose(pools: Pools, limit: int, budget: Budget, position: str,
-            templates: MarkerConfig) -> list[Highlight]:
+            templates: MarkerConfig,
+            artifact_line: Callable[[int], int | None]) -> list[Highlight]:
     """The most highlights (up to *limit*) whose block fits :data:`SHARE` of the budget."""
     share = budget.scaled(SHARE)
     found = _found(pools)
@@ -538,7 +561,7 @@ def _choose(pools: Pools, limit: int, budget: Budget, position: str,
         chosen = select(pools, k)
         if not chosen:
             return []
-        if share.admits(measure(render(chosen, found, position, templates))):
+        if share.admits(measure(render(chosen, found, position, templates, artifact_line))):
             return chosen
     return []
 
@@ -557,21 +580,25 @@ def _sole_omission(cut: Cut, text: Any) -> Omission | None:
 
 def lift_highlights(cut: Cut, *, text: Any, budget: Budget, limit: int,
                     templates: MarkerConfig, pools_for: Callable[[Omission], Pools],
-                    recut: Callable[[Budget], Cut]) -> Cut:
+                    recut: Callable[[Budget], Cut],
+                    artifact_line: Callable[[int], int | None] = _same_line) -> Cut:
     """*cut* with a highlights block after its marker, cut again to make room for the block.
 
-    Returns *cut* unchanged when there is nothing to lift, or when the result would not fit.
+    Each line is shown with the number *artifact_line* gives it (the artifact's), or as not
+    kept when it gives None. Returns *cut* unchanged when there is nothing to lift, or when
+    the result would not fit.
     """
     region = _sole_omission(cut, text)
     if region is None or limit <= 0:
         return cut
     pools = pools_for(region)
-    chosen = _choose(pools, limit, budget, region.position, templates)
+    chosen = _choose(pools, limit, budget, region.position, templates, artifact_line)
     found = _found(pools)
     for _ in range(_ATTEMPTS):
         if not chosen:
             return cut
-        room = budget.minus(measure(render(chosen, found, region.position, templates)))
+        room = budget.minus(measure(render(chosen, found, region.position, templates,
+                                           artifact_line)))
         if room is None:
             return cut
         again = recut(room)
@@ -580,11 +607,12 @@ def lift_highlights(cut: Cut, *, text: Any, budget: Budget, limit: int,
             return cut
         chosen = [h for h in chosen if _inside(h, wider)]
         found = _found(pools_for(wider))
-        block = render(chosen, found, wider.position, templates)
+        block = render(chosen, found, wider.position, templates, artifact_line)
         at = len(again.text) - (len(text) - wider.end)
         out = again.text[:at] + block + again.text[at:]
         if chosen and budget.admits(measure(out)):
             details = {**again.details, "highlights": [
-                {"line": h.line, "pattern": h.pattern, "text": h.text} for h in chosen]}
+                {"line": artifact_line(h.line), "pattern": h.pattern, "text": h.text,
+                 "original_line": h.line} for h in chosen]}
             return attrs.evolve(again, text=out, details=details)
     return cut

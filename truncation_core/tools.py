@@ -88,7 +88,8 @@ _SPECS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType({
          "end_line": _int("Last line to read (inclusive). Optional: omit to read a full page.",
                           1),
          "offset": _int("Byte offset to continue a line too long for one page, as given by "
-                        "the previous page. Use instead of start_line.", 0)},
+                        "the previous page. Use instead of start_line (end_line still "
+                        "applies).", 0)},
     ),
     "artifact_head": (
         "Read the first lines of a stored tool output (artifact), numbered.",
@@ -173,7 +174,10 @@ class ToolResult:
     #: What to give the model as the tool's result (the error message for an error).
     content: str
     error: ToolError | None = None
-    #: The arguments of the call that reads on from here, when there is more to read.
+    #: The arguments of the call that reads on from here, when there is more of what the call
+    #: asked for: None at the end of the artifact, and once every line up to the call's
+    #: ``end_line`` (``lines`` for ``artifact_head``) is returned. Following them returns
+    #: exactly the lines asked for.
     next_arguments: Mapping[str, Any] | None = attrs.field(
         default=None, converter=lambda v: None if v is None else MappingProxyType(dict(v)))
 
@@ -350,19 +354,24 @@ def _page_result(tool: str, ref: ArtifactRef, page: Page, width: int, *,
     if page.starts_mid_line:
         span += f" (line {page.first_line:,} continued from byte {page.offset:,})"
     body = page.numbered(width)
+    # A call that asked for lines up to end_line goes on to end_line, and no further: every
+    # next call keeps it, so that following them returns exactly the lines asked for.
+    up_to = {} if end_line is None else {"end_line": end_line}
     nxt: dict[str, Any] | None = None
     if page.ends_mid_line:
-        nxt = {"artifact_id": ref.id, "offset": page.end_offset}
+        nxt = {"artifact_id": ref.id, "offset": page.end_offset, **up_to}
         footer = (f"[Line {page.last_line:,} continues: "
                   f"{_call('get_artifact', **nxt)}]")
     elif page.next_line is None:
         footer = f"[End of artifact: line {page.last_line:,} is the last.]"
+    elif end_line is not None and page.last_line >= end_line:
+        # The lines asked for are all here: nothing more to follow (next_arguments None);
+        # the model is still told how to read on.
+        more = {"artifact_id": ref.id, "start_line": page.next_line}
+        footer = f"[Lines {end_line + 1:,} and on: {_call('get_artifact', **more)}]"
     else:
-        nxt = {"artifact_id": ref.id, "start_line": page.next_line}
-        if end_line is not None and page.last_line >= end_line:
-            footer = f"[Lines {end_line + 1:,} and on: {_call('get_artifact', **nxt)}]"
-        else:
-            footer = f"[Next page: {_call('get_artifact', **nxt)}]"
+        nxt = {"artifact_id": ref.id, "start_line": page.next_line, **up_to}
+        footer = f"[Next page: {_call('get_artifact', **nxt)}]"
     content = _header(ref, span) + body + "\n" + footer
     return ToolResult(tool=tool, content=content, next_arguments=nxt)
 
@@ -377,16 +386,22 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
     room = _room(ref, budget)
-    offset = args.get("offset")
+    offset, end = args.get("offset"), args.get("end_line")
     if offset is not None:
-        if "start_line" in args or "end_line" in args:
-            raise _BadCall("offset: use either offset or start_line/end_line, not both")
+        if "start_line" in args:
+            raise _BadCall("offset: use either offset or start_line, not both")
         if offset >= ref.bytes and ref.bytes:
             raise _BadCall(f"offset: {offset} is past the end of the artifact "
                            f"({ref.bytes:,} bytes)")
-        page = reader.page(ref.id, offset, max_chars=room)
-        return _page_result("get_artifact", ref, page, width)
-    start, end = args.get("start_line", 1), args.get("end_line")
+        from truncation_core.retrieval import read_page
+
+        with reader.open(ref.id) as f:
+            page = read_page(f, offset=offset, max_chars=room, line_cost=width + 2,
+                             artifact_id=ref.id, end_line=end)
+        if not page.text and ref.bytes:
+            raise _BadCall(f"offset: {offset} lies after end_line ({end})")
+        return _page_result("get_artifact", ref, page, width, end_line=end)
+    start = args.get("start_line", 1)
     if end is not None and end < start:
         raise _BadCall(f"end_line: must be at least start_line ({start}), got {end}")
     page = reader.lines(ref.id, start, end, max_chars=room, line_cost=width + 2)

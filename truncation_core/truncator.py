@@ -416,14 +416,21 @@ class Truncator:
         if policy.highlights and cut.omissions:
             matcher = self._matcher(tool, policy, notes)
             if matcher:
+                from truncation_core.resume import artifact_line
                 from truncation_core.salient import lift_highlights
 
                 cut = lift_highlights(
                     cut, text=text, budget=budget, limit=policy.highlights,
                     templates=policy.marker,
                     pools_for=pools_for or _scanned(matcher, text, policy),
-                    recut=lambda room: run(room, []))
+                    recut=lambda room: run(room, []),
+                    artifact_line=lambda line: artifact_line(line, artifact))
         content = header + cut.text
+        omissions = cut.omissions
+        if artifact is not None:  # the numbers the markers show, for programs
+            from truncation_core.resume import located
+
+            omissions = tuple(located(region, artifact) for region in omissions)
         if artifact is not None and artifact.cut is not None:
             notes.append(f"the artifact itself is cut: original lines {artifact.cut.first_line}"
                          f"-{artifact.cut.last_line} ({artifact.cut.omitted_bytes} bytes) are "
@@ -443,7 +450,7 @@ class Truncator:
             artifact_id=artifact.id if artifact else None,
             artifact_error=artifact_error,
             original_bytes=facts.bytes if byte_size_known else None,
-            omissions=cut.omissions,
+            omissions=omissions,
             notes=(*notes, *cut.notes),
             details=cut.details,
             artifact_truncated=artifact is not None and artifact.truncated,

@@ -100,6 +100,7 @@ def test_scenario_6_partial_artifact_retrieval(project: Truncator) -> None:
     rows = numbered(call.content)
     assert [n for n, _ in rows] == list(range(100, 201))
     assert all(body == f"row {n}" for n, body in rows)
-    assert call.next_arguments == {"artifact_id": ref.id, "start_line": 201}
+    assert call.next_arguments is None  # only the requested lines: nothing more to follow
+    assert "[Lines 201 and on: get_artifact(" in call.content
     page = project.artifacts.lines(ref.id, 100, 200)
     assert page.text == "".join(f"row {i}\n" for i in range(100, 201))

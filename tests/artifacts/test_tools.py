@@ -111,13 +111,49 @@ def test_paging_with_get_artifact_reads_everything_back(small: Truncator) -> Non
                for p in pages)  # the 3000-char line is read by offset
 
 
+def test_a_line_range_longer_than_a_page_is_paged_to_its_end_line_exactly(
+        small: Truncator) -> None:
+    """Every page of a range says how to go on within it (end_line kept), long lines
+    continue by offset within it too, and following the pages returns exactly the lines
+    asked for, and no more."""
+    lines = [f"{i:05d} " + ("é" * (i % 5)) + ("x" * (2500 if i == 120 else i % 60))
+             for i in range(1, 401)]
+    artifact_id = stored(small, "\n".join(lines) + "\n")
+    first = {"artifact_id": artifact_id, "start_line": 7, "end_line": 150}
+    pages = _pages(small, artifact_id, first=first)
+    assert len(pages) > 5
+    rebuilt: dict[int, str] = {}
+    for page in pages:
+        assert len(page.content) <= 900
+        for number, body in _numbered_rows(page.content):
+            rebuilt[number] = rebuilt.get(number, "") + body
+    assert sorted(rebuilt) == list(range(7, 151))
+    assert [rebuilt[n] for n in range(7, 151)] == lines[6:150]
+    for page in pages[:-1]:
+        assert page.next_arguments is not None and page.next_arguments["end_line"] == 150
+        assert page.content.splitlines()[-1].endswith(", end_line=150)]")
+    assert any("offset" in (p.next_arguments or {}) for p in pages)  # line 120, by offset
+    assert pages[-1].next_arguments is None
+    assert pages[-1].content.endswith(
+        f'[Lines 151 and on: get_artifact(artifact_id="{artifact_id}", start_line=151)]')
+    # artifact_head asks for lines up to its count: its pages go on to there, no further.
+    head = _pages(small, artifact_id, "artifact_head", {"artifact_id": artifact_id,
+                                                        "lines": 60})
+    assert len(head) > 1
+    assert [n for p in head for n, _ in _numbered_rows(p.content)] == list(range(1, 61))
+
+
 def test_line_ranges_head_tail_and_grep(small: Truncator) -> None:
     text = "".join(f"row {i}{' ERROR disk' if i % 97 == 0 else ''}\n" for i in range(1, 1001))
     artifact_id = stored(small, text)
     result = small.call_tool("get_artifact", {"artifact_id": artifact_id, "start_line": 10,
                                               "end_line": 12})
     assert _numbered_rows(result.content) == [(10, "row 10"), (11, "row 11"), (12, "row 12")]
-    assert result.next_arguments == {"artifact_id": artifact_id, "start_line": 13}
+    # The lines asked for are all here: nothing more to follow, but the model is told how
+    # to read on.
+    assert result.next_arguments is None
+    assert result.content.endswith(
+        f'[Lines 13 and on: get_artifact(artifact_id="{artifact_id}", start_line=13)]')
     head = small.call_tool("artifact_head", {"artifact_id": artifact_id, "lines": "3"})
     assert _numbered_rows(head.content) == [(1, "row 1"), (2, "row 2"), (3, "row 3")]
     tail = small.call_tool("artifact_tail", {"artifact_id": artifact_id, "lines": 2})
@@ -150,6 +186,8 @@ def test_line_ranges_head_tail_and_grep(small: Truncator) -> None:
     ("get_artifact", {"artifact_id": "ID", "start_line": 9999}, 400, "past the end"),
     ("get_artifact", {"artifact_id": "ID", "start_line": 5, "end_line": 2}, 400, "end_line"),
     ("get_artifact", {"artifact_id": "ID", "offset": 3, "start_line": 2}, 400, "either offset"),
+    ("get_artifact", {"artifact_id": "ID", "offset": 100, "end_line": 3}, 400,
+     "lies after end_line (3)"),
     ("get_artifact", "{not json", 400, "arguments: expected a JSON object"),
     ("get_artifact", [1, 2], 400, "arguments: expected an object"),
     ("artifact_grep", {"artifact_id": "ID"}, 400, "pattern: required"),

@@ -14,6 +14,7 @@ from truncation_core.artifacts import ArtifactRef, human_size
 from truncation_core.config import MarkerConfig, Policy
 from truncation_core.hookspecs import hookimpl
 from truncation_core.models import Marker, Omission
+from truncation_core.resume import locate
 
 
 @hookimpl(trylast=True)
@@ -49,16 +50,8 @@ def format_marker(marker: Marker, policy: Policy) -> str:
     region = marker.omission
     if region is None:
         return ""
-    if artifact is not None and artifact.cut is not None:
-        hint = _hint_in_cut_artifact(templates, artifact, region)
-    elif artifact is not None:
-        hint = templates.hint.format(
-            artifact_id=artifact.id, start_line=region.first_line, end_line=region.last_line,
-            lines=region.lines, chars=region.chars,
-        )
-        if region.start_byte is not None and region.end_byte is not None:
-            hint += templates.hint_bytes.format(start_byte=region.start_byte,
-                                                end_byte=region.end_byte, bytes=region.bytes)
+    if artifact is not None:
+        hint = _hint(templates, artifact, region)
     elif marker.artifact_error:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
@@ -70,19 +63,25 @@ def format_marker(marker: Marker, policy: Policy) -> str:
     )
 
 
-def _hint_in_cut_artifact(templates: MarkerConfig, artifact: ArtifactRef,
-                          region: Omission) -> str:
-    """The hint for an omitted region when the artifact keeps only the original's head and
-    tail: artifact line numbers for what is kept, and a plain statement for what is not."""
+def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> str:
+    """How to read *region* back: the artifact's line numbers and bytes
+    (``region.in_artifact``, which the metadata gives too). When the artifact is itself cut,
+    a region it keeps only in part says so, and one it does not keep says that instead."""
+    span = region.in_artifact if region.in_artifact is not None else locate(region, artifact)
     cut = artifact.cut
-    assert cut is not None
-    mapped = cut.artifact_lines(region.first_line, region.last_line)
-    if mapped is None:
+    if span is None:
+        assert cut is not None  # an artifact that is not cut holds every region
         return templates.hint_not_kept.format(lines=region.lines, chars=region.chars,
                                               cut_first_line=cut.first_line,
                                               cut_last_line=cut.last_line)
-    whole = region.last_line < cut.first_line or region.first_line > cut.last_line
-    template = templates.hint if whole else templates.hint_cut
-    return template.format(artifact_id=artifact.id, start_line=mapped[0], end_line=mapped[1],
-                           lines=region.lines, chars=region.chars,
-                           cut_first_line=cut.first_line, cut_last_line=cut.last_line)
+    fields = {"artifact_id": artifact.id, "start_line": span.start_line,
+              "end_line": span.end_line, "lines": region.lines, "chars": region.chars}
+    if span.complete or cut is None:
+        hint = templates.hint.format(**fields)
+    else:
+        hint = templates.hint_cut.format(**fields, cut_first_line=cut.first_line,
+                                         cut_last_line=cut.last_line)
+    if span.start_byte is not None and span.end_byte is not None:
+        hint += templates.hint_bytes.format(start_byte=span.start_byte, end_byte=span.end_byte,
+                                            bytes=span.end_byte - span.start_byte)
+    return hint

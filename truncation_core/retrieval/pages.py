@@ -156,20 +156,25 @@ def read_page(
     line_cost: int = 0,
     chunk: int = CHUNK,
     artifact_id: str | None = None,
+    end_line: int | None = None,
 ) -> Page:
     """Whole lines from byte *offset*, until *max_lines* lines or *max_chars* characters.
 
     Each line costs its characters (terminator included) plus *line_cost* (room for a line
     number). A line longer than what is left is cut at a character boundary, only when it is
     the first line of the page, so that paging always makes progress. *first_line* is the
-    number of the line at *offset* when the caller knows it.
+    number of the line at *offset* when the caller knows it. With *end_line*, the page stops
+    after that line, and is empty when *offset* lies after it.
     """
     size = file_size(f)
     offset, mid_line = _snap_offset(f, offset, size)
     if first_line is None:
         first_line = line_number_at(f, offset, chunk=chunk) if offset else 1
-    if offset >= size:
+    if offset >= size or (end_line is not None and first_line > end_line):
         return Page.empty(size, artifact_id)
+    if end_line is not None:
+        to_end = end_line - first_line + 1
+        max_lines = to_end if max_lines is None else min(max_lines, to_end)
     budget = max_chars
     cap = None if budget is None else 4 * budget + 8  # a longer line cannot fit
     pieces: list[str] = []
