@@ -8,9 +8,11 @@ is missing; the committed ref then has ``truncated=True`` and an
 :class:`~truncation_core.artifacts.ArtifactCut` that maps original line numbers to the
 artifact's, so that markers never promise lines the artifact does not hold.
 
-Memory: until the size is known, written chunks are held by reference (no copy), at most the
-limit; once over it, only the tail (a share of the limit) is held. Line and character counts
-are computed only when content is cut, over what is kept and dropped.
+Memory: whatever is sure to be part of the head (up to the last line end within the head's
+share of the limit) goes to the inner writer at once; the rest is held by reference (no copy)
+until the size is known, so at most the tail's share of the limit plus a line. Once over the
+limit, only the tail is held. Line and character counts are computed only when content is
+cut, over what is kept and dropped (the head's as it goes out).
 """
 
 from __future__ import annotations
@@ -49,12 +51,17 @@ class SizeLimitedWriter(WriterBase):
         room = max(0, limit - MARKER_RESERVE)
         self._head_budget = int(room * min(max(head_share, 0.0), 1.0))
         self._tail_budget = room - self._head_budget
-        self._held: list[bytes] = []  # everything so far, while within the limit
+        self._held: list[bytes] = []  # what is not written yet, while within the limit
         self._total = 0
         self._cutting = False
-        # Once cutting: the head written to the inner writer, counts over what is dropped,
-        # and the tail so far.
-        self._head = b""
+        # The head written to the inner writer so far: size, line terminators, characters,
+        # last byte. Until the cut, it ends just after a whole line terminator (never a "\r"
+        # whose "\n" may follow), so that it is surely part of the head.
+        self._head_bytes = 0
+        self._head_terminators = 0
+        self._head_chars = 0
+        self._head_last = -1
+        # Once cutting: counts over what is dropped, and the tail so far.
         self._dropped_bytes = 0
         self._dropped_terminators = 0
         self._last_dropped = -1
@@ -76,18 +83,52 @@ class SizeLimitedWriter(WriterBase):
         self._held.append(data)
         if self._total > self._limit:
             self._start_cutting()
+        else:
+            self._forward_head(data)
+
+    def _forward_head(self, data: bytes) -> None:
+        """Write out what is held up to the last line end in *data* that lies within the
+        head's budget: the head, if the content is cut, takes at least that much."""
+        room = self._head_budget - (self._total - len(data))  # *data*'s bytes in the budget
+        if room <= 0:
+            return
+        end = _last_line_end(data, min(room, len(data)))
+        if end <= 0:
+            return
+        held, self._held = self._held, []
+        last = held.pop()  # *data*
+        for piece in held:
+            self._write_head(piece)
+        self._write_head(last[:end])
+        if end < len(last):
+            self._held.append(last[end:])
+
+    def _write_head(self, piece: bytes) -> None:
+        if not piece:
+            return
+        self._inner.write(piece)
+        self._head_bytes += len(piece)
+        self._head_terminators += count_terminators(piece)
+        if self._head_last == 0x0D and piece[0] == 0x0A:  # a "\r\n" split between pieces
+            self._head_terminators -= 1
+        self._head_chars += utf8_chars(piece)
+        self._head_last = piece[-1]
 
     def _start_cutting(self) -> None:
         self._cutting = True
         held, self._held = b"".join(self._held), []
-        end = _head_end(held, self._head_budget)
-        self._head = held[:end]
-        self._inner.write(self._head)
+        end = _head_end(held, self._head_budget - self._head_bytes,
+                        after_line_end=self._head_bytes > 0)
+        self._write_head(held[:end])
         self._keep_tail(held[end:])
 
     def _keep_tail(self, data: bytes) -> None:
         ring = self._ring
         ring += data
+        if self._last_dropped == 0x0D and ring[:1] == b"\n":
+            # The "\n" of a pair whose "\r" is dropped (it ended a chunk) goes with it.
+            self._drop(ring[:1])
+            del ring[:1]
         overflow = len(ring) - self._tail_budget
         if overflow <= 0:
             return
@@ -102,6 +143,8 @@ class SizeLimitedWriter(WriterBase):
             return
         self._dropped_bytes += len(data)
         self._dropped_terminators += count_terminators(bytes(data))
+        if self._last_dropped == 0x0D and data[0] == 0x0A:  # a "\r\n" split between drops
+            self._dropped_terminators -= 1
         self._last_dropped = data[-1]
 
     def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
@@ -128,9 +171,9 @@ class SizeLimitedWriter(WriterBase):
                     skip += 1
                 self._drop(ring[:skip])
                 del ring[:skip]
-        head, tail = self._head, bytes(ring)
-        head_terms = count_terminators(head)
-        head_mid_line = bool(head) and not _ends_with_terminator(head)
+        tail = bytes(ring)
+        head_terms = self._head_terminators
+        head_mid_line = self._head_bytes > 0 and self._head_last not in (0x0A, 0x0D)
         tail_terms = count_terminators(tail)
         first_line = head_terms + 1
         last_line = head_terms + self._dropped_terminators + (0 if at_line_start else 1)
@@ -143,7 +186,7 @@ class SizeLimitedWriter(WriterBase):
         cut = ArtifactCut(
             original_bytes=self._total,
             original_lines=original_lines,
-            head_bytes=len(head),
+            head_bytes=self._head_bytes,
             tail_bytes=len(tail),
             first_line=first_line,
             last_line=last_line,
@@ -157,14 +200,14 @@ class SizeLimitedWriter(WriterBase):
                   f"{first_line:,}-{last_line:,} ({cut.omitted_lines:,} whole lines). The "
                   f"output ({self._total:,} bytes) is larger than max_artifact_size "
                   f"({self._limit:,} bytes), so this artifact keeps only its first "
-                  f"{len(head):,} and last {len(tail):,} bytes ...]\n").encode("ascii")
+                  f"{self._head_bytes:,} and last {len(tail):,} bytes ...]\n").encode("ascii")
         self._inner.write(marker)
         if tail:
             self._inner.write(tail)
         lines = head_lines_in_artifact + 1 + tail_terms + (
             1 if tail and not _ends_with_terminator(tail) else 0)
         base = info if info is not None else self._info
-        return attrs.evolve(base, chars=utf8_chars(head) + len(marker) + utf8_chars(tail),
+        return attrs.evolve(base, chars=self._head_chars + len(marker) + utf8_chars(tail),
                             lines=lines, cut=cut)
 
     def _abort(self) -> None:
@@ -173,14 +216,27 @@ class SizeLimitedWriter(WriterBase):
         self._inner.abort()
 
 
-def _head_end(data: bytes, budget: int) -> int:
-    """Where the kept head ends: after the last line terminator within *budget* bytes, or,
-    for a first line longer than that, at a character boundary."""
+def _last_line_end(data: bytes, within: int) -> int:
+    """Just after the last line terminator that starts in ``data[:within]`` (a ``"\r\n"``
+    pair whole), or 0. A ``"\r"`` ending *data* is not taken: it may be the first half of
+    a pair whose ``"\n"`` has not arrived."""
+    i = max(data.rfind(b"\n", 0, within), data.rfind(b"\r", 0, within))
+    if i != -1 and data[i] == 0x0D and i + 1 == len(data):
+        i = max(data.rfind(b"\n", 0, i), data.rfind(b"\r", 0, i))
+    if i != -1 and data[i] == 0x0D and data[i + 1: i + 2] == b"\n":
+        return i + 2
+    return i + 1
+
+
+def _head_end(data: bytes, budget: int, *, after_line_end: bool = False) -> int:
+    """Where the kept head ends in *data*: after the last line terminator within *budget*
+    bytes; else where *data* starts, when what precedes it ends a line (*after_line_end*);
+    else, for a first line longer than the budget, at a character boundary."""
     if budget <= 0:
         return 0
     i = max(data.rfind(b"\n", 0, budget), data.rfind(b"\r", 0, budget))
     if i == -1:
-        return utf8_boundary_before(data, min(budget, len(data)))
+        return 0 if after_line_end else utf8_boundary_before(data, min(budget, len(data)))
     if data[i] == 0x0D and data[i + 1: i + 2] == b"\n":
         return i + 2
     return i + 1

@@ -87,9 +87,10 @@ def test_cut_artifacts_keep_head_and_tail_and_map_lines_exactly(
     assert stored.startswith(original[: cut.head_bytes])
     assert cut.tail_bytes == 0 or stored.endswith(original[-cut.tail_bytes:])
     assert len(re.findall(rb"\[\.\.\. [0-9,]+ bytes not kept here", stored)) == 1
-    # The same bytes whatever the chunking.
+    # The same bytes and the same line map whatever the chunking.
     single_store, single_ref = store_limited(original, limit, head_share=share)
     assert single_store.read(single_ref.id) == stored
+    assert (single_ref.cut, single_ref.lines, single_ref.chars) == (cut, ref.lines, ref.chars)
 
     lines = naive_lines(original)
     artifact_lines = naive_lines(stored)
@@ -110,6 +111,21 @@ def test_cut_artifacts_keep_head_and_tail_and_map_lines_exactly(
             assert strip(artifact_lines[mapped[0] - 1]) == strip(lines[number - 1])
         elif number in whole:
             assert mapped is None
+
+
+@pytest.mark.parametrize("share", [0.0, 0.6, 1.0])
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
+def test_a_crlf_split_between_chunks_counts_once_wherever_it_falls(share: float,
+                                                                   chunk: int) -> None:
+    """A "\r" ending one write and its "\n" starting the next are one line end, whether
+    both go to the head, are dropped, or straddle the dropped part and the kept tail."""
+    original = b"".join(b"line %d\r\n" % i for i in range(400))
+    splits = list(range(chunk, len(original), chunk))
+    whole_store, whole = store_limited(original, MARKER_RESERVE + 300, head_share=share)
+    store, ref = store_limited(original, MARKER_RESERVE + 300, splits, head_share=share)
+    assert store.read(ref.id) == whole_store.read(whole.id)
+    assert ref.cut is not None and ref.cut.original_lines == 400
+    assert (ref.cut, ref.lines, ref.chars) == (whole.cut, whole.lines, whole.chars)
 
 
 def test_process_says_the_artifact_is_cut_in_reference_hint_and_metadata() -> None:
