@@ -11,11 +11,15 @@ artifact's, so that markers never promise lines the artifact does not hold.
 Memory: whatever is sure to be part of the head (up to the last line end within the head's
 share of the limit) goes to the inner writer at once; the rest is held by reference (no copy)
 until the size is known, so at most the tail's share of the limit plus a line. Once over the
-limit, only the tail is held. Line and character counts are computed only when content is
-cut, over what is kept and dropped (the head's as it goes out).
+limit, only the writes that may hold the tail are held, still by reference; the tail is cut
+to its exact size once, at commit. Line and character counts are computed only when content
+is cut, over what is kept and dropped (the head's as it goes out, what is dropped where it
+lies).
 """
 
 from __future__ import annotations
+
+from collections import deque
 
 import attrs
 
@@ -65,7 +69,8 @@ class SizeLimitedWriter(WriterBase):
         self._dropped_bytes = 0
         self._dropped_terminators = 0
         self._last_dropped = -1
-        self._ring = bytearray()
+        self._tail: deque[bytes] = deque()  # the writes that may hold the tail
+        self._tail_size = 0
         self._last_byte = -1
 
     @property
@@ -123,29 +128,47 @@ class SizeLimitedWriter(WriterBase):
         self._keep_tail(held[end:])
 
     def _keep_tail(self, data: bytes) -> None:
-        ring = self._ring
-        ring += data
-        if self._last_dropped == 0x0D and ring[:1] == b"\n":
-            # The "\n" of a pair whose "\r" is dropped (it ended a chunk) goes with it.
-            self._drop(ring[:1])
-            del ring[:1]
-        overflow = len(ring) - self._tail_budget
-        if overflow <= 0:
-            return
-        # Never end what is dropped between the "\r" and "\n" of a pair.
-        if ring[overflow - 1] == 0x0D and overflow < len(ring) and ring[overflow] == 0x0A:
-            overflow += 1
-        self._drop(ring[:overflow])
-        del ring[:overflow]
-
-    def _drop(self, data: bytes | bytearray) -> None:
+        """Hold *data* for the tail; drop (count) the writes that can no longer be part of
+        it. Writes are held by reference, not copied: the tail is cut to its exact size once,
+        at commit (:meth:`_final_tail`)."""
         if not data:
             return
-        self._dropped_bytes += len(data)
-        self._dropped_terminators += count_terminators(bytes(data))
-        if self._last_dropped == 0x0D and data[0] == 0x0A:  # a "\r\n" split between drops
-            self._dropped_terminators -= 1
-        self._last_dropped = data[-1]
+        tail = self._tail
+        tail.append(data)
+        self._tail_size += len(data)
+        while tail and self._tail_size - len(tail[0]) >= self._tail_budget:
+            dropped = tail.popleft()
+            self._tail_size -= len(dropped)
+            self._drop(dropped, 0, len(dropped))
+
+    def _final_tail(self) -> bytes:
+        """The last ``tail_budget`` bytes, counting what precedes them as dropped."""
+        ring = b"".join(self._tail)
+        self._tail.clear()
+        overflow = len(ring) - self._tail_budget
+        if overflow > 0:
+            if ring[overflow - 1] == 0x0D and overflow < len(ring) and ring[overflow] == 0x0A:
+                overflow += 1  # never end what is dropped between the "\r" and "\n" of a pair
+            self._drop(ring, 0, overflow)
+            ring = ring[overflow:]
+        if self._last_dropped == 0x0D and ring[:1] == b"\n":
+            # The "\n" of a pair whose "\r" is dropped (it ended a write) goes with it.
+            self._drop(ring, 0, 1)
+            ring = ring[1:]
+        return ring
+
+    def _drop(self, buf: bytes | bytearray, start: int, end: int) -> None:
+        """Count ``buf[start:end]`` as dropped, where it lies (no copy)."""
+        if end <= start:
+            return
+        self._dropped_bytes += end - start
+        terminators = buf.count(b"\n", start, end)
+        if buf.find(b"\r", start, end) != -1:
+            terminators += buf.count(b"\r", start, end) - buf.count(b"\r\n", start, end)
+        if self._last_dropped == 0x0D and buf[start] == 0x0A:  # a "\r\n" split between drops
+            terminators -= 1
+        self._dropped_terminators += terminators
+        self._last_dropped = buf[end - 1]
 
     def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
         if not self._cutting:
@@ -156,20 +179,20 @@ class SizeLimitedWriter(WriterBase):
         return self._inner.commit(self._cut_info(info))
 
     def _cut_info(self, info: ArtifactInfo | None) -> ArtifactInfo:
-        ring = self._ring
+        ring = bytearray(self._final_tail())
         # The kept tail starts at a line start when what was dropped ends a line.
         at_line_start = self._last_dropped in (0x0A, 0x0D) or not self._dropped_bytes
         if not at_line_start:
             t = next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
             if t != -1 and t < len(ring):
-                self._drop(ring[:t])
+                self._drop(ring, 0, t)
                 del ring[:t]
                 at_line_start = True
             else:  # the last line is longer than the tail: keep it from a character start
                 skip = 0
                 while skip < len(ring) and skip < 3 and 0x80 <= ring[skip] < 0xC0:
                     skip += 1
-                self._drop(ring[:skip])
+                self._drop(ring, 0, skip)
                 del ring[:skip]
         tail = bytes(ring)
         head_terms = self._head_terminators
@@ -212,7 +235,7 @@ class SizeLimitedWriter(WriterBase):
 
     def _abort(self) -> None:
         self._held = []
-        self._ring = bytearray()
+        self._tail.clear()
         self._inner.abort()
 
 
