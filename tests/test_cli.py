@@ -162,6 +162,14 @@ def test_apply_streams_a_large_file_with_the_result_process_gives(
     assert shown["artifact"]["bytes"] == len(document)
 
 
+def test_a_bad_value_in_the_config_file_is_not_blamed_on_an_option(trunc) -> None:  # type: ignore[no-untyped-def]
+    (trunc.workdir / ".truncation.yaml").write_text("tools:\n  t:\n    strategy: nope\n")
+    done = trunc("apply", "--tool", "t", stdin="x" * 10_000)
+    assert_clean_user_error(done)
+    assert "tools.t.strategy: unknown strategy 'nope'" in done.stderr
+    assert "--strategy" not in done.stderr
+
+
 def test_apply_keeps_invalid_utf8_visible_as_replacement_characters(trunc) -> None:  # type: ignore[no-untyped-def]
     data = b"ok \xff\xfe bad bytes\n" * 400
     done = trunc("apply", "--limit", "300", "--json", stdin=data)

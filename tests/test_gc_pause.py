@@ -47,8 +47,9 @@ class Observer:
     @hookimpl
     def select_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,
                         context: Mapping[str, Any]) -> str | None:
-        self.collector_on.append(gc.isenabled())
+        before = gc.isenabled()
         self.parsed.append(weakref.ref(facts.parsed))
+        self.collector_on.append((before, gc.isenabled()))
         self.facts.append(weakref.ref(facts))
         return None
 
@@ -58,12 +59,61 @@ def test_process_cuts_with_the_collector_paused_and_frees_the_document_first() -
     truncator = Truncator({"inline_limit": 2000}, plugins=[observer], load_entrypoints=False)
     result = truncator.process(DOCUMENT, tool="search_files")
     assert result.metadata.strategy_used == "element"
-    assert observer.collector_on == [False]
+    assert observer.collector_on == [(True, False)]  # paused from the parse on
     assert gc.isenabled()
     # Nothing holds the facts, nor the parse they cached, once the call returns: freed by
     # reference counting while the collector was still off.
     assert observer.facts[0]() is None
     assert observer.parsed[0]() is None
+
+
+class SeesTheCollector:
+    __name__ = "sees-the-collector"
+
+    def __init__(self) -> None:
+        self.on: list[bool] = []
+
+    @hookimpl
+    def format_marker(self) -> None:
+        self.on.append(gc.isenabled())
+
+
+def test_content_that_is_never_parsed_never_pauses_the_collector() -> None:
+    """The pause is process-wide: holding it where nothing is parsed would starve other
+    threads' collections for nothing."""
+    seen = SeesTheCollector()
+    truncator = Truncator({"inline_limit": 2000}, plugins=[seen], load_entrypoints=False)
+    log = "".join(f"line {i}\n" for i in range(5000))
+    assert truncator.process(log).metadata.strategy_used == "head_tail"
+    with truncator.stream() as s:
+        s.write(log)
+        s.result()
+    assert seen.on and all(seen.on)
+
+
+def test_a_child_forked_during_a_pause_starts_without_it() -> None:
+    import os
+
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with paused_gc():
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holding.wait(10)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: the thread that paused does not exist here
+            os._exit(0 if gc.isenabled() else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        release.set()
+        thread.join()
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert gc.isenabled()
 
 
 def test_process_restores_a_collector_the_application_turned_off() -> None:

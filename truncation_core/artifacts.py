@@ -106,14 +106,16 @@ def human_size(n: int) -> str:
 #: formatting characters (they make text read differently from what it is), and lone
 #: surrogates. Each becomes U+FFFD.
 _UNSAFE_IN_SUMMARY = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ud800-\udfff]")
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ud800-\udfff]")
 
 
 def clip_summary(summary: str) -> str:
     """Clip a summary to the 100 characters FR-060 allows, on one line, without control or
     invisible formatting characters (it comes from a command line or a path, which a tool
     call's arguments may fill with anything)."""
-    one_line = _UNSAFE_IN_SUMMARY.sub("\ufffd", " ".join(summary[:20 * SUMMARY_MAX_CHARS].split()))
+    # Bounded before it is split: a summary may come from a huge argument.
+    bounded = summary.lstrip()[:20 * SUMMARY_MAX_CHARS]
+    one_line = _UNSAFE_IN_SUMMARY.sub("\ufffd", " ".join(bounded.split()))
     if len(one_line) <= SUMMARY_MAX_CHARS:
         return one_line
     return one_line[: SUMMARY_MAX_CHARS - 1] + "…"

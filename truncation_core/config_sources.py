@@ -125,7 +125,7 @@ def read_config_file(path: Path) -> Mapping[str, Any]:
         if table is None:
             raise ConfigError([f"{path}: has no [tool.truncation_core] table"])
         return table
-    if path.suffix == ".toml":
+    if path.suffix.lower() == ".toml":
         data = _read_toml(path)
         table = _tool_table(data)
         return data if table is None else table

@@ -7,13 +7,17 @@ after it costs as much again. :func:`paused_gc` keeps the collector off around s
 
 The collector is process-wide, so pauses are counted: the first to enter records whether it
 was enabled and disables it; the last to leave restores that. Threads that pause at once
-never leave it disabled behind them. Code that enables or disables the collector itself
-while a pause is on is not tracked.
+never leave it disabled behind them, and a child forked during a pause starts without it.
+Code that enables or disables the collector itself while a pause is on is not tracked.
+
+Pauses are kept as short as the objects they protect: from a parse to the moment the parsed
+document is dropped. While any thread holds one, no thread's garbage cycles are collected.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,3 +46,18 @@ def paused_gc() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while another thread was paused has that thread's pause but not the
+    thread: start it with no pause, and the collector as it was before the pauses."""
+    global _depth, _lock
+    _lock = threading.Lock()
+    if _depth:
+        _depth = 0
+        if _was_enabled:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -230,9 +230,10 @@ class PluginHost:
                     # one name is most likely an accident: the later one's truncate runs.
                     if name in providers:
                         warnings.warn(f"strategy {name!r} is provided by both plugin "
-                                      f"{providers[name]!r} and {impl.plugin_name!r}; "
-                                      f"{impl.plugin_name!r} (loaded later) is used",
-                                      PluginLoadWarning, stacklevel=4)
+                                      f"{providers[name]!r} and {impl.plugin_name!r}; the "
+                                      "truncate implementation asked first cuts with it "
+                                      "(the one loaded later, unless tryfirst or trylast "
+                                      "says otherwise)", PluginLoadWarning, stacklevel=4)
                     providers[name] = impl.plugin_name
             self.strategies.update(provided.strategies)
             self.backends.update(provided.backends)

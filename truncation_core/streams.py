@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import functools
 import logging
 from collections import deque
@@ -407,10 +408,12 @@ class Stream:
         if self._result is None:
             if self._aborted:
                 raise ValueError("result() of an aborted stream")
-            # As in Truncator._cut: the collector waits while a parsed document lives. The
-            # cutters hold it, with the text they kept to parse; finished, they go before
-            # it resumes (a stream kept after its result would keep them alive too).
-            with paused_gc():
+            # As in Truncator._cut: the collector waits while a parsed document lives. A
+            # cutter that kept the whole text parses it when finishing, and holds it;
+            # finished, the cutters go before the collector resumes (a stream kept after
+            # its result would keep them alive too). Nothing else pauses it.
+            parses = any(getattr(c, "holds_text", False) for c in self._cutters)
+            with paused_gc() if parses else contextlib.nullcontext():
                 self._result = self._finish(reserve)
                 self._cutters = self._feeding = []
         return self._result

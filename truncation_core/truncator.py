@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
@@ -76,14 +77,16 @@ class _ToolSlot:
 
 
 def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None = None,
-                  byte_offsets: bool = True) -> ContentFacts:
+                  byte_offsets: bool = True,
+                  pause: contextlib.ExitStack | None = None) -> ContentFacts:
     """Facts about *text*: one pass to count line terminators, the rest O(1) or deferred.
 
     *encoded* is the content as bytes when already at hand (the tool's own bytes, or the
     encoding made for the artifact); otherwise the byte size is measured on first use. When
     the tool returned bytes (*from_bytes*), *encoded* must be those bytes: byte offsets then
     refer to them, even where they are not valid UTF-8. With *byte_offsets* false, omissions
-    get no byte offsets (:meth:`ContentFacts.byte_offset` answers None).
+    get no byte offsets (:meth:`ContentFacts.byte_offset` answers None). With *pause*, the
+    parse (if anything asks for it) pauses the cyclic GC until the caller closes *pause*.
     """
     terminators = count_terminators(text)
     json = looks_like_json(text)
@@ -100,7 +103,12 @@ def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None 
         looks_like_json=json, from_bytes=from_bytes,
         byte_size=byte_size, locate_byte=locate,
         looks_like_xml=not json and looks_like_xml(text),
-        parse=lambda: parse(text))
+        parse=(lambda: parse(text)) if pause is None else (lambda: _parse_paused(text, pause)))
+
+
+def _parse_paused(text: str, pause: contextlib.ExitStack) -> Any:
+    pause.enter_context(paused_gc())  # until the document is dropped (see Truncator._cut)
+    return parse(text)
 
 
 def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFacts) -> str:
@@ -316,9 +324,11 @@ class Truncator:
              context: Mapping[str, Any]) -> TruncationResult:
         # Facts parse JSON content on first use and hold the document: millions of small
         # objects, which every collection would traverse while they live (as long again as
-        # the parse, for no cycles). So the collector waits, and the facts, the only holder
-        # of the document, are gone before it resumes.
-        with paused_gc():
+        # the parse, for no cycles). So from the parse on, the collector waits, and the
+        # facts, the only holder of the document, are gone before it resumes. Content that
+        # is never parsed never pauses it.
+        document_alive = contextlib.ExitStack()
+        try:
             # Encode once, up front, when the artifact will need the bytes: facts then know
             # the byte size without a second pass.
             data = raw if raw is not None else (
@@ -327,7 +337,7 @@ class Truncator:
             # own); for text that is not kept they would cost a full encode and address
             # nothing.
             facts = content_facts(text, from_bytes=raw is not None, encoded=data,
-                                  byte_offsets=data is not None)
+                                  byte_offsets=data is not None, pause=document_alive)
             notes: list[str] = []
             strategy = self._choose_strategy(tool, facts, policy, context, notes)
             artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
@@ -336,6 +346,8 @@ class Truncator:
                                   artifact=artifact, artifact_error=artifact_error,
                                   byte_size_known=data is not None)
             del facts
+        finally:
+            document_alive.close()
         return result
 
     def _choose_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,

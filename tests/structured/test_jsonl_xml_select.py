@@ -126,9 +126,9 @@ def test_select_strategy_sends_json_to_element_unless_the_tool_policy_says_other
 
 @pytest.mark.parametrize("content", [
     "\ufeff" + BIG_JSON,                   # a BOM before the document
-    json.dumps("a long JSON string " * 1000),  # one JSON-encoded string
     "\n  " + BIG_JSON + "\r\n\n",          # blanks around it
-], ids=["bom", "string", "blanks"])
+    " " * 255 + BIG_JSON,                  # as many blanks as the sniff can see past
+], ids=["bom", "blanks", "255-blanks"])
 @pytest.mark.parametrize("as_bytes", [False, True], ids=["str", "bytes"])
 def test_every_kind_of_json_document_is_sniffed_and_stays_valid(content: str,
                                                                 as_bytes: bool) -> None:
@@ -139,6 +139,16 @@ def test_every_kind_of_json_document_is_sniffed_and_stays_valid(content: str,
     with truncator.stream() as s:
         s.write(content.encode() if as_bytes else content)
         assert s.result().content == result.content
+
+
+@pytest.mark.parametrize("content", [
+    '"a","b"\n' * 3000 + '"c","d"',       # quoted CSV
+    json.dumps("a long JSON string " * 1000),  # a top-level string: one token, held whole
+], ids=["csv", "string"])
+def test_quoted_text_is_not_sniffed_as_json(content: str) -> None:
+    result = Truncator({"spill": False}).process(content)
+    assert result.metadata.strategy_used == "head_tail"
+    assert not any("element" in note for note in result.metadata.notes)
 
 
 def test_plain_text_is_not_sent_to_element():

@@ -41,17 +41,25 @@ def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
 _CHUNK = 1 << 20
 
 
-def name_the_option(exc: ConfigError, tool: str | None) -> Exception:
-    """A bad ``--strategy`` or ``--session`` as a usage error naming the option, not the
-    config key it set (other problems come from the configuration: left as they are)."""
-    options = {f"tools.{tool}.strategy: " if tool else "default_strategy: ": "--strategy",
-               "store.session: ": "--session"}
+def name_the_option(exc: ConfigError, tool: str | None, *, strategy: str | None = None,
+                    session: str | None = None) -> Exception:
+    """A bad ``--strategy`` or ``--session`` value as a usage error naming the option, not
+    the config key it set. Only for an option that was given (its value then replaces the
+    configuration's); a problem in the configuration file is left as it is."""
+    options = {}
+    if strategy is not None:
+        options[f"tools.{tool}.strategy: " if tool else "default_strategy: "] = "--strategy"
+    if session is not None:
+        options["store.session: "] = "--session"
     for problem in exc.problems:
         for key, option in options.items():
             if problem.startswith(key):
-                message = problem[len(key):].removesuffix(" (from code)")
-                return click.BadParameter(message, param_hint=f"'{option}'")
+                return click.BadParameter(problem[len(key):].removesuffix(_FROM_CODE),
+                                          param_hint=f"'{option}'")
     return exc
+
+
+_FROM_CODE = " (from code)"
 
 
 def result_document(result: TruncationResult) -> dict[str, Any]:
@@ -103,7 +111,7 @@ def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy:
     try:
         truncator = state.truncator(overrides_for(tool, strategy, limit, session=session))
     except ConfigError as exc:
-        raise name_the_option(exc, tool) from None
+        raise name_the_option(exc, tool, strategy=strategy, session=session) from None
     # Streamed in chunks: memory stays bounded by the budget, whatever the file's size, and
     # the result is the one process() gives for the whole content.
     with truncator.stream(tool=tool) as stream:

@@ -82,7 +82,7 @@ def run_command(state: AppState, tool: str, limit: int | None, timeout: float | 
     try:
         truncator = state.truncator(overrides_for(tool, None, limit, session=session))
     except ConfigError as exc:
-        raise name_the_option(exc, tool) from None
+        raise name_the_option(exc, tool, session=session) from None
     try:
         with termination_as_exit(), live_progress() as progress:
             done = run(truncator, list(command), tool=tool, timeout=timeout, stdin=None,

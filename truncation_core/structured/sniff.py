@@ -174,21 +174,19 @@ def _newline_before(text: str, pos: int) -> bool:
 SNIFF_CHARS = 256
 
 
-#: The first and last characters of content that looks like JSON: an object, an array, or
-#: a string (a tool may return one long JSON-encoded string).
-_JSON_ENDS = {"{": "}", "[": "]", '"': '"'}
-
-
 def looks_like_json(text: str, sniff: int = SNIFF_CHARS) -> bool:
-    """A cheap sniff: after a BOM and blanks, starts with ``{``, ``[`` or ``"`` and ends with
-    the matching ``}``, ``]`` or ``"``.
+    """A cheap sniff: after a BOM and blanks, starts with ``{`` or ``[`` and ends with the
+    matching ``}`` or ``]``.
 
     It reads only the first and last *sniff* characters, so a stream's two ends answer it as
-    the whole text would.
+    the whole text would. A top-level JSON string or number is not sniffed: text in quotes
+    (quoted CSV) or starting with a digit (logs) would look like one, and a string is one
+    token, which the event parser would hold whole.
     """
     head = text[:sniff].lstrip(BOM + " \t\r\n")
     tail = text[-sniff:].rstrip(" \t\r\n")
-    return len(head) > 1 and bool(tail) and _JSON_ENDS.get(head[0]) == tail[-1]
+    return bool(head) and bool(tail) and (
+        (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"))
 
 
 def looks_like_xml(text: str, sniff: int = SNIFF_CHARS) -> bool:

@@ -55,7 +55,7 @@ _BLANKS = "\ufeff \t\r\n"
 _ELEMENT_STARTS = '{["-0123456789tfn<'
 #: Otherwise select_strategy sends content to element only when it starts with one of these
 #: (ContentFacts.looks_like_json and looks_like_xml): a log line starting with a date is text.
-_SNIFFED_STARTS = '{["<'
+_SNIFFED_STARTS = "{[<"
 #: Once this many characters are kept, the cutter checks whether they already prove that the
 #: content is not JSON (see :func:`~truncation_core.structured.sniff.parse_prefix`).
 _CHECK_CHARS = 64 * 1024
@@ -88,6 +88,11 @@ class ElementStreamCut:
         state = ("streaming" if self._json is not None
                  else "keeping" if self._parts is not None else "text")
         return f"ElementStreamCut({state}, chars={self._chars})"
+
+    @property
+    def holds_text(self) -> bool:
+        """True while the cutter keeps the whole text, which it parses when finishing."""
+        return self._parts is not None
 
     def feed(self, text: str) -> bool:
         """Take the next piece; False once the rest is not needed (see IncrementalCut)."""
