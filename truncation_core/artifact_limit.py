@@ -179,22 +179,19 @@ class SizeLimitedWriter(WriterBase):
         return self._inner.commit(self._cut_info(info))
 
     def _cut_info(self, info: ArtifactInfo | None) -> ArtifactInfo:
-        ring = bytearray(self._final_tail())
+        tail = self._final_tail()
         # The kept tail starts at a line start when what was dropped ends a line.
         at_line_start = self._last_dropped in (0x0A, 0x0D) or not self._dropped_bytes
         if not at_line_start:
-            t = next_terminator_end(bytes(ring), 0, ring.find(b"\r") != -1)
-            if t != -1 and t < len(ring):
-                self._drop(ring, 0, t)
-                del ring[:t]
+            t = next_terminator_end(tail, 0, tail.find(b"\r") != -1)
+            if t != -1 and t < len(tail):
                 at_line_start = True
             else:  # the last line is longer than the tail: keep it from a character start
-                skip = 0
-                while skip < len(ring) and skip < 3 and 0x80 <= ring[skip] < 0xC0:
-                    skip += 1
-                self._drop(ring, 0, skip)
-                del ring[:skip]
-        tail = bytes(ring)
+                t = 0
+                while t < len(tail) and t < 3 and 0x80 <= tail[t] < 0xC0:
+                    t += 1
+            self._drop(tail, 0, t)
+            tail = tail[t:]
         head_terms = self._head_terminators
         head_mid_line = self._head_bytes > 0 and self._head_last not in (0x0A, 0x0D)
         tail_terms = count_terminators(tail)
