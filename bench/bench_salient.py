@@ -261,7 +261,7 @@ def plain(text: str, head_share: float) -> str:
 def measure() -> str:
     sys.path.insert(0, str(HERE.parent))
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     truncator = Truncator(load_entrypoints=False, store=MemoryStore())
     keys = json.loads((CORPUS / "keys.json").read_text())
@@ -310,7 +310,7 @@ def measure() -> str:
 def cost() -> str:
     sys.path.insert(0, str(HERE.parent))
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     def truncator(highlights: int) -> Truncator:
         return Truncator({"tools": {"execute_command": {"highlights": highlights}}},

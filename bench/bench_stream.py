@@ -50,8 +50,8 @@ CHILD = textwrap.dedent(r"""
         sink = os.path.join(scratch, f"sink-{os.getpid()}")
     if mode.startswith("stream"):
         from truncation_core import Truncator
-        from truncation_core.artifacts import ArtifactRef, WriterBase
-        from truncation_core.hookspecs import hookimpl
+        from truncation_core.artifacts.model import ArtifactRef, WriterBase
+        from truncation_core.hooks.specs import hookimpl
 
         class FileWriter(WriterBase):
             # A plain file writer, so that spill is compared with a plain write of the bytes.
@@ -75,7 +75,7 @@ CHILD = textwrap.dedent(r"""
 
         config = {"default_strategy": "tail", "spill": mode == "stream_spill",
                   "highlights": 8 if mode == "stream_highlights" else 0}
-        from truncation_core.builtins.memory_store import MemoryStore
+        from truncation_core.storage.memory import MemoryStore
 
         truncator = Truncator(config, plugins=[FileStore()], load_entrypoints=False,
                               store=MemoryStore())  # FileStore's writer takes the content

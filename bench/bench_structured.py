@@ -86,7 +86,7 @@ def case_process(path: str) -> dict[str, float]:
 
 def case_stream(path: str, budget: int) -> dict[str, float]:
     from truncation_core import Budget, Truncator
-    from truncation_core.markers import MarkerRenderer
+    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
     from truncation_core.truncator import content_facts
 

@@ -2,7 +2,7 @@
 
 Everything here is written the slow, obvious way, without importing the code under test, so
 that a test comparing the two can fail. The definitions are those of docs/strategies.md and
-``truncation_core.text``: a line ends with ``"\\r\\n"``, ``"\\n"`` or a lone ``"\\r"``; other
+``truncation_core.text.cut``: a line ends with ``"\\r\\n"``, ``"\\n"`` or a lone ``"\\r"``; other
 Unicode separators are ordinary characters; a lone surrogate is one character of three bytes.
 """
 

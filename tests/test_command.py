@@ -22,15 +22,15 @@ import pytest
 from terminal import run_with_stderr_on_a_terminal
 
 from truncation_core import Truncator
-from truncation_core.builtins.memory_store import MemoryStore
-from truncation_core.command import (
+from truncation_core.storage.memory import MemoryStore
+from truncation_core.streaming.command import (
     TIMEOUT_EXIT,
     CommandResult,
     CommandStatus,
     arun_command,
     run_command,
 )
-from truncation_core.text import measure
+from truncation_core.text.cut import measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

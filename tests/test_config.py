@@ -8,7 +8,7 @@ import attrs
 import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
-from truncation_core.config import BUILTIN_TOOL_POLICIES, MarkerConfig, config_from_mapping
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES, MarkerConfig, config_from_mapping
 
 
 def problems(data: Any) -> tuple[str, ...]:
@@ -259,7 +259,7 @@ def test_config_built_in_code_is_validated() -> None:
 
 
 def test_the_converter_float_hook_is_strict() -> None:
-    from truncation_core.converter import converter
+    from truncation_core.config.converter import converter
 
     assert converter.structure(1, float) == 1.0
     assert converter.structure(0.5, float) == 0.5

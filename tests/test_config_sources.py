@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from truncation_core import ConfigError, Truncator
-from truncation_core.config_sources import find_config_file, load_config
+from truncation_core.config.sources import find_config_file, load_config
 
 
 def write(path: Path, text: str) -> Path:

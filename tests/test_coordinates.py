@@ -10,8 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.memory_store import MemoryStore
-from truncation_core.offsets import prefix_bytes, sync_point
+from truncation_core.storage.memory import MemoryStore
+from truncation_core.text.offsets import prefix_bytes, sync_point
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -12,7 +12,7 @@ import attrs
 import pytest
 import yaml
 
-from truncation_core.config import (
+from truncation_core.config.model import (
     MARKER_PLACEHOLDERS,
     Config,
     MarkerConfig,
@@ -174,9 +174,9 @@ def test_documented_names_are_found() -> None:
 
 
 def _result_fields() -> list[str]:
-    from truncation_core.models import Omission
-    from truncation_core.results import TruncationMetadata
-    from truncation_core.stats import ToolStats
+    from truncation_core.hooks.models import Omission
+    from truncation_core.pipeline.results import TruncationMetadata
+    from truncation_core.pipeline.stats import ToolStats
 
     return sorted({*(a.name for a in attrs.fields(TruncationMetadata)),
                    *(a.name for a in attrs.fields(Omission)), "chars",

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from truncation_core import ContentFacts, Policy, Truncator, hookimpl
-from truncation_core.gc_pause import paused_gc
 from truncation_core.structured import stream_cut
+from truncation_core.structured.gc_pause import paused_gc
 
 DOCUMENT = "[" + ", ".join(f'{{"id": {i}, "tags": ["a", "b"]}}' for i in range(3000)) + "]"
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from truncation_core import ConfigError, Provides, Truncator, hookimpl
-from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.storage.memory import MemoryStore
 
 
 class ProvidesStrategy:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core import ArtifactInfo, ArtifactRef, ArtifactStore, Policy, Truncator, hookimpl
-from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.storage.memory import MemoryStore
 
 LOG = "".join(f"line {i:04d}\n" for i in range(1000))
 

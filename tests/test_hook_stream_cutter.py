@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core import Truncator
-from truncation_core.builtins.memory_store import MemoryStore
-from truncation_core.hookspecs import hookimpl
-from truncation_core.models import Cut, Provides
-from truncation_core.streams import IncrementalCut
+from truncation_core.hooks.models import Cut, Provides
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.storage.memory import MemoryStore
+from truncation_core.streaming.stream import IncrementalCut
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

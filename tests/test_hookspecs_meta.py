@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from truncation_core import hookspecs
+from truncation_core.hooks import specs as hookspecs
 
 REPO = Path(__file__).resolve().parent.parent
 HOOKS_DOC = REPO / "docs" / "hooks.md"
@@ -18,7 +18,7 @@ HEADING = re.compile(r"^## (\w+)\((.*)\)\s*$", re.M)
 
 
 def hook_names() -> list[str]:
-    """Every hook specification in truncation_core.hookspecs."""
+    """Every hook specification in truncation_core.hooks.specs."""
     marker = f"{hookspecs.PROJECT_NAME}_spec"
     return sorted(name for name, obj in vars(hookspecs).items()
                   if callable(obj) and hasattr(obj, marker))

@@ -30,4 +30,4 @@ def test_processing_with_a_config_object_does_not_load_them_either() -> None:
 
 def test_the_probe_sees_an_import() -> None:
     """Control: the probe does report a heavy module once something imports it."""
-    assert imported_after("import truncation_core.converter") == ["cattrs"]
+    assert imported_after("import truncation_core.config.converter") == ["cattrs"]

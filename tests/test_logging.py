@@ -15,8 +15,8 @@ import pytest
 from faults import Broken, FailingStore, Greedy
 
 from truncation_core import StoreFull, Truncator
-from truncation_core.builtins.memory_store import MemoryStore
-from truncation_core.models import Cut
+from truncation_core.hooks.models import Cut
+from truncation_core.storage.memory import MemoryStore
 
 
 @pytest.fixture

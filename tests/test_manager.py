@@ -26,7 +26,7 @@ from truncation_core import (
     Truncator,
     hookimpl,
 )
-from truncation_core.manager import DEFAULT_PLUGINS
+from truncation_core.hooks.host import DEFAULT_PLUGINS
 
 LOG = "".join(f"line {i}\n" for i in range(500))
 

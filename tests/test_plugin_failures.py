@@ -18,8 +18,8 @@ from faults import Broken, BrokenWriter
 from reference import expected_marker
 
 from truncation_core import Cut, Provides, Truncator, hookimpl
-from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.errors import PluginLoadError, PluginLoadWarning
+from truncation_core.storage.memory import MemoryStore
 
 LOG = "".join(f"line {i:04d}\n" for i in range(2000))
 

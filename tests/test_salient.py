@@ -10,17 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.builtins.salient import PATTERNS
-from truncation_core.models import Omission
-from truncation_core.salient import (
+from truncation_core.highlights.scan import (
     LINE_CHARS,
     PROBE_CHARS,
     Matcher,
     SalientPattern,
     StreamHighlights,
 )
-from truncation_core.text import line_index, measure
+from truncation_core.hooks.models import Omission
+from truncation_core.storage.memory import MemoryStore
+from truncation_core.text.cut import line_index, measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

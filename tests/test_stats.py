@@ -11,7 +11,7 @@ import pytest
 from faults import FailingStore
 
 from truncation_core import StoreFull, Truncator
-from truncation_core.stats import NO_TOOL
+from truncation_core.pipeline.stats import NO_TOOL
 
 SMALL = "ok\n"
 BIG = "".join(f"line {i}\n" for i in range(400))  # 3,290 chars

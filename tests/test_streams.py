@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.memory_store import MemoryStore
 from truncation_core.errors import StoreFull
-from truncation_core.hookspecs import hookimpl
-from truncation_core.text import measure
-from truncation_core.windows import MiddleUnavailable, TextWindows
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.storage.memory import MemoryStore
+from truncation_core.streaming.ends import MiddleUnavailable, TextWindows
+from truncation_core.text.cut import measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

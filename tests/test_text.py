@@ -1,4 +1,4 @@
-"""The measuring and cutting primitives of ``truncation_core.text``, against brute force.
+"""The measuring and cutting primitives of ``truncation_core.text.cut``, against brute force.
 
 Each primitive is compared with the naive reference (``tests/reference.py``) or with an
 exhaustive search over every cut position, on messy text that includes lone surrogates,
@@ -14,7 +14,7 @@ from messy import tool_output
 from reference import line_count, line_spans, line_starts, region_lines, splits_pair, utf8_bytes
 
 from truncation_core import Budget
-from truncation_core import text as T
+from truncation_core.text import cut as T
 
 budgets = st.builds(Budget, chars=st.integers(0, 500), bytes=st.none() | st.integers(0, 700),
                     lines=st.none() | st.integers(0, 30))

@@ -8,17 +8,17 @@
     >>> result.artifact            # where the full content is kept
 
 Plugin authors: ``from truncation_core import hookimpl``; the hooks are documented in
-:mod:`truncation_core.hookspecs` and docs/hooks.md.
+:mod:`truncation_core.hooks.specs` and docs/hooks.md.
 """
 
-from truncation_core.artifacts import (
+from truncation_core.artifacts.model import (
     ArtifactCut,
     ArtifactInfo,
     ArtifactRef,
     ArtifactStore,
     ArtifactWriter,
 )
-from truncation_core.config import Config, Policy, StoreConfig, ToolConfig
+from truncation_core.config.model import Config, Policy, StoreConfig, ToolConfig
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -32,9 +32,9 @@ from truncation_core.errors import (
     StoreFull,
     TruncationCoreError,
 )
-from truncation_core.hookspecs import hookimpl
-from truncation_core.models import Budget, ContentFacts, Cut, Marker, Omission, Provides
-from truncation_core.results import TruncationMetadata, TruncationResult
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Omission, Provides
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
 from truncation_core.truncator import Truncator
 
 __version__ = "0.1.0.dev0"

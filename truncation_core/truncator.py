@@ -11,38 +11,38 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from truncation_core.artifacts import (
+from truncation_core.artifacts.model import (
     ArtifactInfo,
     ArtifactRef,
     ArtifactStore,
     ArtifactWriter,
     new_session_id,
 )
-from truncation_core.config import Config, Policy, config_from_mapping
+from truncation_core.artifacts.sessions import Session, active_store
+from truncation_core.config.model import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
-from truncation_core.gc_pause import paused_gc
-from truncation_core.manager import PluginHost
-from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut, Omission
-from truncation_core.offsets import raw_locator, text_locator
-from truncation_core.plugin_failures import (
+from truncation_core.hooks.failures import (
     NOT_KEPT,
     GuardedWriter,
     PluginFailure,
     WriterFailed,
     report,
 )
-from truncation_core.results import TruncationMetadata, TruncationResult, estimate_tokens
-from truncation_core.sessions import Session, active_store
-from truncation_core.stats import CallCounter, Stats, StatsRecorder
+from truncation_core.hooks.host import PluginHost
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
+from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.pipeline.results import TruncationMetadata, TruncationResult, estimate_tokens
+from truncation_core.pipeline.stats import CallCounter, Stats, StatsRecorder
+from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.sniff import looks_like_json, looks_like_xml, parse
-from truncation_core.text import count_lines, count_terminators, cut_text, measure, utf8_size
+from truncation_core.text.cut import count_lines, count_terminators, cut_text, measure, utf8_size
+from truncation_core.text.offsets import raw_locator, text_locator
 
 if TYPE_CHECKING:
+    from truncation_core.highlights.scan import Matcher
     from truncation_core.retrieval import Retrieval
-    from truncation_core.salient import Matcher
-    from truncation_core.streams import AsyncStream, Stream
-    from truncation_core.tools import ToolResult
+    from truncation_core.streaming.stream import AsyncStream, Stream
+    from truncation_core.tools.calls import ToolResult
 
 __all__ = ["Truncator"]
 
@@ -125,7 +125,7 @@ def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFact
 class Truncator:
     """Decides what the model sees of each tool result, and keeps the rest.
 
-    :param config: a :class:`~truncation_core.config.Config`, or a mapping with the config
+    :param config: a :class:`~truncation_core.config.model.Config`, or a mapping with the config
         file's keys (``{"inline_limit": 2000, "default_strategy": "tail"}``). None uses the
         defaults. Nothing is read from the environment or from files; for that, use
         :meth:`from_config`.
@@ -181,7 +181,7 @@ class Truncator:
         (or *path*), then the defaults. Project plugins named in config are imported relative
         to the config file's directory.
         """
-        from truncation_core.config_sources import load_config
+        from truncation_core.config.sources import load_config
 
         loaded = load_config(path, start=start, environ=environ, overrides=overrides)
         return cls(loaded.config, plugins=plugins, store=store,
@@ -226,7 +226,7 @@ class Truncator:
         """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
         matcher = self._matchers.get(tool)
         if matcher is None:
-            from truncation_core.salient import Matcher
+            from truncation_core.highlights.scan import Matcher
 
             try:
                 matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
@@ -285,7 +285,7 @@ class Truncator:
         return self._cut(text, raw, policy, tool, context)
 
     def stream(self, *, tool: str | None = None, **context: Any) -> Stream:
-        """Start a tool result that arrives in chunks; see :mod:`truncation_core.streams`.
+        """Start a tool result that arrives in chunks; see :mod:`truncation_core.streaming.stream`.
 
         ``with truncator.stream(tool=...) as s: s.write(chunk) ...``, then ``s.result()``.
         Memory is bounded by the budget whatever the size of the content, the full content
@@ -293,7 +293,7 @@ class Truncator:
         for the same content. *context* is as for :meth:`process`, except that
         ``already_truncated`` (which would mean keeping everything) is refused.
         """
-        from truncation_core.streams import Stream
+        from truncation_core.streaming.stream import Stream
 
         slot = self._slots.get(tool) or self._slot(tool)
         slot.count_call()
@@ -313,7 +313,7 @@ class Truncator:
     def astream(self, *, tool: str | None = None, **context: Any) -> AsyncStream:
         """The async form of :meth:`stream`: ``async with truncator.astream(...) as s:
         await s.write(chunk)``, then ``await s.result()``."""
-        from truncation_core.streams import AsyncStream
+        from truncation_core.streaming.stream import AsyncStream
 
         return AsyncStream(self.stream(tool=tool, **context))
 
@@ -374,7 +374,7 @@ class Truncator:
                        notes: list[str] | None = None, *,
                        suspect: object = None) -> PluginFailure:
         """Report a plugin's exception and let the caller fall back (see
-        :mod:`truncation_core.plugin_failures`); with ``plugins.strict``, re-raise it."""
+        :mod:`truncation_core.hooks.failures`); with ``plugins.strict``, re-raise it."""
         if self.config.plugins.strict:
             raise exc
         failure = PluginFailure.of(exc, hook, self.plugins, suspect)
@@ -388,7 +388,7 @@ class Truncator:
                 pools_for: Callable[[Omission], Any] | None = None) -> TruncationResult:
         """Everything after the artifact is kept: markers, the cut, metadata, stats.
 
-        *text* may be a stream's :class:`~truncation_core.windows.TextWindows`; the stream
+        *text* may be a stream's :class:`~truncation_core.streaming.ends.TextWindows`; the stream
         then passes *cut_with*, which cuts its windows the way the strategy would, and
         *pools_for*, which gives the salient lines it found in an omitted region.
         """
@@ -428,8 +428,8 @@ class Truncator:
         if policy.highlights and cut.omissions:
             matcher = self._matcher(tool, policy, notes)
             if matcher:
-                from truncation_core.resume import artifact_line
-                from truncation_core.salient import lift_highlights
+                from truncation_core.highlights.scan import lift_highlights
+                from truncation_core.pipeline.resume import artifact_line
 
                 cut = lift_highlights(
                     cut, text=text, budget=budget, limit=policy.highlights,
@@ -440,7 +440,7 @@ class Truncator:
         content = header + cut.text
         omissions = cut.omissions
         if artifact is not None:  # the numbers the markers show, for programs
-            from truncation_core.resume import located
+            from truncation_core.pipeline.resume import located
 
             omissions = tuple(located(region, artifact) for region in omissions)
         if artifact is not None and artifact.cut is not None:
@@ -505,9 +505,9 @@ class Truncator:
         Every path that keeps content (``process``, streams) opens its writer here. The writer
         keeps at most ``policy.max_artifact_size`` bytes: beyond that, the head and the tail,
         and the committed ref says the artifact is cut (see
-        :mod:`truncation_core.artifact_limit`). Pass the final sizes to ``commit(info)`` when
+        :mod:`truncation_core.artifacts.limit`). Pass the final sizes to ``commit(info)`` when
         they are known only at the end. A plugin's bug in opening or using the writer
-        becomes a :class:`~truncation_core.plugin_failures.WriterFailed` (a ``StoreError``).
+        becomes a :class:`~truncation_core.hooks.failures.WriterFailed` (a ``StoreError``).
         """
 
         def failed(exc: Exception, writer: object = None) -> WriterFailed:
@@ -522,7 +522,7 @@ class Truncator:
             raise failed(exc) from None
         if writer is None:
             return None
-        from truncation_core.artifact_limit import SizeLimitedWriter
+        from truncation_core.artifacts.limit import SizeLimitedWriter
 
         return SizeLimitedWriter(GuardedWriter(writer, failed), info=info,
                                  limit=policy.max_artifact_size, head_share=policy.head_ratio)
@@ -557,7 +557,7 @@ class Truncator:
     def session(self, session_id: str | None = None, *, keep: bool = False) -> Session:
         """A session: inside ``with truncator.session() as s:`` (or ``async with``), artifacts
         go to session *session_id* (a new one when None), and are deleted when the block
-        ends unless *keep* (or ``s.keep = True``). See :mod:`truncation_core.sessions`.
+        ends unless *keep* (or ``s.keep = True``). See :mod:`truncation_core.artifacts.sessions`.
         """
         if session_id is None:
             session_id = new_session_id()
@@ -577,7 +577,7 @@ class Truncator:
         """JSON schemas of the artifact tools (``get_artifact``, ``artifact_head``,
         ``artifact_tail``, ``artifact_grep``) in a function-calling *format*: ``openai``,
         ``openai-responses``, ``anthropic`` or ``mcp``."""
-        from truncation_core.tools import tool_schemas
+        from truncation_core.tools.calls import tool_schemas
 
         return tool_schemas(format)
 
@@ -585,7 +585,7 @@ class Truncator:
                   ) -> ToolResult:
         """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
         raises: errors come back in the result (400 bad call, 404 unknown artifact)."""
-        from truncation_core.tools import call_tool
+        from truncation_core.tools.calls import call_tool
 
         return call_tool(self, name, arguments)
 
@@ -596,7 +596,7 @@ class Truncator:
         ``@truncator.tool("read_file")``, ``@truncator.tool()`` or ``@truncator.tool``.
         Async functions stay async (and use :meth:`aprocess`).
         """
-        from truncation_core.tools import wrap_tool
+        from truncation_core.tools.calls import wrap_tool
 
         if callable(name):
             return wrap_tool(self, name, getattr(name, "__name__", "tool"))
@@ -621,8 +621,8 @@ class Truncator:
 
 def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
     """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
-    from truncation_core.salient import StreamHighlights
-    from truncation_core.streams import window_for
+    from truncation_core.highlights.scan import StreamHighlights
+    from truncation_core.streaming.stream import window_for
 
     bank = StreamHighlights(matcher, keep=policy.highlights, window=window_for(policy))
     bank.feed(text, final=True)

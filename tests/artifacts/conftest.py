@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef
-from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
+from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 
 @pytest.fixture

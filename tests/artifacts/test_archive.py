@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.archive import ArchiveError, export_session, import_archive
-from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+from truncation_core.artifacts.archive import ArchiveError, export_session, import_archive
+from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 from .conftest import put
 

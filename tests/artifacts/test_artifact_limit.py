@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.artifact_limit import MARKER_RESERVE, SizeLimitedWriter
-from truncation_core.artifacts import ArtifactInfo
-from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.artifacts.limit import MARKER_RESERVE, SizeLimitedWriter
+from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.storage.memory import MemoryStore
 
 from .conftest import naive_lines, strip
 

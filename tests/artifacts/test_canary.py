@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from truncation_core import Truncator, fsio
+from truncation_core import Truncator
 from truncation_core.errors import TruncationCoreError
+from truncation_core.storage import fsio
 
 from .test_store_disk_full import FaultyOS
 
@@ -94,7 +95,7 @@ def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
     seen.append(caplog.text)  # formatted records, tracebacks included
     leaks = [s for s in seen if canary in s or name_canary in s]
     assert leaks == []
-    assert "RuntimeError" in caplog.text and "tools.py" in caplog.text  # still debuggable
+    assert "RuntimeError" in caplog.text and "calls.py" in caplog.text  # still debuggable
     # The records do carry what operators need: ids, sizes and outcomes.
     messages = " ".join(r.getMessage() for r in caplog.records)
     assert ref.id in messages and "store full" in messages

@@ -1,7 +1,7 @@
 """Differential tests: head, tail, lines, pages and grep against a naive reference.
 
 The reference splits the whole artifact into lines in the most obvious way, on the line
-definition of truncation_core.text ("\n", "\r\n", lone "\r"). The real implementation reads in
+definition of truncation_core.text.cut ("\n", "\r\n", lone "\r"). The real implementation reads in
 chunks (here tiny ones, so that every chunk boundary case is hit), backwards for tail, and
 counts lines only up to matches for grep.
 """

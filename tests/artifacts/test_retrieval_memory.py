@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.builtins.filesystem_store import FilesystemStore
+from truncation_core.storage.filesystem import FilesystemStore
 
 from .conftest import put
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.builtins.filesystem_store import FilesystemStore
+from truncation_core.storage.filesystem import FilesystemStore
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import truncation_core.artifacts as artifacts_module
+import truncation_core.artifacts.model as artifacts_module
 from truncation_core import (
     ArtifactNotFound,
     ConfigError,
@@ -27,10 +27,15 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactStore, new_artifact_id
-from truncation_core.builtins import filesystem_store
-from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
-from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.artifacts.model import (
+    ArtifactInfo,
+    ArtifactRef,
+    ArtifactStore,
+    new_artifact_id,
+)
+from truncation_core.storage import filesystem as filesystem_store
+from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.storage.memory import MemoryStore
 
 from .conftest import put, session_dir
 
@@ -155,7 +160,7 @@ class _NoFilesystem:
 @pytest.mark.parametrize("hostile", HOSTILE_IDS, ids=lambda v: repr(v)[:40])
 def test_hostile_ids_are_rejected_before_any_filesystem_access(
         store: FilesystemStore, monkeypatch: pytest.MonkeyPatch, hostile: object) -> None:
-    from truncation_core import fsio
+    from truncation_core.storage import fsio
 
     monkeypatch.setattr(fsio, "os", _NoFilesystem())
     operations = (store.open, store.stat, store.delete, store.read, store.checksum,
@@ -193,7 +198,7 @@ def test_any_text_outside_the_id_form_is_rejected(value: str) -> None:
                                  "ä", "a\n", "a\0b", 5, None])
 def test_hostile_session_ids_are_rejected(root_path: Path, bad: object,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from truncation_core import fsio
+    from truncation_core.storage import fsio
 
     root = ArtifactRoot(str(root_path))
     store = root.session("fine")
@@ -424,7 +429,8 @@ def test_sha256_of_large_chunks_hashed_beside_the_write(store: FilesystemStore, 
 
 def test_a_failed_background_write_is_reported_and_leaves_nothing(
         store: FilesystemStore, root_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from truncation_core import StoreFull, fsio
+    from truncation_core import StoreFull
+    from truncation_core.storage import fsio
 
     from .test_store_disk_full import FaultyOS
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from truncation_core import ArtifactNotFound, StoreError
-from truncation_core.builtins.filesystem_store import FilesystemStore
+from truncation_core.storage.filesystem import FilesystemStore
 
 from .conftest import put, session_dir
 
@@ -180,7 +180,7 @@ def _plant_links(session: Path, outside: Path) -> None:
 @pytest.mark.parametrize("how", ["session end", "clean", "retention sweep"])
 def test_deleting_a_session_never_follows_links_out(root_path: Path, tmp_path: Path,
                                                     how: str) -> None:
-    from truncation_core.builtins.filesystem_store import ArtifactRoot
+    from truncation_core.storage.filesystem import ArtifactRoot
 
     root = ArtifactRoot(str(root_path))
     put(root.session("doomed"), b"mine")

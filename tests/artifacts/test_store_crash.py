@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from truncation_core.artifacts import ArtifactInfo
-from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 CHUNK = b"".join(f"{i:07d} deterministic line of a killed writer\n".encode()
                  for i in range(16_384))  # 720 kB
@@ -108,8 +108,8 @@ def test_sigkill_control_a_naive_writer_leaves_partial_files(tmp_path: Path) -> 
 
 _STRACE_SCRIPT = """
 import sys
-from truncation_core.artifacts import ArtifactInfo
-from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 store = FilesystemStore(ArtifactRoot(sys.argv[1], fsync=True), "traced")
 with store.writer(ArtifactInfo()) as w:
     w.write(b"durable\\n" * 1000)

@@ -29,8 +29,9 @@ from typing import Any
 
 import pytest
 
-from truncation_core import StoreError, StoreFull, Truncator, fsio
-from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
+from truncation_core import StoreError, StoreFull, Truncator
+from truncation_core.storage import fsio
+from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 from .conftest import put
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
 
 from truncation_core import ArtifactNotFound, InvalidArtifactId
-from truncation_core.artifacts import ArtifactInfo, new_artifact_id
-from truncation_core.builtins.filesystem_store import FilesystemStore
+from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
+from truncation_core.storage.filesystem import FilesystemStore
 
 contents = st.lists(st.sampled_from([b"a", b"\n", b"\r\n", b"\r", b"\xff", b"\xed\xa0\x80",
                                      "é".encode(), b"line\n"]), max_size=30).map(b"".join)

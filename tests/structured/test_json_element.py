@@ -12,7 +12,7 @@ from oracle import check, strict_loads
 from strategies import hostile_json, json_documents
 
 from truncation_core import Budget, Truncator, hookimpl
-from truncation_core.models import ContentFacts
+from truncation_core.hooks.models import ContentFacts
 from truncation_core.structured.dispatch import element_cut
 from truncation_core.structured.json_element import MIN_STRING
 from truncation_core.truncator import content_facts
@@ -29,7 +29,7 @@ def element(text: str, budget: Budget, truncator: Truncator | None = None, tool:
     truncator = truncator or Truncator({"spill": False})
     policy = truncator.policy(tool)
     facts = content_facts(text)
-    from truncation_core.markers import MarkerRenderer
+    from truncation_core.pipeline.markers import MarkerRenderer
 
     markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
                              strategy="element", tool=tool, facts=facts)
@@ -37,7 +37,7 @@ def element(text: str, budget: Budget, truncator: Truncator | None = None, tool:
 
 
 def fits(text: str, budget: Budget) -> bool:
-    from truncation_core.text import measure
+    from truncation_core.text.cut import measure
 
     return budget.admits(measure(text))
 
@@ -191,7 +191,7 @@ def test_note_wording_is_configurable_and_validated():
     truncator = Truncator({"spill": False, "marker": {"json_items": "<{count} more>"}})
     cut = element(json.dumps(list(range(1000))), Budget(chars=100), truncator)
     assert any(v == f"<{cut.details['omitted']['items']} more>" for v in json.loads(cut.text))
-    from truncation_core.config import MarkerConfig, marker_template_problems
+    from truncation_core.config.model import MarkerConfig, marker_template_problems
 
     problems = marker_template_problems(MarkerConfig(json_items="{lines} gone"))
     assert problems == ["marker.json_items: unknown placeholder {lines}; available: {count}, "

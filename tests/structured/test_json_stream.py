@@ -17,9 +17,9 @@ from oracle import check, strict_loads
 from strategies import json_documents
 
 from truncation_core import Budget, Truncator
-from truncation_core.markers import MarkerRenderer
+from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.json_stream import JsonStreamTruncator
-from truncation_core.text import measure
+from truncation_core.text.cut import measure
 from truncation_core.truncator import content_facts
 
 
@@ -137,7 +137,7 @@ def test_process_streams_input_over_the_threshold():
 BOUNDED = textwrap.dedent("""
     import json, sys
     from truncation_core import Budget, Truncator
-    from truncation_core.markers import MarkerRenderer
+    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
     from truncation_core.truncator import content_facts
 

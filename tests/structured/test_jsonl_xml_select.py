@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.memory_store import MemoryStore
+from truncation_core.storage.memory import MemoryStore
 from truncation_core.structured.sniff import parse, parse_prefix
 
 from .strategies import hostile_json, json_documents

@@ -92,7 +92,7 @@ def test_score_key_is_validated_as_a_key_path(bad):
 
 @pytest.mark.parametrize("threshold", [16 * 1024 * 1024, 20_000])
 def test_a_stream_is_ranked_as_process_ranks_it(threshold: int):
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     t = Truncator({"inline_limit": 3000, "stream_threshold": threshold, "tools": {
         "search_code": {"strategy": "ranked", "score_key": "similarity_score"}}},

@@ -5,11 +5,11 @@ The head gets ``head_ratio`` of the budget (60% by default), the tail what the h
 
 from __future__ import annotations
 
-from truncation_core.config import Policy
-from truncation_core.hookspecs import hookimpl
-from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut, Provides
-from truncation_core.text import cut_text
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.text.cut import cut_text
 
 NAME = "head_tail"
 

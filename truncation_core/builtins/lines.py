@@ -7,11 +7,11 @@ and the metadata notes it.
 
 from __future__ import annotations
 
-from truncation_core.config import Policy
-from truncation_core.hookspecs import hookimpl
-from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut, Provides
-from truncation_core.text import cut_text
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.text.cut import cut_text
 
 NAME = "lines"
 

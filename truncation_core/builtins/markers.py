@@ -10,11 +10,11 @@ templates.
 
 from __future__ import annotations
 
-from truncation_core.artifacts import ArtifactRef, human_size
-from truncation_core.config import MarkerConfig, Policy
-from truncation_core.hookspecs import hookimpl
-from truncation_core.models import Marker, Omission
-from truncation_core.resume import locate
+from truncation_core.artifacts.model import ArtifactRef, human_size
+from truncation_core.config.model import MarkerConfig, Policy
+from truncation_core.hooks.models import Marker, Omission
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.pipeline.resume import locate
 
 
 @hookimpl(trylast=True)

@@ -11,8 +11,8 @@ patterns for the tools they know (see the ``salient_patterns`` hook).
 
 from __future__ import annotations
 
-from truncation_core.hookspecs import hookimpl
-from truncation_core.salient import SalientPattern
+from truncation_core.highlights.scan import SalientPattern
+from truncation_core.hooks.specs import hookimpl
 
 PATTERNS = (
     SalientPattern(

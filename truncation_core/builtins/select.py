@@ -14,9 +14,9 @@ not parse is cut by a text strategy with the reason in the metadata.
 
 from __future__ import annotations
 
-from truncation_core.config import Policy
-from truncation_core.hookspecs import hookimpl
-from truncation_core.models import ContentFacts
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import ContentFacts
+from truncation_core.hooks.specs import hookimpl
 
 STRUCTURED = "element"
 

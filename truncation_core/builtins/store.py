@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
-from truncation_core.hookspecs import hookimpl
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactStore, ArtifactWriter
+from truncation_core.hooks.specs import hookimpl
 
 
 @hookimpl(trylast=True)

@@ -11,7 +11,7 @@ import click
 
 from truncation_core.cli.state import AppState, pass_state
 from truncation_core.errors import ConfigError
-from truncation_core.results import TruncationResult
+from truncation_core.pipeline.results import TruncationResult
 
 
 def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,

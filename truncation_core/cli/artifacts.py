@@ -19,8 +19,8 @@ import click
 from truncation_core.cli.state import AppState, console, pass_state
 
 if TYPE_CHECKING:
-    from truncation_core.builtins.filesystem_store import ArtifactRoot, FilesystemStore
     from truncation_core.retrieval import Page
+    from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 _DURATION = re.compile(r"([0-9]{1,9})([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -64,7 +64,7 @@ def _age(seconds: float) -> str:
 
 def artifact_root(state: AppState) -> ArtifactRoot:
     """The filesystem store's root from the configuration."""
-    from truncation_core.builtins.filesystem_store import ArtifactRoot
+    from truncation_core.storage.filesystem import ArtifactRoot
 
     loaded = state.load()
     store = loaded.config.store
@@ -141,7 +141,7 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
 def _check_session(root: ArtifactRoot, session: str, sessions: list[Any]) -> None:
     """A session name that is malformed, or that no session has, is an error (a typo would
     otherwise list nothing and succeed)."""
-    from truncation_core.artifacts import validate_session_id
+    from truncation_core.artifacts.model import validate_session_id
     from truncation_core.errors import did_you_mean
 
     validate_session_id(session)
@@ -260,14 +260,14 @@ def clean_command(state: AppState, older_than: float | None, session: str | None
                   as_json: bool) -> None:
     """Delete sessions and their artifacts (all of them unless filtered)."""
     if session is not None:
-        from truncation_core.artifacts import validate_session_id
+        from truncation_core.artifacts.model import validate_session_id
 
         validate_session_id(session)  # a typo is an error, not "deleted 0 sessions"
     report = artifact_root(state).clean(older_than=older_than, session=session)
     if as_json:
         click.echo(json.dumps(attrs.asdict(report), indent=2))
         return
-    from truncation_core.artifacts import human_size
+    from truncation_core.artifacts.model import human_size
 
     click.echo(f"deleted {_count(len(report.sessions), 'session')}, "
                f"{_count(report.artifacts, 'artifact')} ({human_size(report.bytes)})")
@@ -295,7 +295,7 @@ def _progress() -> Any:
 @pass_state
 def export_command(state: AppState, session: str | None, output: Path | None) -> None:
     """Export a session and its artifacts to one archive."""
-    from truncation_core.archive import export_session
+    from truncation_core.artifacts.archive import export_session
 
     root = artifact_root(state)
     sessions = root.sessions()
@@ -329,7 +329,7 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
 @pass_state
 def import_command(state: AppState, archive: Path, session: str | None) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
-    from truncation_core.archive import import_archive
+    from truncation_core.artifacts.archive import import_archive
 
     root = artifact_root(state)
     bar = _progress()

@@ -11,14 +11,14 @@ import click
 from truncation_core.cli.state import AppState, console, pass_state
 
 if TYPE_CHECKING:
-    from truncation_core.config_sources import LoadedConfig
+    from truncation_core.config.sources import LoadedConfig
 
 
 def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, str]]:
     """(key, value, source) for every setting, or for one tool's effective policy."""
-    from truncation_core.config import BUILTIN_TOOL_POLICIES, POLICY_KEYS
-    from truncation_core.config_sources import SOURCE_BUILTIN_POLICY
-    from truncation_core.converter import converter
+    from truncation_core.config.converter import converter
+    from truncation_core.config.model import BUILTIN_TOOL_POLICIES, POLICY_KEYS
+    from truncation_core.config.sources import SOURCE_BUILTIN_POLICY
 
     config = loaded.config
     if tool is not None:

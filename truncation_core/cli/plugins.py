@@ -16,7 +16,7 @@ from truncation_core.cli.state import AppState, console, pass_state, plugin_warn
 @pass_state
 def plugins_command(state: AppState, as_json: bool, hook_name: str | None) -> None:
     """List plugins: built-ins, installed (entry points), project and failed ones."""
-    from truncation_core.manager import PluginHost
+    from truncation_core.hooks.host import PluginHost
 
     loaded = state.load()
     with plugin_warnings_to_stderr():

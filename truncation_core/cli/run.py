@@ -24,7 +24,7 @@ def live_progress() -> Iterator[Any]:
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from truncation_core.artifacts import human_size
+    from truncation_core.artifacts.model import human_size
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=console(stderr=True), transient=True) as bar:
@@ -76,8 +76,8 @@ def run_command(state: AppState, tool: str, limit: int | None, timeout: float | 
     Put the command after --:  trunc run --timeout 600 -- pytest -x tests/
     """
     from truncation_core.cli.apply import name_the_option, overrides_for
-    from truncation_core.command import run_command as run
     from truncation_core.errors import ConfigError
+    from truncation_core.streaming.command import run_command as run
 
     try:
         truncator = state.truncator(overrides_for(tool, None, limit, session=session))

@@ -15,7 +15,7 @@ import click
 from truncation_core.errors import PluginLoadWarning
 
 if TYPE_CHECKING:
-    from truncation_core.config_sources import LoadedConfig
+    from truncation_core.config.sources import LoadedConfig
     from truncation_core.truncator import Truncator
 
 
@@ -38,7 +38,7 @@ class AppState:
     config_path: Path | None = None
 
     def load(self, overrides: Mapping[str, Any] | None = None) -> LoadedConfig:
-        from truncation_core.config_sources import load_config
+        from truncation_core.config.sources import load_config
 
         return load_config(self.config_path, overrides=overrides)
 

@@ -112,7 +112,7 @@ class Page:
 
 
 def _split_keepends(text: str) -> list[str]:
-    """Split on the terminators of :mod:`truncation_core.text` only, keeping them."""
+    """Split on the terminators of :mod:`truncation_core.text.cut` only, keeping them."""
     out: list[str] = []
     start, n = 0, len(text)
     while start < n:

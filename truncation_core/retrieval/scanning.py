@@ -1,6 +1,6 @@
 """Finding lines in an artifact's bytes, without decoding and without reading it whole.
 
-Definitions are those of :mod:`truncation_core.text`: a line terminator is ``"\\n"``,
+Definitions are those of :mod:`truncation_core.text.cut`: a line terminator is ``"\\n"``,
 ``"\\r\\n"`` or a lone ``"\\r"``; line numbers are 1-based; the last line needs no terminator.
 In UTF-8 the bytes of ``"\\n"`` and ``"\\r"`` never occur inside a multi-byte character, so
 terminators are found on the bytes, in invalid UTF-8 too.

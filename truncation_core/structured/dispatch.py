@@ -3,7 +3,7 @@
 ``element`` sees JSON, JSON Lines, XML, or none of them:
 
 * JSON up to ``stream_threshold`` characters is parsed whole (once, shared through
-  :attr:`ContentFacts.parsed <truncation_core.models.ContentFacts.parsed>`) and fitted by
+  :attr:`ContentFacts.parsed <truncation_core.hooks.models.ContentFacts.parsed>`) and fitted by
   :mod:`~truncation_core.structured.json_element`;
 * larger JSON, and JSON nested too deep for the recursive parser, is fed to the streaming
   truncator of :mod:`~truncation_core.structured.json_stream`, in chunks;
@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.config import Policy
-from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
-from truncation_core.text import count_lines, cut_text
+from truncation_core.text.cut import count_lines, cut_text
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator

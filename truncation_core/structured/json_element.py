@@ -41,10 +41,10 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from truncation_core.models import Budget, ElementKind, ElementOmission
+from truncation_core.hooks.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
 from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
-from truncation_core.text import utf8_size
+from truncation_core.text.cut import utf8_size
 
 __all__ = [
     "MIN_STRING",

@@ -1,7 +1,7 @@
 """Element truncation of JSON fed chunk by chunk, in memory bounded by the budget.
 
 :class:`JsonStreamTruncator` is push-style: ``feed(chunk)`` any number of times (bytes or
-str), then ``finish()`` returns the :class:`~truncation_core.models.Cut`. It parses with
+str), then ``finish()`` returns the :class:`~truncation_core.hooks.models.Cut`. It parses with
 ijson's C backend (yajl2_c) through ``basic_parse_coro``, so nothing blocks and nothing
 recurses, whatever the nesting depth.
 
@@ -39,10 +39,10 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config import Policy
-from truncation_core.gc_pause import paused_gc
-from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, Cut, Omission
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import Budget, Cut, Omission
+from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.json_element import (
     INF,
     LongString,
@@ -50,7 +50,7 @@ from truncation_core.structured.json_element import (
     Window,
     fit,
 )
-from truncation_core.text import count_terminators, fit_prefix, fit_suffix, measure
+from truncation_core.text.cut import count_terminators, fit_prefix, fit_suffix, measure
 
 __all__ = ["JsonStreamTruncator"]
 

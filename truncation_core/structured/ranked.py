@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.config import Policy
-from truncation_core.markers import MarkerRenderer
-from truncation_core.models import Budget, ContentFacts, Cut, ElementOmission, Size
-from truncation_core.results import estimate_tokens
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission, Size
+from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.pipeline.results import estimate_tokens
 from truncation_core.structured.dispatch import NoteCache, element_cut, text_fallback
 from truncation_core.structured.json_element import (
     INF,
@@ -40,7 +40,7 @@ from truncation_core.structured.json_element import (
     fit,
 )
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
-from truncation_core.text import count_lines, measure
+from truncation_core.text.cut import count_lines, measure
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator

@@ -14,7 +14,7 @@ The parse never raises on content. It keeps what :func:`json.loads` would lose o
   caller truncates it from ijson parse events, which need no recursion.
 
 Arrays are lists, objects tuples of pairs, strings ``str``; the cyclic garbage collector is
-paused during the parse (:mod:`truncation_core.gc_pause`).
+paused during the parse (:mod:`truncation_core.structured.gc_pause`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import attrs
 
-from truncation_core.gc_pause import paused_gc
+from truncation_core.structured.gc_pause import paused_gc
 
 __all__ = [
     "NOT_PARSED",

@@ -42,9 +42,9 @@ from truncation_core.structured.ranked import ranked_cut
 from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse, parse_prefix
 
 if TYPE_CHECKING:
-    from truncation_core.config import Policy
-    from truncation_core.markers import MarkerRenderer
-    from truncation_core.models import Budget, ContentFacts, Cut
+    from truncation_core.config.model import Policy
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut
+    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
 
 __all__ = ["ElementStreamCut"]
@@ -62,7 +62,7 @@ _CHECK_CHARS = 64 * 1024
 
 
 class ElementStreamCut:
-    """An :class:`~truncation_core.streams.IncrementalCut` for ``element``, and for
+    """An :class:`~truncation_core.streaming.stream.IncrementalCut` for ``element``, and for
     ``ranked`` (*strategy*), which parses the same content the same way, and hands to
     ``element`` what it cannot rank."""
 

@@ -34,8 +34,8 @@ from xml.parsers.expat import ErrorString
 
 import attrs
 
-from truncation_core.config import Policy
-from truncation_core.models import Budget, ElementOmission
+from truncation_core.config.model import Policy
+from truncation_core.hooks.models import Budget, ElementOmission
 from truncation_core.structured.json_element import MIN_STRING, _largest, _split
 from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
 

@@ -13,7 +13,7 @@ right after the omission marker::
 
 Definitions (the same for ``process`` and for streams, which is what makes them agree):
 
-* Lines are those of :mod:`truncation_core.text`. A line is a **candidate** only if it lies
+* Lines are those of :mod:`truncation_core.text.cut`. A line is a **candidate** only if it lies
   entirely inside the omitted region.
 * Each line is matched on its **probe**: its first :data:`PROBE_CHARS` characters, without
   the terminator. A line matches a :class:`SalientPattern` when the probe contains one of the
@@ -28,7 +28,7 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   off, and only lines still inside the (larger) omitted region are shown.
 * Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
   a line it keeps is shown with its number there, and a line it dropped is shown as not kept
-  (``marker.highlight_not_kept``), with no number (:func:`truncation_core.resume.artifact_line`).
+  (``marker.highlight_not_kept``), with no number (:func:`truncation_core.pipeline.resume.artifact_line`).
 
 Keywords are what keeps scanning fast: only lines holding one are classified (and run the
 patterns' regular expressions), and those lines are found with ``str.find``, each literal
@@ -52,11 +52,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.models import Budget, Cut, Omission
-from truncation_core.text import count_terminators, measure
+from truncation_core.hooks.models import Budget, Cut, Omission
+from truncation_core.text.cut import count_terminators, measure
 
 if TYPE_CHECKING:
-    from truncation_core.config import MarkerConfig
+    from truncation_core.config.model import MarkerConfig
 
 __all__ = [
     "LINE_CHARS",
@@ -126,7 +126,7 @@ class Highlight:
 
     #: 1-based line number in the original output. The block shows the artifact's number
     #: for it, which differs when the artifact is itself cut (see
-    #: :func:`truncation_core.resume.artifact_line`).
+    #: :func:`truncation_core.pipeline.resume.artifact_line`).
     line: int
     #: Character offsets of the line, terminator included, in the original.
     start: int
@@ -542,7 +542,7 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
     """The highlights block, with the separators its place next to the marker needs.
 
     *artifact_line* maps a line of the original to the number ``get_artifact`` takes for it,
-    None when the artifact does not keep it (:func:`truncation_core.resume.artifact_line`).
+    None when the artifact does not keep it (:func:`truncation_core.pipeline.resume.artifact_line`).
     """
     lines = [templates.highlights.format(shown=len(chosen), found=found)]
     lines += [_shown(h, templates, artifact_line(h.line)) for h in chosen]

@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from truncation_core.artifacts import (
+from truncation_core.artifacts.model import (
     ARTIFACT_ID_REGEX,
     ArtifactRef,
     content_name,
@@ -98,7 +98,7 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
         if progress is not None:
             progress(total + n)
 
-    from truncation_core.builtins.filesystem_store import meta_document
+    from truncation_core.storage.filesystem import meta_document
 
     target = Path(path)
     # The archive holds every artifact: mode 0600 whatever the umask, and a fresh temporary
@@ -263,7 +263,7 @@ def _check_against_manifest(index: _Index, manifest: dict[str, Any], *, session:
                             ) -> dict[str, ArtifactRef]:
     """Each artifact's ref from its metadata, once every member is checked against the
     manifest: listed, present, of the listed size and sha256."""
-    from truncation_core.builtins.filesystem_store import ref_from_meta
+    from truncation_core.storage.filesystem import ref_from_meta
 
     artifacts = manifest["artifacts"]
     expected = {a["file"] for a in artifacts} | {f"{a['id']}.meta.json" for a in artifacts}

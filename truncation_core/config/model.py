@@ -5,7 +5,7 @@ A :class:`Config` holds global settings at the top level and per-tool overrides 
 built-in tool policy (seed 000, FR-071..075), then the tool's own overrides. The result is the
 :class:`Policy` that hooks receive.
 
-Where configuration comes from (code, environment, files) is :mod:`truncation_core.config_sources`.
+Where configuration comes from (code, environment, files) is :mod:`truncation_core.config.sources`.
 The reference for every key is docs/configuration.md.
 """
 
@@ -20,7 +20,7 @@ from typing import Any, NewType
 
 import attrs
 
-from truncation_core.models import Budget, frozen_mapping
+from truncation_core.hooks.models import Budget, frozen_mapping
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
@@ -82,7 +82,7 @@ def check_directory_path(value: object) -> DirectoryPath:
 
 
 def check_session_name(value: object) -> SessionName:
-    from truncation_core.artifacts import validate_session_id
+    from truncation_core.artifacts.model import validate_session_id
     from truncation_core.errors import InvalidSessionId
 
     try:
@@ -339,7 +339,7 @@ class PluginsConfig:
     #: Discover installed plugins through the ``truncation_core`` entry-point group.
     autoload: bool = True
     #: Raise instead of warning when a plugin fails to load, and let a plugin's exception
-    #: propagate instead of falling back (see :mod:`truncation_core.plugin_failures`).
+    #: propagate instead of falling back (see :mod:`truncation_core.hooks.failures`).
     strict: bool = False
 
 
@@ -492,7 +492,7 @@ def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -
 
     Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
     """
-    from truncation_core.converter import STRUCTURE_ERRORS, problems_from, structure
+    from truncation_core.config.converter import STRUCTURE_ERRORS, problems_from, structure
     from truncation_core.errors import ConfigError
 
     try:

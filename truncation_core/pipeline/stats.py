@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from truncation_core.models import frozen_mapping
+from truncation_core.hooks.models import frozen_mapping
 
 __all__ = ["Stats", "StatsRecorder", "ToolStats"]
 

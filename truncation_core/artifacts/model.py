@@ -3,7 +3,7 @@
 This module holds the contract every storage backend fulfils: artifact ids, the
 :class:`ArtifactRef` a stored artifact is known by, and the :class:`ArtifactStore` and
 :class:`ArtifactWriter` protocols. Backends are plugins (see ``provides`` in
-:mod:`truncation_core.hookspecs`); the built-in ones live in :mod:`truncation_core.builtins`.
+:mod:`truncation_core.hooks.specs`); the built-in ones live in :mod:`truncation_core.builtins`.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class ArtifactCut:
     """What a stored artifact lacks when the original exceeded ``max_artifact_size``.
 
     The artifact keeps the original's head and tail with a one-line marker between them (see
-    :mod:`truncation_core.artifact_limit`). Line numbers are 1-based and inclusive. Original
+    :mod:`truncation_core.artifacts.limit`). Line numbers are 1-based and inclusive. Original
     lines up to ``head_last_line`` keep their numbers in the artifact; original line
     ``tail_first_line`` and the ones after it are found ``tail_artifact_line -
     tail_first_line`` lines further on (usually fewer: the missing lines are not there).

@@ -16,7 +16,7 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   last ones, each sized from the budget plus a little slack (the most a cut can move while it
   snaps to a line boundary). Nothing in between is held.
 * **The same code cuts.** At the end the stream stands for the full text with a
-  :class:`~truncation_core.windows.TextWindows`, and runs the built-in text strategies
+  :class:`~truncation_core.streaming.ends.TextWindows`, and runs the built-in text strategies
   (``cut_text``), markers, artifact reference and metadata code that ``process`` runs. When
   the whole stream did fit in the two buffers, it is simply handed to the ``process``
   pipeline as one string. A differential property test checks equality over random chunkings.
@@ -45,21 +45,21 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 import attrs
 
 from truncation_core.errors import StoreError, StoreFull
-from truncation_core.gc_pause import paused_gc
-from truncation_core.models import Budget, ContentFacts, Cut
-from truncation_core.offsets import decode_suffix, raw_locator, text_locator
-from truncation_core.salient import StreamHighlights
+from truncation_core.highlights.scan import StreamHighlights
+from truncation_core.hooks.models import Budget, ContentFacts, Cut
+from truncation_core.streaming.ends import TextWindows
+from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.sniff import SNIFF_CHARS, looks_like_json, looks_like_xml
-from truncation_core.text import cut_text, measure, utf8_size
+from truncation_core.text.cut import cut_text, measure, utf8_size
+from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.truncator import content_facts
-from truncation_core.windows import TextWindows
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts import ArtifactWriter
-    from truncation_core.config import Policy
-    from truncation_core.markers import MarkerRenderer
-    from truncation_core.results import TruncationResult
-    from truncation_core.salient import Matcher
+    from truncation_core.artifacts.model import ArtifactWriter
+    from truncation_core.config.model import Policy
+    from truncation_core.highlights.scan import Matcher
+    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.pipeline.results import TruncationResult
     from truncation_core.truncator import Truncator
 
 __all__ = ["AsyncStream", "IncrementalCut", "Stream"]
@@ -106,7 +106,7 @@ class IncrementalCut(Protocol):
         """The cut of everything fed, within *budget*; None if it cannot cut this content:
         the stream then cuts it as text.
 
-        *text* stands for the whole content: a :class:`~truncation_core.windows.TextWindows`
+        *text* stands for the whole content: a :class:`~truncation_core.streaming.ends.TextWindows`
         that answers for its first and last characters (what a text strategy reads), so a
         cutter can fall back to a text cut exactly as ``process`` would. It may be called
         more than once, with smaller budgets (a highlights block takes room from the
@@ -218,7 +218,7 @@ class Stream:
 
     @property
     def lines(self) -> int:
-        """Lines seen so far (see :mod:`truncation_core.text` for the definition)."""
+        """Lines seen so far (see :mod:`truncation_core.text.cut` for the definition)."""
         started = self._chars or not self._decoder_idle  # bytes not decoded yet are text too
         return self._terminators() + (1 if started and not self._ends_with_terminator else 0)
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts import ARTIFACT_ID_REGEX, ArtifactRef, validate_artifact_id
+from truncation_core.artifacts.model import ARTIFACT_ID_REGEX, ArtifactRef, validate_artifact_id
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,

@@ -1,7 +1,7 @@
 """Rendering markers for one tool result through the ``format_marker`` hook.
 
 A strategy never formats marker text itself: it describes what it omitted (an
-:class:`~truncation_core.models.Omission`) and asks the :class:`MarkerRenderer` it was given.
+:class:`~truncation_core.hooks.models.Omission`) and asks the :class:`MarkerRenderer` it was given.
 The renderer adds what the strategy does not know (the tool, where the full content is kept,
 why it could not be kept) and calls the hook, so a project restyles every marker in one place.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.models import (
+from truncation_core.hooks.models import (
     ArtifactSpan,
     ContentFacts,
     ElementOmission,
@@ -21,11 +21,11 @@ from truncation_core.models import (
     MarkerPosition,
     Omission,
 )
-from truncation_core.resume import located
+from truncation_core.pipeline.resume import located
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts import ArtifactRef
-    from truncation_core.config import Policy
+    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.config.model import Policy
 
 __all__ = ["MarkerRenderer"]
 
@@ -63,7 +63,7 @@ class MarkerRenderer:
         """The marker text for *omission*, separators included.
 
         The marker gets the omission with its coordinates in the artifact
-        (:attr:`Omission.in_artifact <truncation_core.models.Omission.in_artifact>`), which the
+        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`), which the
         metadata carries too.
         """
         marker = self._marker(omission.position, located(omission, self.artifact))

@@ -15,7 +15,7 @@ Cuts made here never split a ``"\\r\\n"`` pair, nor a surrogate pair, and never 
 sequence under a byte limit (cutting happens on code points, bytes are only measured).
 
 Performance: the only pass over the whole input is one terminator count, done once per tool
-result (see :class:`truncation_core.models.ContentFacts`). Everything else here works on the
+result (see :class:`truncation_core.hooks.models.ContentFacts`). Everything else here works on the
 kept regions, which are no larger than the budget.
 """
 
@@ -25,7 +25,7 @@ import codecs
 from collections.abc import Callable
 from typing import Protocol
 
-from truncation_core.models import Budget, ContentFacts, Cut, MarkerPosition, Omission, Size
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, MarkerPosition, Omission, Size
 
 __all__ = [
     "FALLBACK_MARKER",
@@ -71,7 +71,7 @@ def count_terminators(text: str, start: int = 0, end: int | None = None) -> int:
 def _has_cr(text: str, start: int, end: int) -> bool:
     if type(text) is str:
         return text.find("\r", start, end) != -1  # memchr-fast; most text has no "\r" at all
-    # A stream's TextWindows (truncation_core.windows) counts across the part it did not
+    # A stream's TextWindows (truncation_core.streaming.ends) counts across the part it did not
     # keep, but cannot say where in it a "\r" lies.
     return text.count("\r", start, end) > 0
 
@@ -276,7 +276,7 @@ def omission(
     some of its characters in the output and so is not counted as omitted. ``first_line`` and
     ``last_line`` (1-based, inclusive) are the lines the region touches: asking for them
     retrieves everything that was left out. With *byte_offset* (usually
-    :meth:`ContentFacts.byte_offset <truncation_core.models.ContentFacts.byte_offset>`),
+    :meth:`ContentFacts.byte_offset <truncation_core.hooks.models.ContentFacts.byte_offset>`),
     ``start_byte`` and ``end_byte`` give the same region in the original bytes.
     """
     n = len(text)
@@ -313,7 +313,7 @@ FALLBACK_MARKER = "…"
 
 
 class RendersMarkers(Protocol):
-    """What cut_text needs from :class:`truncation_core.markers.MarkerRenderer`."""
+    """What cut_text needs from :class:`truncation_core.pipeline.markers.MarkerRenderer`."""
 
     def render(self, omission: Omission) -> str: ...
 

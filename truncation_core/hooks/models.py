@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts import ArtifactRef, ArtifactStore
+    from truncation_core.artifacts.model import ArtifactRef, ArtifactStore
 
 __all__ = [
     "ArtifactSpan",
@@ -113,7 +113,7 @@ class ContentFacts:
 
     #: Size in characters.
     chars: int
-    #: Number of lines (see :mod:`truncation_core.text` for the definition).
+    #: Number of lines (see :mod:`truncation_core.text.cut` for the definition).
     lines: int
     #: Number of line terminators; ``lines`` minus one when the text ends mid-line.
     terminators: int
@@ -212,7 +212,7 @@ class Omission:
     end_byte: int | None = None
     #: Where the region is in the stored artifact: the line and byte numbers the marker shows
     #: (see :class:`ArtifactSpan`). Strategies leave it None: the marker renderer and the
-    #: processor fill it in from the artifact (:mod:`truncation_core.resume`). None when
+    #: processor fill it in from the artifact (:mod:`truncation_core.pipeline.resume`). None when
     #: nothing is stored, and when the artifact keeps none of the region (it is itself cut
     #: and the region lies in the part it dropped).
     in_artifact: ArtifactSpan | None = None

@@ -1,7 +1,7 @@
 """Running a command and truncating its output as it streams: ``trunc run`` as a Python API.
 
     from truncation_core import Truncator
-    from truncation_core.command import run_command
+    from truncation_core.streaming.command import run_command
 
     done = run_command(Truncator.from_config(), ["pytest", "-x"], timeout=600)
     done.text              # what the model sees: a short header, then the cut output
@@ -43,9 +43,9 @@ from typing import IO, TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from truncation_core.models import Budget
-    from truncation_core.results import TruncationResult
-    from truncation_core.streams import Stream
+    from truncation_core.hooks.models import Budget
+    from truncation_core.pipeline.results import TruncationResult
+    from truncation_core.streaming.stream import Stream
     from truncation_core.truncator import Truncator
 
 __all__ = ["CommandResult", "CommandStatus", "arun_command", "run_command"]
@@ -122,7 +122,7 @@ class CommandResult:
         then cut to leave room for the header. A result already cut (a finished stream's,
         or ``process()``'s) cannot make room: the full header is put above it as it is.
         """
-        from truncation_core.results import TruncationResult
+        from truncation_core.pipeline.results import TruncationResult
 
         if isinstance(output, TruncationResult):
             result, header = output, _full_header(status, output)
@@ -134,7 +134,7 @@ class CommandResult:
     @classmethod
     def _made(cls, result: TruncationResult, status: CommandStatus,
               header: str) -> CommandResult:
-        from truncation_core.results import TruncationResult
+        from truncation_core.pipeline.results import TruncationResult
 
         metadata = attrs.evolve(result.metadata, command=status)
         return cls(status=status, header=header, result=TruncationResult(
@@ -157,7 +157,7 @@ def _header_for(status: CommandStatus, *, lines: int, budget: Budget) -> str:
     """The header above a command's output of *lines* lines: the full one, else the
     one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of
     *budget* in every limited unit."""
-    from truncation_core.text import measure
+    from truncation_core.text.cut import measure
 
     share = budget.scaled(HEADER_SHARE)
     return next((h for h in _header_forms(status, lines) if share.admits(measure(h))), "")

@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts import ArtifactInfo, ArtifactRef, ArtifactWriter
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, ArtifactWriter
 from truncation_core.errors import StoreError
 
 if TYPE_CHECKING:
-    from truncation_core.manager import PluginHost
+    from truncation_core.hooks.host import PluginHost
 
 __all__ = ["NOT_KEPT", "GuardedWriter", "PluginFailure", "WriterFailed", "report"]
 

@@ -13,7 +13,7 @@ strategies and storage backends that plugins make available.
 
 Content within its limits never reaches a hook. An implementation that raises does not fail
 the tool call: the processor falls back to the built-ins and says so (see
-:mod:`truncation_core.plugin_failures`), unless ``plugins.strict`` is on.
+:mod:`truncation_core.hooks.failures`), unless ``plugins.strict`` is on.
 
 Plugin authors: import :data:`truncation_core.hookimpl` and implement any of these with the
 same function name. You may accept any subset of a hook's arguments (pluggy passes only the ones
@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
-    from truncation_core.config import Policy
-    from truncation_core.markers import MarkerRenderer
-    from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
-    from truncation_core.salient import SalientPattern
-    from truncation_core.streams import IncrementalCut
+    from truncation_core.artifacts.model import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.config.model import Policy
+    from truncation_core.highlights.scan import SalientPattern
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.streaming.stream import IncrementalCut
 
 PROJECT_NAME = "truncation_core"
 
@@ -54,15 +54,15 @@ def provides() -> Provides | None:
     so an unknown ``strategy`` or ``store.backend`` is an error with a did-you-mean
     suggestion, and ``trunc plugins`` lists what each plugin provides.
 
-    :returns: a :class:`~truncation_core.models.Provides`, or None if the plugin provides no
+    :returns: a :class:`~truncation_core.hooks.models.Provides`, or None if the plugin provides no
         names (for example a plugin that only restyles markers).
 
     .. versionadded:: 0.1
 
     Implementing this hook: declare every strategy your ``truncate`` handles and every backend
     name you map to a store factory. A backend factory is called with the
-    :class:`~truncation_core.config.StoreConfig` and returns an
-    :class:`~truncation_core.artifacts.ArtifactStore`.
+    :class:`~truncation_core.config.model.StoreConfig` and returns an
+    :class:`~truncation_core.artifacts.model.ArtifactStore`.
     """
 
 
@@ -115,14 +115,14 @@ def truncate(
     :param policy: the effective per-tool policy (``head_ratio``, ``direction`` ...).
     :param markers: renders omission markers through ``format_marker``; call
         ``markers.render(omission)`` for each region you leave out.
-    :returns: a :class:`~truncation_core.models.Cut` whose ``text`` fits *budget*, or None
+    :returns: a :class:`~truncation_core.hooks.models.Cut` whose ``text`` fits *budget*, or None
         when *strategy* is not yours. The processor checks the size of what you return and
         cuts with head_tail instead if it does not fit.
 
     .. versionadded:: 0.1
 
     Implementing this hook: return None unless ``strategy`` is a name you provide. The helpers
-    in :mod:`truncation_core.text` (``cut_text``, ``fit_prefix``, ``omission`` ...) do the
+    in :mod:`truncation_core.text.cut` (``cut_text``, ``fit_prefix``, ``omission`` ...) do the
     measuring and line snapping for text strategies. Never raise on content.
     """
 
@@ -174,10 +174,10 @@ def store_artifact(
         the enclosing ``Truncator.session()`` if any.
     :param info: the tool, tool call id, server, summary, content type and size.
     :param policy: the effective per-tool policy.
-    :returns: an :class:`~truncation_core.artifacts.ArtifactWriter`, or None to let the next
+    :returns: an :class:`~truncation_core.artifacts.model.ArtifactWriter`, or None to let the next
         implementation decide. The built-in implementation returns ``store.writer(info)``.
         The processor wraps whatever writer is returned so that it keeps at most
-        ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifact_limit`).
+        ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifacts.limit`).
 
     .. versionadded:: 0.1
 
@@ -199,12 +199,12 @@ def stream_cutter(
     keeps only the first and the last characters of its content, which is all the text
     strategies need; a strategy that needs the whole content (JSON elements, a plugin's own)
     can cut a stream only through an
-    :class:`~truncation_core.streams.IncrementalCut` fed as the content arrives.
+    :class:`~truncation_core.streaming.stream.IncrementalCut` fed as the content arrives.
 
     :param tool: the tool name given to ``stream``, or None.
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streams.IncrementalCut` (``strategy``, ``feed(text)``,
+    :returns: an :class:`~truncation_core.streaming.stream.IncrementalCut` (``strategy``, ``feed(text)``,
         ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its
         limit and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces
         the cut from the stream's windows; if it returns None or output over the budget, the
@@ -237,7 +237,7 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.salient.SalientPattern` objects (``name``, ``keywords``,
+    :returns: :class:`~truncation_core.highlights.scan.SalientPattern` objects (``name``, ``keywords``,
         ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
         for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
         summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).

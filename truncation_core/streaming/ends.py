@@ -2,7 +2,7 @@
 
 A stream keeps the first and the last characters of what went through it, sized from the
 budget, and exact counts of line terminators for the whole. :class:`TextWindows` stands in
-for the full ``str`` where the text strategies look at it: :func:`truncation_core.text.cut_text`
+for the full ``str`` where the text strategies look at it: :func:`truncation_core.text.cut.cut_text`
 and everything it calls only touch the first and the last budget-sized regions (to fit, snap
 and render the cut) and count terminators between the cut points, which the totals answer.
 So a stream runs the very same cutting code as :meth:`Truncator.process

@@ -24,7 +24,7 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
-from truncation_core.config import (
+from truncation_core.config.model import (
     Direction,
     DirectoryPath,
     KeyPath,

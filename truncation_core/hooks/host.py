@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 import pluggy
 
-from truncation_core import hookspecs
 from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_mean
+from truncation_core.hooks import specs as hookspecs
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts import ArtifactInfo, ArtifactStore, ArtifactWriter
-    from truncation_core.config import PluginsConfig, Policy
-    from truncation_core.markers import MarkerRenderer
-    from truncation_core.models import Budget, ContentFacts, Cut, Marker, Provides
-    from truncation_core.salient import SalientPattern
-    from truncation_core.streams import IncrementalCut
+    from truncation_core.artifacts.model import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.config.model import PluginsConfig, Policy
+    from truncation_core.highlights.scan import SalientPattern
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
+    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.streaming.stream import IncrementalCut
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginHost", "PluginInfo"]
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.models import Budget, Omission, frozen_mapping
+from truncation_core.hooks.models import Budget, Omission, frozen_mapping
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts import ArtifactRef
-    from truncation_core.command import CommandStatus
-    from truncation_core.config import Policy
+    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.config.model import Policy
+    from truncation_core.streaming.command import CommandStatus
 
 __all__ = ["TruncationMetadata", "TruncationResult", "estimate_tokens"]
 
@@ -79,7 +79,7 @@ class TruncationMetadata:
     #: beyond ``max_artifact_size``); ``artifact.cut`` says what it lacks.
     artifact_truncated: bool = False
     #: How the command ended, for output of a command run by truncation-core (``trunc run``,
-    #: :func:`truncation_core.command.run_command`): exit code, signal, timeout, wall time.
+    #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout, wall time.
     command: CommandStatus | None = None
 
     def retrieve(self, omission: Omission) -> dict[str, Any] | None:
@@ -112,7 +112,7 @@ class TruncationMetadata:
     def unchanged(cls, content: str, policy: Policy, *,
                   opted_out: bool = False) -> TruncationMetadata:
         """Metadata for content passed through untouched."""
-        from truncation_core.text import count_lines
+        from truncation_core.text.cut import count_lines
 
         chars = len(content)
         return cls(

@@ -1,0 +1,29 @@
+"""Configuration: the settings, where they come from, and the effective policy of a tool.
+
+:mod:`~truncation_core.config.settings` declares each per-tool setting once (type, default,
+check, one-line doc); :mod:`~truncation_core.config.model` builds ``Config``, ``ToolConfig``
+and ``Policy`` from it; :mod:`~truncation_core.config.markers` holds the marker templates;
+:mod:`~truncation_core.config.sources` reads files and the environment;
+:mod:`~truncation_core.config.converter` structures mappings into config with path-style
+error messages.
+"""
+
+from truncation_core.config.model import (
+    Config,
+    MarkerConfig,
+    PluginsConfig,
+    Policy,
+    StoreConfig,
+    ToolConfig,
+    config_from_mapping,
+)
+
+__all__ = [
+    "Config",
+    "MarkerConfig",
+    "PluginsConfig",
+    "Policy",
+    "StoreConfig",
+    "ToolConfig",
+    "config_from_mapping",
+]

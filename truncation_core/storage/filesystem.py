@@ -1,0 +1,711 @@
+"""The ``filesystem`` storage backend, the default: one file per artifact, one directory per
+session, under ``<workspace>/.truncation/artifacts/``.
+
+Layout of a session directory (docs/artifacts.md has the full picture)::
+
+    <root>/<session>/                      mode 0700
+        art_<ts>_<hex>.txt | .json         the content, byte for byte, mode 0600
+        art_<ts>_<hex>.meta.json           its metadata (rebuilt from the content if lost)
+        art_<ts>_<hex>.gone                why an evicted artifact is gone (for 404s)
+        .tmp-...                           writes in progress (swept after a grace period)
+
+The content file is the artifact: it appears by an atomic rename after it is fully written,
+and its metadata is published just before it, so a reader that sees the content sees the
+metadata. There is no shared index to tear; listing is a directory scan. All access goes
+through :mod:`truncation_core.storage.fsio` (pinned directory handles, no symlinks followed).
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import hashlib
+import json
+import logging
+import math
+import re
+import secrets
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import attrs
+
+from truncation_core.artifacts.model import (
+    ARTIFACT_ID_REGEX,
+    SESSION_ID_REGEX,
+    ArtifactCut,
+    ArtifactInfo,
+    ArtifactRef,
+    WriterBase,
+    content_name,
+    human_size,
+    new_artifact_id,
+    new_session_id,
+    validate_artifact_id,
+    validate_session_id,
+)
+from truncation_core.config.model import StoreConfig
+from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
+from truncation_core.retrieval import Retrieval
+from truncation_core.retrieval.decoding import utf8_chars
+from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
+from truncation_core.storage import fsio  # fsio.os: the fault-injection tests replace it
+from truncation_core.storage.fsio import Directory, store_error
+
+if TYPE_CHECKING:
+    from os import stat_result
+
+__all__ = ["ArtifactRoot", "FilesystemStore", "SessionInfo", "SweepReport"]
+
+NAME = "filesystem"
+log = logging.getLogger("truncation_core")
+
+#: Temporary files younger than this are writes in progress (a slow stream may pause for a
+#: long time); older ones are leftovers of a crashed writer, and the sweep removes them.
+TEMP_GRACE_SECONDS = 24 * 3600
+#: A chunk this large is written on a helper thread while it is hashed (hashlib releases the
+#: GIL): with a core free, storing costs about the hash instead of hash plus write. A smaller
+#: one is not worth a thread.
+BACKGROUND_WRITE_MIN = 1 << 20
+META_FORMAT = 1
+_DAY = 86400
+
+_CONTENT_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.(txt|json)")
+_META_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.meta\.json")
+_GONE_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.gone")
+_SESSION_NAME = re.compile(SESSION_ID_REGEX)
+_EXTENSIONS = ("txt", "json")
+
+#: Roots swept by this process (device, inode): the retention sweep runs once per process.
+_SWEPT: set[tuple[int, int]] = set()
+_SWEPT_LOCK = threading.Lock()
+
+
+def _meta_name(artifact_id: str) -> str:
+    return f"{artifact_id}.meta.json"
+
+
+def _gone_name(artifact_id: str) -> str:
+    return f"{artifact_id}.gone"
+
+
+def _temp_name(artifact_id: str, kind: str) -> str:
+    return f".tmp-{artifact_id}.{kind}.{secrets.token_hex(4)}"
+
+
+# -- metadata ------------------------------------------------------------------------------------
+
+
+def meta_document(ref: ArtifactRef) -> bytes:
+    """The metadata file of *ref* (ASCII JSON: a lone surrogate in a summary is escaped)."""
+    data = attrs.asdict(ref)
+    data["format"] = META_FORMAT
+    return json.dumps(data, ensure_ascii=True, sort_keys=True).encode("ascii")
+
+
+_REF_TYPES: dict[str, tuple[type, ...]] = {
+    "tool": (str, type(None)), "tool_call_id": (str, type(None)), "server": (str, type(None)),
+    "summary": (str,), "content_type": (str,), "chars": (int,), "bytes": (int,),
+    "lines": (int,), "sha256": (str, type(None)), "created_at": (int, float),
+    "truncated": (bool,),
+}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_CUT_FIELDS = tuple(a.name for a in attrs.fields(ArtifactCut))
+
+
+def ref_from_meta(data: bytes, artifact_id: str, *, session: str) -> ArtifactRef | None:
+    """The ref in a metadata file, or None when it is not one we wrote for *artifact_id*."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or doc.get("id") != artifact_id:
+        return None
+    values: dict[str, Any] = {}
+    for key, types in _REF_TYPES.items():
+        value = doc.get(key)
+        if value is None and type(None) not in types:
+            continue
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            return None
+        # Sizes and times are finite and not negative (an imported archive may say anything).
+        if isinstance(value, int | float) and not isinstance(value, bool) and not (
+                0 <= value < math.inf):
+            return None
+        values[key] = value
+    if values.get("sha256") is not None and not _SHA256.fullmatch(values["sha256"]):
+        values["sha256"] = None  # not a digest we wrote: checksum() hashes the content
+    cut = doc.get("cut")
+    if isinstance(cut, dict):
+        if not all(type(cut.get(k)) is int and cut[k] >= 0 for k in _CUT_FIELDS):
+            return None
+        values["cut"] = ArtifactCut(**{k: cut[k] for k in _CUT_FIELDS})
+    return ArtifactRef(id=artifact_id, backend=NAME, session=session, **values)
+
+
+# -- the root: sessions --------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class SessionInfo:
+    id: str
+    artifacts: int
+    bytes: int
+    #: Last modification (an artifact stored or deleted), seconds since the epoch.
+    modified: float
+
+
+@attrs.frozen(kw_only=True)
+class SweepReport:
+    sessions: tuple[str, ...] = ()
+    artifacts: int = 0
+    bytes: int = 0
+    temp_files: int = 0
+
+
+class ArtifactRoot:
+    """The store's directory, whose subdirectories are sessions.
+
+    Opened lazily: nothing is created until the first artifact is stored. Thread-safe.
+    """
+
+    def __init__(self, path: str, *, fsync: bool = False, quota: int | None = None,
+                 retention_days: int = 7) -> None:
+        self.path = path
+        self.fsync = fsync
+        self.quota = quota
+        self.retention_days = retention_days
+        self._lock = threading.Lock()
+        self._dir: Directory | None = None
+
+    def __repr__(self) -> str:
+        return f"ArtifactRoot({self.path!r})"
+
+    def directory(self, *, create: bool) -> Directory | None:
+        with self._lock:
+            if self._dir is None:
+                self._dir = Directory.open_path(self.path, create=create)
+            return self._dir
+
+    def close(self) -> None:
+        with self._lock:
+            if self._dir is not None:
+                self._dir.close()
+                self._dir = None
+
+    def session(self, session_id: str | None = None) -> FilesystemStore:
+        """The store of one session (a new one when *session_id* is None)."""
+        return FilesystemStore(self, session_id)
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, oldest first."""
+        root = self.directory(create=False)
+        if root is None:
+            return []
+        out = []
+        for name, mtime in _session_dirs(root):
+            try:
+                count, size = _session_size(root, name)
+            except (StoreError, OSError):
+                continue
+            out.append(SessionInfo(id=name, artifacts=count, bytes=size, modified=mtime))
+        return sorted(out, key=lambda s: (s.modified, s.id))
+
+    def find(self, artifact_id: str) -> FilesystemStore:
+        """The store of the session holding *artifact_id*, whichever session that is."""
+        validate_artifact_id(artifact_id)
+        reason = None
+        for info in self.sessions():
+            store = self.session(info.id)
+            try:
+                store.stat(artifact_id)
+                return store
+            except ArtifactNotFound as exc:
+                reason = reason or exc.reason
+        raise ArtifactNotFound(artifact_id, reason=reason)
+
+    def delete_session(self, session_id: str) -> int:
+        """Delete a session and its artifacts; return how many artifacts it held."""
+        validate_session_id(session_id)
+        root = self.directory(create=False)
+        if root is None:
+            return 0
+        try:
+            count, _ = _session_size(root, session_id)
+        except FileNotFoundError:
+            return 0
+        _remove_session(root, session_id)
+        return count
+
+    def clean(self, *, older_than: float | None = None, session: str | None = None,
+              now: float | None = None) -> SweepReport:
+        """Delete sessions (all, or *session*) untouched for more than *older_than* seconds."""
+        now = time.time() if now is None else now
+        doomed = [info for info in self.sessions()
+                  if (session is None or info.id == session)
+                  and (older_than is None or info.modified <= now - older_than)]
+        root = self.directory(create=False)
+        for info in doomed:
+            assert root is not None  # there are sessions, so there is a root
+            _remove_session(root, info.id)
+        return SweepReport(sessions=tuple(info.id for info in doomed),
+                           artifacts=sum(info.artifacts for info in doomed),
+                           bytes=sum(info.bytes for info in doomed))
+
+    def sweep(self, *, now: float | None = None, retention_days: int | None = None,
+              temp_grace: float = TEMP_GRACE_SECONDS, keep: Iterable[str] = ()) -> SweepReport:
+        """Delete sessions untouched for *retention_days* (0: none) except those in *keep*,
+        and, in the others, temporary files and orphan metadata older than *temp_grace*."""
+        now = time.time() if now is None else now
+        days = self.retention_days if retention_days is None else retention_days
+        root = self.directory(create=False)
+        if root is None:
+            return SweepReport()
+        keep = set(keep)
+        removed: list[str] = []
+        artifacts = size = temps = 0
+        for name, mtime in _session_dirs(root):
+            if days and name not in keep and mtime < now - days * _DAY:
+                try:
+                    count, bytes_ = _session_size(root, name)
+                    _remove_session(root, name)
+                    removed.append(name)
+                    artifacts += count
+                    size += bytes_
+                except (StoreError, OSError) as exc:
+                    log.warning("retention sweep: session %s not deleted: %s", name,
+                                type(exc).__name__)
+                continue
+            try:
+                session_dir = root.subdir(name, create=False)
+                if session_dir is not None:
+                    with session_dir:
+                        temps += _sweep_session(session_dir, now=now, temp_grace=temp_grace,
+                                                retention=days * _DAY if days else None)
+            except (StoreError, OSError) as exc:
+                log.warning("retention sweep: session %s skipped: %s", name, type(exc).__name__)
+        if removed or temps:
+            log.info("retention sweep of %s: %d sessions, %d artifacts, %d temporary files "
+                     "deleted", self.path, len(removed), artifacts, temps)
+        return SweepReport(sessions=tuple(removed), artifacts=artifacts, bytes=size,
+                           temp_files=temps)
+
+    def sweep_once(self, keep: str) -> None:
+        """Run :meth:`sweep` if this process has not swept this root yet. Never raises."""
+        root = self.directory(create=False)
+        if root is None:
+            return
+        try:
+            st = root.stat()
+            key = (st.st_dev, st.st_ino)
+            with _SWEPT_LOCK:
+                if key in _SWEPT:
+                    return
+                _SWEPT.add(key)
+            self.sweep(keep=(keep,))
+        except Exception as exc:  # the sweep must never stop an artifact from being stored
+            log.warning("retention sweep of %s failed: %s", self.path, type(exc).__name__)
+
+
+def _contents(directory: Directory) -> Iterator[tuple[str, str, stat_result]]:
+    """``(artifact id, file name, lstat)`` of each content file in a session directory;
+    files deleted while it is listed are left out."""
+    for entry in directory.entries():
+        m = _CONTENT_NAME.fullmatch(entry.name)
+        if m is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        yield m.group(1), entry.name, st
+
+
+def _session_size(root: Directory, name: str) -> tuple[int, int]:
+    """``(artifacts, bytes)`` of session *name*; FileNotFoundError if there is none."""
+    session_dir = root.subdir(name, create=False)
+    if session_dir is None:
+        raise FileNotFoundError(name)
+    with session_dir:
+        sizes = [st.st_size for _, _, st in _contents(session_dir)]
+    return len(sizes), sum(sizes)
+
+
+def _remove_session(root: Directory, name: str) -> None:
+    """Delete session directory *name* and all it holds (symlinks are removed, not followed)."""
+    try:
+        root.rmtree(name)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise store_error(exc, f"delete session {name}") from None
+
+
+def _session_dirs(root: Directory) -> list[tuple[str, float]]:
+    """``(name, mtime)`` of each entry that is a directory named like a session. Symlinks and
+    anything else are left alone."""
+    out = []
+    for entry in root.entries():
+        if not _SESSION_NAME.fullmatch(entry.name):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            out.append((entry.name, st.st_mtime))
+    return out
+
+
+def _sweep_session(d: Directory, *, now: float, temp_grace: float,
+                   retention: float | None) -> int:
+    entries = {}
+    for entry in d.entries():
+        try:
+            entries[entry.name] = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+    removed = 0
+    contents = {m.group(1) for name in entries if (m := _CONTENT_NAME.fullmatch(name))}
+    for name, st in entries.items():
+        old = st.st_mtime < now - temp_grace
+        if name.startswith(".tmp-") and old:
+            removed += d.unlink(name)
+        elif (m := _META_NAME.fullmatch(name)) and old and m.group(1) not in contents:
+            removed += d.unlink(name)  # the content never appeared: a failed write
+        elif _GONE_NAME.fullmatch(name) and retention and st.st_mtime < now - retention:
+            d.unlink(name)
+    return removed
+
+
+# -- one session: the store ----------------------------------------------------------------------
+
+
+class FilesystemStore(Retrieval):
+    """Artifacts of one session, as files (see the module docstring for the layout).
+
+    :param root: the store's directory (an :class:`ArtifactRoot`, or a path).
+    :param session_id: the session; None starts a new one.
+    """
+
+    name = NAME
+
+    def __init__(self, root: ArtifactRoot | str, session_id: str | None = None, *,
+                 fsync: bool = False, quota: int | None = None,
+                 retention_days: int = 7) -> None:
+        if not isinstance(root, ArtifactRoot):
+            root = ArtifactRoot(str(root), fsync=fsync, quota=quota,
+                                retention_days=retention_days)
+        self.root = root
+        self.session_id = (validate_session_id(session_id) if session_id is not None
+                           else new_session_id())
+        self._lock = threading.Lock()
+        self._dir: Directory | None = None
+
+    @classmethod
+    def from_config(cls, config: StoreConfig) -> FilesystemStore:
+        config = config.resolved()
+        return cls(ArtifactRoot(config.root, fsync=config.fsync, quota=config.quota,
+                                retention_days=config.retention_days), config.session)
+
+    def __repr__(self) -> str:
+        return f"FilesystemStore({self.root.path!r}, session_id={self.session_id!r})"
+
+    @property
+    def path(self) -> str:
+        """The session's directory."""
+        return f"{self.root.path}/{self.session_id}"
+
+    def for_session(self, session_id: str) -> FilesystemStore:
+        return FilesystemStore(self.root, session_id)
+
+    def close(self) -> None:
+        """Release the directory handle (the store reopens it if used again)."""
+        with self._lock:
+            if self._dir is not None:
+                self._dir.close()
+                self._dir = None
+
+    def _directory(self, *, create: bool, reopen: bool = False) -> Directory | None:
+        with self._lock:
+            if reopen and self._dir is not None:
+                self._dir.close()
+                self._dir = None
+            if self._dir is None:
+                root = self.root.directory(create=create)
+                if root is None:
+                    return None
+                self._dir = root.subdir(self.session_id, create=create)
+                if self._dir is not None and create:
+                    self._dir.touch()
+            return self._dir
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def writer(self, info: ArtifactInfo) -> FilesystemWriter:
+        writer = self._new_writer(info)
+        self.root.sweep_once(keep=self.session_id)
+        return writer
+
+    def _new_writer(self, info: ArtifactInfo, *, artifact_id: str | None = None,
+                    created_at: float | None = None) -> FilesystemWriter:
+        try:
+            return FilesystemWriter(self, self._session_directory(), info,
+                                    artifact_id=artifact_id, created_at=created_at)
+        except FileNotFoundError:
+            # The session directory was deleted under us (a cleaner): make it again, once.
+            return FilesystemWriter(self, self._session_directory(reopen=True), info,
+                                    artifact_id=artifact_id, created_at=created_at)
+
+    def _session_directory(self, *, reopen: bool = False) -> Directory:
+        directory = self._directory(create=True, reopen=reopen)
+        if directory is None:  # created, then removed before it could be opened
+            raise store_error(FileNotFoundError(errno.ENOENT, "gone"), f"open {self.path}")
+        return directory
+
+    def _make_room(self, directory: Directory, size: int, artifact_id: str) -> None:
+        """Evict the session's oldest artifacts until *size* more bytes fit its quota."""
+        quota = self.root.quota
+        if quota is None:
+            return
+        if size > quota:
+            raise StoreFull(errno.EDQUOT, f"{artifact_id}: {human_size(size)} is more than the "
+                                          f"session quota of {human_size(quota)}")
+        stored = sorted((st.st_mtime_ns, artifact, name, st.st_size)
+                        for artifact, name, st in _contents(directory))
+        used = sum(item[3] for item in stored)
+        reason = f"evicted: the session's quota of {human_size(quota)} was full"
+        for _, victim, name, victim_size in stored:
+            if used + size <= quota:
+                break
+            directory.write_atomic(_gone_name(victim), json.dumps({"reason": reason}).encode(),
+                                   durable=False, temp=_temp_name(victim, "gone"))
+            directory.unlink(name)
+            directory.unlink(_meta_name(victim))
+            used -= victim_size
+            log.info("evicted artifact %s (%d bytes) from session %s: quota", victim,
+                     victim_size, self.session_id)
+
+    def restore(self, ref: ArtifactRef, source: BinaryIO) -> ArtifactRef:
+        """Store *source* under *ref*'s id, creation time and description (import from an
+        archive), the way every artifact is stored: atomically, within the quota, fsynced if
+        asked. Returns the stored ref, whose sha256 is that of what *source* gave.
+
+        An artifact with that id already here is left alone if its content is the same, and
+        is an error otherwise.
+        """
+        validate_artifact_id(ref.id)
+        try:
+            existing: ArtifactRef | None = self.stat(ref.id)
+        except ArtifactNotFound:
+            existing = None
+        if existing is not None:
+            digest = self.checksum(ref.id)
+            if digest != ref.sha256:
+                raise StoreError(errno.EEXIST, f"{ref.id}: already in session "
+                                               f"{self.session_id} with other content")
+            return attrs.evolve(existing, sha256=digest)
+        info = ArtifactInfo(tool=ref.tool, tool_call_id=ref.tool_call_id, server=ref.server,
+                            summary=ref.summary, content_type=ref.content_type,
+                            chars=ref.chars, lines=ref.lines, cut=ref.cut)
+        with self._new_writer(info, artifact_id=ref.id, created_at=ref.created_at) as writer:
+            while block := source.read(CHUNK * 16):
+                writer.write(block)
+            return writer.commit()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _find_content(self, artifact_id: str) -> tuple[Directory, str]:
+        """The session directory and the content file name of *artifact_id*."""
+        validate_artifact_id(artifact_id)
+        directory = self._directory(create=False)
+        if directory is not None:
+            for ext in _EXTENSIONS:
+                name = f"{artifact_id}.{ext}"
+                try:
+                    directory.lstat(name)
+                    return directory, name
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise store_error(exc, f"stat {artifact_id}") from None
+        raise ArtifactNotFound(artifact_id, reason=self._gone_reason(directory, artifact_id))
+
+    def _gone_reason(self, directory: Directory | None, artifact_id: str) -> str | None:
+        if directory is None:
+            return None
+        try:
+            doc = json.loads(directory.read_small(_gone_name(artifact_id), 4096))
+        except (OSError, ValueError):
+            return None
+        reason = doc.get("reason") if isinstance(doc, dict) else None
+        return reason if isinstance(reason, str) else None
+
+    def open(self, artifact_id: str) -> BinaryIO:
+        directory, name = self._find_content(artifact_id)
+        try:
+            return directory.open_file(name)
+        except FileNotFoundError:  # deleted between the lookup and the open
+            raise ArtifactNotFound(artifact_id,
+                                   reason=self._gone_reason(directory, artifact_id)) from None
+
+    def stat(self, artifact_id: str) -> ArtifactRef:
+        directory, name = self._find_content(artifact_id)
+        try:
+            ref = ref_from_meta(directory.read_small(_meta_name(artifact_id)), artifact_id,
+                                session=self.session_id)
+        except FileNotFoundError:
+            ref = None
+        except StoreError:
+            raise
+        except OSError as exc:
+            raise store_error(exc, f"read metadata of {artifact_id}") from None
+        return ref if ref is not None else self._rebuilt_ref(directory, name, artifact_id)
+
+    def _rebuilt_ref(self, directory: Directory, name: str, artifact_id: str) -> ArtifactRef:
+        """The metadata of an artifact whose metadata file is missing or damaged, from its
+        content, read once: sizes, line count, sha256 and modification time (the tool and
+        summary are lost)."""
+        try:
+            f = directory.open_file(name)
+        except FileNotFoundError:
+            raise ArtifactNotFound(artifact_id) from None
+        terminators = chars = 0
+        digest = hashlib.sha256()
+        last = b""
+        with f:
+            st = fsio.os.fstat(f.fileno())
+            for _, block in chunks(f, 0, CHUNK * 16):
+                terminators += count_terminators(block)
+                chars += utf8_chars(block)
+                digest.update(block)
+                last = block[-1:]
+        lines = terminators + (1 if last not in (b"", b"\n", b"\r") else 0)
+        return ArtifactRef(id=artifact_id, backend=NAME, session=self.session_id,
+                           content_type="application/json" if name.endswith(".json")
+                           else "text/plain", chars=chars, bytes=st.st_size, lines=lines,
+                           sha256=digest.hexdigest(), created_at=st.st_mtime)
+
+    def list(self) -> list[ArtifactRef]:
+        directory = self._directory(create=False)
+        if directory is None:
+            return []
+        refs = []
+        for artifact_id, _, _ in _contents(directory):
+            try:
+                refs.append(self.stat(artifact_id))
+            except ArtifactNotFound:
+                continue  # deleted while listing
+        return sorted(refs, key=lambda r: (r.created_at, r.id))
+
+    def usage(self) -> int:
+        """Bytes of content this session holds."""
+        directory = self._directory(create=False)
+        if directory is None:
+            return 0
+        return sum(st.st_size for _, _, st in _contents(directory))
+
+    # -- deleting ----------------------------------------------------------------------------
+
+    def delete(self, artifact_id: str) -> bool:
+        try:
+            directory, name = self._find_content(artifact_id)
+        except ArtifactNotFound:
+            return False
+        deleted = directory.unlink(name)
+        directory.unlink(_meta_name(artifact_id))
+        return deleted
+
+    def delete_session(self) -> int:
+        self.close()
+        return self.root.delete_session(self.session_id)
+
+
+class FilesystemWriter(WriterBase):
+    """Writes one artifact to a temporary file, and publishes it by renaming."""
+
+    def __init__(self, store: FilesystemStore, directory: Directory, info: ArtifactInfo, *,
+                 artifact_id: str | None = None, created_at: float | None = None) -> None:
+        super().__init__()
+        self._store = store
+        self._dir = directory
+        self._info = info
+        self._created = time.time() if created_at is None else created_at
+        #: The artifact's id, known before it is committed (given when importing).
+        self.id = new_artifact_id(self._created) if artifact_id is None else artifact_id
+        self._temp = _temp_name(self.id, "data")
+        self._written = 0
+        self._sha256 = hashlib.sha256()
+        try:
+            self._fd: int | None = directory.create(self._temp)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                raise
+            raise store_error(exc, f"create {self.id}") from None
+
+    def _write(self, data: bytes) -> None:
+        assert self._fd is not None
+        hash_it = functools.partial(self._sha256.update, data)
+        try:
+            if len(data) >= BACKGROUND_WRITE_MIN:
+                self._dir.write_all(self._fd, data, meanwhile=hash_it)
+            else:
+                hash_it()
+                self._dir.write_all(self._fd, data)
+        except OSError as exc:
+            raise store_error(exc, f"write {self.id}") from None
+        self._written += len(data)
+        quota = self._store.root.quota
+        if quota is not None and self._written > quota:
+            raise StoreFull(errno.EDQUOT, f"{self.id}: more than the session quota of "
+                                          f"{human_size(quota)}")
+
+    def _close_file(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            fsio.os.close(fd)
+
+    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
+        d, durable = self._dir, self._store.root.fsync
+        name = content_name(self.id, (info or self._info).content_type)
+        ref = ArtifactRef.from_info(info or self._info, id=self.id, backend=NAME,
+                                    bytes=self._written, sha256=self._sha256.hexdigest(),
+                                    created_at=self._created, session=self._store.session_id)
+        try:
+            try:
+                if durable and self._fd is not None:
+                    fsio.os.fsync(self._fd)  # a failed fsync is a failed write: never retried
+            finally:
+                self._close_file()  # close errors surface here, not in a finalizer
+            self._store._make_room(d, self._written, self.id)
+            d.write_atomic(_meta_name(self.id), meta_document(ref), durable=durable,
+                           temp=_temp_name(self.id, "meta"))
+            try:
+                d.replace(self._temp, name)
+            except BaseException:
+                d.unlink(_meta_name(self.id))
+                raise
+            if durable:
+                try:
+                    d.fsync()  # make the rename durable
+                except BaseException:
+                    # Keep "error => no artifact": the caller is told it failed.
+                    d.unlink(name)
+                    d.unlink(_meta_name(self.id))
+                    raise
+        except StoreError:
+            raise
+        except OSError as exc:
+            raise store_error(exc, f"store {self.id}") from None
+        return ref
+
+    def _abort(self) -> None:
+        try:
+            self._close_file()
+        except OSError:
+            pass
+        self._dir.unlink(self._temp)
+

@@ -1,0 +1,7 @@
+"""Measuring and cutting text: the primitives every text strategy is built on.
+
+:mod:`~truncation_core.text.measure` defines characters, bytes and lines and counts them;
+:mod:`~truncation_core.text.cut` cuts a text to a budget at line boundaries and describes
+what it left out; :mod:`~truncation_core.text.offsets` maps character offsets to byte offsets
+of the original, so that omissions can say where they lie in the stored bytes.
+"""
