@@ -30,7 +30,7 @@ from truncation_core.streaming.command import (
     arun_command,
     run_command,
 )
-from truncation_core.text.cut import measure
+from truncation_core.text.measure import measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -8,7 +8,8 @@ import attrs
 
 from truncation_core import Budget, ContentFacts, Cut, Provides, Truncator, hookimpl
 from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.text.cut import count_terminators, fit_prefix, omission
+from truncation_core.text.cut import fit_prefix, omission
+from truncation_core.text.measure import count_terminators
 
 LOG = "".join(f"line {i:04d}\n" for i in range(1000))
 

@@ -20,7 +20,7 @@ from truncation_core.highlights.scan import (
 )
 from truncation_core.hooks.models import Omission
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.text.cut import line_index, measure
+from truncation_core.text.measure import line_index, measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -19,7 +19,7 @@ from truncation_core.errors import StoreFull
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.streaming.ends import MiddleUnavailable, TextWindows
-from truncation_core.text.cut import measure
+from truncation_core.text.measure import measure
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -15,6 +15,7 @@ from reference import line_count, line_spans, line_starts, region_lines, splits_
 
 from truncation_core import Budget
 from truncation_core.text import cut as T
+from truncation_core.text import measure as M
 
 budgets = st.builds(Budget, chars=st.integers(0, 500), bytes=st.none() | st.integers(0, 700),
                     lines=st.none() | st.integers(0, 30))
@@ -48,17 +49,17 @@ def brute_fit_suffix(text: str, budget: Budget, floor: int) -> int:
      ("\n\n\n", 3), ("x\r\ny\rz\n", 3)],
 )
 def test_line_definition(text: str, lines: int) -> None:
-    assert T.count_lines(text) == lines == line_count(text)
-    assert T.measure(text).lines == lines
+    assert M.count_lines(text) == lines == line_count(text)
+    assert M.measure(text).lines == lines
 
 
 @given(tool_output)
 def test_measure_agrees_with_the_reference(text: str) -> None:
-    size = T.measure(text)
+    size = M.measure(text)
     assert size.chars == len(text)
-    assert size.bytes == utf8_bytes(text) == T.utf8_size(text)
-    assert size.lines == line_count(text) == T.count_lines(text)
-    assert T.count_terminators(text) == sum(
+    assert size.bytes == utf8_bytes(text) == M.utf8_size(text)
+    assert size.lines == line_count(text) == M.count_lines(text)
+    assert M.count_terminators(text) == sum(
         1 for _, e in line_spans(text) if text[e - 1] in "\r\n")
 
 
@@ -68,7 +69,7 @@ def test_count_terminators_in_place_matches_counting_a_slice(
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     piece = text[start:end]
-    assert T.count_terminators(text, start, end) == sum(
+    assert M.count_terminators(text, start, end) == sum(
         1 for _, e in line_spans(piece) if piece[e - 1] in "\r\n")
 
 
@@ -79,12 +80,12 @@ def test_line_index_and_is_line_start(text: str, data: st.DataObject) -> None:
     pos = data.draw(st.integers(0, len(text) - 1))
     spans = line_spans(text)
     expected = next(i for i, (s, e) in enumerate(spans) if s <= pos < e)
-    total = T.count_terminators(text)
-    assert T.line_index(text, pos) == expected
-    assert T.line_index(text, pos, total_terminators=total) == expected
+    total = M.count_terminators(text)
+    assert M.line_index(text, pos) == expected
+    assert M.line_index(text, pos, total_terminators=total) == expected
     starts = line_starts(text)
     for p in (pos, pos + 1):
-        assert T.is_line_start(text, p) == (p in starts)
+        assert M.is_line_start(text, p) == (p in starts)
 
 
 @given(tool_output, budgets, st.data())
@@ -156,7 +157,7 @@ def test_omission_counts_whole_lines_and_names_the_lines_it_touches(
     n = len(text)
     start = data.draw(st.integers(0, n))
     end = data.draw(st.integers(start, n))
-    region = T.omission(text, start, end, total_terminators=T.count_terminators(text),
+    region = T.omission(text, start, end, total_terminators=M.count_terminators(text),
                         position="middle")
     whole, first, last = region_lines(text, start, end)
     assert (region.start, region.end) == (start, start if end == start else end)
@@ -165,10 +166,10 @@ def test_omission_counts_whole_lines_and_names_the_lines_it_touches(
 
 
 def test_utf8_size_counts_a_lone_surrogate_as_three_bytes() -> None:
-    assert T.utf8_size("\ud800") == 3
-    assert T.utf8_size("a\udfffb") == 5
-    assert T.utf8_size("😀") == 4
-    assert T.utf8_size("abc") == 3
+    assert M.utf8_size("\ud800") == 3
+    assert M.utf8_size("a\udfffb") == 5
+    assert M.utf8_size("😀") == 4
+    assert M.utf8_size("abc") == 3
 
 
 def test_byte_cut_never_splits_a_sequence() -> None:
@@ -254,5 +255,5 @@ def test_cutting_scans_only_near_the_kept_regions(head_share: float, whole_lines
     assert Scanned.scanned <= 20 * budget.chars, Scanned.scanned
     # Control: the spy sees a full scan.
     Scanned.scanned = 0
-    T.count_terminators(text)
+    M.count_terminators(text)
     assert Scanned.scanned >= len(plain)

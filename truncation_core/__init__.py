@@ -7,37 +7,55 @@
     >>> result.metadata.to_dict()  # what was cut, and where to read it back
     >>> result.artifact            # where the full content is kept
 
-Plugin authors: ``from truncation_core import hookimpl``; the hooks are documented in
+Plugin authors import from :mod:`truncation_core.plugin`; the hooks are documented in
 :mod:`truncation_core.hooks.specs` and docs/hooks.md.
+
+The names below are loaded on first use (PEP 562), so that ``import truncation_core`` costs
+almost nothing: a program that only truncates never imports the CLI, the configuration
+converter or the storage backends it does not use.
 """
 
-from truncation_core.artifacts.model import (
-    ArtifactCut,
-    ArtifactInfo,
-    ArtifactRef,
-    ArtifactStore,
-    ArtifactWriter,
-)
-from truncation_core.config.model import Config, Policy, StoreConfig, ToolConfig
-from truncation_core.errors import (
-    ArtifactError,
-    ArtifactNotFound,
-    ConfigError,
-    InvalidArtifactId,
-    InvalidSessionId,
-    PatternError,
-    PluginLoadError,
-    PluginLoadWarning,
-    StoreError,
-    StoreFull,
-    TruncationCoreError,
-)
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Omission, Provides
-from truncation_core.hooks.specs import hookimpl
-from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
-from truncation_core.truncator import Truncator
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0.dev0"
+
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "ArtifactCut": "truncation_core.artifacts.model",
+    "ArtifactInfo": "truncation_core.artifacts.model",
+    "ArtifactRef": "truncation_core.artifacts.model",
+    "ArtifactStore": "truncation_core.storage.protocol",
+    "ArtifactWriter": "truncation_core.storage.protocol",
+    "StorageBackend": "truncation_core.storage.protocol",
+    "Config": "truncation_core.config.model",
+    "Policy": "truncation_core.config.model",
+    "StoreConfig": "truncation_core.config.model",
+    "ToolConfig": "truncation_core.config.model",
+    "ArtifactError": "truncation_core.errors",
+    "ArtifactNotFound": "truncation_core.errors",
+    "ConfigError": "truncation_core.errors",
+    "InvalidArtifactId": "truncation_core.errors",
+    "InvalidSessionId": "truncation_core.errors",
+    "PatternError": "truncation_core.errors",
+    "PluginLoadError": "truncation_core.errors",
+    "PluginLoadWarning": "truncation_core.errors",
+    "StoreError": "truncation_core.errors",
+    "StoreFull": "truncation_core.errors",
+    "TruncationCoreError": "truncation_core.errors",
+    "hookimpl": "truncation_core.hooks.specs",
+    "Budget": "truncation_core.hooks.models",
+    "ContentFacts": "truncation_core.hooks.models",
+    "Cut": "truncation_core.hooks.models",
+    "Marker": "truncation_core.hooks.models",
+    "Omission": "truncation_core.hooks.models",
+    "Provides": "truncation_core.hooks.models",
+    "TruncationMetadata": "truncation_core.pipeline.results",
+    "TruncationResult": "truncation_core.pipeline.results",
+    "Truncator": "truncation_core.truncator",
+}
 
 __all__ = [
     "ArtifactCut",
@@ -61,6 +79,7 @@ __all__ = [
     "PluginLoadWarning",
     "Policy",
     "Provides",
+    "StorageBackend",
     "StoreConfig",
     "StoreError",
     "StoreFull",
@@ -72,3 +91,39 @@ __all__ = [
     "__version__",
     "hookimpl",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'truncation_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef
+    from truncation_core.config.model import Config, Policy, StoreConfig, ToolConfig
+    from truncation_core.errors import (
+        ArtifactError,
+        ArtifactNotFound,
+        ConfigError,
+        InvalidArtifactId,
+        InvalidSessionId,
+        PatternError,
+        PluginLoadError,
+        PluginLoadWarning,
+        StoreError,
+        StoreFull,
+        TruncationCoreError,
+    )
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Omission, Provides
+    from truncation_core.hooks.specs import hookimpl
+    from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
+    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter, StorageBackend
+    from truncation_core.truncator import Truncator

@@ -11,13 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from truncation_core.artifacts.model import (
-    ArtifactInfo,
-    ArtifactRef,
-    ArtifactStore,
-    ArtifactWriter,
-    new_session_id,
-)
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy, config_from_mapping
 from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
@@ -33,9 +27,11 @@ from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.pipeline.results import TruncationMetadata, TruncationResult, estimate_tokens
 from truncation_core.pipeline.stats import CallCounter, Stats, StatsRecorder
+from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.sniff import looks_like_json, looks_like_xml, parse
-from truncation_core.text.cut import count_lines, count_terminators, cut_text, measure, utf8_size
+from truncation_core.text.cut import cut_text
+from truncation_core.text.measure import count_lines, count_terminators, measure, utf8_size
 from truncation_core.text.offsets import raw_locator, text_locator
 
 if TYPE_CHECKING:

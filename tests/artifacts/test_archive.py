@@ -33,7 +33,7 @@ def test_export_import_round_trip_keeps_references(tmp_path: Path) -> None:
     report = export_session(t.store, tmp_path / "work.tar.gz", progress=reported.append)
     assert report.artifacts == 2 and reported and reported[-1] == report.bytes
     other = ArtifactRoot(str(tmp_path / "elsewhere"))
-    imported = import_archive(other.session, tmp_path / "work.tar.gz")
+    imported = import_archive(other, tmp_path / "work.tar.gz")
     assert imported.session == "work" and len(imported.imported) == 2
     store = other.session("work")
     for ref in (result.artifact, jsonish.artifact):
@@ -48,9 +48,9 @@ def test_export_import_round_trip_keeps_references(tmp_path: Path) -> None:
     call = reader.call_tool("artifact_tail", {"artifact_id": result.artifact.id, "lines": 1})
     assert "4999 log line" in call.content
     # Importing again skips what is already there; into another session works too.
-    again = import_archive(other.session, tmp_path / "work.tar.gz")
+    again = import_archive(other, tmp_path / "work.tar.gz")
     assert again.imported == () and len(again.skipped) == 2
-    renamed = import_archive(other.session, tmp_path / "work.tar.gz", session="copy")
+    renamed = import_archive(other, tmp_path / "work.tar.gz", session="copy")
     assert renamed.session == "copy" and len(renamed.imported) == 2
 
 
@@ -134,7 +134,7 @@ def test_hostile_archives_are_refused_whole(tmp_path: Path, kind: str) -> None:
     path = _archive(tmp_path / f"{kind}.tar.gz", _hostile(kind, members))
     target = ArtifactRoot(str(tmp_path / "target"))
     with pytest.raises(ArchiveError):
-        import_archive(target.session, path)
+        import_archive(target, path)
     assert target.session("src").list() == []
     assert not (tmp_path / "escaped").exists()
     assert not Path("/tmp/evil-absolute").exists()
@@ -143,7 +143,7 @@ def test_hostile_archives_are_refused_whole(tmp_path: Path, kind: str) -> None:
 def test_not_an_archive(tmp_path: Path) -> None:
     (tmp_path / "junk.tar.gz").write_bytes(b"not a tar at all")
     with pytest.raises(ArchiveError, match="not a readable archive"):
-        import_archive(ArtifactRoot(str(tmp_path / "t")).session, tmp_path / "junk.tar.gz")
+        import_archive(ArtifactRoot(str(tmp_path / "t")), tmp_path / "junk.tar.gz")
 
 
 @pytest.mark.parametrize("kind", ["dotdot", "symlink"])
@@ -215,7 +215,7 @@ def test_import_reads_the_archive_in_order(tmp_path: Path, monkeypatch: pytest.M
         real_rewind(self)
 
     monkeypatch.setattr(gzip._GzipReader, "_rewind", counting_rewind)  # type: ignore[attr-defined]
-    report = import_archive(ArtifactRoot(str(tmp_path / "dst")).session, tmp_path / "many.tar.gz")
+    report = import_archive(ArtifactRoot(str(tmp_path / "dst")), tmp_path / "many.tar.gz")
     assert len(report.imported) == 30
     assert len(rewinds) <= 2
 
@@ -229,7 +229,7 @@ def test_import_is_stored_like_any_artifact_quota_included(tmp_path: Path) -> No
         time.sleep(0.01)  # distinct creation times, oldest first
     export_session(source, tmp_path / "three.tar.gz")
     target = ArtifactRoot(str(tmp_path / "dst"), quota=250)
-    report = import_archive(target.session, tmp_path / "three.tar.gz")
+    report = import_archive(target, tmp_path / "three.tar.gz")
     assert report.imported == tuple(r.id for r in refs)
     store = target.session("src")
     assert store.usage() <= 250

@@ -184,7 +184,46 @@ def test_export_and_import_draw_nothing_when_stderr_is_piped(workspace: Path) ->
         assert done.stderr == ""
 
 
-def test_memory_backend_is_refused_clearly(workspace: Path) -> None:
-    (workspace / ".truncation.yaml").write_text("store:\n  backend: memory\n")
-    result = CliRunner().invoke(cli, ["artifacts", "list"])
-    assert result.exit_code == 1 and "filesystem store" in result.output
+# A backend that a plugin provides, shared across the in-process CLI invocations of one test
+# (the built-in memory backend starts empty in every process).
+_SHELF_PLUGIN = """
+from truncation_core.plugin import Provides, hookimpl
+from truncation_core.storage.memory import MemoryBackend
+
+SHELF = MemoryBackend()
+
+@hookimpl
+def provides():
+    return Provides(backends={"shelf": lambda config: SHELF.session(config.session)})
+"""
+
+
+def test_every_command_works_on_a_backend_a_plugin_provides(
+        workspace: Path, site_dir: object, unique_name: str) -> None:
+    """``trunc artifacts`` reaches artifacts through the storage protocol only: a backend
+    from a project plugin lists, shows, searches, exports, imports and cleans."""
+    (workspace / f"{unique_name}.py").write_text(_SHELF_PLUGIN)
+    (workspace / ".truncation.yaml").write_text(
+        f"store:\n  backend: shelf\n  session: work\nplugins:\n  modules: [{unique_name}]\n"
+        "  autoload: false\n")
+    log = "".join(f"step {i}: ok\n" for i in range(1, 5001)) + "ERROR: boom\n"
+    code, out, _ = trunc("apply", "--tool", "execute_command", "--json", input=log)
+    assert code == 0
+    artifact = json.loads(out)["artifact"]["id"]
+    code, out, _ = trunc("artifacts", "list", "--json")
+    assert code == 0 and [a["id"] for a in json.loads(out)] == [artifact]
+    assert json.loads(out)[0]["backend"] == "memory"
+    code, out, _ = trunc("artifacts", "tail", artifact, "-n", "1")
+    assert code == 0 and out == "ERROR: boom\n"
+    code, out, _ = trunc("artifacts", "grep", artifact, "boom")
+    assert code == 0 and out == "5001:ERROR: boom\n"
+    code, out, _ = trunc("artifacts", "export", "--session", "work", "-o", "work.tar.gz")
+    assert code == 0 and (workspace / "work.tar.gz").exists()
+    code, out, _ = trunc("artifacts", "clean", "--session", "work")
+    assert code == 0 and out.startswith("deleted 1 session, 1 artifact")
+    code, out, _ = trunc("artifacts", "list", "--json")
+    assert code == 0 and json.loads(out) == []
+    code, out, _ = trunc("artifacts", "import", "work.tar.gz")
+    assert code == 0 and out.startswith("imported 1 artifact into session work")
+    code, out, _ = trunc("artifacts", "show", artifact, "--lines", "5001")
+    assert code == 0 and out == "ERROR: boom\n"

@@ -27,15 +27,11 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts.model import (
-    ArtifactInfo,
-    ArtifactRef,
-    ArtifactStore,
-    new_artifact_id,
-)
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_artifact_id
 from truncation_core.storage import filesystem as filesystem_store
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.storage.protocol import ArtifactStore
 
 from .conftest import put, session_dir
 

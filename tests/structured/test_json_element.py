@@ -37,7 +37,7 @@ def element(text: str, budget: Budget, truncator: Truncator | None = None, tool:
 
 
 def fits(text: str, budget: Budget) -> bool:
-    from truncation_core.text.cut import measure
+    from truncation_core.text.measure import measure
 
     return budget.admits(measure(text))
 

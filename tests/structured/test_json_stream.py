@@ -19,7 +19,7 @@ from strategies import json_documents
 from truncation_core import Budget, Truncator
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.json_stream import JsonStreamTruncator
-from truncation_core.text.cut import measure
+from truncation_core.text.measure import measure
 from truncation_core.truncator import content_facts
 
 

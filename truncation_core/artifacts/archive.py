@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from truncation_core.artifacts.documents import ref_document, ref_from_document
 from truncation_core.artifacts.model import (
     ARTIFACT_ID_REGEX,
     ArtifactRef,
@@ -36,6 +37,7 @@ from truncation_core.artifacts.model import (
     validate_session_id,
 )
 from truncation_core.errors import ArtifactError
+from truncation_core.storage.protocol import ArtifactStore, StorageBackend
 
 __all__ = ["ArchiveError", "ExportReport", "ImportReport", "export_session", "import_archive"]
 
@@ -74,16 +76,19 @@ class ImportReport:
     bytes: int
 
 
-def export_session(store: Any, path: Path | str, *, progress: Progress | None = None
-                   ) -> ExportReport:
+def export_session(store: ArtifactStore, path: Path | str, *,
+                   progress: Progress | None = None) -> ExportReport:
     """Write every artifact of *store*'s session to the archive *path*.
 
     *progress* is called with the number of content bytes written so far.
     """
+    from truncation_core.retrieval import reader_for
+
+    reader = reader_for(store)
     refs = store.list()
     entries = []
     for ref in refs:
-        sha = store.checksum(ref.id)
+        sha = reader.checksum(ref.id)
         ref = attrs.evolve(ref, sha256=sha)
         name = content_name(ref.id, ref.content_type)
         entries.append((ref, name))
@@ -97,8 +102,6 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
     def report(n: int) -> None:
         if progress is not None:
             progress(total + n)
-
-    from truncation_core.storage.filesystem import meta_document
 
     target = Path(path)
     # The archive holds every artifact: mode 0600 whatever the umask, and a fresh temporary
@@ -119,7 +122,7 @@ def export_session(store: Any, path: Path | str, *, progress: Progress | None = 
                 total += ref.bytes
                 if progress is not None:
                     progress(total)
-                _add_bytes(tar, f"{ref.id}.meta.json", meta_document(ref))
+                _add_bytes(tar, f"{ref.id}.meta.json", ref_document(ref))
         os.replace(tmp, target)  # replaces a symlink at target, never writes through it
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -170,12 +173,13 @@ def _check_member(member: tarfile.TarInfo) -> str:
     return name
 
 
-def import_archive(store_for_session: Callable[[str], Any], path: Path | str, *,
+def import_archive(backend: StorageBackend, path: Path | str, *,
                    session: str | None = None, progress: Progress | None = None
                    ) -> ImportReport:
-    """Import the archive *path* into *session* (default: the session it was exported from).
+    """Import the archive *path* into *session* of *backend* (default: the session it was
+    exported from).
 
-    *store_for_session* maps a session id to its store. Reads the archive twice, in order
+    Reads the archive twice, in order
     (a gzip stream cannot seek back without decompressing again from its start): the first
     pass checks every member, reads the manifest and the metadata and hashes the content;
     nothing is written unless all of it is well-formed and matches the manifest. The second
@@ -191,7 +195,7 @@ def import_archive(store_for_session: Callable[[str], Any], path: Path | str, *,
         target = session if session is not None else manifest["session"]
         validate_session_id(target)
         refs = _check_against_manifest(index, manifest, session=target)
-        store = store_for_session(target)
+        store = backend.session(target)
         return _restore_all(tar, index, manifest, refs, store, progress)
 
 
@@ -263,8 +267,6 @@ def _check_against_manifest(index: _Index, manifest: dict[str, Any], *, session:
                             ) -> dict[str, ArtifactRef]:
     """Each artifact's ref from its metadata, once every member is checked against the
     manifest: listed, present, of the listed size and sha256."""
-    from truncation_core.storage.filesystem import ref_from_meta
-
     artifacts = manifest["artifacts"]
     expected = {a["file"] for a in artifacts} | {f"{a['id']}.meta.json" for a in artifacts}
     extra = sorted(set(index.members) - expected - {MANIFEST})
@@ -281,7 +283,8 @@ def _check_against_manifest(index: _Index, manifest: dict[str, Any], *, session:
                                f"bytes, the manifest says {entry['bytes']}")
         if index.digests[content] != entry["sha256"]:
             raise ArchiveError(f"artifact {aid}: content does not match its sha256")
-        ref = ref_from_meta(index.metas[f"{aid}.meta.json"], aid, session=session)
+        ref = ref_from_document(index.metas[f"{aid}.meta.json"], aid, backend="archive",
+                                session=session)
         if ref is None:
             raise ArchiveError(f"archive member {aid}.meta.json is not valid metadata")
         refs[content] = attrs.evolve(ref, sha256=entry["sha256"], bytes=entry["bytes"])
@@ -328,7 +331,7 @@ def _parse_manifest(data: bytes) -> dict[str, Any]:
 
 
 def _restore_all(tar: tarfile.TarFile, index: _Index, manifest: dict[str, Any],
-                 refs: dict[str, ArtifactRef], store: Any, progress: Progress | None
+                 refs: dict[str, ArtifactRef], store: ArtifactStore, progress: Progress | None
                  ) -> ImportReport:
     imported: list[str] = []
     skipped: list[str] = []
@@ -355,7 +358,7 @@ def _restore_all(tar: tarfile.TarFile, index: _Index, manifest: dict[str, Any],
                         skipped=tuple(skipped), bytes=total)
 
 
-def _exists(store: Any, artifact_id: str) -> bool:
+def _exists(store: ArtifactStore, artifact_id: str) -> bool:
     from truncation_core.errors import ArtifactNotFound
 
     try:

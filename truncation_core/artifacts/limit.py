@@ -23,15 +23,10 @@ from collections import deque
 
 import attrs
 
-from truncation_core.artifacts.model import (
-    ArtifactCut,
-    ArtifactInfo,
-    ArtifactRef,
-    ArtifactWriter,
-    WriterBase,
-)
+from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef
 from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
 from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
+from truncation_core.storage.protocol import ArtifactWriter, WriterBase
 
 __all__ = ["MARKER_RESERVE", "SizeLimitedWriter"]
 

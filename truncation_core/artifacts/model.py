@@ -1,9 +1,10 @@
 """Artifacts: the full content of a tool result, kept so that nothing cut is ever lost.
 
-This module holds the contract every storage backend fulfils: artifact ids, the
-:class:`ArtifactRef` a stored artifact is known by, and the :class:`ArtifactStore` and
-:class:`ArtifactWriter` protocols. Backends are plugins (see ``provides`` in
-:mod:`truncation_core.hooks.specs`); the built-in ones live in :mod:`truncation_core.builtins`.
+What every part of truncation-core knows an artifact by: its id (random, strictly
+validated), the :class:`ArtifactInfo` the processor gives a store, the :class:`ArtifactRef`
+a stored artifact is known by, and the :class:`ArtifactCut` of an artifact that keeps only
+the head and tail of its content. How backends store them is
+:mod:`truncation_core.storage.protocol`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from typing import BinaryIO, Protocol, runtime_checkable
 
 import attrs
 
@@ -23,9 +23,6 @@ __all__ = [
     "ArtifactCut",
     "ArtifactInfo",
     "ArtifactRef",
-    "ArtifactStore",
-    "ArtifactWriter",
-    "WriterBase",
     "content_name",
     "human_size",
     "new_artifact_id",
@@ -236,122 +233,3 @@ class ArtifactRef:
                    chars=info.chars, bytes=bytes, lines=info.lines, sha256=sha256,
                    created_at=created_at, session=session, truncated=info.cut is not None,
                    cut=info.cut)
-
-
-@runtime_checkable
-class ArtifactWriter(Protocol):
-    """Receives the content of one artifact in chunks.
-
-    Use it as a context manager: leaving the block with an exception aborts the write, and
-    nothing becomes visible. ``commit`` publishes the artifact atomically and returns its ref.
-
-    ``commit(info)`` replaces the :class:`ArtifactInfo` the writer was opened with: a stream
-    opens its writer before it knows its size, line count or content type, and gives the
-    final description when it ends.
-    """
-
-    def write(self, data: bytes) -> None: ...
-
-    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
-        """Publish the artifact. *info*, when given, replaces the one the writer was opened
-        with: a stream knows its size in characters and lines only at its end."""
-        ...
-
-    def abort(self) -> None: ...
-
-    def __enter__(self) -> ArtifactWriter: ...
-
-    def __exit__(self, *exc_info: object) -> None: ...
-
-
-@runtime_checkable
-class ArtifactStore(Protocol):
-    """A storage backend, bound to one session.
-
-    Retrieval (lines, head, tail, grep, pages) is written once over ``open`` in
-    :mod:`truncation_core.retrieval`; a backend only stores, opens, lists and deletes.
-    Every method taking an id validates it first and raises
-    :class:`~truncation_core.errors.InvalidArtifactId` before touching storage.
-    """
-
-    #: The backend's name, as used in config (``store.backend``).
-    name: str
-    #: The session whose artifacts this store keeps.
-    session_id: str
-
-    def writer(self, info: ArtifactInfo) -> ArtifactWriter:
-        """Start a new artifact. Raises :class:`~truncation_core.errors.StoreError`."""
-        ...
-
-    def open(self, artifact_id: str) -> BinaryIO:
-        """Open an artifact's content for reading (seekable, binary). Raises
-        :class:`~truncation_core.errors.ArtifactNotFound` for an unknown id."""
-        ...
-
-    def stat(self, artifact_id: str) -> ArtifactRef: ...
-
-    def list(self) -> list[ArtifactRef]:
-        """This session's artifacts, oldest first."""
-        ...
-
-    def delete(self, artifact_id: str) -> bool: ...
-
-    def for_session(self, session_id: str) -> ArtifactStore:
-        """The same backend, bound to another session (created on first write)."""
-        ...
-
-    def delete_session(self) -> int:
-        """Delete every artifact of this session (the session's end); return how many."""
-        ...
-
-
-class WriterBase:
-    """Context-manager behaviour shared by writers: leaving the block uncommitted aborts.
-
-    Subclasses implement ``_write``, ``_commit`` (given the replacement info or None) and
-    ``_abort``; this class makes ``commit`` and ``abort`` idempotent and refuses writes after
-    either.
-    """
-
-    def __init__(self) -> None:
-        self._finished: ArtifactRef | bool = False
-
-    def write(self, data: bytes) -> None:
-        if self._finished is not False:
-            raise ValueError("write() after commit() or abort()")
-        if data:
-            self._write(data)
-
-    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
-        if isinstance(self._finished, ArtifactRef):
-            return self._finished
-        if self._finished is True:
-            raise ValueError("commit() after abort()")
-        try:
-            ref = self._commit(info)
-        except BaseException:
-            self.abort()
-            raise
-        self._finished = ref
-        return ref
-
-    def abort(self) -> None:
-        if self._finished is False:
-            self._finished = True
-            self._abort()
-
-    def __enter__(self) -> WriterBase:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if not isinstance(self._finished, ArtifactRef):
-            self.abort()
-
-    def _write(self, data: bytes) -> None:
-        raise NotImplementedError
-
-    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
-        raise NotImplementedError
-
-    def _abort(self) -> None:
-        raise NotImplementedError

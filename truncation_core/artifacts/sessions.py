@@ -12,7 +12,8 @@ from __future__ import annotations
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.artifacts.model import ArtifactStore, validate_session_id
+from truncation_core.artifacts.model import validate_session_id
+from truncation_core.storage.protocol import ArtifactStore
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactStore, ArtifactWriter
+from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 
 
 @hookimpl(trylast=True)

@@ -1,7 +1,9 @@
 """``trunc artifacts``: list, read, search, clean, export and import stored artifacts.
 
-Works on the filesystem store named by the configuration (``store.root``), across all its
-sessions: an artifact is found by id in whichever session holds it.
+Works on the storage backend named by the configuration (``store.backend``: the filesystem
+store by default, or one a plugin provides), across all its sessions, through the storage
+protocol (:mod:`truncation_core.storage.protocol`): an artifact is found by id in whichever
+session holds it.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import click
 from truncation_core.cli.state import AppState, console, pass_state
 
 if TYPE_CHECKING:
-    from truncation_core.retrieval import Page
-    from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+    from truncation_core.retrieval import Page, Retrieval
+    from truncation_core.storage.protocol import SessionInfo, StorageBackend
 
 _DURATION = re.compile(r"([0-9]{1,9})([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -62,26 +64,16 @@ def _age(seconds: float) -> str:
     return f"{max(int(seconds), 0)}s"
 
 
-def artifact_root(state: AppState) -> ArtifactRoot:
-    """The filesystem store's root from the configuration."""
-    from truncation_core.storage.filesystem import ArtifactRoot
-
-    loaded = state.load()
-    store = loaded.config.store
-    if store.backend != "filesystem":
-        raise click.ClickException(f"trunc artifacts reads the filesystem store; the "
-                                   f"configured store.backend is {store.backend!r}")
-    workspace = loaded.path.parent.resolve() if loaded.path is not None else None
-    store = store.resolved(workspace)
-    return ArtifactRoot(store.root, fsync=store.fsync, quota=store.quota,
-                        retention_days=store.retention_days)
+def storage_backend(state: AppState) -> StorageBackend:
+    """The configured storage backend, built as the library builds it (plugins included)."""
+    return state.truncator().store.backend
 
 
 def _ref_document(ref: Any) -> dict[str, Any]:
     return attrs.asdict(ref)
 
 
-def _write_raw(store: FilesystemStore, artifact_id: str, page: Page) -> None:
+def _write_raw(store: Retrieval, artifact_id: str, page: Page) -> None:
     """Write the page's bytes exactly as stored (line endings and all) to stdout."""
     with store.open(artifact_id) as f:
         f.seek(page.offset)
@@ -110,7 +102,7 @@ def artifacts_group() -> None:
 @pass_state
 def list_command(state: AppState, session: str | None, as_json: bool) -> None:
     """List artifacts: id, size, source and age, oldest first."""
-    root = artifact_root(state)
+    root = storage_backend(state)
     sessions = root.sessions()
     if session is not None:
         _check_session(root, session, sessions)
@@ -125,7 +117,7 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
         return
     from rich.table import Table
 
-    table = Table(title="artifacts", caption=f"{len(refs)} in {root.path}")
+    table = Table(title="artifacts", caption=f"{len(refs)} in {root.location}")
     for column, justify in (("ID", "left"), ("Size", "right"), ("Lines", "right"),
                             ("Source", "left"), ("Age", "right"), ("Session", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
@@ -138,7 +130,7 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
     console().print(table)
 
 
-def _check_session(root: ArtifactRoot, session: str, sessions: list[Any]) -> None:
+def _check_session(root: StorageBackend, session: str, sessions: list[SessionInfo]) -> None:
     """A session name that is malformed, or that no session has, is an error (a typo would
     otherwise list nothing and succeed)."""
     from truncation_core.artifacts.model import validate_session_id
@@ -147,12 +139,15 @@ def _check_session(root: ArtifactRoot, session: str, sessions: list[Any]) -> Non
     validate_session_id(session)
     names = [s.id for s in sessions]
     if session not in names:
-        raise click.ClickException(f"no session {session!r} in {root.path}"
+        raise click.ClickException(f"no session {session!r} in {root.location}"
                                    f"{did_you_mean(session, names)}")
 
 
-def _find(state: AppState, artifact_id: str) -> FilesystemStore:
-    return artifact_root(state).find(artifact_id)  # validates the id before any access
+def _find(state: AppState, artifact_id: str) -> Retrieval:
+    """The reader of the session holding *artifact_id* (the id is validated first)."""
+    from truncation_core.retrieval import reader_for
+
+    return reader_for(storage_backend(state).find(artifact_id))
 
 
 @artifacts_group.command("show")
@@ -263,7 +258,7 @@ def clean_command(state: AppState, older_than: float | None, session: str | None
         from truncation_core.artifacts.model import validate_session_id
 
         validate_session_id(session)  # a typo is an error, not "deleted 0 sessions"
-    report = artifact_root(state).clean(older_than=older_than, session=session)
+    report = storage_backend(state).clean(older_than=older_than, session=session)
     if as_json:
         click.echo(json.dumps(attrs.asdict(report), indent=2))
         return
@@ -297,10 +292,10 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
     """Export a session and its artifacts to one archive."""
     from truncation_core.artifacts.archive import export_session
 
-    root = artifact_root(state)
+    root = storage_backend(state)
     sessions = root.sessions()
     if not sessions:
-        raise click.ClickException(f"nothing to export: there are no sessions in {root.path}")
+        raise click.ClickException(f"nothing to export: there are no sessions in {root.location}")
     if session is None:
         if len(sessions) != 1:
             names = ", ".join(s.id for s in sessions) or "none"
@@ -309,7 +304,7 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
         session = sessions[0].id
     info = next((s for s in sessions if s.id == session), None)
     if info is None:
-        raise click.ClickException(f"no session {session!r} in {root.path}")
+        raise click.ClickException(f"no session {session!r} in {root.location}")
     output = output or Path(f"{session}.tar.gz")
     bar = _progress()
     if bar is None:
@@ -331,14 +326,14 @@ def import_command(state: AppState, archive: Path, session: str | None) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
     from truncation_core.artifacts.archive import import_archive
 
-    root = artifact_root(state)
+    root = storage_backend(state)
     bar = _progress()
     if bar is None:
-        report = import_archive(root.session, archive, session=session)
+        report = import_archive(root, archive, session=session)
     else:
         with bar:
             task = bar.add_task("import", total=None)  # content bytes: unknown until read
-            report = import_archive(root.session, archive, session=session,
+            report = import_archive(root, archive, session=session,
                                     progress=lambda n: bar.update(task, completed=n))
     click.echo(f"imported {_count(len(report.imported), 'artifact')} into session "
                f"{report.session}"

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.hooks.models import Budget, Cut, Omission
-from truncation_core.text.cut import count_terminators, measure
+from truncation_core.text.measure import count_terminators, measure
 
 if TYPE_CHECKING:
     from truncation_core.config.model import MarkerConfig

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, ArtifactWriter
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
 from truncation_core.errors import StoreError
+from truncation_core.storage.protocol import ArtifactWriter
 
 if TYPE_CHECKING:
     from truncation_core.hooks.host import PluginHost

@@ -33,11 +33,12 @@ from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_m
 from truncation_core.hooks import specs as hookspecs
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import PluginsConfig, Policy
     from truncation_core.highlights.scan import SalientPattern
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
     from truncation_core.streaming.stream import IncrementalCut
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginHost", "PluginInfo"]

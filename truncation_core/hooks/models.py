@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef, ArtifactStore
+    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.storage.protocol import ArtifactStore
 
 __all__ = [
     "ArtifactSpan",

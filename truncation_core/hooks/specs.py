@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactInfo, ArtifactStore, ArtifactWriter
+    from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import Policy
     from truncation_core.highlights.scan import SalientPattern
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
     from truncation_core.streaming.stream import IncrementalCut
 
 PROJECT_NAME = "truncation_core"

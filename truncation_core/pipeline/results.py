@@ -112,7 +112,7 @@ class TruncationMetadata:
     def unchanged(cls, content: str, policy: Policy, *,
                   opted_out: bool = False) -> TruncationMetadata:
         """Metadata for content passed through untouched."""
-        from truncation_core.text.cut import count_lines
+        from truncation_core.text.measure import count_lines
 
         chars = len(content)
         return cls(

@@ -26,7 +26,8 @@ from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, r
 from truncation_core.retrieval.scanning import CHUNK, line_number_at, line_start
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef, ArtifactStore
+    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.storage.protocol import ArtifactStore
 
 __all__ = [
     "DECODE_ERRORS",

@@ -22,24 +22,22 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import re
 import secrets
 import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import attrs
 
+from truncation_core.artifacts.documents import ref_document, ref_from_document
 from truncation_core.artifacts.model import (
     ARTIFACT_ID_REGEX,
     SESSION_ID_REGEX,
-    ArtifactCut,
     ArtifactInfo,
     ArtifactRef,
-    WriterBase,
     content_name,
     human_size,
     new_artifact_id,
@@ -54,11 +52,12 @@ from truncation_core.retrieval.decoding import utf8_chars
 from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
 from truncation_core.storage import fsio  # fsio.os: the fault-injection tests replace it
 from truncation_core.storage.fsio import Directory, store_error
+from truncation_core.storage.protocol import CleanReport, SessionInfo, WriterBase
 
 if TYPE_CHECKING:
     from os import stat_result
 
-__all__ = ["ArtifactRoot", "FilesystemStore", "SessionInfo", "SweepReport"]
+__all__ = ["ArtifactRoot", "FilesystemStore"]
 
 NAME = "filesystem"
 log = logging.getLogger("truncation_core")
@@ -70,7 +69,6 @@ TEMP_GRACE_SECONDS = 24 * 3600
 #: GIL): with a core free, storing costs about the hash instead of hash plus write. A smaller
 #: one is not worth a thread.
 BACKGROUND_WRITE_MIN = 1 << 20
-META_FORMAT = 1
 _DAY = 86400
 
 _CONTENT_NAME = re.compile(rf"({ARTIFACT_ID_REGEX})\.(txt|json)")
@@ -96,81 +94,18 @@ def _temp_name(artifact_id: str, kind: str) -> str:
     return f".tmp-{artifact_id}.{kind}.{secrets.token_hex(4)}"
 
 
-# -- metadata ------------------------------------------------------------------------------------
-
-
-def meta_document(ref: ArtifactRef) -> bytes:
-    """The metadata file of *ref* (ASCII JSON: a lone surrogate in a summary is escaped)."""
-    data = attrs.asdict(ref)
-    data["format"] = META_FORMAT
-    return json.dumps(data, ensure_ascii=True, sort_keys=True).encode("ascii")
-
-
-_REF_TYPES: dict[str, tuple[type, ...]] = {
-    "tool": (str, type(None)), "tool_call_id": (str, type(None)), "server": (str, type(None)),
-    "summary": (str,), "content_type": (str,), "chars": (int,), "bytes": (int,),
-    "lines": (int,), "sha256": (str, type(None)), "created_at": (int, float),
-    "truncated": (bool,),
-}
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-_CUT_FIELDS = tuple(a.name for a in attrs.fields(ArtifactCut))
-
-
-def ref_from_meta(data: bytes, artifact_id: str, *, session: str) -> ArtifactRef | None:
-    """The ref in a metadata file, or None when it is not one we wrote for *artifact_id*."""
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(doc, dict) or doc.get("id") != artifact_id:
-        return None
-    values: dict[str, Any] = {}
-    for key, types in _REF_TYPES.items():
-        value = doc.get(key)
-        if value is None and type(None) not in types:
-            continue
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            return None
-        # Sizes and times are finite and not negative (an imported archive may say anything).
-        if isinstance(value, int | float) and not isinstance(value, bool) and not (
-                0 <= value < math.inf):
-            return None
-        values[key] = value
-    if values.get("sha256") is not None and not _SHA256.fullmatch(values["sha256"]):
-        values["sha256"] = None  # not a digest we wrote: checksum() hashes the content
-    cut = doc.get("cut")
-    if isinstance(cut, dict):
-        if not all(type(cut.get(k)) is int and cut[k] >= 0 for k in _CUT_FIELDS):
-            return None
-        values["cut"] = ArtifactCut(**{k: cut[k] for k in _CUT_FIELDS})
-    return ArtifactRef(id=artifact_id, backend=NAME, session=session, **values)
-
-
 # -- the root: sessions --------------------------------------------------------------------------
 
 
-@attrs.frozen(kw_only=True)
-class SessionInfo:
-    id: str
-    artifacts: int
-    bytes: int
-    #: Last modification (an artifact stored or deleted), seconds since the epoch.
-    modified: float
-
-
-@attrs.frozen(kw_only=True)
-class SweepReport:
-    sessions: tuple[str, ...] = ()
-    artifacts: int = 0
-    bytes: int = 0
-    temp_files: int = 0
-
-
 class ArtifactRoot:
-    """The store's directory, whose subdirectories are sessions.
+    """The filesystem backend across its sessions (a
+    :class:`~truncation_core.storage.protocol.StorageBackend`): the store's directory, whose
+    subdirectories are sessions.
 
     Opened lazily: nothing is created until the first artifact is stored. Thread-safe.
     """
+
+    name = NAME
 
     def __init__(self, path: str, *, fsync: bool = False, quota: int | None = None,
                  retention_days: int = 7) -> None:
@@ -183,6 +118,10 @@ class ArtifactRoot:
 
     def __repr__(self) -> str:
         return f"ArtifactRoot({self.path!r})"
+
+    @property
+    def location(self) -> str:
+        return self.path
 
     def directory(self, *, create: bool) -> Directory | None:
         with self._lock:
@@ -241,7 +180,7 @@ class ArtifactRoot:
         return count
 
     def clean(self, *, older_than: float | None = None, session: str | None = None,
-              now: float | None = None) -> SweepReport:
+              now: float | None = None) -> CleanReport:
         """Delete sessions (all, or *session*) untouched for more than *older_than* seconds."""
         now = time.time() if now is None else now
         doomed = [info for info in self.sessions()
@@ -251,19 +190,19 @@ class ArtifactRoot:
         for info in doomed:
             assert root is not None  # there are sessions, so there is a root
             _remove_session(root, info.id)
-        return SweepReport(sessions=tuple(info.id for info in doomed),
+        return CleanReport(sessions=tuple(info.id for info in doomed),
                            artifacts=sum(info.artifacts for info in doomed),
                            bytes=sum(info.bytes for info in doomed))
 
     def sweep(self, *, now: float | None = None, retention_days: int | None = None,
-              temp_grace: float = TEMP_GRACE_SECONDS, keep: Iterable[str] = ()) -> SweepReport:
+              temp_grace: float = TEMP_GRACE_SECONDS, keep: Iterable[str] = ()) -> CleanReport:
         """Delete sessions untouched for *retention_days* (0: none) except those in *keep*,
         and, in the others, temporary files and orphan metadata older than *temp_grace*."""
         now = time.time() if now is None else now
         days = self.retention_days if retention_days is None else retention_days
         root = self.directory(create=False)
         if root is None:
-            return SweepReport()
+            return CleanReport()
         keep = set(keep)
         removed: list[str] = []
         artifacts = size = temps = 0
@@ -290,7 +229,7 @@ class ArtifactRoot:
         if removed or temps:
             log.info("retention sweep of %s: %d sessions, %d artifacts, %d temporary files "
                      "deleted", self.path, len(removed), artifacts, temps)
-        return SweepReport(sessions=tuple(removed), artifacts=artifacts, bytes=size,
+        return CleanReport(sessions=tuple(removed), artifacts=artifacts, bytes=size,
                            temp_files=temps)
 
     def sweep_once(self, keep: str) -> None:
@@ -418,6 +357,10 @@ class FilesystemStore(Retrieval):
     def path(self) -> str:
         """The session's directory."""
         return f"{self.root.path}/{self.session_id}"
+
+    @property
+    def backend(self) -> ArtifactRoot:
+        return self.root
 
     def for_session(self, session_id: str) -> FilesystemStore:
         return FilesystemStore(self.root, session_id)
@@ -555,8 +498,8 @@ class FilesystemStore(Retrieval):
     def stat(self, artifact_id: str) -> ArtifactRef:
         directory, name = self._find_content(artifact_id)
         try:
-            ref = ref_from_meta(directory.read_small(_meta_name(artifact_id)), artifact_id,
-                                session=self.session_id)
+            ref = ref_from_document(directory.read_small(_meta_name(artifact_id)), artifact_id,
+                                    backend=NAME, session=self.session_id)
         except FileNotFoundError:
             ref = None
         except StoreError:
@@ -681,7 +624,7 @@ class FilesystemWriter(WriterBase):
             finally:
                 self._close_file()  # close errors surface here, not in a finalizer
             self._store._make_room(d, self._written, self.id)
-            d.write_atomic(_meta_name(self.id), meta_document(ref), durable=durable,
+            d.write_atomic(_meta_name(self.id), ref_document(ref), durable=durable,
                            temp=_temp_name(self.id, "meta"))
             try:
                 d.replace(self._temp, name)

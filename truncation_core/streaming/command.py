@@ -157,7 +157,7 @@ def _header_for(status: CommandStatus, *, lines: int, budget: Budget) -> str:
     """The header above a command's output of *lines* lines: the full one, else the
     one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of
     *budget* in every limited unit."""
-    from truncation_core.text.cut import measure
+    from truncation_core.text.measure import measure
 
     share = budget.scaled(HEADER_SHARE)
     return next((h for h in _header_forms(status, lines) if share.admits(measure(h))), "")

@@ -50,16 +50,17 @@ from truncation_core.hooks.models import Budget, ContentFacts, Cut
 from truncation_core.streaming.ends import TextWindows
 from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.sniff import SNIFF_CHARS, looks_like_json, looks_like_xml
-from truncation_core.text.cut import cut_text, measure, utf8_size
+from truncation_core.text.cut import cut_text
+from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.truncator import content_facts
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactWriter
     from truncation_core.config.model import Policy
     from truncation_core.highlights.scan import Matcher
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.pipeline.results import TruncationResult
+    from truncation_core.storage.protocol import ArtifactWriter
     from truncation_core.truncator import Truncator
 
 __all__ = ["AsyncStream", "IncrementalCut", "Stream"]

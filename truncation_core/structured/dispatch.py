@@ -27,7 +27,8 @@ from truncation_core.config.model import Policy
 from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
-from truncation_core.text.cut import count_lines, cut_text
+from truncation_core.text.cut import cut_text
+from truncation_core.text.measure import count_lines
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator

@@ -44,7 +44,7 @@ import attrs
 from truncation_core.hooks.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
 from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
-from truncation_core.text.cut import utf8_size
+from truncation_core.text.measure import utf8_size
 
 __all__ = [
     "MIN_STRING",

@@ -50,7 +50,8 @@ from truncation_core.structured.json_element import (
     Window,
     fit,
 )
-from truncation_core.text.cut import count_terminators, fit_prefix, fit_suffix, measure
+from truncation_core.text.cut import fit_prefix, fit_suffix
+from truncation_core.text.measure import count_terminators, measure
 
 __all__ = ["JsonStreamTruncator"]
 

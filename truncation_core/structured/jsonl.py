@@ -18,7 +18,7 @@ import attrs
 from truncation_core.config.model import Policy
 from truncation_core.hooks.models import Budget, ElementOmission, Size
 from truncation_core.structured.json_element import _split, dump_string
-from truncation_core.text.cut import measure, utf8_size
+from truncation_core.text.measure import measure, utf8_size
 
 __all__ = ["Records", "fit_records"]
 

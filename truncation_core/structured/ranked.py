@@ -40,7 +40,7 @@ from truncation_core.structured.json_element import (
     fit,
 )
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
-from truncation_core.text.cut import count_lines, measure
+from truncation_core.text.measure import count_lines, measure
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core.hooks.models import Budget, ElementOmission
-from truncation_core.text.cut import utf8_size
+from truncation_core.text.measure import utf8_size
 
 __all__ = ["MAX_LISTED_CUTS", "BudgetWriter", "CutList", "Overflow"]
 

@@ -118,7 +118,7 @@ def text_locator(text: object, total_bytes: Callable[[], int]) -> Callable[[int]
     """A char -> byte offset map for a ``str`` (or a stream's text windows) whose bytes are
     its UTF-8 encoding. Near the end, the offset is the total minus the tail's size, so
     only the nearer side is ever encoded."""
-    from truncation_core.text.cut import utf8_size
+    from truncation_core.text.measure import utf8_size
 
     def locate(char_offset: int) -> int:
         n = len(text)  # type: ignore[arg-type]

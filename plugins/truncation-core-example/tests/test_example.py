@@ -8,7 +8,7 @@ import pytest
 
 from truncation_core import Truncator
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.text.cut import count_lines
+from truncation_core.text.measure import count_lines
 
 LOG = "".join(f"step {i:05d}: ok\n" for i in range(5000))
 

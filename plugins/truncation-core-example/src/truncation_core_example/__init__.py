@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from truncation_core import Budget, ContentFacts, Cut, Policy, Provides, hookimpl
 from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.text.cut import cut_text, is_line_start, measure, omission
+from truncation_core.text.cut import cut_text, omission
+from truncation_core.text.measure import is_line_start, measure
 
 NAME = "sample"
 #: Share of the budget held back for sampled lines.

@@ -1,0 +1,235 @@
+"""The storage protocol: what every backend fulfils, so that everything built on it works on
+every backend.
+
+A backend has two faces:
+
+* a :class:`StorageBackend` holds artifacts across sessions: it lists sessions, finds the
+  session of an artifact, deletes sessions and cleans old ones (``trunc artifacts``);
+* an :class:`ArtifactStore` is the backend bound to one session: it stores artifacts through
+  an :class:`ArtifactWriter`, opens, stats, lists and deletes them, and restores them from an
+  archive with their ids kept.
+
+A plugin provides a backend as a factory ``(StoreConfig) -> ArtifactStore`` under a name
+(``Provides(backends={"name": factory})``): the factory returns the store of the configured
+session (``store.session``, a new one when unset), whose :attr:`ArtifactStore.backend` is the
+backend. Retrieval (lines, head, tail, pages, grep) is written once over
+:meth:`ArtifactStore.open` in :mod:`truncation_core.retrieval`; a store that subclasses
+:class:`~truncation_core.retrieval.Retrieval` may answer those faster (a backend with a line
+index reads only the chunks a page needs). Export and import
+(:mod:`truncation_core.artifacts.archive`), sessions, the artifact tools and ``trunc
+artifacts`` use nothing else.
+
+Every method taking an artifact id or a session id validates it first and raises
+:class:`~truncation_core.errors.InvalidArtifactId` or
+:class:`~truncation_core.errors.InvalidSessionId` before touching storage. Failures of the
+storage itself raise :class:`~truncation_core.errors.StoreError` (``StoreFull`` when it is
+full); the processor then degrades to an inline truncation that says the content is not kept.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Protocol, runtime_checkable
+
+import attrs
+
+from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
+
+__all__ = [
+    "ArtifactStore",
+    "ArtifactWriter",
+    "CleanReport",
+    "SessionInfo",
+    "StorageBackend",
+    "WriterBase",
+]
+
+
+@attrs.frozen(kw_only=True)
+class SessionInfo:
+    """One session of a backend, as ``trunc artifacts`` lists it."""
+
+    id: str
+    #: How many artifacts it holds, and their content's size.
+    artifacts: int
+    bytes: int
+    #: Last modification (an artifact stored or deleted), seconds since the epoch.
+    modified: float
+
+
+@attrs.frozen(kw_only=True)
+class CleanReport:
+    """What a clean or a retention sweep deleted."""
+
+    sessions: tuple[str, ...] = ()
+    artifacts: int = 0
+    bytes: int = 0
+    #: Leftovers of writers that died (temporary files, staging keys).
+    temp_files: int = 0
+
+
+@runtime_checkable
+class ArtifactWriter(Protocol):
+    """Receives the content of one artifact in chunks.
+
+    Use it as a context manager: leaving the block with an exception aborts the write, and
+    nothing becomes visible. ``commit`` publishes the artifact atomically and returns its ref:
+    a reader never sees a half-written artifact.
+
+    ``commit(info)`` replaces the :class:`~truncation_core.artifacts.model.ArtifactInfo` the
+    writer was opened with: a stream opens its writer before it knows its size, line count
+    or content type, and gives the final description when it ends.
+    """
+
+    def write(self, data: bytes) -> None: ...
+
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
+        """Publish the artifact. *info*, when given, replaces the one the writer was opened
+        with: a stream knows its size in characters and lines only at its end."""
+        ...
+
+    def abort(self) -> None: ...
+
+    def __enter__(self) -> ArtifactWriter: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
+
+
+@runtime_checkable
+class ArtifactStore(Protocol):
+    """A storage backend bound to one session."""
+
+    #: The backend's name, as used in config (``store.backend``).
+    name: str
+    #: The session whose artifacts this store keeps.
+    session_id: str
+
+    @property
+    def backend(self) -> StorageBackend:
+        """The backend across all its sessions."""
+        ...
+
+    def writer(self, info: ArtifactInfo) -> ArtifactWriter:
+        """Start a new artifact. Raises :class:`~truncation_core.errors.StoreError`."""
+        ...
+
+    def restore(self, ref: ArtifactRef, source: BinaryIO) -> ArtifactRef:
+        """Store the content read from *source* under *ref*'s id, creation time and
+        description (import from an archive), as atomically as :meth:`writer`. Returns the
+        stored ref, whose ``sha256`` is that of what *source* gave. An artifact already here
+        with that id is left alone when its content is the same, and is a
+        :class:`~truncation_core.errors.StoreError` otherwise."""
+        ...
+
+    def open(self, artifact_id: str) -> BinaryIO:
+        """Open an artifact's content for reading (seekable, binary). Raises
+        :class:`~truncation_core.errors.ArtifactNotFound` for an unknown id."""
+        ...
+
+    def stat(self, artifact_id: str) -> ArtifactRef:
+        """What the artifact is: sizes, lines, sha256, tool, summary, creation time."""
+        ...
+
+    def list(self) -> list[ArtifactRef]:
+        """This session's artifacts, oldest first."""
+        ...
+
+    def delete(self, artifact_id: str) -> bool:
+        """Delete one artifact; False when there was none with that id."""
+        ...
+
+    def for_session(self, session_id: str) -> ArtifactStore:
+        """The same backend, bound to another session (created on first write)."""
+        ...
+
+    def delete_session(self) -> int:
+        """Delete every artifact of this session (the session's end); return how many."""
+        ...
+
+
+@runtime_checkable
+class StorageBackend(Protocol):
+    """A backend across all its sessions."""
+
+    #: The backend's name, as used in config (``store.backend``).
+    name: str
+
+    @property
+    def location(self) -> str:
+        """Where the artifacts are, for messages: a directory, or a server address without
+        its password."""
+        ...
+
+    def session(self, session_id: str | None = None) -> ArtifactStore:
+        """The store of one session (a new session when *session_id* is None)."""
+        ...
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session that holds artifacts, oldest first."""
+        ...
+
+    def find(self, artifact_id: str) -> ArtifactStore:
+        """The store of the session holding *artifact_id*, whichever it is. Raises
+        :class:`~truncation_core.errors.ArtifactNotFound` when no session has it."""
+        ...
+
+    def delete_session(self, session_id: str) -> int:
+        """Delete a session and its artifacts; return how many artifacts it held."""
+        ...
+
+    def clean(self, *, older_than: float | None = None,
+              session: str | None = None) -> CleanReport:
+        """Delete sessions (all, or *session*) untouched for more than *older_than*
+        seconds, and return what was deleted."""
+        ...
+
+
+class WriterBase:
+    """Context-manager behaviour shared by writers: leaving the block uncommitted aborts.
+
+    Subclasses implement ``_write``, ``_commit`` (given the replacement info or None) and
+    ``_abort``; this class makes ``commit`` and ``abort`` idempotent and refuses writes after
+    either.
+    """
+
+    def __init__(self) -> None:
+        self._finished: ArtifactRef | bool = False
+
+    def write(self, data: bytes) -> None:
+        if self._finished is not False:
+            raise ValueError("write() after commit() or abort()")
+        if data:
+            self._write(data)
+
+    def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
+        if isinstance(self._finished, ArtifactRef):
+            return self._finished
+        if self._finished is True:
+            raise ValueError("commit() after abort()")
+        try:
+            ref = self._commit(info)
+        except BaseException:
+            self.abort()
+            raise
+        self._finished = ref
+        return ref
+
+    def abort(self) -> None:
+        if self._finished is False:
+            self._finished = True
+            self._abort()
+
+    def __enter__(self) -> WriterBase:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not isinstance(self._finished, ArtifactRef):
+            self.abort()
+
+    def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
+        raise NotImplementedError
+
+    def _abort(self) -> None:
+        raise NotImplementedError
