@@ -126,7 +126,7 @@ def test_highlights_show_the_line_and_nothing_else_does(canary: str, leaks: Leak
     assert canary in s.result().content
     assert canary in result.content  # control: the highlight shows the line
     assert canary in result.metadata.details["highlights"][0]["text"]
-    from truncation_core.highlights.scan import Highlight
+    from truncation_core.highlights.patterns import Highlight
 
     highlight = Highlight(line=1, start=0, end=1, pattern="exception", rank=1, text=canary)
     reprs(leaks, result, highlight, s)

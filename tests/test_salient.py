@@ -11,13 +11,8 @@ from hypothesis import strategies as st
 
 from truncation_core import Truncator
 from truncation_core.builtins.salient import PATTERNS
-from truncation_core.highlights.scan import (
-    LINE_CHARS,
-    PROBE_CHARS,
-    Matcher,
-    SalientPattern,
-    StreamHighlights,
-)
+from truncation_core.highlights.bank import StreamHighlights
+from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Matcher, SalientPattern
 from truncation_core.hooks.models import Omission
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.measure import line_index, measure

@@ -35,7 +35,7 @@ from truncation_core.text.measure import count_lines, count_terminators, measure
 from truncation_core.text.offsets import raw_locator, text_locator
 
 if TYPE_CHECKING:
-    from truncation_core.highlights.scan import Matcher
+    from truncation_core.highlights.patterns import Matcher
     from truncation_core.retrieval import Retrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
     from truncation_core.tools.calls import ToolResult
@@ -222,7 +222,7 @@ class Truncator:
         """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
         matcher = self._matchers.get(tool)
         if matcher is None:
-            from truncation_core.highlights.scan import Matcher
+            from truncation_core.highlights.patterns import Matcher
 
             try:
                 matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
@@ -424,7 +424,7 @@ class Truncator:
         if policy.highlights and cut.omissions:
             matcher = self._matcher(tool, policy, notes)
             if matcher:
-                from truncation_core.highlights.scan import lift_highlights
+                from truncation_core.highlights.block import lift_highlights
                 from truncation_core.pipeline.resume import artifact_line
 
                 cut = lift_highlights(
@@ -617,7 +617,7 @@ class Truncator:
 
 def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
     """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
-    from truncation_core.highlights.scan import StreamHighlights
+    from truncation_core.highlights.bank import StreamHighlights
     from truncation_core.streaming.stream import window_for
 
     bank = StreamHighlights(matcher, keep=policy.highlights, window=window_for(policy))

@@ -11,7 +11,7 @@ patterns for the tools they know (see the ``salient_patterns`` hook).
 
 from __future__ import annotations
 
-from truncation_core.highlights.scan import SalientPattern
+from truncation_core.highlights.patterns import SalientPattern
 from truncation_core.hooks.specs import hookimpl
 
 PATTERNS = (

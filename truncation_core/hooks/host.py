@@ -35,7 +35,7 @@ from truncation_core.hooks import specs as hookspecs
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import PluginsConfig, Policy
-    from truncation_core.highlights.scan import SalientPattern
+    from truncation_core.highlights.patterns import SalientPattern
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter

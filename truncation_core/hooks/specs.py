@@ -33,7 +33,7 @@ import pluggy
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import Policy
-    from truncation_core.highlights.scan import SalientPattern
+    from truncation_core.highlights.patterns import SalientPattern
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
@@ -238,7 +238,7 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.highlights.scan.SalientPattern` objects (``name``, ``keywords``,
+    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects (``name``, ``keywords``,
         ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
         for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
         summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 import attrs
 
 from truncation_core.errors import StoreError, StoreFull
-from truncation_core.highlights.scan import StreamHighlights
+from truncation_core.highlights.bank import StreamHighlights
 from truncation_core.hooks.models import Budget, ContentFacts, Cut
 from truncation_core.streaming.ends import TextWindows
 from truncation_core.structured.gc_pause import paused_gc
@@ -57,7 +57,7 @@ from truncation_core.truncator import content_facts
 
 if TYPE_CHECKING:
     from truncation_core.config.model import Policy
-    from truncation_core.highlights.scan import Matcher
+    from truncation_core.highlights.patterns import Matcher
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.storage.protocol import ArtifactWriter
