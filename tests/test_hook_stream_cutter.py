@@ -8,7 +8,7 @@ from truncation_core import Truncator
 from truncation_core.hooks.models import Cut, Provides
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.stream import IncrementalCut
+from truncation_core.streaming.incremental import IncrementalCut
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
-    from truncation_core.streaming.stream import IncrementalCut
+    from truncation_core.streaming.incremental import IncrementalCut
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginHost", "PluginInfo"]
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
-    from truncation_core.streaming.stream import IncrementalCut
+    from truncation_core.streaming.incremental import IncrementalCut
 
 PROJECT_NAME = "truncation_core"
 
@@ -200,12 +200,12 @@ def stream_cutter(
     keeps only the first and the last characters of its content, which is all the text
     strategies need; a strategy that needs the whole content (JSON elements, a plugin's own)
     can cut a stream only through an
-    :class:`~truncation_core.streaming.stream.IncrementalCut` fed as the content arrives.
+    :class:`~truncation_core.streaming.incremental.IncrementalCut` fed as the content arrives.
 
     :param tool: the tool name given to ``stream``, or None.
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streaming.stream.IncrementalCut` (``strategy``, ``feed(text)``,
+    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut` (``strategy``, ``feed(text)``,
         ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its
         limit and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces
         the cut from the stream's windows; if it returns None or output over the budget, the

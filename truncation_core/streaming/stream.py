@@ -40,7 +40,7 @@ import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
@@ -61,9 +61,10 @@ if TYPE_CHECKING:
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.storage.protocol import ArtifactWriter
+    from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.truncator import Truncator
 
-__all__ = ["AsyncStream", "IncrementalCut", "Stream"]
+__all__ = ["AsyncStream", "Stream"]
 
 log = logging.getLogger("truncation_core")
 
@@ -77,43 +78,6 @@ _MAX_UTF8 = 4
 _ASYNC_BATCH = 256 * 1024
 
 AnyStr = TypeVar("AnyStr", str, bytes)
-
-
-@runtime_checkable
-class IncrementalCut(Protocol):
-    """A content-specific truncator fed as a stream arrives (the seam for structured data).
-
-    Returned by the ``stream_cutter`` hook when a stream opens. It receives every chunk as
-    decoded text, so it sees exactly what ``process`` would (bytes that are not UTF-8 appear as
-    U+FFFD, a UTF-8 sequence split across chunks is whole). Its memory must be bounded by the
-    budget, not by the input. When the stream ends and the selected strategy is
-    :attr:`strategy`, :meth:`finish` produces the cut.
-    """
-
-    #: The strategy this cutter implements, as named by ``select_strategy``.
-    strategy: str
-
-    def feed(self, text: str) -> bool | None:
-        """Take the next piece of the content. Never raises on content.
-
-        Return False once nothing more of the content is needed (it is not for this cutter,
-        or it already knows its cut): the stream then stops feeding it, which spares decoding
-        a bytes stream that nothing else reads; :meth:`finish` is still called.
-        """
-        ...
-
-    def finish(self, *, text: str, budget: Budget, facts: ContentFacts,
-               markers: MarkerRenderer) -> Cut | None:
-        """The cut of everything fed, within *budget*; None if it cannot cut this content:
-        the stream then cuts it as text.
-
-        *text* stands for the whole content: a :class:`~truncation_core.streaming.ends.TextWindows`
-        that answers for its first and last characters (what a text strategy reads), so a
-        cutter can fall back to a text cut exactly as ``process`` would. It may be called
-        more than once, with smaller budgets (a highlights block takes room from the
-        first cut), and must answer each time.
-        """
-        ...
 
 
 def window_for(policy: Policy) -> int:

@@ -62,7 +62,7 @@ _CHECK_CHARS = 64 * 1024
 
 
 class ElementStreamCut:
-    """An :class:`~truncation_core.streaming.stream.IncrementalCut` for ``element``, and for
+    """An :class:`~truncation_core.streaming.incremental.IncrementalCut` for ``element``, and for
     ``ranked`` (*strategy*), which parses the same content the same way, and hands to
     ``element`` what it cannot rank."""
 
