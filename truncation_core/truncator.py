@@ -573,7 +573,7 @@ class Truncator:
         """JSON schemas of the artifact tools (``get_artifact``, ``artifact_head``,
         ``artifact_tail``, ``artifact_grep``) in a function-calling *format*: ``openai``,
         ``openai-responses``, ``anthropic`` or ``mcp``."""
-        from truncation_core.tools.calls import tool_schemas
+        from truncation_core.tools.schemas import tool_schemas
 
         return tool_schemas(format)
 
@@ -592,7 +592,7 @@ class Truncator:
         ``@truncator.tool("read_file")``, ``@truncator.tool()`` or ``@truncator.tool``.
         Async functions stay async (and use :meth:`aprocess`).
         """
-        from truncation_core.tools.calls import wrap_tool
+        from truncation_core.tools.decorator import wrap_tool
 
         if callable(name):
             return wrap_tool(self, name, getattr(name, "__name__", "tool"))

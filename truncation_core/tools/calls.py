@@ -1,21 +1,19 @@
-"""The tools an agent calls to read artifacts back (FR-065), and a decorator for its own tools.
+"""Running one call of the artifact tools an agent uses to read artifacts back.
 
 Four tools: ``get_artifact`` (line ranges, and pages), ``artifact_head``, ``artifact_tail`` and
-``artifact_grep``. :func:`tool_schemas` gives their JSON schemas in each function-calling
-format; :func:`call_tool` runs one call and never raises: a bad call comes back as a
+``artifact_grep`` (their schemas are :mod:`truncation_core.tools.schemas`). :func:`call_tool`
+runs one call and never raises: a bad call comes back as a
 :class:`ToolResult` with a 400 or 404 error the model can read and act on. Output is
 line-numbered and sized to the tool's ``inline_limit`` (configurable like any tool's:
 ``tools.get_artifact.inline_limit``), and every page ends by saying where the next one starts.
 
 :meth:`Truncator.tool_schemas <truncation_core.Truncator.tool_schemas>`,
 :meth:`~truncation_core.Truncator.call_tool` and :meth:`~truncation_core.Truncator.tool` are
-thin wrappers over this module.
+thin wrappers over this package.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import logging
 import re
@@ -26,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ARTIFACT_ID_REGEX, ArtifactRef, validate_artifact_id
+from truncation_core.artifacts.model import ArtifactRef, validate_artifact_id
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -35,125 +33,25 @@ from truncation_core.errors import (
     StoreError,
     did_you_mean,
 )
-from truncation_core.retrieval.patterns import PATTERN_MAX_CHARS
+from truncation_core.tools.schemas import (
+    DEFAULT_LINES,
+    GREP_DEFAULT_MATCHES,
+    REQUIRED,
+    SPECS,
+    TOOL_NAMES,
+)
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import GrepResult, Page, Retrieval
     from truncation_core.truncator import Truncator
 
-__all__ = ["TOOL_NAMES", "ToolError", "ToolResult", "call_tool", "tool_schemas", "wrap_tool"]
+__all__ = ["ToolError", "ToolResult", "call_tool"]
 
 log = logging.getLogger("truncation_core")
 
-TOOL_NAMES = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
-FORMATS = ("openai", "openai-responses", "anthropic", "mcp")
-#: Lines shown by artifact_head / artifact_tail when the call does not say.
-DEFAULT_LINES = 50
-GREP_DEFAULT_MATCHES = 50
-GREP_MAX_MATCHES = 1000
-GREP_MAX_CONTEXT = 20
 #: The smallest page worth returning: a tool's inline_limit below it is raised to it, so that
 #: a tiny global inline_limit does not leave no room for lines under the header and footer.
 MIN_PAGE_CHARS = 1000
-
-_ID_SCHEMA = {
-    "type": "string",
-    "pattern": f"^{ARTIFACT_ID_REGEX}$",  # ECMA-262 regex: "$" is the end, no newline
-    "description": "The artifact id, as shown in the truncation marker (art_<digits>_<hex>).",
-}
-
-
-def _int(description: str, minimum: int, maximum: int | None = None,
-         default: int | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "description": description}
-    if maximum is not None:
-        schema["maximum"] = maximum
-    if default is not None:
-        schema["default"] = default
-    return schema
-
-
-def _bool(description: str) -> dict[str, Any]:
-    return {"type": "boolean", "default": False, "description": description}
-
-
-#: name -> (description, JSON schema of the arguments).
-_SPECS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType({
-    "get_artifact": (
-        "Read lines of a tool output that was truncated and stored as an artifact. Returns "
-        "numbered lines, as many as fit one page, and says where the next page starts. "
-        "Without start_line, reads from the first line.",
-        {"artifact_id": _ID_SCHEMA,
-         "start_line": _int("First line to read (1-based).", 1, default=1),
-         "end_line": _int("Last line to read (inclusive). Optional: omit to read a full page.",
-                          1),
-         "offset": _int("Byte offset to continue a line too long for one page, as given by "
-                        "the previous page. Use instead of start_line (end_line still "
-                        "applies).", 0)},
-    ),
-    "artifact_head": (
-        "Read the first lines of a stored tool output (artifact), numbered.",
-        {"artifact_id": _ID_SCHEMA,
-         "lines": _int("How many lines.", 1, default=DEFAULT_LINES)},
-    ),
-    "artifact_tail": (
-        "Read the last lines of a stored tool output (artifact), numbered. Errors and "
-        "summaries of commands are usually at the end.",
-        {"artifact_id": _ID_SCHEMA,
-         "lines": _int("How many lines.", 1, default=DEFAULT_LINES)},
-    ),
-    "artifact_grep": (
-        "Search a stored tool output (artifact) for lines containing a text, and return them "
-        "with their line numbers. The pattern is literal text unless regex is true.",
-        {"artifact_id": _ID_SCHEMA,
-         "pattern": {"type": "string", "minLength": 1, "maxLength": PATTERN_MAX_CHARS,
-                     "description": "Text to find (or a regular expression, with regex)."},
-         "regex": _bool("Treat pattern as a regular expression."),
-         "ignore_case": _bool("Ignore upper and lower case."),
-         "context": _int("Lines to show before and after each match.", 0, GREP_MAX_CONTEXT,
-                         default=0),
-         "max_matches": _int("Most matching lines to return.", 1, GREP_MAX_MATCHES,
-                             default=GREP_DEFAULT_MATCHES),
-         "start_line": _int("Search from this line on (to continue a search).", 1,
-                            default=1)},
-    ),
-})
-_REQUIRED = {"get_artifact": ("artifact_id",), "artifact_head": ("artifact_id",),
-             "artifact_tail": ("artifact_id",), "artifact_grep": ("artifact_id", "pattern")}
-
-
-def _parameters(name: str) -> dict[str, Any]:
-    _, properties = _SPECS[name]
-    return {"type": "object", "properties": json.loads(json.dumps(properties)),
-            "required": list(_REQUIRED[name]), "additionalProperties": False}
-
-
-def tool_schemas(format: str = "openai", *, names: tuple[str, ...] = TOOL_NAMES
-                 ) -> list[dict[str, Any]]:
-    """The tools' definitions in a function-calling *format*.
-
-    ``openai`` (Chat Completions ``tools``), ``openai-responses`` (Responses API),
-    ``anthropic`` (Messages API ``tools``) or ``mcp`` (an MCP ``tools/list`` entry).
-    """
-    if format not in FORMATS:
-        raise ValueError(f"format: expected one of {', '.join(FORMATS)}, got {format!r}"
-                         f"{did_you_mean(str(format), FORMATS)}")
-    out = []
-    for name in names:
-        description, _ = _SPECS[name]
-        parameters = _parameters(name)
-        if format == "openai":
-            out.append({"type": "function", "function": {
-                "name": name, "description": description, "parameters": parameters}})
-        elif format == "openai-responses":
-            out.append({"type": "function", "name": name, "description": description,
-                        "parameters": parameters})
-        elif format == "anthropic":
-            out.append({"name": name, "description": description, "input_schema": parameters})
-        else:
-            out.append({"name": name, "description": description, "inputSchema": parameters})
-    return out
-
 
 # -- results ----------------------------------------------------------------------------------
 
@@ -222,7 +120,7 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
             raise _BadCall("arguments: expected a JSON object") from None
     if not isinstance(raw, Mapping):
         raise _BadCall(f"arguments: expected an object, got {type(raw).__name__}")
-    _, properties = _SPECS[tool]
+    _, properties = SPECS[tool]
     args: dict[str, Any] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or key not in properties:
@@ -232,7 +130,7 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
             continue
         schema = properties[key]
         args[key] = _check(key, value, schema)
-    for key in _REQUIRED[tool]:
+    for key in REQUIRED[tool]:
         if key not in args:
             raise _BadCall(f"{key}: required")
     return args
@@ -296,7 +194,7 @@ def _describe(value: object) -> str:
 
 def call_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
     """Run one tool call. Never raises; see :class:`ToolResult`."""
-    tool = name if isinstance(name, str) and name in _SPECS else None
+    tool = name if isinstance(name, str) and name in SPECS else None
     try:
         if tool is None:
             raise _BadCall(f"unknown tool {_unknown(name, TOOL_NAMES)}; "
@@ -491,61 +389,3 @@ _HANDLERS: Mapping[str, Callable[[Retrieval, dict[str, Any], int], ToolResult]] 
                       "artifact_tail": _artifact_tail, "artifact_grep": _artifact_grep}))
 
 
-# -- the decorator ----------------------------------------------------------------------------
-
-#: Arguments of a decorated tool that describe the call (they go into the artifact's summary).
-_CONTEXT_ARGUMENTS = ("path", "command", "query", "url", "tool_call_id")
-
-
-def _as_content(result: object) -> str | bytes:
-    if isinstance(result, str | bytes):
-        return result
-    if isinstance(result, bytearray | memoryview):
-        return bytes(result)
-    if result is None:
-        return ""
-    if isinstance(result, Mapping | list | tuple):
-        try:
-            return json.dumps(result, ensure_ascii=False, default=str)
-        except (TypeError, ValueError, RecursionError):
-            pass
-    return str(result)
-
-
-def _context(signature: inspect.Signature | None, args: tuple[Any, ...],
-             kwargs: dict[str, Any]) -> dict[str, Any]:
-    if signature is None:
-        return {}
-    try:
-        bound = signature.bind_partial(*args, **kwargs)
-    except TypeError:
-        return {}
-    return {key: str(value) for key, value in bound.arguments.items()
-            if key in _CONTEXT_ARGUMENTS and value is not None}
-
-
-def wrap_tool(truncator: Truncator, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """*fn*, whose result (str, bytes, or anything JSON-serialisable) goes through the
-    processor; the wrapper returns what the model should see. Async functions stay async."""
-    try:
-        signature: inspect.Signature | None = inspect.signature(fn)
-    except (TypeError, ValueError):
-        signature = None
-
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def async_wrapper(*args: Any, **kwargs: Any) -> str:
-            result = await fn(*args, **kwargs)
-            processed = await truncator.aprocess(_as_content(result), tool=name,
-                                                 **_context(signature, args, kwargs))
-            return processed.content
-
-        return async_wrapper
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> str:
-        result = fn(*args, **kwargs)
-        return truncator.process(_as_content(result), tool=name,
-                                 **_context(signature, args, kwargs)).content
-
-    return wrapper
