@@ -8,7 +8,9 @@ import attrs
 import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, MarkerConfig, config_from_mapping
+from truncation_core.config.markers import MarkerConfig
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES, config_from_mapping
+from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
 
 
 def problems(data: Any) -> tuple[str, ...]:
@@ -86,10 +88,34 @@ def test_policy_budget_has_every_limit() -> None:
 
 
 def test_policy_covers_every_tool_setting() -> None:
-    """Every ToolConfig setting reaches the Policy that hooks see."""
-    tool_keys = {a.name for a in attrs.fields(ToolConfig)}
+    """Every per-tool setting reaches the Policy that hooks see, with the tool's value."""
     policy_keys = {a.name for a in attrs.fields(Policy)}
-    assert tool_keys <= policy_keys
+    assert set(OVERRIDE_NAMES) <= policy_keys
+    samples = {"strategy": "lines", "inline_limit": 123, "max_bytes": 456, "max_lines": 7,
+               "artifact_threshold": 999, "preview_limit": 55, "max_artifact_size": 4096,
+               "head_ratio": 0.25, "direction": "tail", "spill": False,
+               "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
+               "score_key": "meta.rank", "highlights": 4}
+    assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
+    policy = config_from_mapping({"tools": {"t": samples}}).policy_for("t")
+    assert {key: getattr(policy, key) for key in samples} == samples
+    assert policy.tool_strategy
+
+
+def test_every_setting_is_declared_once_and_derived() -> None:
+    """Config and Policy take the settings from the one declaration; ToolConfig accepts
+    exactly them (and strategy), each checked as the global setting is."""
+    assert [a.name for a in attrs.fields(Settings)] == list(SETTING_NAMES)
+    for cls in (Config, Policy):
+        names = [a.name for a in attrs.fields(cls)]
+        assert names[:len(SETTING_NAMES)] == list(SETTING_NAMES)
+    with pytest.raises(ConfigError, match=r"inline_limit: must be a positive integer"):
+        ToolConfig(inline_limit=0)
+    with pytest.raises(ConfigError, match=r"inline_limt: unknown key; did you mean "
+                                          r"'inline_limit'"):
+        ToolConfig(inline_limt=5)
+    assert ToolConfig(max_lines=3).overrides == {"max_lines": 3}
+    assert ToolConfig(max_lines=3).inline_limit is None
 
 
 def test_default_strategy_applies_to_tools_without_a_policy() -> None:

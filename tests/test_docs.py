@@ -4,6 +4,7 @@ template with its placeholders; docs/architecture.md names every module."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 from typing import Any
@@ -12,19 +13,25 @@ import attrs
 import pytest
 import yaml
 
-from truncation_core.config.model import (
-    MARKER_PLACEHOLDERS,
-    Config,
-    MarkerConfig,
-    PluginsConfig,
-    StoreConfig,
-    ToolConfig,
-)
+from truncation_core.config.markers import MARKER_PLACEHOLDERS, MarkerConfig
+from truncation_core.config.model import Config, PluginsConfig, StoreConfig
+from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
 ARCHITECTURE = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
 PACKAGE = REPO / "truncation_core"
+
+
+def _load_generator() -> Any:
+    spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = _load_generator()
 
 
 def section(title: str) -> str:
@@ -57,30 +64,51 @@ def fields(cls: type) -> list[attrs.Attribute[Any]]:
     return list(attrs.fields(cls))
 
 
-SCALARS = [a for a in fields(Config) if a.name not in ("marker", "store", "plugins", "tools")]
+#: Top-level keys that are not settings (their own rows in "Global settings").
+TOP_LEVEL_ONLY = [a for a in fields(Config) if a.name not in SETTING_NAMES]
 
 
 def test_rows_are_found() -> None:
     """Negative control: the parser sees the table rows it checks."""
-    assert {"inline_limit", "tools"} <= set(rows(section("Global settings")))
+    assert {"inline_limit", "highlights"} <= set(rows(section("Settings")))
+    assert {"default_strategy", "tools"} <= set(rows(section("Global settings")))
     assert rows("| `a` | `1` | meaning |\n")["a"] == ["`1`", "meaning"]
     assert "b" not in rows("| b | `1` | meaning |\n")
 
 
-@pytest.mark.parametrize("attribute", fields(Config), ids=lambda a: a.name)
-def test_every_global_key_is_documented(attribute: attrs.Attribute[Any]) -> None:
+def test_the_settings_table_is_the_one_generated_from_the_declaration() -> None:
+    """docs/configuration.md shows each setting as truncation_core/config/settings.py
+    declares it (regenerate with ``python docs/generate.py``)."""
+    assert generate.generated("configuration.md", DOC) == DOC
+
+
+def test_the_settings_table_check_fails_on_a_stale_page() -> None:
+    """Negative control: a default changed in the page (or the code) is caught."""
+    stale = DOC.replace("| `inline_limit` | `8000` |", "| `inline_limit` | `9000` |")
+    assert stale != DOC and generate.generated("configuration.md", stale) != stale
+
+
+@pytest.mark.parametrize("name", SETTING_NAMES)
+def test_every_setting_is_in_the_table_with_its_default(name: str) -> None:
+    row = rows(section("Settings")).get(name)
+    assert row is not None, f"{name} is not in the settings table"
+    attribute = next(a for a in fields(Settings) if a.name == name)
+    assert row[0].startswith(documented_default(attribute.default)), row[0]
+
+
+@pytest.mark.parametrize("attribute", TOP_LEVEL_ONLY, ids=lambda a: a.name)
+def test_every_other_global_key_is_documented(attribute: attrs.Attribute[Any]) -> None:
     assert attribute.name in rows(section("Global settings"))
 
 
-@pytest.mark.parametrize("attribute", SCALARS, ids=lambda a: a.name)
-def test_every_global_default_is_the_real_one(attribute: attrs.Attribute[Any]) -> None:
-    default = rows(section("Global settings"))[attribute.name][0]
-    assert default.startswith(documented_default(attribute.default)), default
+def test_the_default_strategy_default_is_the_real_one() -> None:
+    default = rows(section("Global settings"))["default_strategy"][0]
+    assert default == documented_default(Config().default_strategy)
 
 
-@pytest.mark.parametrize("attribute", fields(ToolConfig), ids=lambda a: a.name)
-def test_every_per_tool_key_is_documented(attribute: attrs.Attribute[Any]) -> None:
-    assert f"`{attribute.name}`" in section("Per-tool settings")
+@pytest.mark.parametrize("name", OVERRIDE_NAMES)
+def test_every_per_tool_key_is_documented(name: str) -> None:
+    assert name in rows(section("Settings")) or f"`{name}`" in section("Per-tool settings")
 
 
 @pytest.mark.parametrize("attribute", fields(StoreConfig), ids=lambda a: a.name)

@@ -108,7 +108,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef
-    from truncation_core.config.model import Config, Policy, StoreConfig, ToolConfig
+    from truncation_core.config.model import Config, Policy, StoreConfig
+    from truncation_core.config.settings import ToolConfig
     from truncation_core.errors import (
         ArtifactError,
         ArtifactNotFound,

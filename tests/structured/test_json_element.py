@@ -191,7 +191,7 @@ def test_note_wording_is_configurable_and_validated():
     truncator = Truncator({"spill": False, "marker": {"json_items": "<{count} more>"}})
     cut = element(json.dumps(list(range(1000))), Budget(chars=100), truncator)
     assert any(v == f"<{cut.details['omitted']['items']} more>" for v in json.loads(cut.text))
-    from truncation_core.config.model import MarkerConfig, marker_template_problems
+    from truncation_core.config.markers import MarkerConfig, marker_template_problems
 
     problems = marker_template_problems(MarkerConfig(json_items="{lines} gone"))
     assert problems == ["marker.json_items: unknown placeholder {lines}; available: {count}, "

@@ -11,7 +11,8 @@ templates.
 from __future__ import annotations
 
 from truncation_core.artifacts.model import ArtifactRef, human_size
-from truncation_core.config.model import MarkerConfig, Policy
+from truncation_core.config.markers import MarkerConfig
+from truncation_core.config.model import Policy
 from truncation_core.hooks.models import Marker, Omission
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.pipeline.resume import locate

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, str]]:
     """(key, value, source) for every setting, or for one tool's effective policy."""
     from truncation_core.config.converter import converter
-    from truncation_core.config.model import BUILTIN_TOOL_POLICIES, POLICY_KEYS
+    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+    from truncation_core.config.settings import OVERRIDE_NAMES
     from truncation_core.config.sources import SOURCE_BUILTIN_POLICY
 
     config = loaded.config
@@ -25,7 +26,7 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
         policy = config.policy_for(tool)
         rows = []
         builtin = BUILTIN_TOOL_POLICIES.get(tool)
-        for key in POLICY_KEYS:
+        for key in OVERRIDE_NAMES:
             global_key = "default_strategy" if key == "strategy" else key
             own = f"tools.{tool}.{key}"
             if own in loaded.sources:
@@ -50,7 +51,7 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
 
     walk("", data)
     for name in sorted({*BUILTIN_TOOL_POLICIES, *tools}):
-        for key in POLICY_KEYS:
+        for key in OVERRIDE_NAMES:
             path = f"tools.{name}.{key}"
             value, source = tools.get(name, {}).get(key), loaded.source_of(path)
             if value is None:

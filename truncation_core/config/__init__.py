@@ -8,15 +8,15 @@ and ``Policy`` from it; :mod:`~truncation_core.config.markers` holds the marker 
 error messages.
 """
 
+from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.model import (
     Config,
-    MarkerConfig,
     PluginsConfig,
     Policy,
     StoreConfig,
-    ToolConfig,
     config_from_mapping,
 )
+from truncation_core.config.settings import ToolConfig
 
 __all__ = [
     "Config",

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 import cattrs
 from cattrs.errors import (
+    AttributeValidationNote,
     CattrsError,
     ClassValidationError,
     ForbiddenExtraKeysError,
@@ -24,7 +25,7 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
-from truncation_core.config.model import (
+from truncation_core.config.checks import (
     Direction,
     DirectoryPath,
     KeyPath,
@@ -32,7 +33,6 @@ from truncation_core.config.model import (
     PositiveInt,
     Ratio,
     SessionName,
-    _is_int,
     check_direction,
     check_directory_path,
     check_key_path,
@@ -40,7 +40,9 @@ from truncation_core.config.model import (
     check_positive_int,
     check_ratio,
     check_session_name,
+    is_int,
 )
+from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
 from truncation_core.errors import did_you_mean
 
 __all__ = [
@@ -61,7 +63,7 @@ def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
 
 
 def _strict_float(value: Any, _type: Any) -> float:
-    if not (_is_int(value) or isinstance(value, float)):
+    if not (is_int(value) or isinstance(value, float)):
         raise TypeError(f"must be a number, got {value!r}")
     return float(value)
 
@@ -93,7 +95,37 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))
     conv.register_structure_hook(DirectoryPath, lambda v, _: check_directory_path(v))
     conv.register_structure_hook(SessionName, lambda v, _: check_session_name(v))
+    conv.register_structure_hook(ToolConfig, _structure_tool_config)
+    conv.register_unstructure_hook(ToolConfig, lambda tool: dict(tool.overrides))
     return conv
+
+
+def _structure_tool_config(value: Any, _type: Any) -> ToolConfig:
+    """A tool's overrides, each checked as the global setting of the same name is; errors
+    keep their key's path, as cattrs' own do."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"must be a mapping of keys to values, got {_described(value)}")
+    unknown = {key for key in value if key not in OVERRIDE_NAMES}
+    errors: list[Exception] = []
+    if unknown:
+        errors.append(ForbiddenExtraKeysError(None, ToolConfig, {str(k) for k in unknown}))
+    checked = {}
+    for key, item in value.items():
+        if key in unknown or item is None:
+            continue
+        try:
+            checked[key] = check_override(key, item)
+        except ValueError as exc:
+            exc.__notes__ = [AttributeValidationNote(str(exc), key, Any)]
+            errors.append(exc)
+    if errors:
+        raise ClassValidationError("invalid tool settings", errors, ToolConfig)
+    return ToolConfig(**checked)
+
+
+def _described(value: Any) -> str:
+    return (repr(value) if value is None or isinstance(value, str | int | float)
+            else f"a {type(value).__name__}")
 
 
 def _mapping_first(cl: type, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
@@ -103,9 +135,7 @@ def _mapping_first(cl: type, conv: cattrs.Converter) -> Callable[[Any, Any], Any
 
     def hook(value: Any, type_: Any) -> Any:
         if not isinstance(value, Mapping):
-            got = (repr(value) if value is None or isinstance(value, str | int | float)
-                   else f"a {type(value).__name__}")
-            raise TypeError(f"must be a mapping of keys to values, got {got}")
+            raise TypeError(f"must be a mapping of keys to values, got {_described(value)}")
         return structure_fields(value, type_)
 
     return hook
@@ -134,7 +164,8 @@ def _describe(exc: BaseException, where: str) -> list[str]:
     """``path: message`` lines for one leaf error found at *where*."""
     if isinstance(exc, ForbiddenExtraKeysError):
         # Reported under the unknown key's own path, so that the path names the culprit.
-        known = [a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl) else []
+        known = ([a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl)
+                 else list(OVERRIDE_NAMES) if exc.cl is ToolConfig else [])
         return [f"{_join(where, key)}: unknown key{did_you_mean(key, known)}"
                 for key in sorted(exc.extra_fields)]
     if isinstance(exc, KeyError):

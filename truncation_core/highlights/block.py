@@ -54,7 +54,7 @@ from truncation_core.hooks.models import Budget, Cut, Omission
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import MarkerConfig
+    from truncation_core.config.markers import MarkerConfig
 
 __all__ = ["SHARE", "lift_highlights", "render"]
 

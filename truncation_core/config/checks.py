@@ -1,0 +1,113 @@
+"""Checks of configuration values, and the types that name them.
+
+Each ``NewType`` names a checked type (``PositiveInt``, ``Ratio`` ...): the converter
+(:mod:`truncation_core.config.converter`) runs its ``check_*`` function while structuring a
+mapping, so that an error carries its path, and :func:`validator` runs the same check for
+objects built in code. A check raises ``ValueError`` with the expected form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NewType
+
+import attrs
+
+from truncation_core.artifacts.model import validate_session_id
+from truncation_core.errors import ConfigError, InvalidSessionId
+
+__all__ = [
+    "DIRECTIONS",
+    "Direction",
+    "DirectoryPath",
+    "KeyPath",
+    "NonNegativeInt",
+    "PositiveInt",
+    "Ratio",
+    "SessionName",
+    "check_direction",
+    "check_directory_path",
+    "check_key_path",
+    "check_non_negative_int",
+    "check_positive_int",
+    "check_ratio",
+    "check_session_name",
+    "is_int",
+    "validator",
+]
+
+PositiveInt = NewType("PositiveInt", int)
+Ratio = NewType("Ratio", float)
+Direction = NewType("Direction", str)
+NonNegativeInt = NewType("NonNegativeInt", int)
+DirectoryPath = NewType("DirectoryPath", str)
+SessionName = NewType("SessionName", str)
+KeyPath = NewType("KeyPath", str)
+
+DIRECTIONS = ("head", "tail")
+
+
+def is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_positive_int(value: object) -> PositiveInt:
+    if not is_int(value) or value <= 0:  # type: ignore[operator]
+        raise ValueError(f"must be a positive integer, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_ratio(value: object) -> Ratio:
+    if not (is_int(value) or isinstance(value, float)) or not 0 <= value <= 1:  # type: ignore[operator]
+        raise ValueError(f"must be a number from 0 to 1, got {value!r}")
+    return Ratio(float(value))  # type: ignore[arg-type]
+
+
+def check_direction(value: object) -> Direction:
+    if value not in DIRECTIONS:
+        raise ValueError(f"must be one of {', '.join(DIRECTIONS)}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_non_negative_int(value: object) -> NonNegativeInt:
+    if not is_int(value) or value < 0:  # type: ignore[operator]
+        raise ValueError(f"must be an integer of 0 or more, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_directory_path(value: object) -> DirectoryPath:
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ValueError(f"must be a directory path (a non-empty string), got {value!r}")
+    return DirectoryPath(value)
+
+
+def check_session_name(value: object) -> SessionName:
+    try:
+        return SessionName(validate_session_id(value))
+    except InvalidSessionId:
+        raise ValueError("must be 1 to 64 lowercase ASCII letters, digits, '-' or '_', "
+                         f"starting with a letter or digit, got {value!r}") from None
+
+
+def check_key_path(value: object) -> KeyPath:
+    """A dotted path of keys into a JSON object: ``score`` or ``metadata.similarity_score``."""
+    if not isinstance(value, str) or not value or any(
+            not part or part != part.strip() for part in value.split(".")):
+        raise ValueError("must be a dotted path of keys such as 'score' or "
+                         f"'metadata.similarity_score', got {value!r}")
+    return KeyPath(value)
+
+
+def validator(check: Callable[[object], Any]) -> Callable[[object, Any, object], None]:
+    """An attrs validator running *check*, whose error names the field: the converter runs
+    the same checks while structuring (so that errors carry their path), and these repeat
+    them for objects built directly in code."""
+    def validate(_inst: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is None and attribute.default is None:
+            return
+        try:
+            check(value)
+        except ValueError as exc:
+            raise ConfigError([f"{attribute.name}: {exc}"]) from None
+
+    return validate

@@ -1,0 +1,173 @@
+"""Marker templates: what the markers and notes the model sees say, restyled by configuration.
+
+:class:`MarkerConfig` holds the templates (``marker:`` in the config file), in
+:meth:`str.format` syntax; :data:`MARKER_PLACEHOLDERS` says which placeholders each may use,
+and :func:`marker_template_problems` checks a configuration's templates against them.
+Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+__all__ = ["MARKER_PLACEHOLDERS", "MarkerConfig", "marker_template_problems"]
+
+
+@attrs.frozen(kw_only=True)
+class MarkerConfig:
+    """Templates for markers, in :meth:`str.format` syntax (``{lines:,}`` writes ``12,340``).
+
+    Placeholders: see :data:`MARKER_PLACEHOLDERS`. A template may also be restyled wholesale by
+    a ``format_marker`` plugin.
+    """
+
+    #: Between a kept head and a kept tail (head_tail). FR-043's format.
+    middle: str = "\n... [{lines:,} lines / {chars:,} chars omitted{hint}] ...\n"
+    #: Before a kept tail (tail, lines from the tail).
+    beginning: str = "... [Beginning omitted: {lines:,} lines / {chars:,} chars{hint}] ...\n"
+    #: After a kept head (head, lines from the head).
+    end: str = "\n... [Remainder omitted: {lines:,} lines / {chars:,} chars{hint}] ..."
+    #: Fills ``{hint}`` when the omitted part is kept as an artifact.
+    hint: str = (
+        '; get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
+    )
+    #: Fills ``{hint}`` when spilling was on but the artifact could not be stored.
+    unavailable: str = "; the full output could not be kept: {reason}"
+    #: The artifact reference shown above a short preview, for content over
+    #: ``artifact_threshold``. FR-059's format on its first line.
+    reference: str = (
+        "[Artifact: {artifact_id}] {summary} ({size})\n"
+        "{lines:,} lines / {chars:,} chars are stored in full. "
+        'Read them with get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100) '
+        "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
+    )
+    #: The reference when the artifact itself is cut (the output exceeded
+    #: ``max_artifact_size``): it must not claim the artifact holds everything.
+    reference_cut: str = (
+        "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size})\n"
+        "The output ({original_lines:,} lines) is larger than max_artifact_size: the artifact "
+        "keeps its first {head_lines:,} and last {tail_lines:,} lines; original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept. Read what is kept with "
+        'get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100), artifact_tail '
+        "or artifact_grep. Preview:\n"
+    )
+    #: Fills ``{hint}`` when the omitted part is only partly in a cut artifact; the line
+    #: numbers are the artifact's (``hint_bytes`` follows, with the artifact's bytes).
+    hint_cut: str = (
+        "; partly kept (the artifact is itself cut: original lines "
+        "{cut_first_line:,}-{cut_last_line:,} were not kept): "
+        'get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
+    )
+    #: Fills ``{hint}`` when the omitted part is not in the (cut) artifact at all.
+    hint_not_kept: str = (
+        "; not kept: the output is larger than max_artifact_size and the artifact keeps "
+        "only its first and last lines"
+    )
+    # Notes that structured strategies (element, ranked) put in place of what they leave out.
+    # Each is inserted where the omitted part stood, escaped so that the output stays valid
+    # JSON (a string) or XML (a comment). See docs/structured.md.
+    #: An array item standing for the items left out of the middle of an array (seed 000).
+    json_items: str = "... {count:,} items omitted ..."
+    #: The value of the member standing for the members left out of an object.
+    json_keys: str = "{count:,} keys omitted"
+    #: The key of that member.
+    json_key: str = "..."
+    #: Inserted into a shortened string, between its kept beginning and end.
+    json_string: str = " ... [{count:,} chars omitted] ... "
+    #: The only item (or member value) of an array or object nested deeper than the limit.
+    json_depth: str = "... {count:,} {unit} omitted (nested too deep) ..."
+    #: A line (a JSON string, so the output stays JSON Lines) for records left out.
+    jsonl_records: str = "... {count:,} records omitted ..."
+    #: The last item of a ranked result list, for the lower-scored results left out.
+    ranked_results: str = "... {count:,} lower-scored results omitted ..."
+    #: The text of an XML comment standing for child elements left out.
+    xml_elements: str = " {count:,} elements omitted "
+    #: Inserted into shortened XML text, between its kept beginning and end.
+    xml_text: str = " ... [{count:,} chars omitted] ... "
+    #: Follows ``hint`` when the omitted region's byte range in the artifact is known: the
+    #: omitted part is ``artifact[start_byte:end_byte]``.
+    hint_bytes: str = "; bytes {start_byte}:{end_byte}"
+    #: First line of the highlights block: salient lines lifted from the omitted part.
+    highlights: str = (
+        "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
+    )
+    #: One line of the highlights block; ``{line}`` is the line's number in the artifact.
+    highlight: str = "line {line}: {text}"
+    #: One line of the highlights block that the artifact does not keep (it is itself cut,
+    #: over ``max_artifact_size``): no line number would read it back.
+    highlight_not_kept: str = "not kept: {text}"
+
+
+#: The placeholders each marker template may use.
+MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "middle": ("lines", "chars", "first_line", "last_line", "hint",
+                   "original_lines", "original_chars", "strategy", "tool"),
+        "beginning": ("lines", "chars", "first_line", "last_line", "hint",
+                      "original_lines", "original_chars", "strategy", "tool"),
+        "end": ("lines", "chars", "first_line", "last_line", "hint",
+                "original_lines", "original_chars", "strategy", "tool"),
+        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
+        "hint_bytes": ("start_byte", "end_byte", "bytes"),
+        "unavailable": ("reason",),
+        "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
+        "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
+                          "original_bytes", "head_lines", "tail_lines", "cut_first_line",
+                          "cut_last_line", "cut_bytes", "tool"),
+        "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
+                     "cut_first_line", "cut_last_line"),
+        "hint_not_kept": ("lines", "chars", "cut_first_line", "cut_last_line"),
+        **dict.fromkeys(
+            ("json_items", "json_keys", "json_key", "json_string", "json_depth",
+             "jsonl_records", "ranked_results", "xml_elements", "xml_text"),
+            ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
+        "highlights": ("shown", "found"),
+        "highlight": ("line", "text", "pattern", "original_line"),
+        "highlight_not_kept": ("text", "pattern", "original_line"),
+    }
+)
+
+_SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
+    {
+        "lines": 150, "chars": 12340, "first_line": 10, "last_line": 159, "hint": "",
+        "original_lines": 300, "original_chars": 24000, "strategy": "head_tail",
+        "tool": "read_file", "artifact_id": "art_1_" + "0" * 32, "start_line": 10,
+        "end_line": 159, "reason": "disk full", "summary": "read_file output",
+        "size": "2.3 MB", "bytes": 2300000, "original_size": "23.0 MB",
+        "original_bytes": 23000000, "head_lines": 6000, "tail_lines": 4000,
+        "cut_first_line": 6001, "cut_last_line": 90000, "cut_bytes": 12000000,
+        "count": 45, "total": 50, "kept": 5, "unit": "items", "path": "$.results",
+        "start_byte": 1024, "end_byte": 3301024,
+        "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
+        "original_line": 4242,
+    }
+)
+
+
+def marker_template_problems(markers: MarkerConfig, path: str = "marker") -> list[str]:
+    """One message per template that uses an unknown placeholder or does not format."""
+    problems = []
+    for name, allowed in MARKER_PLACEHOLDERS.items():
+        template = getattr(markers, name)
+        try:
+            fields = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+        except ValueError as exc:
+            problems.append(f"{path}.{name}: not a valid template: {exc}")
+            continue
+        unknown = sorted(f for f in fields if f.split(".")[0].split("[")[0] not in allowed)
+        if unknown:
+            problems.append(
+                f"{path}.{name}: unknown placeholder {{{unknown[0]}}}; "
+                f"available: {', '.join('{' + a + '}' for a in allowed)}"
+            )
+            continue
+        try:
+            template.format(**_SAMPLE_VALUES)
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+            problems.append(f"{path}.{name}: not a valid template: {exc}")
+    return problems
