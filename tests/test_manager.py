@@ -247,12 +247,16 @@ def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> No
         def formt_marker(self) -> None:
             return None
 
-    truncator = make(load_entrypoints=False)
+    from truncation_core.config.model import PluginsConfig
+    from truncation_core.hooks.loader import _Loader, hook_names
+
+    loader = _Loader(PluginsConfig())
+    loader.builtins()
     with pytest.raises(pluggy.PluginValidationError):
-        truncator.plugins._register(Typo(), name="typo", kind="explicit", target=None)
-    assert truncator.plugins.hook_names() == ["format_marker", "provides",
-                                             "salient_patterns", "select_strategy",
-                                             "store_artifact", "stream_cutter", "truncate"]
+        loader.register(Typo(), name="typo", kind="explicit", target=None)
+    assert hook_names(loader.pm) == ["format_marker", "provides", "salient_patterns",
+                                     "select_strategy", "store_artifact", "stream_cutter",
+                                     "truncate"]
 
 
 def test_two_entry_points_with_one_name_keep_the_first(site_dir: Any, unique_name: str) -> None:

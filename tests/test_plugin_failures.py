@@ -70,8 +70,8 @@ def test_select_strategy_returning_a_non_name_uses_the_policy_strategy() -> None
                           store=MemoryStore())
     meta = truncator.process(LOG).metadata
     assert meta.strategy_used == "head_tail"
-    assert meta.notes == ("select_strategy returned a list, not a strategy name; used "
-                          "'head_tail'",)
+    assert meta.notes == ("plugin 'explicit.Odd-0' returned a list from select_strategy, not "
+                          "a strategy name; used 'head_tail'",)
 
 
 @pytest.mark.parametrize("hook", ["truncate", "format_marker"])
@@ -120,8 +120,8 @@ def test_a_strategy_returning_a_non_cut_falls_back_to_head_tail() -> None:
                           store=MemoryStore())
     meta = truncator.process(LOG).metadata
     assert meta.strategy_used == "head_tail"
-    assert meta.notes == ("strategy 'head_tail' returned a str, not a Cut; cut with "
-                          "head_tail instead",)
+    assert meta.notes == ("plugin 'explicit.Odd-0' returned a str from truncate, not a Cut; "
+                          "cut with head_tail and the built-in markers",)
 
 
 @pytest.mark.parametrize("at", ["store_artifact", "write", "commit", "bad-commit"])

@@ -18,7 +18,7 @@ from truncation_core import Truncator
 from truncation_core.errors import StoreFull
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.ends import MiddleUnavailable, TextWindows
+from truncation_core.streaming.ends import MiddleUnavailable, KeptEnds
 from truncation_core.text.measure import measure
 
 
@@ -520,13 +520,13 @@ def test_async_stream_equals_process() -> None:
     assert normalized(got) == normalized(truncator.process(content, tool="x"))
 
 
-# -- TextWindows ------------------------------------------------------------------------------
+# -- KeptEnds ------------------------------------------------------------------------------
 
 
 def test_text_windows_answer_like_the_full_string() -> None:
     full = "ab\r\ncd\r" + "\n" + "x\ry\n" * 50 + "tail\r\nend"
     head, tail = full[:20], full[-20:]
-    view = TextWindows(head, tail, length=len(full), newlines=full.count("\n"),
+    view = KeptEnds(head, tail, length=len(full), newlines=full.count("\n"),
                        returns=full.count("\r"), crlfs=full.count("\r\n"), ascii=True)
     n = len(full)
     for a in range(0, 20):

@@ -1,41 +1,33 @@
-"""The Truncator: turns a tool result into what the model sees, keeping whatever is cut."""
+"""The Truncator: turns a tool result into what the model sees, keeping whatever is cut.
+
+This is the facade. It holds one Truncator's configuration, plugins, store and counters,
+answers content within its limits at almost no cost, and hands anything larger to the
+pipeline (:mod:`truncation_core.pipeline.pipeline`), which a stream uses too.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import logging
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_session_id
+from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy, config_from_mapping
-from truncation_core.errors import ConfigError, StoreError, StoreFull, did_you_mean
-from truncation_core.hooks.failures import (
-    NOT_KEPT,
-    GuardedWriter,
-    PluginFailure,
-    WriterFailed,
-    report,
-)
+from truncation_core.errors import ConfigError, PluginLoadWarning, StoreError, did_you_mean
+from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
-from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.pipeline.results import TruncationMetadata, TruncationResult, estimate_tokens
+from truncation_core.hooks.models import Budget
+from truncation_core.pipeline.pipeline import Pipeline
+from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
 from truncation_core.pipeline.stats import CallCounter, Stats, StatsRecorder
 from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
-from truncation_core.structured.gc_pause import paused_gc
-from truncation_core.structured.sniff import looks_like_json, looks_like_xml, parse
-from truncation_core.text.cut import cut_text
-from truncation_core.text.measure import count_lines, count_terminators, measure, utf8_size
-from truncation_core.text.offsets import raw_locator, text_locator
+from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
-    from truncation_core.highlights.patterns import Matcher
     from truncation_core.retrieval import Retrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
     from truncation_core.tools.calls import ToolResult
@@ -44,22 +36,14 @@ __all__ = ["Truncator"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-#: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
-#: content.
-log = logging.getLogger("truncation_core")
-
-#: How a stream cuts its windows: ``(strategy, budget, markers, notes) -> Cut``.
-CutWith = Callable[[str, Budget, MarkerRenderer, list[str]], Cut]
-
-#: Context keys that describe the result for its artifact's one-line summary, in order.
-_SUMMARY_KEYS = ("summary", "path", "command", "query", "url")
-
 
 @attrs.frozen
 class _ToolSlot:
     """Everything the pass-through path needs for one tool, found with one dict lookup."""
 
     policy: Policy
+    #: The policy's limits, held by the host: a hook cannot widen them.
+    budget: Budget
     count_call: CallCounter
     #: A ``str`` this long or shorter is within every limit without measuring it: the inline
     #: limit, or -1 when bytes or lines are limited too (then the text must be measured).
@@ -68,54 +52,7 @@ class _ToolSlot:
     @classmethod
     def of(cls, policy: Policy, count_call: CallCounter) -> _ToolSlot:
         plain = policy.max_bytes is None and policy.max_lines is None
-        return cls(policy, count_call, policy.inline_limit if plain else -1)
-
-
-
-def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None = None,
-                  byte_offsets: bool = True,
-                  pause: contextlib.ExitStack | None = None) -> ContentFacts:
-    """Facts about *text*: one pass to count line terminators, the rest O(1) or deferred.
-
-    *encoded* is the content as bytes when already at hand (the tool's own bytes, or the
-    encoding made for the artifact); otherwise the byte size is measured on first use. When
-    the tool returned bytes (*from_bytes*), *encoded* must be those bytes: byte offsets then
-    refer to them, even where they are not valid UTF-8. With *byte_offsets* false, omissions
-    get no byte offsets (:meth:`ContentFacts.byte_offset` answers None). With *pause*, the
-    parse (if anything asks for it) pauses the cyclic GC until the caller closes *pause*.
-    """
-    terminators = count_terminators(text)
-    json = looks_like_json(text)
-    byte_size = encoded.__len__ if encoded is not None else functools.cache(
-        lambda: utf8_size(text))
-    locate: Callable[[int], int] | None = None
-    if from_bytes and encoded is not None:
-        locate = raw_locator(encoded, encoded, total_chars=len(text), total_bytes=len(encoded),
-                             tail_is_start=True)
-    elif byte_offsets:
-        locate = text_locator(text, byte_size)
-    return ContentFacts(
-        chars=len(text), lines=count_lines(text, terminators), terminators=terminators,
-        looks_like_json=json, from_bytes=from_bytes,
-        byte_size=byte_size, locate_byte=locate,
-        looks_like_xml=not json and looks_like_xml(text),
-        parse=(lambda: parse(text)) if pause is None else (lambda: _parse_paused(text, pause)))
-
-
-def _parse_paused(text: str, pause: contextlib.ExitStack) -> Any:
-    pause.enter_context(paused_gc())  # until the document is dropped (see Truncator._cut)
-    return parse(text)
-
-
-def summary_for(tool: str | None, context: Mapping[str, Any], facts: ContentFacts) -> str:
-    """A one-line description of a tool result for its artifact (``ArtifactInfo`` clips it to
-    100 characters)."""
-    for key in _SUMMARY_KEYS:
-        value = context.get(key)
-        if isinstance(value, str) and value.strip():
-            return value if key == "summary" else f"{tool or 'tool'}: {value}"
-    kind = "JSON" if facts.looks_like_json else "output"
-    return f"{tool} {kind}" if tool else f"tool {kind}"
+        return cls(policy, policy.budget, count_call, policy.inline_limit if plain else -1)
 
 
 class Truncator:
@@ -130,6 +67,12 @@ class Truncator:
         They are called first.
     :param store: the artifact store to use instead of the configured backend.
     :param load_entrypoints: discover installed plugins through entry points.
+    :param project_root: where project plugins (``plugins.modules``) are imported from, and
+        a relative ``store.root`` is taken from (default: the working directory).
+    :param environ: the environment whose plugin switches (``TRUNCATION_CORE_PLUGINS``,
+        ``TRUNCATION_CORE_DISABLE_PLUGINS`` ...) restrict which plugins load; default: the
+        process environment. Nothing else is read from it (for that, use
+        :meth:`from_config`).
     """
 
     def __init__(
@@ -140,23 +83,23 @@ class Truncator:
         store: ArtifactStore | None = None,
         load_entrypoints: bool = True,
         project_root: Path | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         if config is None:
             config = Config()
         elif not isinstance(config, Config):
             config = config_from_mapping(config)
-        self.config: Config = config
         self.plugins = PluginHost.build(settings=config.plugins, plugins=plugins,
                                         load_entrypoints=load_entrypoints,
-                                        project_root=project_root)
-        self._check_names(store)
+                                        project_root=project_root, environ=environ)
+        self.config: Config = _checked_names(config, self.plugins, store)
         # The default store: artifacts outside any session() go here. A relative store root
         # is taken from the project (the config file's directory), else the working directory.
-        self._store: ArtifactStore = store if store is not None else self.plugins.backends[
-            config.store.backend](config.store.resolved(project_root))
+        self._store: ArtifactStore = store if store is not None else self._open_store(
+            project_root)
         self._slots: dict[str | None, _ToolSlot] = {}
         self._stats = StatsRecorder()
-        self._matchers: dict[str | None, Matcher] = {}
+        self._pipeline = Pipeline(self.plugins, store=lambda: self.store, stats=self._stats)
 
     @classmethod
     def from_config(
@@ -181,22 +124,26 @@ class Truncator:
 
         loaded = load_config(path, start=start, environ=environ, overrides=overrides)
         return cls(loaded.config, plugins=plugins, store=store,
-                   load_entrypoints=load_entrypoints, project_root=loaded.project_root)
+                   load_entrypoints=load_entrypoints, project_root=loaded.project_root,
+                   environ=environ)
 
-    def _check_names(self, store: ArtifactStore | None) -> None:
-        problems = []
-        available = sorted(self.plugins.strategies)
-        for path, name in self.config.strategy_names().items():
-            if name not in self.plugins.strategies:
-                problems.append(f"{path}: unknown strategy {name!r}{did_you_mean(name, available)}"
-                                f" (available: {', '.join(available)})")
-        backend = self.config.store.backend
-        if store is None and backend not in self.plugins.backends:
-            backends = sorted(self.plugins.backends)
-            problems.append(f"store.backend: unknown backend {backend!r}"
-                            f"{did_you_mean(backend, backends)} (available: {', '.join(backends)})")
-        if problems:
-            raise ConfigError(problems)
+    def _open_store(self, project_root: Path | None) -> ArtifactStore:
+        """The configured backend's store, through the factory its plugin provides."""
+        config = self.config.store.resolved(project_root)
+        try:
+            store = self.plugins.backends[config.backend](config)
+        except (ConfigError, StoreError):
+            raise
+        except Exception as exc:
+            if self.plugins.strict:
+                raise
+            failure = PluginFailure.of(exc, "provides", self.plugins)
+            raise ConfigError([f"store.backend: the {config.backend!r} backend could not be "
+                               f"opened ({failure.describe('no store')})"]) from None
+        if not isinstance(store, ArtifactStore):
+            raise ConfigError([f"store.backend: the {config.backend!r} backend's factory "
+                               f"returned a {type(store).__name__}, not an ArtifactStore"])
+        return store
 
     @property
     def store(self) -> ArtifactStore:
@@ -216,21 +163,6 @@ class Truncator:
             new = _ToolSlot.of(self.config.policy_for(tool), self._stats.call_counter(tool))
             slot = self._slots.setdefault(tool, new)
         return slot
-
-    def _matcher(self, tool: str | None, policy: Policy,
-                 notes: list[str] | None = None) -> Matcher:
-        """The compiled salient-line patterns of *tool* (from the ``salient_patterns`` hook)."""
-        matcher = self._matchers.get(tool)
-        if matcher is None:
-            from truncation_core.highlights.patterns import Matcher
-
-            try:
-                matcher = Matcher(self.plugins.salient_patterns(tool=tool, policy=policy))
-            except Exception as exc:  # not cached: each result says why it has no highlights
-                self._plugin_failed(exc, "salient_patterns", "no highlights", tool, notes)
-                return Matcher(())
-            matcher = self._matchers.setdefault(tool, matcher)
-        return matcher
 
     def stats(self) -> Stats:
         """Per-tool calls, truncations, artifacts created, characters saved, and rates."""
@@ -276,9 +208,9 @@ class Truncator:
         if context.get("already_truncated"):
             return TruncationResult(text, metadata=TruncationMetadata.unchanged(
                 text, policy, opted_out=True))
-        if len(text) <= policy.inline_limit and policy.budget.admits(measure(text)):
+        if len(text) <= slot.budget.chars and slot.budget.admits(measure(text)):
             return TruncationResult(text, policy=policy)
-        return self._cut(text, raw, policy, tool, context)
+        return self._pipeline.run(text, raw, policy, slot.budget, tool, context)
 
     def stream(self, *, tool: str | None = None, **context: Any) -> Stream:
         """Start a tool result that arrives in chunks; see :mod:`truncation_core.streaming.stream`.
@@ -297,14 +229,10 @@ class Truncator:
             raise ValueError("already_truncated: not supported by streams, which are always "
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
-        try:
-            cutters = self.plugins.stream_cutters(tool=tool, policy=policy, context=context)
-        except Exception as exc:
-            self._plugin_failed(exc, "stream_cutter", "the stream cuts as text", tool)
-            cutters = []
-        matcher = self._matcher(tool, policy) if policy.highlights else None
-        return Stream(self, tool=tool, policy=policy, context=context, cutters=cutters,
-                      matcher=matcher or None)
+        cutters = self._pipeline.stream_cutters(tool, policy, context)
+        matcher = self._pipeline.matcher(tool, policy) if policy.highlights else None
+        return Stream(self._pipeline, tool=tool, policy=policy, budget=slot.budget,
+                      context=context, cutters=cutters, matcher=matcher or None)
 
     def astream(self, *, tool: str | None = None, **context: Any) -> AsyncStream:
         """The async form of :meth:`stream`: ``async with truncator.astream(...) as s:
@@ -313,240 +241,12 @@ class Truncator:
 
         return AsyncStream(self.stream(tool=tool, **context))
 
-    def _unchanged(self, text: str, policy: Policy) -> TruncationResult:
-        return TruncationResult(text, policy=policy)
-
-    def _cut(self, text: str, raw: bytes | None, policy: Policy, tool: str | None,
-             context: Mapping[str, Any]) -> TruncationResult:
-        # Facts parse JSON content on first use and hold the document: millions of small
-        # objects, which every collection would traverse while they live (as long again as
-        # the parse, for no cycles). So from the parse on, the collector waits, and the
-        # facts, the only holder of the document, are gone before it resumes. Content that
-        # is never parsed never pauses it.
-        document_alive = contextlib.ExitStack()
-        try:
-            # Encode once, up front, when the artifact will need the bytes: facts then know
-            # the byte size without a second pass.
-            data = raw if raw is not None else (
-                text.encode("utf-8", "surrogatepass") if policy.spill else None)
-            # Byte offsets say where omitted parts lie in the stored bytes (or the tool's
-            # own); for text that is not kept they would cost a full encode and address
-            # nothing.
-            facts = content_facts(text, from_bytes=raw is not None, encoded=data,
-                                  byte_offsets=data is not None, pause=document_alive)
-            notes: list[str] = []
-            strategy = self._choose_strategy(tool, facts, policy, context, notes)
-            artifact, artifact_error = (self._spill(data, facts, policy, tool, context, notes)
-                                        if data is not None and policy.spill else (None, None))
-            result = self._render(text, facts, strategy, policy, tool, context, notes,
-                                  artifact=artifact, artifact_error=artifact_error,
-                                  byte_size_known=data is not None)
-            del facts
-        finally:
-            document_alive.close()
-        return result
-
-    def _choose_strategy(self, tool: str | None, facts: ContentFacts, policy: Policy,
-                         context: Mapping[str, Any], notes: list[str]) -> str:
-        try:
-            chosen = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
-                                                  context=context)
-        except Exception as exc:
-            self._plugin_failed(exc, "select_strategy", f"used {policy.strategy!r}", tool,
-                                notes)
-            return policy.strategy
-        if chosen is None:
-            return policy.strategy
-        if not isinstance(chosen, str):
-            notes.append(f"select_strategy returned a {type(chosen).__name__}, not a strategy "
-                         f"name; used {policy.strategy!r}")
-            return policy.strategy
-        if chosen not in self.plugins.strategies:
-            notes.append(f"no plugin provides strategy {chosen!r}; used {policy.strategy!r}")
-            return policy.strategy
-        return chosen
-
-    def _plugin_failed(self, exc: Exception, hook: str, instead: str, tool: str | None,
-                       notes: list[str] | None = None, *,
-                       suspect: object = None) -> PluginFailure:
-        """Report a plugin's exception and let the caller fall back (see
-        :mod:`truncation_core.hooks.failures`); with ``plugins.strict``, re-raise it."""
-        if self.config.plugins.strict:
-            raise exc
-        failure = PluginFailure.of(exc, hook, self.plugins, suspect)
-        report(failure, instead, tool=tool, notes=notes)
-        return failure
-
-    def _render(self, text: str, facts: ContentFacts, strategy: str, policy: Policy,
-                tool: str | None, context: Mapping[str, Any], notes: list[str], *,
-                artifact: ArtifactRef | None, artifact_error: str | None,
-                byte_size_known: bool, cut_with: CutWith | None = None,
-                pools_for: Callable[[Omission], Any] | None = None) -> TruncationResult:
-        """Everything after the artifact is kept: markers, the cut, metadata, stats.
-
-        *text* may be a stream's :class:`~truncation_core.streaming.ends.TextWindows`; the stream
-        then passes *cut_with*, which cuts its windows the way the strategy would, and
-        *pools_for*, which gives the salient lines it found in an omitted region.
-        """
-        markers = MarkerRenderer(format=self.plugins.format_marker, policy=policy,
-                                 strategy=strategy, tool=tool, facts=facts, artifact=artifact,
-                                 artifact_error=artifact_error)
-        budget, header = policy.budget, ""
-        if artifact is not None and facts.chars > policy.artifact_threshold:
-            try:
-                header = markers.reference()
-            except Exception as exc:
-                self._plugin_failed(exc, "format_marker", "used the built-in markers", tool,
-                                    notes)
-                markers = markers.without_plugins()
-                header = markers.reference()
-            room = budget.minus(measure(header))
-            if room is not None and room.chars > 0:
-                budget = room.capped(policy.preview_limit)
-            else:
-                header = ""  # the reference does not fit: inline truncation, whose markers
-                notes.append("artifact reference does not fit the budget")  # name the artifact
-
-        def run(room: Budget, notes: list[str]) -> Cut:
-            nonlocal markers
-            try:
-                if cut_with is None:
-                    return self._run_strategy(strategy, text, room, facts, policy, markers,
-                                              notes)
-                return cut_with(strategy, room, markers, notes)
-            except Exception as exc:
-                self._plugin_failed(exc, "truncate",
-                                    "cut with head_tail and the built-in markers", tool, notes)
-                markers = markers.without_plugins()
-                return _head_tail(text, room, facts, policy, markers)
-
-        cut = run(budget, notes)
-        if policy.highlights and cut.omissions:
-            matcher = self._matcher(tool, policy, notes)
-            if matcher:
-                from truncation_core.highlights.block import lift_highlights
-                from truncation_core.pipeline.resume import artifact_line
-
-                cut = lift_highlights(
-                    cut, text=text, budget=budget, limit=policy.highlights,
-                    templates=policy.marker,
-                    pools_for=pools_for or _scanned(matcher, text, policy),
-                    recut=lambda room: run(room, []),
-                    artifact_line=lambda line: artifact_line(line, artifact))
-        content = header + cut.text
-        omissions = cut.omissions
-        if artifact is not None:  # the numbers the markers show, for programs
-            from truncation_core.pipeline.resume import located
-
-            omissions = tuple(located(region, artifact) for region in omissions)
-        if artifact is not None and artifact.cut is not None:
-            notes.append(f"the artifact itself is cut: original lines {artifact.cut.first_line}"
-                         f"-{artifact.cut.last_line} ({artifact.cut.omitted_bytes} bytes) are "
-                         "over max_artifact_size and were not kept")
-        metadata = TruncationMetadata(
-            tool=tool,
-            was_truncated=True,
-            strategy_used=cut.strategy or strategy,
-            original_size=facts.chars,
-            truncated_size=len(content),
-            original_lines=facts.lines,
-            omitted_chars=cut.omitted_chars,
-            omitted_lines=cut.omitted_lines,
-            estimated_tokens=estimate_tokens(len(content)),
-            original_tokens=estimate_tokens(facts.chars),
-            limits=policy.budget,
-            artifact_id=artifact.id if artifact else None,
-            artifact_error=artifact_error,
-            original_bytes=facts.bytes if byte_size_known else None,
-            omissions=omissions,
-            notes=(*notes, *cut.notes),
-            details=cut.details,
-            artifact_truncated=artifact is not None and artifact.truncated,
-        )
-        self._stats.record_truncation(tool, chars_saved=facts.chars - len(content),
-                                      artifact=artifact is not None)
-        log.debug("truncated tool=%s strategy=%s chars=%d->%d omitted_lines=%d artifact=%s",
-                  tool, metadata.strategy_used, facts.chars, len(content), cut.omitted_lines,
-                  metadata.artifact_id)
-        return TruncationResult(content, artifact=artifact, metadata=metadata)
-
-    def _run_strategy(self, strategy: str, text: str, budget: Budget, facts: ContentFacts,
-                      policy: Policy, markers: MarkerRenderer, notes: list[str]) -> Cut:
-        cut = self.plugins.truncate(strategy=strategy, text=text, budget=budget, facts=facts,
-                                    policy=policy, markers=markers)
-        if isinstance(cut, Cut) and budget.admits(measure(cut.text)):
-            return cut
-        problem = ("returned nothing" if cut is None
-                   else f"returned a {type(cut).__name__}, not a Cut" if not isinstance(cut, Cut)
-                   else "returned output over the budget")
-        notes.append(f"strategy {strategy!r} {problem}; cut with head_tail instead")
-        return _head_tail(text, budget, facts, policy, markers)
-
-    def artifact_info(self, tool: str | None, context: Mapping[str, Any],
-                      facts: ContentFacts) -> ArtifactInfo:
-        """What the store is told about a tool result it keeps."""
-        return ArtifactInfo(
-            tool=tool,
-            tool_call_id=_str_or_none(context.get("tool_call_id")),
-            server=_str_or_none(context.get("server")),
-            summary=summary_for(tool, context, facts),
-            content_type="application/json" if facts.looks_like_json else "text/plain",
-            chars=facts.chars,
-            lines=facts.lines,
-        )
-
     def open_artifact(self, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
-        """A writer for a new artifact, through the ``store_artifact`` hook.
-
-        Every path that keeps content (``process``, streams) opens its writer here. The writer
-        keeps at most ``policy.max_artifact_size`` bytes: beyond that, the head and the tail,
-        and the committed ref says the artifact is cut (see
-        :mod:`truncation_core.artifacts.limit`). Pass the final sizes to ``commit(info)`` when
-        they are known only at the end. A plugin's bug in opening or using the writer
-        becomes a :class:`~truncation_core.hooks.failures.WriterFailed` (a ``StoreError``).
+        """A writer for a new artifact in the current store, through the ``store_artifact``
+        hook, keeping at most ``policy.max_artifact_size`` bytes (see
+        :meth:`Pipeline.open_artifact <truncation_core.pipeline.pipeline.Pipeline.open_artifact>`).
         """
-
-        def failed(exc: Exception, writer: object = None) -> WriterFailed:
-            return WriterFailed(self._plugin_failed(exc, "store_artifact", NOT_KEPT, info.tool,
-                                                    suspect=writer))
-
-        try:
-            writer = self.plugins.store_artifact(store=self.store, info=info, policy=policy)
-        except (StoreError, OSError):
-            raise
-        except Exception as exc:
-            raise failed(exc) from None
-        if writer is None:
-            return None
-        from truncation_core.artifacts.limit import SizeLimitedWriter
-
-        return SizeLimitedWriter(GuardedWriter(writer, failed), info=info,
-                                 limit=policy.max_artifact_size, head_share=policy.head_ratio)
-
-    def _spill(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
-               context: Mapping[str, Any], notes: list[str]
-               ) -> tuple[ArtifactRef | None, str | None]:
-        """Keep the full content; on failure, say why instead of raising."""
-        try:
-            writer = self.open_artifact(self.artifact_info(tool, context, facts), policy)
-            if writer is None:
-                return None, "no storage backend accepted it"
-            with writer:
-                writer.write(data)
-                ref = writer.commit()
-        except StoreFull:
-            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, len(data))
-            return None, "the artifact store is full"
-        except WriterFailed as exc:  # reported where it was caught
-            notes.append(exc.note)
-            return None, "the artifact store failed"
-        except (StoreError, OSError) as exc:
-            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, len(data),
-                        type(exc).__name__)
-            return None, "the artifact store failed"
-        log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
-                  ref.bytes, tool)
-        return ref, None
+        return self._pipeline.open_artifact(info, policy)
 
     # -- artifacts: sessions, retrieval, tools ---------------------------------------------
 
@@ -615,23 +315,62 @@ class Truncator:
         return await asyncio.to_thread(self.process, content, tool=tool, **context)
 
 
-def _scanned(matcher: Matcher, text: str, policy: Policy) -> Callable[[Omission], Any]:
-    """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
-    from truncation_core.highlights.bank import StreamHighlights
-    from truncation_core.streaming.stream import window_for
 
-    bank = StreamHighlights(matcher, keep=policy.highlights, window=window_for(policy))
-    bank.feed(text, final=True)
-    bank.close()
-    return lambda region: bank.pools(region, len(text))
+def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | None) -> Config:
+    """*config*, once every strategy and backend it names is one the loaded plugins provide.
+
+    An unknown name is a configuration error (a typo), unless a plugin that might provide it
+    was disabled (by configuration or the operator's environment): then one warning says
+    which plugin is disabled and which key names it, and the built-in default stands in.
+    """
+    disabled = plugins.disabled()
+    problems: list[str] = []
+    fallbacks: dict[str, Any] = {}
+    available = sorted(plugins.strategies)
+    for path, name in config.strategy_names().items():
+        if name in plugins.strategies:
+            continue
+        if disabled:
+            _warn_disabled(disabled, path, name, "head_tail" if path == "default_strategy"
+                           else "the default strategy")
+            fallbacks[path] = name
+            continue
+        problems.append(f"{path}: unknown strategy {name!r}{did_you_mean(name, available)}"
+                        f" (available: {', '.join(available)})")
+    backend = config.store.backend
+    if store is None and backend not in plugins.backends:
+        if disabled:
+            _warn_disabled(disabled, "store.backend", backend, "'filesystem'")
+            fallbacks["store.backend"] = backend
+        else:
+            backends = sorted(plugins.backends)
+            problems.append(f"store.backend: unknown backend {backend!r}"
+                            f"{did_you_mean(backend, backends)} (available: "
+                            f"{', '.join(backends)})")
+    if problems:
+        raise ConfigError(problems)
+    if not fallbacks:
+        return config
+    defaults = Config()
+    tools = {tool: (override if f"tools.{tool}.strategy" not in fallbacks
+                    else _without_strategy(override))
+             for tool, override in config.tools.items()}
+    return attrs.evolve(
+        config, tools=tools,
+        default_strategy=(defaults.default_strategy if "default_strategy" in fallbacks
+                          else config.default_strategy),
+        store=(attrs.evolve(config.store, backend=defaults.store.backend)
+               if "store.backend" in fallbacks else config.store))
 
 
-def _head_tail(text: str, budget: Budget, facts: ContentFacts, policy: Policy,
-               markers: MarkerRenderer) -> Cut:
-    """The fallback cut: the built-in head_tail, whatever strategy was asked for."""
-    return attrs.evolve(cut_text(text, budget=budget, facts=facts, markers=markers,
-                                 head_share=policy.head_ratio), strategy="head_tail")
+def _without_strategy(override: Any) -> Any:
+    from truncation_core.config.settings import ToolConfig
+
+    return ToolConfig(**{k: v for k, v in override.overrides.items() if k != "strategy"})
 
 
-def _str_or_none(value: object) -> str | None:
-    return None if value is None else str(value)
+def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> None:
+    which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
+    warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; disabled "
+                  f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it: "
+                  f"using {instead}", PluginLoadWarning, stacklevel=4)

@@ -12,7 +12,8 @@ NAME = "head"
 
 @hookimpl(trylast=True)
 def provides() -> Provides:
-    return Provides(strategies={NAME: "keep the beginning, cut near a line boundary"})
+    return Provides(strategies={NAME: "keep the beginning, cut near a line boundary"},
+                    streamable={NAME})
 
 
 @hookimpl(trylast=True)

@@ -17,7 +17,8 @@ NAME = "head_tail"
 @hookimpl(trylast=True)
 def provides() -> Provides:
     return Provides(strategies={NAME: "keep the beginning and the end (head_ratio of the budget "
-                                      "to the head), cut near line boundaries"})
+                                      "to the head), cut near line boundaries"},
+                    streamable={NAME})
 
 
 @hookimpl(trylast=True)

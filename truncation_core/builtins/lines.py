@@ -19,7 +19,8 @@ NAME = "lines"
 @hookimpl(trylast=True)
 def provides() -> Provides:
     return Provides(strategies={NAME: "keep the first (direction: head) or last (direction: "
-                                      "tail) whole lines that fit"})
+                                      "tail) whole lines that fit"},
+                    streamable={NAME})
 
 
 @hookimpl(trylast=True)

@@ -50,24 +50,34 @@ NOT_KEPT = "the full content is not kept"
 class PluginFailure:
     """One exception raised by plugin code, described without its message."""
 
-    #: The plugin whose code raised, or None when no plugin code is on the traceback.
+    #: The plugin whose code raised, or None when no plugin code is on the traceback. When a
+    #: hook's result was wrong and several plugins implement the hook: ``a or b``.
     plugin: str | None
     #: The hook whose implementation raised (or that was being called).
     hook: str
     #: The exception's type name.
     error: str
+    #: For a result of the wrong type: what was returned (type names only, never content).
+    returned: str | None = None
 
     @classmethod
     def of(cls, exc: BaseException, hook: str, plugins: PluginHost,
            suspect: object = None) -> PluginFailure:
         """The failure *exc*, raised in (or while calling) *hook*; *suspect* is the object
         that raised it when that is known but its code is not on the traceback."""
+        from truncation_core.hooks.host import HookResultError
+
         plugin, found_hook = plugins.culprit(exc, suspect)
-        return cls(plugin=plugin, hook=found_hook or hook, error=type(exc).__name__)
+        returned = exc.returned if isinstance(exc, HookResultError) else None
+        return cls(plugin=plugin, hook=found_hook or hook, error=type(exc).__name__,
+                   returned=returned)
 
     def describe(self, instead: str) -> str:
         """``plugin 'x' raised ValueError in truncate; <instead>``: safe to log and to show."""
-        who = f"plugin {self.plugin!r}" if self.plugin else "a plugin"
+        who = ("plugin " + " or ".join(map(repr, self.plugin.split(" or "))) if self.plugin
+               else "a plugin")
+        if self.returned is not None:
+            return f"{who} {self.returned}; {instead}"
         return f"{who} raised {self.error} in {self.hook}; {instead}"
 
 

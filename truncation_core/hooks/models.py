@@ -7,6 +7,8 @@ build these objects by keyword.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -128,6 +130,10 @@ class ContentFacts:
     #: Parses the content once, on first use of :attr:`parsed` (never part of repr or eq).
     _parse: Callable[[], Any] | None = attrs.field(default=None, alias="parse", repr=False,
                                                    eq=False)
+    #: While the processor cuts this content: a parse made for it keeps the cyclic GC
+    #: paused until the cut is done (see :meth:`parsing`).
+    _scope: contextlib.ExitStack | None = attrs.field(default=None, alias="scope",
+                                                      repr=False, eq=False)
     #: Maps a character offset to the offset of the same point in the original bytes (the
     #: tool's own bytes, or the UTF-8 encoding of the text); None when not available.
     _locate_byte: Callable[[int], int] | None = attrs.field(
@@ -153,6 +159,15 @@ class ContentFacts:
 
             return NOT_PARSED
         return self._parse()
+
+    def parsing(self, text: str) -> ContentFacts:
+        """These facts, with :attr:`parsed` computed from *text*, once, on first use: for an
+        incremental cutter that kept a stream's whole text and parses it when finishing. The
+        parse is made as the processor's own: the cyclic GC waits until the cut is done."""
+        from truncation_core.structured.sniff import parse_in
+
+        scope = self._scope
+        return attrs.evolve(self, parse=functools.cache(lambda: parse_in(text, scope)))
 
     def byte_offset(self, char_offset: int) -> int | None:
         """The byte offset in the original of the point before character *char_offset*.
@@ -308,3 +323,28 @@ class Provides:
     backends: Mapping[str, Callable[..., ArtifactStore]] = attrs.field(
         factory=dict, converter=frozen_mapping
     )
+    #: The names in :attr:`strategies` whose ``truncate`` can cut a long stream from the
+    #: first and last characters it keeps: given a
+    #: :class:`~truncation_core.streaming.ends.KeptEnds` as ``text``, they read only its two
+    #: ends (slicing, ``find``/``rfind`` there, and line terminators counted anywhere), as
+    #: :func:`~truncation_core.text.cut.cut_text` does. A stream of a strategy not listed
+    #: here is cut by the strategy's :class:`~truncation_core.streaming.incremental.IncrementalCut`
+    #: if a ``stream_cutter`` offers one, else by ``head_tail``, and the metadata says so.
+    streamable: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
+
+    def problems(self) -> list[str]:
+        """What is wrong with this declaration (names of the wrong type, a streamable name
+        that is not provided); empty when it is well-formed."""
+        out = []
+        for name, description in self.strategies.items():
+            if not isinstance(name, str) or not name or not isinstance(description, str):
+                out.append(f"strategies: expected non-empty names mapped to descriptions "
+                           f"(str), got {type(name).__name__} -> {type(description).__name__}")
+        for name, factory in self.backends.items():
+            if not isinstance(name, str) or not name or not callable(factory):
+                out.append(f"backends: expected non-empty names mapped to store factories, "
+                           f"got {type(name).__name__} -> {type(factory).__name__}")
+        for name in sorted(map(str, self.streamable)):
+            if name not in self.strategies:
+                out.append(f"streamable: {name!r} is not one of the strategies provided")
+        return out

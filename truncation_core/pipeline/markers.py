@@ -1,9 +1,11 @@
 """Rendering markers for one tool result through the ``format_marker`` hook.
 
 A strategy never formats marker text itself: it describes what it omitted (an
-:class:`~truncation_core.hooks.models.Omission`) and asks the :class:`MarkerRenderer` it was given.
-The renderer adds what the strategy does not know (the tool, where the full content is kept,
-why it could not be kept) and calls the hook, so a project restyles every marker in one place.
+:class:`~truncation_core.hooks.models.Omission`) and asks the :class:`MarkerRenderer` it was
+given. The renderer adds what the strategy does not know (the tool, where the full content is
+kept, why it could not be kept) and calls the hook, so a project restyles every marker in one
+place. :func:`render_configured` renders a marker with the configured templates: what the
+built-in ``format_marker`` returns.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from truncation_core.artifacts.model import human_size
 from truncation_core.hooks.models import (
     ArtifactSpan,
     ContentFacts,
@@ -21,13 +24,14 @@ from truncation_core.hooks.models import (
     MarkerPosition,
     Omission,
 )
-from truncation_core.pipeline.resume import located
+from truncation_core.pipeline.resume import locate, located
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.config.markers import MarkerConfig
     from truncation_core.config.model import Policy
 
-__all__ = ["MarkerRenderer"]
+__all__ = ["MarkerRenderer", "render_configured"]
 
 
 @attrs.frozen(kw_only=True)
@@ -100,14 +104,83 @@ class MarkerRenderer:
                            policy=self.policy) or ""
 
     def without_plugins(self) -> MarkerRenderer:
-        """This renderer with the built-in ``format_marker`` only (the configured templates):
+        """This renderer with the configured templates only (:func:`render_configured`):
         the fallback when a plugin's ``format_marker`` raises."""
-        from truncation_core.builtins.markers import format_marker
-
-        return attrs.evolve(self, format=format_marker)
+        return attrs.evolve(self, format=render_configured)
 
     def reference(self) -> str:
         """The artifact reference shown above a preview (empty when nothing is stored)."""
         if self.artifact is None:
             return ""
         return self.format(marker=self._marker("reference", None), policy=self.policy) or ""
+
+
+def render_configured(marker: Marker, policy: Policy) -> str:
+    """*marker* rendered with the configured templates (``policy.marker``): what the
+    built-in ``format_marker`` returns, and the fallback when a plugin's raises."""
+    templates = policy.marker
+    artifact = marker.artifact
+    tool = marker.tool or ""
+    if marker.kind == "reference":
+        if artifact is None:
+            return ""
+        if artifact.cut is not None:
+            cut = artifact.cut
+            return templates.reference_cut.format(
+                artifact_id=artifact.id, summary=artifact.summary,
+                size=human_size(artifact.bytes), original_size=human_size(cut.original_bytes),
+                original_lines=cut.original_lines, original_bytes=cut.original_bytes,
+                head_lines=cut.head_last_line,
+                tail_lines=cut.original_lines - cut.tail_first_line + 1 if cut.tail_bytes else 0,
+                cut_first_line=cut.first_line, cut_last_line=cut.last_line,
+                cut_bytes=cut.omitted_bytes, tool=tool)
+        return templates.reference.format(
+            artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
+            chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
+            tool=tool,
+        )
+    element = marker.element
+    if element is not None:
+        return getattr(templates, marker.kind).format(
+            count=element.count, total=element.total, kept=element.total - element.count,
+            unit=element.unit, path=element.path, artifact_id=artifact.id if artifact else "",
+            strategy=marker.strategy, tool=tool,
+        )
+    region = marker.omission
+    if region is None:
+        return ""
+    if artifact is not None:
+        hint = _hint(templates, artifact, region)
+    elif marker.artifact_error:
+        hint = templates.unavailable.format(reason=marker.artifact_error)
+    else:
+        hint = ""
+    return getattr(templates, marker.kind).format(
+        lines=region.lines, chars=region.chars, first_line=region.first_line,
+        last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
+        original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,
+    )
+
+
+def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> str:
+    """How to read *region* back: the artifact's line numbers and bytes
+    (``region.in_artifact``, which the metadata gives too). When the artifact is itself cut,
+    a region it keeps only in part says so, and one it does not keep says that instead."""
+    span = region.in_artifact if region.in_artifact is not None else locate(region, artifact)
+    cut = artifact.cut
+    if span is None:
+        assert cut is not None  # an artifact that is not cut holds every region
+        return templates.hint_not_kept.format(lines=region.lines, chars=region.chars,
+                                              cut_first_line=cut.first_line,
+                                              cut_last_line=cut.last_line)
+    fields = {"artifact_id": artifact.id, "start_line": span.start_line,
+              "end_line": span.end_line, "lines": region.lines, "chars": region.chars}
+    if span.complete or cut is None:
+        hint = templates.hint.format(**fields)
+    else:
+        hint = templates.hint_cut.format(**fields, cut_first_line=cut.first_line,
+                                         cut_last_line=cut.last_line)
+    if span.start_byte is not None and span.end_byte is not None:
+        hint += templates.hint_bytes.format(start_byte=span.start_byte, end_byte=span.end_byte,
+                                            bytes=span.end_byte - span.start_byte)
+    return hint

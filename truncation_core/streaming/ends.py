@@ -1,7 +1,7 @@
 """A text too long to keep, of which only the first and the last characters are at hand.
 
 A stream keeps the first and the last characters of what went through it, sized from the
-budget, and exact counts of line terminators for the whole. :class:`TextWindows` stands in
+budget, and exact counts of line terminators for the whole. :class:`KeptEnds` stands in
 for the full ``str`` where the text strategies look at it: :func:`truncation_core.text.cut.cut_text`
 and everything it calls only touch the first and the last budget-sized regions (to fit, snap
 and render the cut) and count terminators between the cut points, which the totals answer.
@@ -14,9 +14,23 @@ instead of guessing: that is a bug in the caller, never a silent wrong answer.
 
 from __future__ import annotations
 
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
-__all__ = ["MiddleUnavailable", "TextWindows"]
+from truncation_core.structured.sniff import SNIFF_CHARS
+
+if TYPE_CHECKING:
+    from truncation_core.config.model import Policy
+
+__all__ = ["KeptEnds", "MiddleUnavailable", "window_for"]
+
+#: Characters kept beyond the budget at each end: a cut reads a character or two past the
+#: point it keeps (to avoid splitting "\r\n" or a surrogate pair, and to tell line starts).
+_SLACK = 16
+
+
+def window_for(policy: Policy) -> int:
+    """Characters a stream keeps at each end: the budget, the JSON sniff, and some slack."""
+    return max(policy.inline_limit, SNIFF_CHARS) + _SLACK
 
 _COUNTED = ("\n", "\r", "\r\n")
 
@@ -25,7 +39,7 @@ class MiddleUnavailable(LookupError):
     """An operation needed characters of the part of a stream that was not kept."""
 
 
-class TextWindows:
+class KeptEnds:
     """The first and last characters of a long text, plus exact totals.
 
     :param head: the first characters of the text.
@@ -41,7 +55,7 @@ class TextWindows:
     def __init__(self, head: str, tail: str, *, length: int, newlines: int, returns: int,
                  crlfs: int, ascii: bool) -> None:
         if len(head) + len(tail) >= length:
-            raise ValueError("TextWindows is for texts longer than their two windows")
+            raise ValueError("KeptEnds is for texts longer than their two windows")
         self._head = head
         self._tail = tail
         self._length = length
@@ -50,7 +64,7 @@ class TextWindows:
         self._ascii = ascii
 
     def __repr__(self) -> str:  # never the content
-        return (f"TextWindows(length={self._length}, head={len(self._head)}, "
+        return (f"KeptEnds(length={self._length}, head={len(self._head)}, "
                 f"tail={len(self._tail)})")
 
     def __len__(self) -> int:
@@ -83,7 +97,7 @@ class TextWindows:
     def __getitem__(self, key: int | slice) -> str:
         if isinstance(key, slice):
             if key.step not in (None, 1):
-                raise ValueError("TextWindows slices take no step")
+                raise ValueError("KeptEnds slices take no step")
             start, end = self._bounds(key.start, key.stop)
             return self._piece(start, end)
         index = key + self._length if key < 0 else key

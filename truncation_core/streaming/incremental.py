@@ -47,7 +47,7 @@ class IncrementalCut(Protocol):
         """The cut of everything fed, within *budget*; None if it cannot cut this content:
         the stream then cuts it as text.
 
-        *text* stands for the whole content: a :class:`~truncation_core.streaming.ends.TextWindows`
+        *text* stands for the whole content: a :class:`~truncation_core.streaming.ends.KeptEnds`
         that answers for its first and last characters (what a text strategy reads), so a
         cutter can fall back to a text cut exactly as ``process`` would. It may be called
         more than once, with smaller budgets (a highlights block takes room from the

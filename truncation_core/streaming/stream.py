@@ -15,20 +15,21 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
 * **Only the two ends are kept.** A head buffer holds the first characters and a ring the
   last ones, each sized from the budget plus a little slack (the most a cut can move while it
   snaps to a line boundary). Nothing in between is held.
-* **The same code cuts.** At the end the stream stands for the full text with a
-  :class:`~truncation_core.streaming.ends.TextWindows`, and runs the built-in text strategies
-  (``cut_text``), markers, artifact reference and metadata code that ``process`` runs. When
-  the whole stream did fit in the two buffers, it is simply handed to the ``process``
-  pipeline as one string. A differential property test checks equality over random chunkings.
+* **The same pipeline cuts.** At the end the stream stands for the full text with a
+  :class:`~truncation_core.streaming.ends.KeptEnds` and hands it to the pipeline that
+  ``process`` uses (:mod:`truncation_core.pipeline.pipeline`): the same hooks, in the same
+  order, with the same markers, highlights and metadata. When the whole stream did fit in the
+  two buffers, it is handed over as one string. A differential property test checks equality
+  over random chunkings.
 * **Everything is kept as it arrives.** Once the stream exceeds its limit, an artifact writer
-  is opened through :meth:`Truncator.open_artifact <truncation_core.Truncator.open_artifact>`
-  and every chunk is written to it (bytes as received; text as UTF-8 with ``surrogatepass``).
-  A stream that ends within its limit stores nothing, like ``process``.
+  is opened through the pipeline (the ``store_artifact`` hook) and every chunk is written to
+  it (bytes as received; text as UTF-8 with ``surrogatepass``). A stream that ends within its
+  limit stores nothing, like ``process``.
 
-Strategies that are not text strategies (``element`` once it parses JSON, a plugin's own)
-need the whole content. A stream runs them only through an :class:`IncrementalCut`, the
-seam for content-specific incremental truncators, which plugins return from the
-``stream_cutter`` hook; otherwise it cuts with ``head_tail`` and says so in the notes.
+A strategy cuts a stream longer than its kept ends through its
+:class:`~truncation_core.streaming.incremental.IncrementalCut`, when a ``stream_cutter``
+offers one, or through its ``truncate`` when it declares itself ``streamable``; otherwise
+the stream is cut with ``head_tail`` and the notes say so.
 """
 
 from __future__ import annotations
@@ -46,31 +47,26 @@ import attrs
 
 from truncation_core.errors import StoreError, StoreFull
 from truncation_core.highlights.bank import StreamHighlights
-from truncation_core.hooks.models import Budget, ContentFacts, Cut
-from truncation_core.streaming.ends import TextWindows
-from truncation_core.structured.gc_pause import paused_gc
-from truncation_core.structured.sniff import SNIFF_CHARS, looks_like_json, looks_like_xml
-from truncation_core.text.cut import cut_text
+from truncation_core.hooks.models import Budget, ContentFacts
+from truncation_core.pipeline.call import Call
+from truncation_core.pipeline.facts import PROVISIONAL_FACTS, artifact_info, content_facts
+from truncation_core.pipeline.results import TruncationResult
+from truncation_core.streaming.ends import KeptEnds, window_for
+from truncation_core.structured.sniff import looks_like_json, looks_like_xml
 from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
-from truncation_core.truncator import content_facts
 
 if TYPE_CHECKING:
     from truncation_core.config.model import Policy
     from truncation_core.highlights.patterns import Matcher
-    from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.pipeline.results import TruncationResult
+    from truncation_core.pipeline.pipeline import Pipeline
     from truncation_core.storage.protocol import ArtifactWriter
     from truncation_core.streaming.incremental import IncrementalCut
-    from truncation_core.truncator import Truncator
 
 __all__ = ["AsyncStream", "Stream"]
 
 log = logging.getLogger("truncation_core")
 
-#: Characters kept beyond the budget at each end: a cut reads a character or two past the
-#: point it keeps (to avoid splitting "\r\n" or a surrogate pair, and to tell line starts).
-_SLACK = 16
 #: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character
 #: (and a few more: a broken sequence at the edge is up to 3 bytes).
 _MAX_UTF8 = 4
@@ -78,11 +74,6 @@ _MAX_UTF8 = 4
 _ASYNC_BATCH = 256 * 1024
 
 AnyStr = TypeVar("AnyStr", str, bytes)
-
-
-def window_for(policy: Policy) -> int:
-    """Characters a stream keeps at each end: the budget, the JSON sniff, and some slack."""
-    return max(policy.inline_limit, SNIFF_CHARS) + _SLACK
 
 
 class _Ring(Generic[AnyStr]):
@@ -123,12 +114,13 @@ class Stream:
     does that for async code).
     """
 
-    def __init__(self, truncator: Truncator, *, tool: str | None, policy: Policy,
-                 context: Mapping[str, Any], cutters: list[IncrementalCut],
+    def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
+                 budget: Budget, context: Mapping[str, Any], cutters: list[IncrementalCut],
                  matcher: Matcher | None) -> None:
-        self._truncator = truncator
+        self._pipeline = pipeline
         self._tool = tool
         self._policy = policy
+        self._budget = budget
         self._context = context
         self._cutters = cutters
         self._feeding = list(cutters)  # the cutters that still want the content
@@ -306,17 +298,17 @@ class Stream:
     def _terminators(self) -> int:
         return self._newlines + self._returns - self._crlfs
 
-    def _is_over(self, policy: Policy) -> bool:
-        return (self._chars > policy.inline_limit
-                or (policy.max_bytes is not None and self._text_bytes > policy.max_bytes)
-                or (policy.max_lines is not None and self.lines > policy.max_lines))
+    def _is_over(self, budget: Budget) -> bool:
+        return (self._chars > budget.chars
+                or (budget.bytes is not None and self._text_bytes > budget.bytes)
+                or (budget.lines is not None and self.lines > budget.lines))
 
     # -- the artifact ------------------------------------------------------------------------
 
     def _keep(self, chunk: str | bytes, data: bytes | None) -> None:
         """Keep the chunk for the artifact: held back while within the limit, then written."""
         if not self._over:
-            self._over = self._is_over(self._policy)
+            self._over = self._is_over(self._budget)
         if not self._policy.spill or self._artifact_error is not None:
             return
         if data is None:
@@ -341,8 +333,8 @@ class Stream:
 
     def _open_writer(self) -> None:
         # Sizes and the content type are known only at the end: commit() gives them then.
-        info = self._truncator.artifact_info(self._tool, self._context, _PROVISIONAL_FACTS)
-        writer = self._truncator.open_artifact(info, self._policy)
+        info = artifact_info(self._tool, self._context, PROVISIONAL_FACTS)
+        writer = self._pipeline.open_artifact(info, self._policy)
         if writer is None:
             self._artifact_error = "no storage backend accepted it"
             self._prefix = []
@@ -373,13 +365,12 @@ class Stream:
         if self._result is None:
             if self._aborted:
                 raise ValueError("result() of an aborted stream")
-            # As in Truncator._cut: the collector waits while a parsed document lives. A
-            # cutter that kept the whole text parses it when finishing, and holds it;
-            # finished, the cutters go before the collector resumes (a stream kept after
-            # its result would keep them alive too). Nothing else pauses it.
-            parses = any(getattr(c, "holds_text", False) for c in self._cutters)
-            with paused_gc() if parses else contextlib.nullcontext():
-                self._result = self._finish(reserve)
+            # As in Pipeline.run: a parse made while finishing (a cutter that kept the whole
+            # text) keeps the collector waiting while the parsed document lives; finished,
+            # the cutters, which may hold it, go before the collector resumes (a stream kept
+            # after its result would keep them alive too).
+            with contextlib.ExitStack() as document_alive:
+                self._result = self._finish(reserve, document_alive)
                 self._cutters = self._feeding = []
         return self._result
 
@@ -401,7 +392,7 @@ class Stream:
         elif not self._aborted:
             self.result()
 
-    def _finish(self, reserve: str) -> TruncationResult:
+    def _finish(self, reserve: str, scope: contextlib.ExitStack) -> TruncationResult:
         if self._mode is None:
             self._start(str)
         if self._mode is bytes:
@@ -412,54 +403,54 @@ class Stream:
                 self._feed(tail)
         if self._highlights is not None:
             self._highlights.close()
-        truncator, policy = self._truncator, self._room_left(reserve)
+        policy, budget = self._room_left(reserve)
         if not self._over:
-            self._over = self._is_over(policy)
+            self._over = self._is_over(budget)
         if not self._over:
             self._prefix = []
-            return truncator._unchanged("".join(self._head), self._policy)
+            return TruncationResult("".join(self._head), policy=self._policy)
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         view, raw = self._full_text()
         if isinstance(view, str):
             facts = content_facts(view, from_bytes=self._mode is bytes, encoded=raw,
-                                  byte_offsets=self._byte_offsets())
+                                  byte_offsets=self._byte_offsets(), scope=scope)
         else:
-            facts = self._window_facts(view)
+            facts = self._kept_ends_facts(view, scope)
         notes: list[str] = []
-        strategy = truncator._choose_strategy(self._tool, facts, policy, self._context, notes)
+        pipeline = self._pipeline
+        strategy = pipeline.select(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
-        cut_with = pools_for = None
-        if not isinstance(view, str):
-            cut_with = self._window_cutter(view, facts)
-            if self._highlights is not None:
-                highlights, total = self._highlights, self._chars
-                pools_for = lambda region: highlights.pools(region, total)  # noqa: E731
-        result = truncator._render(view, facts, strategy, policy, self._tool, self._context,
-                                   notes, artifact=artifact, artifact_error=artifact_error,
-                                   byte_size_known=policy.spill or self._mode is bytes,
-                                   cut_with=cut_with, pools_for=pools_for)
+        pools_for = None
+        if not isinstance(view, str) and self._highlights is not None:
+            pools_for = functools.partial(self._highlights.pools, total=self._chars)
+        call = Call(tool=self._tool, policy=policy, budget=budget, context=self._context,
+                    text=view, facts=facts, strategy=strategy, artifact=artifact,
+                    artifact_error=artifact_error,
+                    byte_size_known=policy.spill or self._mode is bytes,
+                    cutters=self._cutters, pools_for=pools_for)
+        result = pipeline.finish(call, notes)
         if not reserve:
             return result
         size = measure(reserve)
-        metadata = attrs.evolve(result.metadata, limits=self._policy.budget, notes=(
+        metadata = attrs.evolve(result.metadata, limits=self._budget, notes=(
             *result.metadata.notes, f"cut to leave room for {size.chars:,} "
             f"char{'' if size.chars == 1 else 's'} / {size.lines:,} "
             f"line{'' if size.lines == 1 else 's'} above the content"))
         return type(result)(result.content, artifact=result.artifact, metadata=metadata)
 
-    def _room_left(self, reserve: str) -> Policy:
-        """The policy with its limits less what *reserve* takes."""
+    def _room_left(self, reserve: str) -> tuple[Policy, Budget]:
+        """The policy and the budget with their limits less what *reserve* takes."""
         if not reserve:
-            return self._policy
-        room = self._policy.budget.minus(measure(reserve))
+            return self._policy, self._budget
+        room = self._budget.minus(measure(reserve))
         if room is None:
             raise ValueError(f"reserve: {len(reserve)} characters do not fit the budget "
-                             f"({self._policy.budget})")
+                             f"({self._budget})")
         return attrs.evolve(self._policy, inline_limit=room.chars, max_bytes=room.bytes,
-                            max_lines=room.lines)
+                            max_lines=room.lines), room
 
-    def _full_text(self) -> tuple[str | TextWindows, bytes | None]:
+    def _full_text(self) -> tuple[str | KeptEnds, bytes | None]:
         """The whole text when the two ends overlap, else the windows over it."""
         ring = self._ring.value()  # type: ignore[union-attr]
         head = "".join(self._head)
@@ -473,15 +464,15 @@ class Stream:
             if self._chars - len(ring) <= len(head):
                 return head[:self._chars - len(ring)] + ring, None
             tail = ring
-        return TextWindows(head, tail, length=self._chars, newlines=self._newlines,
+        return KeptEnds(head, tail, length=self._chars, newlines=self._newlines,
                            returns=self._returns, crlfs=self._crlfs, ascii=self._ascii), None
 
     def _byte_offsets(self) -> bool:
         """Whether omissions get byte offsets: as in ``process``, when the content is kept
-        or came as bytes (``Truncator._cut``)."""
+        or came as bytes (as ``Pipeline.run`` does)."""
         return self._policy.spill or self._mode is bytes
 
-    def _window_facts(self, view: TextWindows) -> ContentFacts:
+    def _kept_ends_facts(self, view: KeptEnds, scope: contextlib.ExitStack) -> ContentFacts:
         total = self._bytes
         locate: Callable[[int], int] | None = None
         if self._mode is bytes:
@@ -496,12 +487,12 @@ class Stream:
         return ContentFacts(
             chars=self._chars, lines=self.lines, terminators=self._terminators(),
             looks_like_json=json, looks_like_xml=xml, from_bytes=self._mode is bytes,
-            byte_size=lambda: total, locate_byte=locate)
+            byte_size=lambda: total, locate_byte=locate, scope=scope)
 
     def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:
         if self._writer is None:
             return None, self._artifact_error
-        info = self._truncator.artifact_info(self._tool, self._context, facts)
+        info = artifact_info(self._tool, self._context, facts)
         try:
             ref = self._writer.commit(info)
         except (StoreError, OSError) as exc:
@@ -512,57 +503,6 @@ class Stream:
         log.debug("stored artifact %s backend=%s bytes=%d tool=%s (stream)", ref.id,
                   ref.backend, ref.bytes, self._tool)
         return ref, None
-
-    def _window_cutter(self, view: TextWindows, facts: ContentFacts) -> Callable[..., Cut]:
-        policy = self._policy
-
-        def cut_with(strategy: str, budget: Budget, markers: MarkerRenderer,
-                     notes: list[str]) -> Cut:
-            for cutter in self._cutters:
-                if cutter.strategy == strategy:
-                    cut = cutter.finish(text=view, budget=budget, facts=facts,
-                                        markers=markers)
-                    if cut is not None and budget.admits(measure(cut.text)):
-                        return cut
-            builtin = _WINDOWED_STRATEGIES.get(strategy)
-            if builtin is not None:
-                cut = builtin(strategy=strategy, text=view, budget=budget, facts=facts,
-                              policy=policy, markers=markers)
-                if cut is not None and budget.admits(measure(cut.text)):
-                    return cut
-            notes.append(f"strategy {strategy!r} cannot cut a stream this long; cut with "
-                         "head_tail instead")
-            return attrs.evolve(cut_text(view, budget=budget, facts=facts,  # type: ignore[arg-type]
-                                         markers=markers, head_share=policy.head_ratio),
-                                strategy="head_tail")
-
-        return cut_with
-
-
-def _builtin_window_strategies() -> dict[str, Callable[..., Cut | None]]:
-    """The built-in text strategies: they cut with ``cut_text``, which only touches the
-    windows, so they run unchanged on a :class:`TextWindows`.
-
-    ``element`` is not one of them: it decides from the whole content, and streams through
-    the :class:`IncrementalCut` that its ``stream_cutter`` gives
-    (:mod:`truncation_core.structured.stream_cut`).
-    """
-    from truncation_core.builtins import head, head_tail, lines, tail
-
-    def call(module: Any) -> Callable[..., Cut | None]:
-        function = module.truncate
-        names = function.__code__.co_varnames[:function.__code__.co_argcount]
-        return lambda **kwargs: function(**{k: kwargs[k] for k in names})
-
-    return {m.NAME: call(m) for m in (head, tail, head_tail, lines)}
-
-
-_WINDOWED_STRATEGIES = _builtin_window_strategies()
-
-
-#: Facts used to open a stream's artifact before its size is known.
-_PROVISIONAL_FACTS = ContentFacts(chars=0, lines=0, terminators=0, looks_like_json=False,
-                                  byte_size=lambda: 0)
 
 
 class AsyncStream:

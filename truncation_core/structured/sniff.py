@@ -19,6 +19,7 @@ paused during the parse (:mod:`truncation_core.structured.gc_pause`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any, Literal
 
@@ -107,6 +108,15 @@ def _jsonl(text: str) -> Parsed | None:
             return Parsed(format=None, error=f"not JSON Lines: line {number}: {_reason(exc)}")
         records.append(record)
     return Parsed(format="jsonl", value=records)
+
+
+def parse_in(text: str, scope: contextlib.ExitStack | None) -> Parsed:
+    """:func:`parse`; with *scope*, the cyclic GC stays paused from the parse until *scope*
+    closes: the parsed document lives as long as the scope's owner keeps it, and a collection
+    would traverse its objects for nothing (see :mod:`truncation_core.structured.gc_pause`)."""
+    if scope is not None:
+        scope.enter_context(paused_gc())
+    return parse(text)
 
 
 def parse(text: str) -> Parsed:

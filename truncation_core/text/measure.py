@@ -62,7 +62,7 @@ def count_terminators(text: str, start: int = 0, end: int | None = None) -> int:
 def has_cr(text: str, start: int, end: int) -> bool:
     if type(text) is str:
         return text.find("\r", start, end) != -1  # memchr-fast; most text has no "\r" at all
-    # A stream's TextWindows (truncation_core.streaming.ends) counts across the part it did not
+    # A stream's KeptEnds (truncation_core.streaming.ends) counts across the part it did not
     # keep, but cannot say where in it a "\r" lies.
     return text.count("\r", start, end) > 0
 

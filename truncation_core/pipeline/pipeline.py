@@ -1,0 +1,395 @@
+"""The one pipeline: what happens to a tool result over its limits, for ``process`` and streams.
+
+The steps, in this order, each a hook that plugins may take over::
+
+    select_strategy -> store_artifact -> truncate (format_marker for each marker)
+                    -> highlights (salient_patterns) -> metadata
+
+:meth:`Pipeline.run` does them all for text in memory (``Truncator.process``). A stream
+counts and keeps its content as it arrives, then asks the same object for each step:
+:meth:`Pipeline.select`, :meth:`Pipeline.open_artifact`, and :meth:`Pipeline.finish`,
+which cuts, renders markers, lifts highlights and builds the metadata exactly as for
+``process``. A stream longer than the ends it kept is cut by the strategy's incremental
+cutter if a ``stream_cutter`` offered one, else by the strategy's ``truncate`` when the
+strategy is ``streamable`` (declared in ``provides``), else by ``head_tail``, and the notes
+say why.
+
+Nothing a plugin does fails the call: an exception, or a result of the wrong type, is
+reported with the plugin's name (:mod:`truncation_core.hooks.failures`) and the built-ins
+take over, unless ``plugins.strict`` is on. The output is measured against the budget the
+host holds, whatever a plugin returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from truncation_core.errors import StoreError, StoreFull
+from truncation_core.hooks.failures import (
+    NOT_KEPT,
+    GuardedWriter,
+    PluginFailure,
+    WriterFailed,
+    report,
+)
+from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
+from truncation_core.pipeline.call import Call
+from truncation_core.pipeline.facts import artifact_info, content_facts
+from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.pipeline.results import (
+    TruncationMetadata,
+    TruncationResult,
+    estimate_tokens,
+)
+from truncation_core.text.cut import cut_text
+from truncation_core.text.measure import measure
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
+    from truncation_core.config.model import Policy
+    from truncation_core.highlights.bank import Pools
+    from truncation_core.highlights.patterns import Matcher
+    from truncation_core.hooks.host import PluginHost
+    from truncation_core.pipeline.stats import StatsRecorder
+    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
+    from truncation_core.streaming.incremental import IncrementalCut
+
+__all__ = ["Pipeline"]
+
+#: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
+#: content.
+log = logging.getLogger("truncation_core")
+
+
+class Pipeline:
+    """The steps for one tool result over its limits, in one order, over one plugin host.
+
+    :param plugins: the Truncator's plugins.
+    :param store: gives the store artifacts go to now (the active session's).
+    :param stats: where truncations are counted.
+    """
+
+    def __init__(self, plugins: PluginHost, *, store: Callable[[], ArtifactStore],
+                 stats: StatsRecorder) -> None:
+        self.plugins = plugins
+        self._store = store
+        self._stats = stats
+        self._matchers: dict[str | None, Matcher] = {}
+
+    # -- when a plugin fails -------------------------------------------------------------------
+
+    def failed(self, exc: Exception, hook: str, instead: str, tool: str | None,
+               notes: list[str] | None = None, *, suspect: object = None) -> PluginFailure:
+        """Report a plugin's exception (or wrong result) and let the caller fall back; with
+        ``plugins.strict``, re-raise it."""
+        if self.plugins.strict:
+            raise exc
+        failure = PluginFailure.of(exc, hook, self.plugins, suspect)
+        report(failure, instead, tool=tool, notes=notes)
+        return failure
+
+    # -- the steps -----------------------------------------------------------------------------
+
+    def select(self, tool: str | None, facts: ContentFacts, policy: Policy,
+               context: Mapping[str, Any], notes: list[str]) -> str:
+        """The strategy that cuts: ``select_strategy``'s answer, or the policy's."""
+        try:
+            chosen = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
+                                                  context=context)
+        except Exception as exc:
+            self.failed(exc, "select_strategy", f"used {policy.strategy!r}", tool, notes)
+            return policy.strategy
+        if chosen is None:
+            return policy.strategy
+        if chosen not in self.plugins.strategies:
+            notes.append(f"no plugin provides strategy {chosen!r}; used {policy.strategy!r}")
+            return policy.strategy
+        return chosen
+
+    def open_artifact(self, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
+        """A writer for a new artifact, through the ``store_artifact`` hook.
+
+        Every path that keeps content (``process``, streams) opens its writer here. The
+        writer keeps at most ``policy.max_artifact_size`` bytes: beyond that, the head and
+        the tail, and the committed ref says the artifact is cut (see
+        :mod:`truncation_core.artifacts.limit`). A plugin's bug in opening or using the writer
+        becomes a :class:`~truncation_core.hooks.failures.WriterFailed` (a ``StoreError``).
+        """
+
+        def failed(exc: Exception, writer: object = None) -> WriterFailed:
+            return WriterFailed(self.failed(exc, "store_artifact", NOT_KEPT, info.tool,
+                                            suspect=writer))
+
+        try:
+            writer = self.plugins.store_artifact(store=self._store(), info=info,
+                                                 policy=policy)
+        except (StoreError, OSError):
+            raise
+        except Exception as exc:
+            raise failed(exc) from None
+        if writer is None:
+            return None
+        from truncation_core.artifacts.limit import SizeLimitedWriter
+
+        return SizeLimitedWriter(GuardedWriter(writer, failed), info=info,
+                                 limit=policy.max_artifact_size, head_share=policy.head_ratio)
+
+    def keep(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
+             context: Mapping[str, Any], notes: list[str]
+             ) -> tuple[ArtifactRef | None, str | None]:
+        """Keep the full content as an artifact; on failure, say why instead of raising."""
+        try:
+            writer = self.open_artifact(artifact_info(tool, context, facts), policy)
+            if writer is None:
+                return None, "no storage backend accepted it"
+            with writer:
+                writer.write(data)
+                ref = writer.commit()
+        except StoreFull:
+            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, len(data))
+            return None, "the artifact store is full"
+        except WriterFailed as exc:  # reported where it was caught
+            notes.append(exc.note)
+            return None, "the artifact store failed"
+        except (StoreError, OSError) as exc:
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, len(data),
+                        type(exc).__name__)
+            return None, "the artifact store failed"
+        log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
+                  ref.bytes, tool)
+        return ref, None
+
+    def stream_cutters(self, tool: str | None, policy: Policy,
+                       context: Mapping[str, Any]) -> list[IncrementalCut]:
+        """The incremental cutters plugins offer for a stream opening."""
+        try:
+            cutters, wrong = self.plugins.stream_cutters(tool=tool, policy=policy,
+                                                         context=context)
+        except Exception as exc:
+            self.failed(exc, "stream_cutter", "the stream cuts as text", tool)
+            return []
+        if wrong is not None:
+            self.failed(wrong, "stream_cutter", "that cutter is not used", tool)
+        return cutters
+
+    def matcher(self, tool: str | None, policy: Policy,
+                notes: list[str] | None = None) -> Matcher:
+        """The compiled salient-line patterns of *tool* (from ``salient_patterns``)."""
+        matcher = self._matchers.get(tool)
+        if matcher is None:
+            from truncation_core.highlights.patterns import Matcher
+
+            try:
+                patterns, wrong = self.plugins.salient_patterns(tool=tool, policy=policy)
+                if wrong is not None:
+                    raise wrong
+                matcher = Matcher(patterns)
+            except Exception as exc:  # not cached: each result says why it has no highlights
+                self.failed(exc, "salient_patterns", "no highlights", tool, notes)
+                return Matcher(())
+            matcher = self._matchers.setdefault(tool, matcher)
+        return matcher
+
+    # -- text in memory: every step ------------------------------------------------------------
+
+    def run(self, text: str, raw: bytes | None, policy: Policy, budget: Budget,
+            tool: str | None, context: Mapping[str, Any]) -> TruncationResult:
+        """Cut *text* (the tool's *raw* bytes, decoded, when it returned bytes) to *budget*,
+        keeping it first when ``spill`` is on."""
+        # Facts parse JSON content on first use and hold the document: millions of small
+        # objects, which every collection would traverse while they live (as long again as
+        # the parse, for no cycles). So from the parse on, the collector waits, and the
+        # facts, the only holder of the document, are gone before it resumes. Content that
+        # is never parsed never pauses it.
+        with contextlib.ExitStack() as document_alive:
+            # Encode once, up front, when the artifact will need the bytes: facts then know
+            # the byte size without a second pass.
+            data = raw if raw is not None else (
+                text.encode("utf-8", "surrogatepass") if policy.spill else None)
+            # Byte offsets say where omitted parts lie in the stored bytes (or the tool's
+            # own); for text that is not kept they would cost a full encode and address
+            # nothing.
+            facts = content_facts(text, from_bytes=raw is not None, encoded=data,
+                                  byte_offsets=data is not None, scope=document_alive)
+            notes: list[str] = []
+            strategy = self.select(tool, facts, policy, context, notes)
+            artifact, artifact_error = (self.keep(data, facts, policy, tool, context, notes)
+                                        if data is not None and policy.spill else (None, None))
+            call = Call(tool=tool, policy=policy, budget=budget, context=context, text=text,
+                        facts=facts, strategy=strategy, artifact=artifact,
+                        artifact_error=artifact_error, byte_size_known=data is not None)
+            del facts
+            result = self.finish(call, notes)
+            del call
+        return result
+
+    # -- after the content is kept: cut, markers, highlights, metadata -------------------------
+
+    def finish(self, call: Call, notes: list[str]) -> TruncationResult:
+        """What the model sees of *call*, and the metadata saying what was done."""
+        policy, facts, artifact = call.policy, call.facts, call.artifact
+        markers = MarkerRenderer(format=self._format_marker, policy=policy,
+                                 strategy=call.strategy, tool=call.tool, facts=facts,
+                                 artifact=artifact, artifact_error=call.artifact_error)
+        budget, header = call.budget, ""
+        if artifact is not None and facts.chars > policy.artifact_threshold:
+            try:
+                header = markers.reference()
+            except Exception as exc:
+                self.failed(exc, "format_marker", "used the built-in markers", call.tool,
+                            notes)
+                markers = markers.without_plugins()
+                header = markers.reference()
+            room = budget.minus(measure(header))
+            if room is not None and room.chars > 0:
+                budget = room.capped(policy.preview_limit)
+            else:
+                header = ""  # the reference does not fit: inline truncation, whose markers
+                notes.append("artifact reference does not fit the budget")  # name it
+
+        def cut_within(room: Budget, cut_notes: list[str]) -> Cut:
+            nonlocal markers
+            try:
+                return self._cut(call, room, markers, cut_notes)
+            except Exception as exc:
+                self.failed(exc, "truncate", "cut with head_tail and the built-in markers",
+                            call.tool, cut_notes)
+                markers = markers.without_plugins()
+                return _head_tail(call, room, markers)
+
+        cut = cut_within(budget, notes)
+        if policy.highlights and cut.omissions:
+            cut = self._lift_highlights(call, cut, budget, notes,
+                                        lambda room: cut_within(room, []))
+        return self._result(call, header + cut.text, cut, notes)
+
+    def _format_marker(self, **kwargs: Any) -> str | None:
+        return self.plugins.format_marker(**kwargs)
+
+    def _cut(self, call: Call, budget: Budget, markers: MarkerRenderer,
+             notes: list[str]) -> Cut:
+        """The strategy's cut within *budget*, or head_tail's when it has none that fits."""
+        strategy, text = call.strategy, call.text
+        if not call.whole:
+            for cutter in call.cutters:
+                if cutter.strategy == strategy:
+                    cut = self._finish_cutter(cutter, call, budget, markers, notes)
+                    if cut is not None:
+                        return cut
+            if strategy not in self.plugins.streamable:
+                notes.append(f"strategy {strategy!r} cannot cut a stream this long; cut "
+                             "with head_tail instead")
+                return _head_tail(call, budget, markers)
+        cut = self.plugins.truncate(strategy=strategy, text=text,  # type: ignore[arg-type]
+                                    budget=budget, facts=call.facts, policy=call.policy,
+                                    markers=markers)
+        if cut is not None and budget.admits(measure(cut.text)) and _counts_are_sane(cut):
+            return cut
+        problem = ("returned nothing" if cut is None
+                   else "returned output over the budget" if not budget.admits(measure(cut.text))
+                   else "returned negative counts")
+        notes.append(f"strategy {strategy!r} {problem}; cut with head_tail instead")
+        return _head_tail(call, budget, markers)
+
+    def _finish_cutter(self, cutter: IncrementalCut, call: Call, budget: Budget,
+                       markers: MarkerRenderer, notes: list[str]) -> Cut | None:
+        try:
+            cut = cutter.finish(text=call.text, budget=budget,  # type: ignore[arg-type]
+                                facts=call.facts, markers=markers)
+        except Exception as exc:
+            self.failed(exc, "stream_cutter", "the stream cuts as text", call.tool, notes,
+                        suspect=cutter)
+            return None
+        if cut is None:
+            return None
+        if not isinstance(cut, Cut):
+            self.failed(TypeError(f"IncrementalCut.finish returned a {type(cut).__name__}, "
+                                  "not a Cut"), "stream_cutter", "the stream cuts as text",
+                        call.tool, notes, suspect=cutter)
+            return None
+        if budget.admits(measure(cut.text)) and _counts_are_sane(cut):
+            return cut
+        return None
+
+    def _lift_highlights(self, call: Call, cut: Cut, budget: Budget, notes: list[str],
+                         recut: Callable[[Budget], Cut]) -> Cut:
+        matcher = self.matcher(call.tool, call.policy, notes)
+        if not matcher:
+            return cut
+        from truncation_core.highlights.block import lift_highlights
+        from truncation_core.pipeline.resume import artifact_line
+
+        artifact = call.artifact
+        return lift_highlights(
+            cut, text=call.text, budget=budget, limit=call.policy.highlights,
+            templates=call.policy.marker,
+            pools_for=call.pools_for or _scanned(matcher, call),
+            recut=recut, artifact_line=lambda line: artifact_line(line, artifact))
+
+    def _result(self, call: Call, content: str, cut: Cut, notes: list[str]
+                ) -> TruncationResult:
+        facts, artifact = call.facts, call.artifact
+        omissions = cut.omissions
+        if artifact is not None:  # the numbers the markers show, for programs
+            from truncation_core.pipeline.resume import located
+
+            omissions = tuple(located(region, artifact) for region in omissions)
+        if artifact is not None and artifact.cut is not None:
+            notes.append(f"the artifact itself is cut: original lines {artifact.cut.first_line}"
+                         f"-{artifact.cut.last_line} ({artifact.cut.omitted_bytes} bytes) are "
+                         "over max_artifact_size and were not kept")
+        metadata = TruncationMetadata(
+            tool=call.tool,
+            was_truncated=True,
+            strategy_used=cut.strategy or call.strategy,
+            original_size=facts.chars,
+            truncated_size=len(content),
+            original_lines=facts.lines,
+            omitted_chars=cut.omitted_chars,
+            omitted_lines=cut.omitted_lines,
+            estimated_tokens=estimate_tokens(len(content)),
+            original_tokens=estimate_tokens(facts.chars),
+            limits=call.budget,
+            artifact_id=artifact.id if artifact else None,
+            artifact_error=call.artifact_error,
+            original_bytes=facts.bytes if call.byte_size_known else None,
+            omissions=omissions,
+            notes=(*notes, *cut.notes),
+            details=cut.details,
+            artifact_truncated=artifact is not None and artifact.truncated,
+        )
+        self._stats.record_truncation(call.tool, chars_saved=facts.chars - len(content),
+                                      artifact=artifact is not None)
+        log.debug("truncated tool=%s strategy=%s chars=%d->%d omitted_lines=%d artifact=%s",
+                  call.tool, metadata.strategy_used, facts.chars, len(content),
+                  cut.omitted_lines, metadata.artifact_id)
+        return TruncationResult(content, artifact=artifact, metadata=metadata)
+
+
+def _counts_are_sane(cut: Cut) -> bool:
+    return cut.omitted_chars >= 0 and cut.omitted_lines >= 0
+
+
+def _scanned(matcher: Matcher, call: Call) -> Callable[[Omission], Pools]:
+    """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
+    from truncation_core.highlights.bank import StreamHighlights
+    from truncation_core.streaming.ends import window_for
+
+    text = call.text
+    bank = StreamHighlights(matcher, keep=call.policy.highlights,
+                            window=window_for(call.policy))
+    bank.feed(text, final=True)  # type: ignore[arg-type]
+    bank.close()
+    return lambda region: bank.pools(region, len(text))
+
+
+def _head_tail(call: Call, budget: Budget, markers: MarkerRenderer) -> Cut:
+    """The fallback cut: the built-in head_tail, whatever strategy was asked for."""
+    return attrs.evolve(cut_text(call.text, budget=budget,  # type: ignore[arg-type]
+                                 facts=call.facts, markers=markers,
+                                 head_share=call.policy.head_ratio), strategy="head_tail")
