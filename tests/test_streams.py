@@ -18,7 +18,7 @@ from truncation_core import Truncator
 from truncation_core.errors import StoreFull
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.ends import MiddleUnavailable, KeptEnds
+from truncation_core.streaming.ends import KeptEnds, MiddleUnavailable
 from truncation_core.text.measure import measure
 
 

@@ -14,6 +14,7 @@ from messy import tool_output
 from reference import line_count, line_spans, line_starts, region_lines, splits_pair, utf8_bytes
 
 from truncation_core import Budget
+from truncation_core.pipeline.facts import content_facts
 from truncation_core.text import cut as T
 from truncation_core.text import measure as M
 
@@ -197,7 +198,7 @@ def test_cut_text_with_a_marker_renderer_that_grows_refits() -> None:
             return "<>"
 
     text = "".join(f"line {i}\n" for i in range(200))
-    facts = __import__("truncation_core.truncator", fromlist=["content_facts"]).content_facts(text)
+    facts = content_facts(text)
     for chars in (5, 40, 80, 200, 400):
         cut = T.cut_text(text, budget=Budget(chars=chars), facts=facts, markers=Growing(),
                          head_share=0.6)
@@ -234,7 +235,7 @@ def test_cutting_scans_only_near_the_kept_regions(head_share: float, whole_lines
     """Facts count the terminators once; cutting must not scan the omitted middle again
     (it did: omission() counted from the head cut to the end whenever the head was larger
     than the tail, doubling the cost of the default head_tail on large input)."""
-    from truncation_core.truncator import content_facts
+    from truncation_core.pipeline.facts import content_facts
 
     plain = "".join(f"{i:07d} some log text\r\n" for i in range(50_000))  # 1.1 M chars
     facts = content_facts(plain)

@@ -13,9 +13,9 @@ from strategies import hostile_json, json_documents
 
 from truncation_core import Budget, Truncator, hookimpl
 from truncation_core.hooks.models import ContentFacts
+from truncation_core.pipeline.facts import content_facts
 from truncation_core.structured.dispatch import element_cut
 from truncation_core.structured.json_element import MIN_STRING
-from truncation_core.truncator import content_facts
 
 #: docs/structured.md: with the default templates, element output is valid JSON for any
 #: budget of at least this many characters (unless the document is one long number).
@@ -219,7 +219,7 @@ def test_facts_parse_once_shared_by_select_and_truncate(monkeypatch):
     import truncation_core.structured.sniff as sniff
 
     real = sniff.parse
-    monkeypatch.setattr("truncation_core.truncator.parse",
+    monkeypatch.setattr("truncation_core.structured.sniff.parse",
                         lambda text: calls.append(1) or real(text))
 
     class Peek:

@@ -17,10 +17,10 @@ from oracle import check, strict_loads
 from strategies import json_documents
 
 from truncation_core import Budget, Truncator
+from truncation_core.pipeline.facts import content_facts
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.json_stream import JsonStreamTruncator
 from truncation_core.text.measure import measure
-from truncation_core.truncator import content_facts
 
 
 def stream(config: dict | None = None, chars: int = 400, **kwargs):
