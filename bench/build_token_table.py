@@ -13,8 +13,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from truncation_core.tokens.table import TABLE_FILE, build_table, parse_table
 from truncation_core_tiktoken.files import load_ranks
+
+from truncation_core.tokens.table import TABLE_FILE, build_table, parse_table
 
 LIMITS = {
     "cl100k_base": {"ascii": 20_000, "no_alnum": 60_000, "all": 20_000},

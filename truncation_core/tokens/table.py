@@ -21,22 +21,27 @@ vocabularies. The thresholds trade the table's size for how close the bound is; 
 docs/tokens.md for the measured distribution. ``bench/build_token_table.py`` writes the file.
 
 File format (``estimate_ranks.bin``, LZMA-compressed): one JSON header line
-``{"format": 1, "encodings": {name: {"ascii": N, "no_alnum": N, "all": N, "tokens": k}}}``,
-then, for each encoding in header order, ``k`` records of (rank increase as a LEB128 varint,
-token length as one byte, token bytes), in rank order.
+``{"format": 1, "encodings": {name: {"ascii": N, "no_alnum": N, "all": N, "sections":
+{"ascii": k, "no_alnum": k, "all": k}}}}``, then, for each encoding and each of its three
+sections in that order: ``k`` token lengths (one byte each), ``k`` ranks (uint32,
+little-endian), and the ``k`` tokens' bytes, in rank order. The ``all`` section lists only
+non-ASCII tokens: its ASCII ones are those of ``ascii`` below the ``all`` limit.
 """
 
 from __future__ import annotations
 
 import json
 import lzma
+import sys
+from array import array
 from collections.abc import Iterable, Mapping
 from importlib import resources
+from itertools import accumulate, pairwise
 from typing import Any
 
 import attrs
 
-__all__ = ["TABLE_FILE", "RankTable", "build_table", "load_tables", "token_class"]
+__all__ = ["TABLE_FILE", "RankTable", "build_table", "load_tables", "parse_table", "token_class"]
 
 TABLE_FILE = "estimate_ranks.bin"
 FORMAT = 1
@@ -65,50 +70,43 @@ class RankTable:
     all: Mapping[bytes, int]
 
 
-def select(ranks: Mapping[bytes, int], ascii_limit: int, no_alnum_limit: int,
-           all_limit: int) -> dict[bytes, int]:
-    """The tokens of *ranks* that the three sets need, with their ranks."""
-    keep: dict[bytes, int] = {}
-    for token, rank in ranks.items():
-        cls = token_class(token)
-        if (
-            rank < all_limit
-            or (cls == "ascii" and rank < ascii_limit)
-            or (cls == "no_alnum" and rank < no_alnum_limit)
-        ):
-            keep[token] = rank
-    return keep
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def build_table(encodings: Iterable[tuple[str, Mapping[bytes, int], dict[str, int]]]) -> bytes:
     """The compressed table file for ``(name, full ranks, {"ascii": N, ...})`` triples."""
     header: dict[str, Any] = {"format": FORMAT, "encodings": {}}
     body = bytearray()
     for name, ranks, limits in encodings:
-        keep = select(ranks, limits["ascii"], limits["no_alnum"], limits["all"])
-        header["encodings"][name] = {**limits, "tokens": len(keep)}
-        previous = 0
-        for token, rank in sorted(keep.items(), key=lambda item: item[1]):
-            if len(token) > 255:
-                raise ValueError(f"token of {len(token)} bytes in {name}: too long for the format")
-            body += _varint(rank - previous)
-            body.append(len(token))
-            body += token
-            previous = rank
+        if limits["all"] > limits["ascii"]:
+            raise ValueError(f"{name}: the 'all' limit must not exceed the 'ascii' limit")
+        sections = {}
+        for key in _SECTIONS:
+            chosen = sorted(
+                (rank, token)
+                for token, rank in ranks.items()
+                if _in_section(key, token, rank, limits)
+            )
+            if any(len(token) > 255 for _, token in chosen):
+                raise ValueError(f"a token of {name} is over 255 bytes: too long for the format")
+            sections[key] = len(chosen)
+            body += bytes(len(token) for _, token in chosen)
+            body += array("I", [rank for rank, _ in chosen]).tobytes()
+            body += b"".join(token for _, token in chosen)
+        header["encodings"][name] = {**limits, "sections": sections}
     data = json.dumps(header, sort_keys=True).encode() + b"\n" + bytes(body)
     return lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
+
+
+_SECTIONS = ("ascii", "no_alnum", "all")
+
+
+def _in_section(key: str, token: bytes, rank: int, limits: Mapping[str, int]) -> bool:
+    if rank >= limits[key]:
+        return False
+    if key == "ascii":
+        return token.isascii()
+    if key == "no_alnum":
+        return _ALNUM.isdisjoint(token)
+    # The ASCII tokens of the "all" set are those of the "ascii" set below its limit.
+    return not token.isascii()
 
 
 def parse_table(blob: bytes) -> dict[str, RankTable]:
@@ -118,36 +116,30 @@ def parse_table(blob: bytes) -> dict[str, RankTable]:
     header = json.loads(data[:end])
     if header.get("format") != FORMAT:
         raise ValueError(f"token table format {header.get('format')!r}, expected {FORMAT}")
+    if sys.byteorder != "little":  # the ranks are stored little-endian
+        raise NotImplementedError("the token table is read on little-endian machines only")
     pos = end + 1
     tables: dict[str, RankTable] = {}
     for name, info in header["encodings"].items():
-        ascii_limit, no_alnum_limit, all_limit = info["ascii"], info["no_alnum"], info["all"]
-        sets: dict[str, dict[bytes, int]] = {"ascii": {}, "no_alnum": {}, "all": {}}
-        rank = 0
-        for _ in range(info["tokens"]):
-            shift = 0
-            while True:
-                byte = data[pos]
-                pos += 1
-                rank += (byte & 0x7F) << shift
-                shift += 7
-                if not byte & 0x80:
-                    break
-            size = data[pos]
-            token = data[pos + 1 : pos + 1 + size]
-            pos += 1 + size
-            if rank < all_limit:
-                sets["all"][token] = rank
-            cls = token_class(token)
-            if cls == "ascii" and rank < ascii_limit:
-                sets["ascii"][token] = rank
-            elif cls == "no_alnum" and rank < no_alnum_limit:
-                sets["no_alnum"][token] = rank
+        sets: dict[str, dict[bytes, int]] = {}
+        for key in _SECTIONS:
+            k = info["sections"][key]
+            lengths = data[pos : pos + k]
+            pos += k
+            ranks = array("I")
+            ranks.frombytes(data[pos : pos + 4 * k])
+            pos += 4 * k
+            offsets = [pos, *accumulate(lengths, initial=pos)][1:]
+            tokens = [data[a:b] for a, b in pairwise(offsets)]
+            pos = offsets[-1]
+            sets[key] = dict(zip(tokens, ranks, strict=True))
+        limit = info["all"]
+        sets["all"].update((t, r) for t, r in sets["ascii"].items() if r < limit)
         tables[name] = RankTable(
             name=name,
-            ascii_limit=ascii_limit,
-            no_alnum_limit=no_alnum_limit,
-            all_limit=all_limit,
+            ascii_limit=info["ascii"],
+            no_alnum_limit=info["no_alnum"],
+            all_limit=info["all"],
             ascii=sets["ascii"],
             no_alnum=sets["no_alnum"],
             all=sets["all"],
