@@ -29,6 +29,7 @@ from functools import cache
 from truncation_core.tokens.contract import (
     fit_prefix_by_count,
     fit_suffix_by_count,
+    utf8_size,
     visible_text,
 )
 from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN, splitter
@@ -77,15 +78,16 @@ def bpe_count(piece: bytes, ranks: dict[bytes, int]) -> int:
 class _Encoding:
     """One encoding's split, rank table and piece-count cache."""
 
-    def __init__(self, table: RankTable) -> None:
+    def __init__(self, table: RankTable, max_merged: int = MAX_MERGED_BYTES) -> None:
         self.name = table.name
+        self.max_merged = max_merged
         self.split: Callable[[str], list[str]] = splitter(_PATTERNS[table.name])
         self.table = table
         self.cache: dict[str, int] = {}
 
     def piece_count(self, piece: str) -> int:
         size = len(piece) if piece.isascii() else len(piece.encode("utf-8"))
-        if size > MAX_MERGED_BYTES:
+        if size > self.max_merged:
             return size
         raw = piece.encode("utf-8")
         if piece.isascii():
@@ -204,8 +206,7 @@ class EstimateTokenizer:
         pos = 0
         for piece, n in zip(pieces, encoding.counts(pieces), strict=True):
             if used + n > budget:
-                # Part of this piece: bytes bound the count of any text.
-                return pos + _chars_within_bytes(piece, budget - used)
+                return pos + _partial_piece(encoding, piece, budget - used)
             used += n
             pos += len(piece)
         return len(text)
@@ -217,11 +218,31 @@ class EstimateTokenizer:
         pos = len(text)
         for piece, n in zip(reversed(pieces), reversed(encoding.counts(pieces)), strict=True):
             if used + n > budget:
-                keep = _chars_within_bytes(piece[::-1], budget - used)
-                return pos - keep
+                return pos - _partial_piece(encoding, piece, budget - used, from_end=True)
             used += n
             pos -= len(piece)
         return 0
+
+
+def _partial_piece(encoding: _Encoding, piece: str, budget: int, *, from_end: bool = False) -> int:
+    """How many characters of *piece* (from its start, or its end) fit in *budget* tokens.
+
+    Merged pieces are bisected on their own count; longer ones are cut by UTF-8 size, which
+    bounds the count of any text.
+    """
+    if budget <= 0:
+        return 0
+    if len(piece) * 4 > encoding.max_merged and utf8_size(piece) > encoding.max_merged:
+        return _chars_within_bytes(piece[::-1] if from_end else piece, budget)
+    lo, hi = 0, len(piece)  # lo characters fit, hi do not (the whole piece is over budget)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        part = piece[len(piece) - mid :] if from_end else piece[:mid]
+        if encoding.piece_count(part) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _chars_within_bytes(piece: str, limit: int) -> int:
