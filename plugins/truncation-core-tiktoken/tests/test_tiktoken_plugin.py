@@ -16,7 +16,8 @@ from truncation_core import Truncator
 from truncation_core.tokens import Tokenizer
 
 CORPUS = Path(__file__).resolve().parents[3] / "bench" / "corpus"
-TEXT = (CORPUS / "npm-script-error.txt").read_text()[:30_000] + "错误\uff1a文件不存在 ファイル 파일 😀"
+LOG = (CORPUS / "npm-script-error.txt").read_text()[:30_000]
+TEXT = LOG + "错误\uff1a文件不存在 ファイル 파일 😀"
 
 
 @pytest.fixture(autouse=True)
