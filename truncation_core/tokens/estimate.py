@@ -159,8 +159,10 @@ class EstimateTokenizer:
         if visible_text(text) is not text:
             return fit_prefix_by_count(self.count, text, max_tokens)
         budget = max_tokens
-        for _ in range(4):
+        for attempt in range(4):
             end = self._prefix_guess(text, budget)
+            if attempt == 0 and end == len(text):
+                return end  # the whole text's piece sums are its exact count
             over = self.count(text[:end]) - max_tokens
             if over <= 0:
                 return end
@@ -176,8 +178,10 @@ class EstimateTokenizer:
         if visible_text(text) is not text:
             return fit_suffix_by_count(self.count, text, max_tokens)
         budget = max_tokens
-        for _ in range(4):
+        for attempt in range(4):
             start = self._suffix_guess(text, budget)
+            if attempt == 0 and start == 0:
+                return start
             over = self.count(text[start:]) - max_tokens
             if over <= 0:
                 return start
