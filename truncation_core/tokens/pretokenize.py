@@ -71,10 +71,10 @@ def splitter(pattern: str) -> Callable[[str], list[str]]:
     full = regex.compile(pattern).findall
     ascii_pattern = _ASCII_PATTERNS.get(pattern)
     if ascii_pattern is None:
-        return full  # type: ignore[no-any-return]
+        return full
     fast = re.compile(ascii_pattern).findall
 
     def split(text: str) -> list[str]:
-        return fast(text) if text.isascii() else full(text)  # type: ignore[no-any-return]
+        return fast(text) if text.isascii() else full(text)
 
     return split
