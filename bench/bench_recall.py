@@ -225,6 +225,10 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
+def _ratio(hits: int, shown: int) -> str:
+    return f"{hits}/{shown} ({hits / shown:.0%})" if shown else "-"
+
+
 def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
     header = list(header)
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
@@ -246,8 +250,7 @@ def report(result: Score) -> str:
     means += _table(("view", "mean key-line recall", "highlight precision (pooled)",
                      "highlight precision (mean per case)"), (
         (v, f"{result.mean(v):.3f}",
-         (lambda h, n: f"{h}/{n} ({h / n:.0%})" if n else "-")(*result.precision(v))
-         if v in LIBRARY_VIEWS else "-",
+         _ratio(*result.precision(v)) if v in LIBRARY_VIEWS else "-",
          _pct(result.mean_precision(v)) if v in LIBRARY_VIEWS else "-")
         for v in VIEWS))
     worst = sorted(result.cases, key=lambda c: (c.recall["default"], c.name))[:10]

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -819,7 +818,7 @@ def _go_module(work: Path) -> None:
 def case_go_test(work: Path) -> bytes:
     need("go")
     _go_module(work)
-    for p, pkg in enumerate(["cart", "billing", "shipping"]):
+    for pkg in ["cart", "billing", "shipping"]:
         tests = []
         for t in range(120):
             fail = (pkg, t) == ("billing", 57)
