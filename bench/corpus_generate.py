@@ -15,7 +15,7 @@ run the key lines are found again by their text (:func:`relocate`), and a key li
 text is gone is reported: re-mark it by hand.
 
     python bench/corpus_generate.py --list
-    python bench/corpus_generate.py go-test-noisy-fail   # only these cases
+    python bench/corpus_generate.py go-test-noisy-one-fail  # only these cases
     python bench/corpus_generate.py --all                # every generated case
 
 Fixture files taken from public repositories are not re-created here: the manifest names

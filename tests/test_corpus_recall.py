@@ -110,6 +110,20 @@ def test_mean_recall_does_not_drop(score: bench_recall.Score) -> None:
     assert score.mean("matched 8000") >= MATCHED_8000_FLOOR, means
 
 
+def test_the_floor_bites_a_view_without_highlights(manifest: dict[str, Any]) -> None:
+    """Negative control: the matched-budget view with highlights turned off falls below the
+    floor, so the floor does guard what highlights contribute."""
+    from truncation_core import Truncator
+    from truncation_core.builtins.memory_store import MemoryStore
+
+    off = Truncator({"inline_limit": bench_recall.BUDGET, "artifact_threshold": 10**12,
+                     "tools": {"execute_command": {"highlights": 0}}},
+                    load_entrypoints=False, store=MemoryStore())
+    views = {name: (lambda t: off.process(t, tool="execute_command"))
+             for name in bench_recall.LIBRARY_VIEWS}
+    assert bench_recall.score(manifest, views=views).mean("matched 8000") < MATCHED_8000_FLOOR
+
+
 def test_fixed_rules_are_scored_in_the_same_run(score: bench_recall.Score) -> None:
     for view in bench_recall.VIEWS:
         assert all(0.0 <= case.recall[view] <= 1.0 for case in score.cases), view
