@@ -1212,6 +1212,87 @@ def case_karma(work: Path) -> bytes:
                env={"CHROME_BIN": "/usr/bin/chromium"})
 
 
+
+# == failures at the start of a long output ====================================================
+
+
+@case("python-startup-traceback", "python server.py (a plugin fails to load at startup and is "
+      "logged with its traceback; the server then serves 3,000 requests)")
+def case_py_startup(work: Path) -> bytes:
+    write(work, {"server.py": """
+        import importlib, logging, sys
+        logging.basicConfig(stream=sys.stdout, level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        log = logging.getLogger("server")
+
+        def load_plugins(names):
+            loaded = []
+            for name in names:
+                try:
+                    loaded.append(importlib.import_module(name))
+                except ImportError:
+                    log.exception("plugin %s could not be loaded; continuing without it", name)
+            return loaded
+
+        load_plugins(["json", "billing_exporter_v2", "csv"])
+        for i in range(3000):
+            log.info("GET /orders/%d 200 %dms", i, i % 40 + 3)
+        """})
+    return run([sys.executable, "server.py"], work)
+
+
+@case("ruff-then-pytest-ci", "CI script: ruff check src (fails), then python -m pytest -v "
+      "(500 tests pass)")
+def case_ruff_pytest(work: Path) -> bytes:
+    write(work, {"src/app.py": """
+        import os
+
+
+        def handler(event):
+            return respond(event["id"])
+        """, "tests/test_app.py": """
+        import pytest
+
+        @pytest.mark.parametrize("n", range(500))
+        def test_route(n):
+            assert n >= 0
+        """})
+    (work / "ruff.toml").write_text('[lint]\nselect = ["F"]\n')
+    return run(f"{PY_BIN / 'ruff'} check --no-cache --output-format=full src; "
+               f"{sys.executable} -m pytest -v -p no:cacheprovider tests", work)
+
+
+@case("gcc-first-unit-error", "make -k (200 C files; the first fails to compile, the rest "
+      "compile with warnings)")
+def case_gcc_first(work: Path) -> bytes:
+    need("gcc", "make")
+    for i in range(200):
+        body = "return a * rate_table[a];" if i == 0 else f"return a + {i};"
+        write(work, {f"unit{i:03d}.c": f"static int helper{i}(int a, int b) {{ int unused{i}; "
+                     f"int spare{i} = b; {body} }}\nint entry{i}(int a) {{ return helper{i}(a, 2); }}\n"})
+    objects = " ".join(f"unit{i:03d}.o" for i in range(200))
+    (work / "Makefile").write_text(f"all: {objects}\n%.o: %.c\n\tgcc -Wall -Wextra -c $< -o $@\n")
+    return run(["make", "-k"], work, env={"LC_ALL": "C"})
+
+
+@case("go-vet-then-test", "CI script: go vet ./... (fails), then go test -v ./... (passes)")
+def case_go_vet(work: Path) -> bytes:
+    need("go")
+    _go_module(work)
+    write(work, {"report/report.go": "package report\n\nimport \"fmt\"\n\n"
+                 "func Line(total int) string {\n\treturn fmt.Sprintf(\"total: %d EUR\", "
+                 "\"total\")\n}\n"})
+    for pkg in ["cart", "billing"]:
+        tests = "".join(f"""
+func TestRoute{t:03d}(t *testing.T) {{
+	t.Logf("route {t}: 200 OK in %dms", {t % 17})
+}}""" for t in range(250))
+        write(work, {f"{pkg}/{pkg}_test.go": f"package {pkg}\n\nimport \"testing\"\n" + tests,
+                     f"{pkg}/{pkg}.go": f"package {pkg}\n\nfunc Name() string {{ return \"{pkg}\" }}\n"})
+    env = {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": str(work / ".cache")}
+    return run("go vet ./...; go test -v -count=1 ./cart ./billing", work, env=env)
+
+
 # == main ======================================================================================
 
 
