@@ -8,7 +8,7 @@ Needs the truncation-core-tiktoken plugin (real counts, no network). Texts, cut 
 
 | kind | source |
 | --- | --- |
-| log | bench/corpus/*.txt; /var/log/dpkg.log, apt/term.log, apt/history.log, alternatives.log |
+| log | tests/corpus/*.txt; /var/log/dpkg.log, apt/term.log, apt/history.log, alternatives.log |
 | code | every 8th module of the standard library; every 20th header in /usr/include |
 | json | generated API records (ids, uuids, floats, timestamps); JSON files in site-packages |
 | cjk | CPython's Lib/test/cjkencodings/*-utf8.txt; messages of /usr/share/locale/{zh_*,ja,ko} |
@@ -79,7 +79,7 @@ def api_records(n: int = 3000) -> str:
 
 def gather(quick: bool) -> dict[str, list[tuple[str, str]]]:
     step = 4 if quick else 1
-    logs = sorted(glob.glob(str(ROOT / "bench" / "corpus" / "*.txt"))) + [
+    logs = sorted(glob.glob(str(ROOT / "tests" / "corpus" / "*.txt"))) + [
         p
         for p in ("/var/log/dpkg.log", "/var/log/apt/term.log", "/var/log/apt/history.log",
                   "/var/log/alternatives.log")

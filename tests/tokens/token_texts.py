@@ -46,18 +46,25 @@ def api_json(seed: int = 7, records: int = 400) -> str:
     return json.dumps(rows, indent=1)
 
 
+#: Real command output from the project's corpus (tests/corpus/manifest.json says how
+#: each was made).
+CORPUS_LOGS = ("cargo-test-failure", "gcc-make-errors", "npm-script-error",
+               "pip-resolution-error", "pytest-failures", "pytest-many-failures",
+               "python-traceback-in-log")
+
+
 def texts() -> dict[str, list[tuple[str, str]]]:
     """Content type -> [(source, text)]."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     out: dict[str, list[tuple[str, str]]] = {}
     out["log"] = [
         (p.name, p.read_text(encoding="utf-8"))
-        for p in sorted((ROOT / "bench" / "corpus").glob("*.txt"))
+        for p in (ROOT / "tests" / "corpus" / f"{name}.txt" for name in CORPUS_LOGS)
     ]
     code = sorted(stdlib.glob("*.py"))[::25]
     out["code"] = [(p.name, p.read_text(encoding="utf-8", errors="replace")) for p in code]
-    keys = (ROOT / "bench" / "corpus" / "keys.json").read_text()
-    out["json"] = [("api-records", api_json()), ("keys.json", keys)]
+    manifest = (ROOT / "tests" / "corpus" / "manifest.json").read_text()
+    out["json"] = [("api-records", api_json()), ("corpus manifest.json", manifest)]
     cjk = [("cjk-cpython.txt", (Path(__file__).parent / "data" / "cjk-cpython.txt").read_text())]
     for lang in ("zh_CN", "ja", "ko"):
         for path in sorted(glob.glob(f"/usr/share/locale/{lang}/LC_MESSAGES/*.mo"))[:3]:
