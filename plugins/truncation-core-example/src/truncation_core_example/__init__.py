@@ -7,10 +7,19 @@ the model knows exactly which lines it has not seen and how to read them.
 
 from __future__ import annotations
 
-from truncation_core import Budget, ContentFacts, Cut, Policy, Provides, hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.text.cut import cut_text, omission
-from truncation_core.text.measure import is_line_start, measure
+from truncation_core.plugin import (
+    Budget,
+    ContentFacts,
+    Cut,
+    MarkerRenderer,
+    Policy,
+    Provides,
+    cut_text,
+    hookimpl,
+    is_line_start,
+    measure,
+    omission,
+)
 
 NAME = "sample"
 #: Share of the budget held back for sampled lines.
