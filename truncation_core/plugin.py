@@ -12,8 +12,9 @@
   helpers (:func:`cut_text`, :func:`fit_prefix`, :func:`fit_suffix`, :func:`snap_prefix`,
   :func:`snap_suffix`, :func:`omission`, :func:`measure`, :func:`count_lines`,
   :func:`is_line_start`);
-* the seam for streams, :class:`IncrementalCut`, and highlight patterns,
-  :class:`SalientPattern`;
+* the seam for streams, :class:`IncrementalCut`, and what the highlights are made of:
+  :class:`SalientPattern`, :class:`SalientUnit` (with :class:`UnitLines`,
+  :func:`lines_below` and :func:`lines_above`) and :class:`SalientRecord`;
 * the storage protocol, for backends: :class:`StorageBackend`, :class:`ArtifactStore`,
   :class:`ArtifactWriter`, :class:`WriterBase`, :class:`SessionInfo`, :class:`CleanReport`,
   :class:`StoreConfig`, the artifact model (:class:`ArtifactInfo`, :class:`ArtifactRef`,
@@ -57,6 +58,11 @@ _EXPORTS = {
     "measure": "truncation_core.text.measure",
     "IncrementalCut": "truncation_core.streaming.incremental",
     "SalientPattern": "truncation_core.highlights.patterns",
+    "SalientRecord": "truncation_core.highlights.records",
+    "SalientUnit": "truncation_core.highlights.units",
+    "UnitLines": "truncation_core.highlights.units",
+    "lines_above": "truncation_core.highlights.units",
+    "lines_below": "truncation_core.highlights.units",
     "ArtifactStore": "truncation_core.storage.protocol",
     "ArtifactWriter": "truncation_core.storage.protocol",
     "CleanReport": "truncation_core.storage.protocol",
@@ -99,12 +105,15 @@ __all__ = [
     "Provides",
     "Retrieval",
     "SalientPattern",
+    "SalientRecord",
+    "SalientUnit",
     "SessionInfo",
     "Size",
     "StorageBackend",
     "StoreConfig",
     "StoreError",
     "StoreFull",
+    "UnitLines",
     "WriterBase",
     "count_lines",
     "cut_text",
@@ -112,6 +121,8 @@ __all__ = [
     "fit_suffix",
     "hookimpl",
     "is_line_start",
+    "lines_above",
+    "lines_below",
     "measure",
     "new_artifact_id",
     "new_session_id",
@@ -152,6 +163,8 @@ if TYPE_CHECKING:
     from truncation_core.config.model import Policy, StoreConfig
     from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
     from truncation_core.highlights.patterns import SalientPattern
+    from truncation_core.highlights.records import SalientRecord
+    from truncation_core.highlights.units import SalientUnit, UnitLines, lines_above, lines_below
     from truncation_core.hooks.models import (
         ArtifactSpan,
         Budget,

@@ -101,6 +101,9 @@ class MarkerConfig:
     #: One line of the highlights block that the artifact does not keep (it is itself cut,
     #: over ``max_artifact_size``): no line number would read it back.
     highlight_not_kept: str = "not kept: {text}"
+    #: Follows a line of the highlights block that stands for several: the lines of the
+    #: omitted part that say the same thing (numbers, addresses and paths aside).
+    highlight_count: str = " [{count} like this]"
 
 
 #: The placeholders each marker template may use.
@@ -129,6 +132,7 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "highlights": ("shown", "found"),
         "highlight": ("line", "text", "pattern", "original_line"),
         "highlight_not_kept": ("text", "pattern", "original_line"),
+        "highlight_count": ("count",),
     }
 )
 

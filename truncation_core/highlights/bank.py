@@ -1,87 +1,167 @@
-"""Keeping the salient lines of a text or a stream: the first and last matches of each rank,
-in memory bounded by the number shown, so that any region a cut omits can be asked for its
-matches afterwards.
+"""Keeping the salient lines of a text or a stream, grouped, in memory bounded by what can be
+shown, so that any region a cut omits can be asked for its matches afterwards.
 
 A :class:`StreamHighlights` is fed text as it goes by (the whole text for ``process``, the
-chunks of a stream) and answers :meth:`StreamHighlights.pools` for an omitted region;
-:func:`select` picks what to show from those pools: rank 0 first (test summaries, exit
-statuses), then rank 1 (error headers) and so on, and within a rank the earliest and the
-latest matches.
+chunks of a stream). Each line holding a keyword is matched (:meth:`Matcher.match`); a
+match becomes a :class:`Highlight`, with the lines its units keep around it
+(:class:`UnitLine`), and joins the **group** of the matches that say the same thing (same
+pattern, same text once digits, hexadecimal numbers and paths are folded:
+:func:`~truncation_core.highlights.lines.fold`). :meth:`StreamHighlights.pools` then gives,
+for an omitted region, each group's count and its first matches in the region
+(:class:`Pools`); :mod:`~truncation_core.highlights.choice` picks what to show.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.highlights.patterns import PROBE_CHARS, Highlight, Matcher, _clip, scan_lines
+from truncation_core.highlights.lines import clean
+from truncation_core.highlights.patterns import PROBE_CHARS, Hit, Matcher, scan_lines
+from truncation_core.highlights.records import RECORD_CHARS
+from truncation_core.highlights.units import UnitLines
 from truncation_core.text.measure import count_terminators
 
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Omission
 
-__all__ = ["Pools", "StreamHighlights", "select"]
+__all__ = ["MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHighlights", "UnitLine"]
+
+log = logging.getLogger("truncation_core")
 
 #: Pieces of a stream are scanned once this many characters have gathered.
 _BATCH_CHARS = 64 * 1024
-
+#: The most groups kept per rank. Matches of a group that did not fit are counted (they are
+#: in ``found``) but never shown: only a text with more distinct failures than this loses any.
+MAX_GROUPS = 1024
 
 
 @attrs.frozen(kw_only=True)
-class _Pool:
-    """The matches of one rank in an omitted region: the first and the last few (as many as
-    selection can show), and how many there are."""
+class UnitLine:
+    """A line shown with a highlight because one of its units keeps it."""
 
-    first: list[Highlight]
-    last: list[Highlight]
+    #: 1-based line number in the original output.
+    line: int
+    #: Character offsets of the line, terminator included, in the original.
+    start: int
+    end: int
+    #: The unit that keeps it.
+    unit: str
+    #: The line's probe, cleaned (content: not in the repr).
+    text: str = attrs.field(repr=False)
+
+    def inside(self, region: Omission) -> bool:
+        """True when the whole line lies in *region*."""
+        return region.start <= self.start and self.end <= region.end
+
+
+@attrs.frozen(kw_only=True)
+class Highlight:
+    """One line lifted from the omitted part, with the lines its units keep around it."""
+
+    #: 1-based line number in the original output. The block shows the artifact's number
+    #: for it, which differs when the artifact is itself cut (see
+    #: :func:`truncation_core.pipeline.resume.artifact_line`).
+    line: int
+    #: Character offsets of the line, terminator included, in the original.
+    start: int
+    end: int
+    #: The pattern (or record) that matched, and its rank.
+    pattern: str
+    rank: int
+    #: The line's text as the block shows it: cleaned, and clipped in the middle to
+    #: :data:`~truncation_core.highlights.patterns.LINE_CHARS` (content: not in the repr).
+    text: str = attrs.field(repr=False)
+    #: What groups it with the matches that say the same thing.
+    key: str = attrs.field(repr=False)
+    #: Lines its units keep above and below it, in line order.
+    above: tuple[UnitLine, ...] = ()
+    below: tuple[UnitLine, ...] = ()
+
+    def inside(self, region: Omission) -> bool:
+        """True when the whole line lies in *region*."""
+        return region.start <= self.start and self.end <= region.end
+
+
+@attrs.frozen(kw_only=True)
+class Pool:
+    """The matches of one group in an omitted region."""
+
+    key: str = attrs.field(repr=False)
+    rank: int
+    #: How many matches of the group lie in the region.
     count: int
+    #: The first of them (at most as many as a block can show), in line order.
+    members: tuple[Highlight, ...]
 
 
-Pools = dict[int, _Pool]
+@attrs.frozen(kw_only=True)
+class Pools:
+    """The matches of an omitted region, by group (in the order groups first appear)."""
+
+    groups: tuple[Pool, ...]
+    #: Every match in the region, those of groups over :data:`MAX_GROUPS` included.
+    found: int
 
 
-def select(pools: Pools, limit: int) -> list[Highlight]:
-    """At most *limit* highlights: by rank, then the earliest and the latest of each rank."""
-    chosen: list[Highlight] = []
-    for rank in sorted(pools):
-        pool = pools[rank]
-        room = limit - len(chosen)
-        if room <= 0:
-            break
-        if pool.count <= room:
-            chosen.extend(pool.first[:pool.count])
-        else:
-            early = (room + 1) // 2
-            late = pool.last[len(pool.last) - (room - early):] if room > early else []
-            chosen.extend(pool.first[:early] + late)
-    return sorted(chosen, key=lambda h: h.line)
+class _Group:
+    """A group's matches outside both windows (which every cut omits), and how many of its
+    matches outside the first window were seen (the first ``keep`` get their units)."""
+
+    __slots__ = ("count", "members", "rank", "seen")
+
+    def __init__(self, rank: int) -> None:
+        self.rank = rank
+        self.seen = 0
+        self.count = 0
+        self.members: list[Highlight] = []
 
 
-# -- streams ---------------------------------------------------------------------------------
+class _Waiting:
+    """A match whose units need lines below it that have not arrived yet."""
+
+    __slots__ = ("above", "after", "below", "hit", "index", "need", "start")
+
+    def __init__(self, hit: Hit, index: int, start: int, after: int,
+                 above: list[UnitLine], below: list[UnitLine], need: int) -> None:
+        self.hit, self.index, self.start, self.after = hit, index, start, after
+        self.above, self.below, self.need = above, below, need
+
+
+def _content_end(text: str, end: int, lo: int) -> int:
+    """Where the content of the line whose terminator ends at *end* ends."""
+    if end - 2 >= lo and text.startswith("\r\n", end - 2):
+        return end - 2
+    if end - 1 >= lo and text[end - 1] in "\r\n":
+        return end - 1
+    return end
 
 
 class StreamHighlights:
     """Finds salient lines as text goes by, keeping only what selection can need.
 
     Streams feed it chunk by chunk; ``process`` feeds it the whole text at once. Either way,
-    :meth:`pools` then gives, for any region a cut of the text omits, what :func:`select`
-    needs, so both paths share one implementation (the tests check it against the definition
-    above, applied line by line).
+    :meth:`pools` then gives, for any region a cut of the text omits, what selection needs,
+    so both paths share one implementation (the tests check it against the definition,
+    applied line by line).
 
     Lines are assembled across chunks: a partial last line waits for the next chunk, with only
-    its first :data:`PROBE_CHARS` characters held, and a ``"\\r"`` at the end of a chunk waits
-    to see whether a ``"\\n"`` follows. For a stream whose windows are *window* characters at
-    each end, what is kept is:
+    its first :data:`PROBE_CHARS` characters held (up to ``RECORD_CHARS`` when records may
+    need it whole), and a ``"\\r"`` at the end of a chunk waits to see whether a ``"\\n"``
+    follows. A match whose units need lines below it waits for them too, and the last lines
+    of each chunk are remembered for the units of the next one's first lines. For a stream
+    whose windows are *window* characters at each end, what is kept is:
 
     * every match that starts in the first *window* characters (a cut may keep it or not);
     * every match that ends in the last *window* characters (likewise);
-    * of the others, which any cut omits, the first and the last *keep* of each rank, and
-      how many there are.
+    * of the others, which any cut omits, per group: how many there are, and the first
+      *keep*.
 
-    That is all :func:`select` can use for any omitted region a cut of those windows makes, so
-    a stream's highlights equal those of ``process``.
+    That is all selection can use for any omitted region a cut of those windows makes, so a
+    stream's highlights equal those of ``process``.
     """
 
     def __init__(self, matcher: Matcher, *, keep: int, window: int) -> None:
@@ -89,36 +169,34 @@ class StreamHighlights:
         self._searches = matcher.searches()
         self._keep = keep
         self._window = window
+        self._remembered = matcher.above  # lines remembered from piece to piece
         self._offset = 0  # characters fed (a held "\r" included)
         self._held_cr = False
         self._line_start = 0  # the pending line: where it starts, its index, its first chars
         self._line_index = 0
         self._pending = ""
         self._pending_len = 0
+        self._hold = RECORD_CHARS if matcher.records else PROBE_CHARS
         self._batch: list[str] = []  # small pieces not scanned yet
         self._batched = 0
         self._batch_chars = _BATCH_CHARS
         self._head: list[Highlight] = []
-        self._first: dict[int, list[Highlight]] = {}  # the first matches of each rank
-        self._recent: dict[int, deque[Highlight]] = {}
-        self._counts: dict[int, int] = {}
+        self._recent: deque[Highlight] = deque()
+        self._groups: dict[str, _Group] = {}
+        self._per_rank: dict[int, int] = {}
+        self._overflow = 0
+        #: The last lines scanned, nearest first, for the units of the lines that follow.
+        self._prior: list[UnitLine] = []
+        self._waiting: list[_Waiting] = []
+        self._failed_units: set[str] = set()
+        # The piece being scanned: its text, where it starts in the whole, and its end.
+        self._text = ""
+        self._base = 0
+        self._lo = 0
+        self._hi = 0
+        self._final = False
 
-    def _emit(self, item: Highlight) -> None:
-        if item.start < self._window:
-            self._head.append(item)
-            return
-        rank = item.rank
-        self._counts[rank] = self._counts.get(rank, 0) + 1
-        first = self._first.setdefault(rank, [])
-        if len(first) < self._keep:
-            first.append(item)
-        recent = self._recent.setdefault(rank, deque())
-        recent.append(item)
-        # Matches ending before the last `window` characters seen end before the final tail
-        # window too: of those, the last `keep` are enough.
-        cutoff = self._offset - self._window
-        while len(recent) > self._keep and recent[self._keep].end <= cutoff:
-            recent.popleft()
+    # -- feeding -------------------------------------------------------------------------------
 
     def feed(self, text: str, *, final: bool = False) -> None:
         """Take the next piece of the stream's text. Small pieces are gathered and scanned
@@ -139,7 +217,7 @@ class StreamHighlights:
             self._batch, self._batched = [], 0
             self._scan(text)
 
-    def _scan(self, text: str, *, final: bool = False) -> None:
+    def _scan(self, text: str, final: bool = False) -> None:
         if self._held_cr:
             text = "\r" + text
             self._offset -= 1
@@ -156,6 +234,7 @@ class StreamHighlights:
             self._extend(text, 0, len(text))
             return
         cut = last + 1
+        self._text, self._base, self._hi, self._final = text, base, cut, final
         lo = 0
         if self._pending_len:  # the line begun in an earlier piece ends here
             nl = text.find("\n", 0, cut)
@@ -163,29 +242,49 @@ class StreamHighlights:
             end = cr if cr >= 0 else nl
             lo = end + (2 if text.startswith("\r\n", end) else 1)
             self._extend(text, 0, end)
-            self._classify_pending(end=base + lo)
+            self._lo = lo
+            self._complete_pending(after=lo)
             self._line_index += 1
+        else:
+            self._lo = lo
+            if self._waiting:
+                self._feed_waiting(lo, self._line_index - 1)
         # The rest is scanned where it lies: a chunk is never copied.
-        scan_lines(self._matcher, text, lo, cut, line_index=self._line_index, offset=base,
-                   emit=self._emit, searches=self._searches)
+        scan_lines(self._searches, text, lo, cut, line_index=self._line_index,
+                   visit=self._visit)
         self._line_index += count_terminators(text, lo, cut)
+        if self._remembered:
+            self._remember(lo, cut)
+        self._release()
         self._line_start = base + cut
         self._pending, self._pending_len = "", 0
+        self._text = ""
         self._extend(text, cut, len(text))
 
     def _extend(self, text: str, start: int, end: int) -> None:
-        """The pending line goes on with ``text[start:end]``; only its probe is kept."""
-        room = PROBE_CHARS - self._pending_len
+        """The pending line goes on with ``text[start:end]``; only its start is kept."""
+        room = self._hold - len(self._pending)
         if room > 0:
             self._pending += text[start:min(end, start + room)]
         self._pending_len += end - start
 
-    def _classify_pending(self, *, end: int) -> None:
-        probe = self._pending
-        pattern = self._matcher.classify(probe)
-        if pattern is not None:
-            self._emit(Highlight(line=self._line_index + 1, start=self._line_start, end=end,
-                                 pattern=pattern.name, rank=pattern.rank, text=_clip(probe)))
+    def _complete_pending(self, *, after: int) -> None:
+        """The pending line ended at *after* (in the piece being scanned, whose lines from
+        there are complete): it is a line below the matches waiting, and so are the lines
+        that follow it; then it is matched, and it is a line above the next ones."""
+        held, index, start = self._pending, self._line_index, self._line_start
+        line = UnitLine(line=index + 1, start=start, end=self._base + after, unit="",
+                        text=clean(held[:PROBE_CHARS]))
+        if self._waiting:
+            for waiting in self._waiting:
+                if len(waiting.below) < waiting.need:
+                    waiting.below.append(line)
+            self._feed_waiting(after, index)
+        hit = self._matcher.match(held, self._pending_len)
+        if hit is not None:
+            self._matched(hit, index, start, line.end, local=(None, after))
+        if self._remembered:
+            self._prior = [line, *self._prior][:self._remembered]
 
     def close(self) -> None:
         """The stream ended: a held ``"\\r"`` ends a line, and the last line is complete."""
@@ -194,26 +293,238 @@ class StreamHighlights:
             self._held_cr = False
             self._offset -= 1
             self._scan("\r", final=True)
+        self._final = True
         if self._pending_len:
-            self._classify_pending(end=self._offset)
+            self._text, self._base, self._lo, self._hi = "", self._offset, 0, 0
+            self._complete_pending(after=0)
             self._pending, self._pending_len = "", 0
+        self._release()
+
+    # -- matching --------------------------------------------------------------------------
+
+    def _visit(self, index: int, start: int, end: int, after: int) -> None:
+        text = self._text
+        if end - start <= RECORD_CHARS and self._matcher.wants_whole(
+                text[start:start + PROBE_CHARS]):
+            line = text[start:end]
+        else:
+            line = text[start:min(end, start + PROBE_CHARS)]
+        hit = self._matcher.match(line, end - start)
+        if hit is not None:
+            base = self._base
+            self._matched(hit, index, base + start, base + after, local=(start, after))
+
+    def _matched(self, hit: Hit, index: int, start: int, after: int,
+                 local: tuple[int | None, int]) -> None:
+        """Note a match at line *index* (0-based), ``[start, after)`` in the whole; *local*
+        is where it starts and ends in the piece being scanned (it starts in an earlier piece
+        when that is None)."""
+        units = self._matcher.units.get(hit.name, ())
+        reach_up = max((u.above for u in units), default=0)
+        first_below: list[UnitLine] = []
+        if hit.name in self._matcher.headers:  # the salient line is the one above
+            found = self._above(local[0], index, 1 + reach_up)
+            headed = self._matcher.headed(hit, found[0].text) if found else None
+            if headed is None:
+                return
+            first_below = [UnitLine(line=index + 1, start=start, end=after, unit="",
+                                    text=hit.probe)]
+            line = found[0]
+            hit, index, start, after = headed, line.line - 1, line.start, line.end
+            above_found = found[1:]
+        else:
+            above_found = None
+        resolve = start < self._window
+        if not resolve:
+            group = self._groups.get(hit.key)
+            if group is None and self._per_rank.get(hit.rank, 0) < MAX_GROUPS:
+                group = self._groups[hit.key] = _Group(hit.rank)
+                self._per_rank[hit.rank] = self._per_rank.get(hit.rank, 0) + 1
+            if group is not None:
+                resolve = group.seen < self._keep
+                group.seen += 1
+        above: list[UnitLine] = []
+        below: list[UnitLine] = []
+        need = 0
+        if units and resolve:
+            need = max(u.below for u in units)
+            if reach_up:
+                above = (above_found if above_found is not None
+                         else self._above(local[0], index, reach_up))
+            if need:
+                below = first_below + self._lines_below(local[1], index + len(first_below),
+                                                        need - len(first_below))
+        waiting = _Waiting(hit, index, start, after, above, below, need)
+        if self._waiting or (len(below) < need and not self._final):
+            self._waiting.append(waiting)
+        else:
+            self._emit(self._finish(waiting))
+
+    def _above(self, pos: int | None, index: int, most: int) -> list[UnitLine]:
+        """Up to *most* lines above line *index* (0-based), nearest first: those of the
+        piece being scanned, above *pos* (None: the line starts in an earlier piece), then
+        the remembered ones."""
+        found = self._lines_above_in(self._lo, pos, index, most) if pos is not None else []
+        if len(found) < most:
+            found.extend(self._prior[:most - len(found)])
+        return found
+
+    def _lines_below(self, pos: int, index: int, most: int) -> list[UnitLine]:
+        """Up to *most* complete lines from *pos* in the piece being scanned, the first of
+        which is below line *index* (0-based)."""
+        out: list[UnitLine] = []
+        text, base, hi = self._text, self._base, self._hi
+        if self._final:
+            hi = len(text)
+        start = pos
+        while len(out) < most and start < hi:
+            nl = text.find("\n", start, hi)
+            cr = text.find("\r", start, nl if nl >= 0 else hi)
+            end = cr if cr >= 0 else nl
+            if end < 0:
+                end = after = hi
+            else:
+                after = end + (2 if text.startswith("\r\n", end) else 1)
+            out.append(UnitLine(line=index + 2 + len(out), start=base + start,
+                                end=base + after, unit="",
+                                text=clean(text[start:min(end, start + PROBE_CHARS)])))
+            start = after
+        return out
+
+    def _remember(self, lo: int, hi: int) -> None:
+        """Keep the last lines of ``text[lo:hi]`` for the units of the next piece."""
+        if hi <= lo:
+            return
+        index = self._line_index - 1  # the last line scanned
+        fresh = self._lines_above_in(lo, hi, index + 1, self._remembered)
+        self._prior = (fresh + self._prior)[:self._remembered]
+
+    def _lines_above_in(self, lo: int, pos: int, index: int, most: int) -> list[UnitLine]:
+        out: list[UnitLine] = []
+        text, base, end = self._text, self._base, pos
+        while len(out) < most and end > lo:
+            stop = _content_end(text, end, lo)
+            start = max(text.rfind("\n", lo, stop), text.rfind("\r", lo, stop), lo - 1) + 1
+            out.append(UnitLine(line=index - len(out), start=base + start, end=base + end,
+                                unit="", text=clean(text[start:min(stop, start + PROBE_CHARS)])))
+            end = start
+        return out
+
+    def _feed_waiting(self, pos: int, index: int) -> None:
+        """The lines from *pos* in the piece being scanned (the first below line *index*,
+        0-based) are below the matches waiting."""
+        need = max(w.need - len(w.below) for w in self._waiting)
+        if need <= 0:
+            return
+        lines = self._lines_below(pos, index, need)
+        for waiting in self._waiting:
+            missing = waiting.need - len(waiting.below)
+            if missing > 0:
+                waiting.below.extend(lines[:missing])
+
+    def _release(self) -> None:
+        """Emit, in order, the waiting matches whose lines are all there (all at the end)."""
+        done = 0
+        for waiting in self._waiting:
+            if len(waiting.below) < waiting.need and not self._final:
+                break
+            self._emit(self._finish(waiting))
+            done += 1
+        if done:
+            del self._waiting[:done]
+
+    def _finish(self, waiting: _Waiting) -> Highlight:
+        hit = waiting.hit
+        above: list[UnitLine] = []
+        below: list[UnitLine] = []
+        for unit in self._matcher.units.get(hit.name, ()) if waiting.need or waiting.above \
+                else ():
+            view = UnitLines(line=hit.probe,
+                             above=tuple(u.text for u in waiting.above[:unit.above]),
+                             below=tuple(u.text for u in waiting.below[:unit.below]))
+            try:
+                offsets = unit.offsets(view)
+            except Exception as exc:
+                if unit.name not in self._failed_units:
+                    self._failed_units.add(unit.name)
+                    log.warning("salient unit %r raised %s; it adds no lines",
+                                unit.name, type(exc).__name__)
+                continue
+            for offset in offsets:
+                if offset < 0:
+                    above.append(attrs.evolve(waiting.above[-offset - 1], unit=unit.name))
+                else:
+                    below.append(attrs.evolve(waiting.below[offset - 1], unit=unit.name))
+        return Highlight(line=waiting.index + 1, start=waiting.start, end=waiting.after,
+                         pattern=hit.name, rank=hit.rank, text=hit.text, key=hit.key,
+                         above=_unique(above), below=_unique(below))
+
+    # -- keeping -----------------------------------------------------------------------------
+
+    def _emit(self, item: Highlight) -> None:
+        if item.start < self._window:
+            self._head.append(item)
+            return
+        self._recent.append(item)
+        # Matches ending before the last `window` characters seen end before the final tail
+        # window too: they join their group's count (and its first members).
+        cutoff = self._offset - self._window
+        recent = self._recent
+        while recent and recent[0].end <= cutoff:
+            self._aggregate(recent.popleft())
+
+    def _aggregate(self, item: Highlight) -> None:
+        group = self._groups.get(item.key)
+        if group is None:
+            self._overflow += 1
+            return
+        group.count += 1
+        if len(group.members) < self._keep:
+            group.members.append(item)
 
     def pools(self, region: Omission, total: int) -> Pools:
         """What selection needs for *region* of the finished stream of *total* characters."""
         tail_from = total - self._window
-        pools: Pools = {}
-        ranks = sorted({*self._counts, *(h.rank for h in self._head)})
-        for rank in ranks:
-            inside = [h for h in self._head if h.rank == rank and h.inside(region)]
-            recent = self._recent.get(rank, deque())
-            tail = [h for h in recent if h.end > tail_from]
-            edge_tail = [h for h in tail if h.inside(region)]
-            middle_count = self._counts.get(rank, 0) - len(tail)
-            first = [h for h in self._first.get(rank, ()) if h.end <= tail_from]
-            last = [h for h in recent if h.end <= tail_from]
-            count = len(inside) + middle_count + len(edge_tail)
-            if count:
-                pools[rank] = _Pool(first=(inside + first + edge_tail)[:self._keep],
-                                    last=(inside + last + edge_tail)[-self._keep:],
-                                    count=count)
-        return pools
+        keep = self._keep
+        counts: dict[str, int] = {}
+        members: dict[str, list[Highlight]] = {}
+        ranks: dict[str, int] = {}
+        found = self._overflow
+
+        def add(item: Highlight) -> None:
+            key = item.key
+            counts[key] = counts.get(key, 0) + 1
+            ranks.setdefault(key, item.rank)
+            kept = members.setdefault(key, [])
+            if len(kept) < keep:
+                kept.append(item)
+
+        for item in self._head:
+            if item.inside(region):
+                add(item)
+        for key, group in self._groups.items():
+            if group.count:
+                counts[key] = counts.get(key, 0) + group.count
+                ranks.setdefault(key, group.rank)
+                kept = members.setdefault(key, [])
+                kept.extend(group.members[:keep - len(kept)])
+        for item in self._recent:
+            in_tail = item.end > tail_from
+            if in_tail and not item.inside(region):
+                continue
+            if item.key in self._groups:
+                add(item)
+            else:
+                found += 1
+        found += sum(counts.values())
+        groups = tuple(Pool(key=key, rank=ranks[key], count=counts[key],
+                            members=tuple(sorted(members[key], key=lambda h: h.line)))
+                       for key in counts)
+        return Pools(groups=groups, found=found)
+
+
+def _unique(lines: list[UnitLine]) -> tuple[UnitLine, ...]:
+    seen: dict[int, UnitLine] = {}
+    for line in lines:
+        seen.setdefault(line.line, line)
+    return tuple(seen[n] for n in sorted(seen))

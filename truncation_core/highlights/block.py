@@ -1,44 +1,51 @@
 """The highlights block: the salient lines of an omitted part, shown within the budget.
 
-When a cut leaves out part of a tool result, lines such as an exception header, ``error:``,
-``FAILED``, ``panic`` or a test summary may be in the part left out. The highlights block
-shows them, each with its line number in the artifact (the number ``get_artifact`` takes),
-right after the omission marker::
+When a cut leaves out part of a tool result, lines such as an exception and its innermost
+frame, ``error:`` with its location, ``FAILED``, ``panic``, an error record of a JSON log or
+a test summary may be in the part left out. The highlights block shows them, each with its
+line number in the artifact (the number ``get_artifact`` takes), right after the omission
+marker::
 
     ... [Beginning omitted: 9,870 lines / ...; get_artifact(...)] ...
-    ... [highlights from the omitted part: 2 of 2 matching lines] ...
-    line 129: Traceback (most recent call last):
-    line 135: ValueError: invalid literal for int() with base 10: 'x'
+    ... [highlights from the omitted part: 2 of 362 matching lines] ...
+    line 16: 1: shard 0: error: connection refused (attempt 1/3), retrying in 100ms [360 like this]
+    line 749: 62: ==12693==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020...
+    line 750: 62: WRITE of size 17 at 0x602000000020 thread T0
+    line 752: 62:     #1 0x55666007bf70 in main /tmp/work/shard.c:12:5
     <the kept tail>
 
 Definitions (the same for ``process`` and for streams, which is what makes them agree):
 
 * Lines are those of :mod:`truncation_core.text.cut`. A line is a **candidate** only if it lies
   entirely inside the omitted region.
-* Each line is matched on its **probe**: its first :data:`PROBE_CHARS` characters, without
-  the terminator. A line matches a :class:`SalientPattern` when the probe contains one of the
-  pattern's ``keywords`` and, if the pattern has a ``regex``, ``re.search`` finds it in the
-  probe. The first matching pattern, in rank order, classifies the line.
-* **Selection** is deterministic: patterns of rank 0 (test summaries, exit statuses) first,
-  then rank 1 (error headers), and so on; within a rank, when there are more matches than
-  room, the first half of the room goes to the earliest matches and the rest to the latest
-  (the first failure and the last one). At most ``policy.highlights`` lines are shown, each
-  clipped to :data:`LINE_CHARS`, and the block takes at most a quarter of the budget.
+* Each line is matched on its **probe**: its first
+  :data:`~truncation_core.highlights.patterns.PROBE_CHARS` characters, without the
+  terminator, ANSI escapes removed. A line matches a ``SalientPattern`` when the probe
+  contains one of the pattern's ``keywords`` and, if the pattern has a ``regex``,
+  ``re.search`` finds it in the probe; the first matching pattern, in rank order, classifies
+  the line. A line holding a JSON object is judged by the ``SalientRecord`` rules instead
+  (:mod:`~truncation_core.highlights.records`).
+* A match brings the lines its **units** keep around it (``SalientUnit``,
+  :mod:`~truncation_core.highlights.units`): its location, its innermost frame, its
+  diagnostics. They are shown with it, when they lie in the omitted region too.
+* **Selection** is deterministic (:mod:`~truncation_core.highlights.choice`): matches are
+  grouped by pattern and folded text; one match of each group first (rank 0 before rank 1
+  ..., the rarest group first within a rank), each shown once with the count of its group,
+  then more of the groups that repeat only a few times. At most ``policy.highlights``
+  matches are shown, each clipped in the middle to
+  :data:`~truncation_core.highlights.patterns.LINE_CHARS`, and the block takes at most
+  :data:`SHARE` of the budget (more of a short preview: see :func:`lift_highlights`).
 * The block counts against the budget: the content is cut again with the block's size taken
   off, and only lines still inside the (larger) omitted region are shown.
-* Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
-  a line it keeps is shown with its number there, and a line it dropped is shown as not kept
-  (``marker.highlight_not_kept``), with no number (:func:`truncation_core.pipeline.resume.artifact_line`).
+* Numbers address the artifact as stored: when it is itself cut (over
+  ``max_artifact_size``), a line it keeps is shown with its number there, and a line it
+  dropped is shown as not kept (``marker.highlight_not_kept``), with no number
+  (:func:`truncation_core.pipeline.resume.artifact_line`).
 
-Keywords are what keeps scanning fast: only lines holding one are classified (and run the
-patterns' regular expressions), and those lines are found with ``str.find``, each literal
-looked for by its rarest character first (see :class:`_LiteralSearch`): a character absent
-from the text costs a memchr over it. Scanning still costs a few times a plain cut, which is
-why highlights are on only for tools whose output is command output (see ``highlights`` in
-docs/configuration.md).
-
-Patterns come from the ``salient_patterns`` hook: the built-in plugin
-(:mod:`truncation_core.builtins.salient`) gives generic ones, and plugins add their own per tool.
+Patterns, units and records come from the ``salient_patterns``, ``salient_units`` and
+``salient_records`` hooks: the built-in plugins (``truncation_core.builtins.salient`` and
+the ``salient_*`` family modules) give them for common tools, and plugins add their own per
+tool.
 """
 
 from __future__ import annotations
@@ -48,18 +55,23 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.highlights.bank import Pools, select
-from truncation_core.highlights.patterns import Highlight
+from truncation_core.highlights.choice import in_order
+from truncation_core.highlights.lines import clip
+from truncation_core.highlights.patterns import LINE_CHARS
 from truncation_core.hooks.models import Budget, Cut, Omission
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
     from truncation_core.config.markers import MarkerConfig
+    from truncation_core.highlights.bank import Highlight, Pools, UnitLine
 
-__all__ = ["SHARE", "lift_highlights", "render"]
+__all__ = ["PREVIEW_SHARE", "SHARE", "lift_highlights", "render"]
 
 #: The most of the budget (in every limited unit) the block may take.
 SHARE = 0.25
+#: The most of a short preview (the artifact-reference tier's) the block may take: there the
+#: preview is all the model sees of the content, and the highlights come first.
+PREVIEW_SHARE = 0.6
 #: How many times a cut is redone when the block's counts grow with the omitted region.
 _ATTEMPTS = 3
 
@@ -67,50 +79,80 @@ _ATTEMPTS = 3
 # -- the block -------------------------------------------------------------------------------
 
 
-def _found(pools: Pools) -> int:
-    return sum(pool.count for pool in pools.values())
-
-
 def _same_line(line: int) -> int | None:
     return line
 
 
-def _shown(item: Highlight, templates: MarkerConfig, number: int | None) -> str:
+def _shown(line: int, text: str, pattern: str, templates: MarkerConfig,
+           number: int | None) -> str:
     if number is None:
-        return templates.highlight_not_kept.format(text=item.text, pattern=item.pattern,
-                                                   original_line=item.line)
-    return templates.highlight.format(line=number, text=item.text, pattern=item.pattern,
-                                      original_line=item.line)
+        return templates.highlight_not_kept.format(text=text, pattern=pattern,
+                                                   original_line=line)
+    return templates.highlight.format(line=number, text=text, pattern=pattern,
+                                      original_line=line)
 
 
 def render(chosen: Sequence[Highlight], found: int, position: str,
            templates: MarkerConfig,
-           artifact_line: Callable[[int], int | None] = _same_line) -> str:
-    """The highlights block, with the separators its place next to the marker needs.
+           artifact_line: Callable[[int], int | None] = _same_line, *,
+           region: Omission | None = None, counts: dict[str, int] | None = None,
+           ) -> tuple[str, list[dict[str, Any]]]:
+    """The highlights block, with the separators its place next to the marker needs, and
+    what it shows, line by line, for the metadata.
 
     *artifact_line* maps a line of the original to the number ``get_artifact`` takes for it,
     None when the artifact does not keep it (:func:`truncation_core.pipeline.resume.artifact_line`).
+    Unit lines outside *region* (visible in the kept part) are left out; *counts* gives
+    the size of each group (by key), shown after a line whose group has more than one.
     """
     lines = [templates.highlights.format(shown=len(chosen), found=found)]
-    lines += [_shown(h, templates, artifact_line(h.line)) for h in chosen]
+    details: list[dict[str, Any]] = []
+    done: set[int] = set()
+
+    def add(line: int, text: str, pattern: str, extra: dict[str, Any], suffix: str = "") -> None:
+        if line in done:
+            return
+        done.add(line)
+        number = artifact_line(line)
+        lines.append(_shown(line, text, pattern, templates, number) + suffix)
+        details.append({"line": number, "pattern": pattern, "text": text,
+                        "original_line": line, **extra})
+
+    def unit_line(item: Highlight, line: UnitLine) -> None:
+        if region is None or line.inside(region):
+            add(line.line, clip(line.text, LINE_CHARS), item.pattern,
+                {"unit": line.unit, "of_line": item.line})
+
+    for item in sorted(chosen, key=lambda h: h.line):
+        for above in item.above:
+            unit_line(item, above)
+        count = (counts or {}).get(item.key, 1)
+        add(item.line, item.text, item.pattern, {"count": count} if count > 1 else {},
+            templates.highlight_count.format(count=count) if count > 1 else "")
+        for below in item.below:
+            unit_line(item, below)
     if position == "end":  # after a marker that ends the output without a newline
-        return "\n" + "\n".join(lines)
-    return "\n".join(lines) + "\n"
+        return "\n" + "\n".join(lines), details
+    return "\n".join(lines) + "\n", details
 
 
-def _choose(pools: Pools, limit: int, budget: Budget, position: str,
-            templates: MarkerConfig,
-            artifact_line: Callable[[int], int | None]) -> list[Highlight]:
-    """The most highlights (up to *limit*) whose block fits :data:`SHARE` of the budget."""
-    share = budget.scaled(SHARE)
-    found = _found(pools)
-    for k in range(limit, 0, -1):
-        chosen = select(pools, k)
-        if not chosen:
-            return []
-        if share.admits(measure(render(chosen, found, position, templates, artifact_line))):
-            return chosen
-    return []
+def _counts(pools: Pools) -> dict[str, int]:
+    return {pool.key: pool.count for pool in pools.groups}
+
+
+def _choose(pools: Pools, limit: int, share: Budget, position: str,
+            templates: MarkerConfig, artifact_line: Callable[[int], int | None],
+            region: Omission) -> list[Highlight]:
+    """The best highlights (up to *limit*) whose block fits *share*: in order of preference,
+    each taken if the block still fits with it."""
+    counts = _counts(pools)
+    chosen: list[Highlight] = []
+    for item in in_order(pools, limit):
+        block, _ = render([*chosen, item], pools.found, position, templates, artifact_line,
+                          region=region, counts=counts)
+        if share.admits(measure(block)):
+            chosen.append(item)
+    return chosen
 
 
 def _sole_omission(cut: Cut, text: Any) -> Omission | None:
@@ -128,24 +170,27 @@ def _sole_omission(cut: Cut, text: Any) -> Omission | None:
 def lift_highlights(cut: Cut, *, text: Any, budget: Budget, limit: int,
                     templates: MarkerConfig, pools_for: Callable[[Omission], Pools],
                     recut: Callable[[Budget], Cut],
-                    artifact_line: Callable[[int], int | None] = _same_line) -> Cut:
+                    artifact_line: Callable[[int], int | None] = _same_line,
+                    share: float = SHARE) -> Cut:
     """*cut* with a highlights block after its marker, cut again to make room for the block.
 
-    Each line is shown with the number *artifact_line* gives it (the artifact's), or as not
-    kept when it gives None. Returns *cut* unchanged when there is nothing to lift, or when
-    the result would not fit.
+    The block takes at most *share* of *budget* (:data:`SHARE`; :data:`PREVIEW_SHARE` for
+    the short preview under an artifact reference). Each line is shown with the number
+    *artifact_line* gives it (the artifact's), or as not kept when it gives None. Returns
+    *cut* unchanged when there is nothing to lift, or when the result would not fit.
     """
     region = _sole_omission(cut, text)
     if region is None or limit <= 0:
         return cut
     pools = pools_for(region)
-    chosen = _choose(pools, limit, budget, region.position, templates, artifact_line)
-    found = _found(pools)
+    chosen = _choose(pools, limit, budget.scaled(share), region.position, templates,
+                     artifact_line, region)
     for _ in range(_ATTEMPTS):
         if not chosen:
             return cut
-        room = budget.minus(measure(render(chosen, found, region.position, templates,
-                                           artifact_line)))
+        block, _ = render(chosen, pools.found, region.position, templates, artifact_line,
+                          region=region, counts=_counts(pools))
+        room = budget.minus(measure(block))
         if room is None:
             return cut
         again = recut(room)
@@ -153,13 +198,13 @@ def lift_highlights(cut: Cut, *, text: Any, budget: Budget, limit: int,
         if wider is None:
             return cut
         chosen = [h for h in chosen if h.inside(wider)]
-        found = _found(pools_for(wider))
-        block = render(chosen, found, wider.position, templates, artifact_line)
+        pools = pools_for(wider)
+        block, shown = render(chosen, pools.found, wider.position, templates, artifact_line,
+                              region=wider, counts=_counts(pools))
         at = len(again.text) - (len(text) - wider.end)
         out = again.text[:at] + block + again.text[at:]
         if chosen and budget.admits(measure(out)):
-            details = {**again.details, "highlights": [
-                {"line": artifact_line(h.line), "pattern": h.pattern, "text": h.text,
-                 "original_line": h.line} for h in chosen]}
+            details = {**again.details, "highlights": shown}
             return attrs.evolve(again, text=out, details=details)
+        region = wider
     return cut

@@ -2,13 +2,18 @@
 
 A :class:`SalientPattern` (from the ``salient_patterns`` hook) names literal ``keywords`` and
 an optional ``regex``. A line matches when its probe (its first :data:`PROBE_CHARS`
-characters, without the terminator) contains a keyword and the regex, if any, is found in
-it; the first matching pattern in rank order classifies the line as a :class:`Highlight`.
+characters, without the terminator, ANSI escapes removed: :func:`~.lines.clean`) contains a
+keyword and the regex, if any, is found in it; the first matching pattern in rank order
+classifies the line. Lines that hold a JSON object are judged by the
+:class:`~truncation_core.highlights.records.SalientRecord` rules first, when there are any.
+A :class:`Matcher` holds the patterns, records and
+:class:`~truncation_core.highlights.units.SalientUnit` of one tool, compiled once.
 
 Keywords are what keeps scanning fast: only lines holding one are classified (and run the
 patterns' regular expressions), and those lines are found with ``str.find``, each literal
 looked for by its rarest character first (see :class:`_LiteralSearch`): a character absent
-from the text costs a memchr over it.
+from the text costs a memchr over it. Keywords are looked for in the text as stored, so keep
+each within one word: a colour code inside a keyword would hide it.
 """
 
 from __future__ import annotations
@@ -17,21 +22,24 @@ import functools
 import heapq
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 
+from truncation_core.highlights.lines import clean, clip, fold
+from truncation_core.highlights.records import RECORD_CHARS, parse_record, record_text
 from truncation_core.text.measure import count_terminators
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Omission
+    from truncation_core.highlights.records import SalientRecord
+    from truncation_core.highlights.units import SalientUnit
 
-__all__ = ["LINE_CHARS", "PROBE_CHARS", "Highlight", "Matcher", "SalientPattern", "scan_lines"]
+__all__ = ["LINE_CHARS", "PROBE_CHARS", "Hit", "Matcher", "SalientPattern", "scan_lines"]
 
 #: Characters of a line that patterns look at.
 PROBE_CHARS = 512
-#: Characters of a line shown in the block.
-LINE_CHARS = 160
+#: Characters of a line shown in the block (a longer one keeps its start and its end).
+LINE_CHARS = 320
 
 
 def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
@@ -58,10 +66,11 @@ def _check_regex(_inst: object, _attr: object, value: str | None) -> None:
 class SalientPattern:
     """What makes a line worth lifting into the highlights block.
 
-    A line matches when its probe contains one of *keywords* (literal, case-sensitive) and,
-    if *regex* is given, :func:`re.search` finds *regex* in the probe. Write keywords as
-    literal strings that every line you want contains (``"rror"`` catches both ``error`` and
-    ``Error``); the regex then says precisely which of those lines you want.
+    A line matches when its probe (ANSI escapes removed) contains one of *keywords*
+    (literal, case-sensitive) and, if *regex* is given, :func:`re.search` finds *regex* in
+    the probe. Write keywords as literal strings that every line you want contains
+    (``"rror"`` catches both ``error`` and ``Error``); the regex then says precisely which of
+    those lines you want.
     """
 
     #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
@@ -72,55 +81,113 @@ class SalientPattern:
     regex: str | None = attrs.field(default=None, validator=_check_regex)
     #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...
     rank: int = 1
+    #: For a header that has no word to look for, but a line under it that has: a regular
+    #: expression the line right above the matching one must match (``re.search``, ANSI
+    #: escapes removed). That line is then the salient one, and the matching line is the
+    #: first below it (ruff's ``F821 Undefined name `x``` over `` --> app.py:7:53``).
+    header: str | None = attrs.field(default=None, validator=_check_regex)
 
 
-@attrs.frozen(kw_only=True)
-class Highlight:
-    """One line lifted from the omitted part."""
+class Hit(NamedTuple):
+    """What one line matched: the pattern's (or record's) name and rank, the text the block
+    shows for it, and the key that groups it with the lines saying the same thing."""
 
-    #: 1-based line number in the original output. The block shows the artifact's number
-    #: for it, which differs when the artifact is itself cut (see
-    #: :func:`truncation_core.pipeline.resume.artifact_line`).
-    line: int
-    #: Character offsets of the line, terminator included, in the original.
-    start: int
-    end: int
-    #: The pattern that matched, and its rank.
-    pattern: str
+    name: str
     rank: int
-    #: The line's text, clipped to :data:`LINE_CHARS` characters (content: not in the repr).
-    text: str = attrs.field(repr=False)
-
-    def inside(self, region: Omission) -> bool:
-        """True when the whole line lies in *region*."""
-        return region.start <= self.start and self.end <= region.end
+    text: str
+    key: str
+    #: The line as the units' ``choose`` sees it (its probe, cleaned).
+    probe: str
 
 
 class Matcher:
-    """The patterns of one tool, compiled once."""
+    """The patterns, records and units of one tool, compiled once."""
 
-    def __init__(self, patterns: Iterable[SalientPattern]) -> None:
+    def __init__(self, patterns: Iterable[SalientPattern] = (), *,
+                 units: Iterable[SalientUnit] = (),
+                 records: Iterable[SalientRecord] = ()) -> None:
         ordered = sorted(patterns, key=lambda p: p.rank)  # stable: plugin order within a rank
         self.patterns = tuple(ordered)
+        self.records = tuple(sorted(records, key=lambda r: r.rank))
         #: What scanning looks for: every line holding a keyword holds one of these.
-        self.literals = _literals(frozenset(k for p in ordered for k in p.keywords))
+        self.literals = _literals(frozenset(
+            k for p in (*ordered, *self.records) for k in p.keywords))
         self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
                         for p in ordered]
+        by_anchor: dict[str, list[SalientUnit]] = {}
+        for unit in units:
+            for name in unit.patterns:
+                by_anchor.setdefault(name, []).append(unit)
+        #: Pattern name -> what the line above its matching lines must match (see
+        #: :attr:`SalientPattern.header`).
+        self.headers = {p.name: re.compile(p.header) for p in ordered if p.header is not None}
+        #: Pattern (or record) name -> the units that extend its lines.
+        self.units = {name: tuple(found) for name, found in by_anchor.items()}
+        every = [u for found in self.units.values() for u in found]
+        #: The most lines any unit looks at, above and below its line.
+        self.above = max((u.above for u in every), default=0) + (1 if self.headers else 0)
+        self.below = max((u.below for u in every), default=0)
 
     def __bool__(self) -> bool:
         return bool(self.literals)
 
-    def classify(self, probe: str) -> SalientPattern | None:
-        contains = probe.__contains__
-        for pattern, keywords, regex in self._checks:
-            if any(map(contains, keywords)) and (regex is None or regex.search(probe)):
-                return pattern
-        return None
+    def headed(self, hit: Hit, header: str) -> Hit | None:
+        """*hit*, made the match of *header* (the cleaned line above it), if its pattern
+        looks for a header and *header* is one; None if it is not."""
+        wanted = self.headers.get(hit.name)
+        if wanted is None or not wanted.search(header):
+            return None
+        return Hit(hit.name, hit.rank, clip(header, LINE_CHARS),
+                   f"{hit.name}\0{fold(header)}", header)
 
     def searches(self) -> list[_LiteralSearch]:
         """A search for each literal. A stream keeps its own from chunk to chunk, so that
         what they learn about the text (which characters are common in it) carries over."""
         return [_LiteralSearch(literal) for literal in self.literals]
+
+    def classify(self, probe: str) -> SalientPattern | None:
+        """The pattern *probe* (a line's first characters) matches, if any."""
+        return self._classify(clean(probe))
+
+    def _classify(self, cleaned: str) -> SalientPattern | None:
+        contains = cleaned.__contains__
+        for pattern, keywords, regex in self._checks:
+            if any(map(contains, keywords)) and (regex is None or regex.search(cleaned)):
+                return pattern
+        return None
+
+    def wants_whole(self, head: str) -> bool:
+        """Whether a line starting with *head* may be a record (so it is read whole)."""
+        return bool(self.records) and head.lstrip(" \t")[:1] == "{"
+
+    def match(self, line: str, length: int) -> Hit | None:
+        """What a line matches. *line* is the line, or its first characters when it is
+        longer (*length* is its whole length, terminator excluded)."""
+        probe = line[:PROBE_CHARS]
+        if length == len(line) and length <= RECORD_CHARS and self.wants_whole(probe):
+            record = parse_record(line)
+            if record is not None:
+                return self._record_hit(line, probe, record)
+        cleaned = clean(probe)
+        pattern = self._classify(cleaned)
+        if pattern is None:
+            return None
+        return Hit(pattern.name, pattern.rank, clip(cleaned, LINE_CHARS),
+                   f"{pattern.name}\0{fold(cleaned)}", cleaned)
+
+    def _record_hit(self, line: str, probe: str, record: dict[str, object]) -> Hit | None:
+        contains = line.__contains__
+        for rule in self.records:
+            if any(map(contains, rule.keywords)):
+                try:
+                    accepted = bool(rule.test(record))
+                except Exception:  # a rule that cannot judge this record does not take it
+                    accepted = False
+                if accepted:
+                    cleaned = clean(probe)
+                    return Hit(rule.name, rule.rank, record_text(clean(line), LINE_CHARS),
+                               f"{rule.name}\0{fold(cleaned)}", cleaned)
+        return None
 
 
 # -- finding lines that hold a keyword ---------------------------------------------------------
@@ -221,19 +288,15 @@ def _literals(keywords: frozenset[str], shared: int = 4) -> tuple[str, ...]:
     return tuple(sorted(chosen, key=lambda k: (-len(k), k)))
 
 
-def _clip(probe: str) -> str:
-    text = probe.rstrip()
-    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
-
-
-def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int,
-               offset: int, emit: Callable[[Highlight], None],
-               searches: Sequence[_LiteralSearch]) -> None:
-    """Find the salient lines among the complete lines of ``text[lo:hi]``.
+def scan_lines(searches: Sequence[_LiteralSearch], text: str, lo: int, hi: int, *,
+               line_index: int, visit: Callable[[int, int, int, int], None]) -> None:
+    """Call ``visit(index, start, end, after)`` for each complete line of ``text[lo:hi]``
+    that holds one of the searches' literals, in order.
 
     *lo* is a line start, and *hi* a line start or the end of *text*. *line_index* is the
-    0-based index of the line at *lo*; *offset* is added to positions (for a stream's piece).
-    *searches* are the matcher's (:meth:`Matcher.searches`).
+    0-based index of the line at *lo*; *index* is the visited line's. The line is
+    ``text[start:end]``, and its terminator ends at *after*. *searches* are a matcher's
+    (:meth:`Matcher.searches`).
     """
     if lo >= hi:
         return
@@ -263,11 +326,7 @@ def scan_lines(matcher: Matcher, text: str, lo: int, hi: int, *, line_index: int
             after = end + 2 if text.startswith("\r\n", end, hi) else end + 1
         index += count_terminators(text, counted, start)
         counted = start
-        probe = text[start:min(end, start + PROBE_CHARS)]
-        pattern = matcher.classify(probe)
-        if pattern is not None:
-            emit(Highlight(line=index + 1, start=offset + start, end=offset + after,
-                           pattern=pattern.name, rank=pattern.rank, text=_clip(probe)))
+        visit(index, start, end, after)
         pos = after
         while heap and heap[0][0] < pos:
             n = heap[0][1]

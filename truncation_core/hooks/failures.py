@@ -14,7 +14,8 @@ what raised                              what the processor does instead
                                          configured templates, rendered without plugins)
 ``store_artifact``, or its writer        cuts inline, with markers saying that the full
                                          content could not be kept
-``salient_patterns``                     shows no highlights (and asks again next time)
+``salient_patterns``, ``salient_units``  shows no highlights (and asks again next time)
+or ``salient_records``
 ``stream_cutter``                        the stream cuts as text
 =======================================  ===================================================
 

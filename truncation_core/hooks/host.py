@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import PluginsConfig, Policy
     from truncation_core.highlights.patterns import SalientPattern
+    from truncation_core.highlights.records import SalientRecord
+    from truncation_core.highlights.units import SalientUnit
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
@@ -175,21 +177,42 @@ class PluginHost:
         the plugins that returned patterns are kept."""
         from truncation_core.highlights.patterns import SalientPattern
 
-        out: list[SalientPattern] = []
+        return self._collected("salient_patterns", SalientPattern,
+                               self._hook.salient_patterns(tool=tool, policy=policy))
+
+    def salient_units(self, *, tool: str | None, policy: Policy
+                      ) -> tuple[list[SalientUnit], HookResultError | None]:
+        """Every plugin's units, and the first wrong result, if any (as for patterns)."""
+        from truncation_core.highlights.units import SalientUnit
+
+        return self._collected("salient_units", SalientUnit,
+                               self._hook.salient_units(tool=tool, policy=policy))
+
+    def salient_records(self, *, tool: str | None, policy: Policy
+                        ) -> tuple[list[SalientRecord], HookResultError | None]:
+        """Every plugin's record rules, and the first wrong result, if any (as for
+        patterns)."""
+        from truncation_core.highlights.records import SalientRecord
+
+        return self._collected("salient_records", SalientRecord,
+                               self._hook.salient_records(tool=tool, policy=policy))
+
+    def _collected(self, hook: str, kind: type[Any], results: Iterable[Any]
+                   ) -> tuple[list[Any], HookResultError | None]:
+        out: list[Any] = []
         wrong = None
-        for patterns in self._hook.salient_patterns(tool=tool, policy=policy):
-            if patterns is None:
+        for items in results:
+            if items is None:
                 continue
-            if isinstance(patterns, str | bytes) or not isinstance(patterns, Iterable):
-                wrong = wrong or self._wrong("salient_patterns", patterns,
-                                             "an iterable of SalientPattern")
+            if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+                wrong = wrong or self._wrong(hook, items, f"an iterable of {kind.__name__}")
                 continue
-            items = list(patterns)
-            bad = next((p for p in items if not isinstance(p, SalientPattern)), None)
+            listed = list(items)
+            bad = next((p for p in listed if not isinstance(p, kind)), None)
             if bad is not None:
-                wrong = wrong or self._wrong("salient_patterns", bad, "a SalientPattern")
+                wrong = wrong or self._wrong(hook, bad, f"a {kind.__name__}")
                 continue
-            out.extend(items)
+            out.extend(listed)
         return out, wrong
 
     def stream_cutters(self, *, tool: str | None, policy: Policy, context: Mapping[str, Any]

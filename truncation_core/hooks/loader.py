@@ -69,6 +69,20 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.memory_store",
     "truncation_core.builtins.filesystem_store",
     "truncation_core.builtins.ranked",
+    # The built-ins are all trylast, and pluggy asks trylast implementations in the order
+    # they were registered: the tool families' patterns come before the generic ones, so that
+    # within a rank the specific pattern names a line (``sanitizer-report``, not ``error``).
+    "truncation_core.builtins.salient_logs",
+    "truncation_core.builtins.salient_compilers",
+    "truncation_core.builtins.salient_tests",
+    "truncation_core.builtins.salient_jvm",
+    "truncation_core.builtins.salient_dotnet",
+    "truncation_core.builtins.salient_browser",
+    "truncation_core.builtins.salient_sanitizers",
+    "truncation_core.builtins.salient_ruby",
+    "truncation_core.builtins.salient_r",
+    "truncation_core.builtins.salient_haskell",
+    "truncation_core.builtins.salient_xcode",
     "truncation_core.builtins.salient",
 )
 

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import Policy
     from truncation_core.highlights.patterns import SalientPattern
+    from truncation_core.highlights.records import SalientRecord
+    from truncation_core.highlights.units import SalientUnit
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
@@ -238,10 +240,13 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects (``name``, ``keywords``,
-        ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
+    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects
+        (``name``, ``keywords``, ``regex``, ``rank``, ``header``), or None. The built-in implementations return generic patterns
         for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
-        summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).
+        summaries, exit statuses and CI runners' last lines
+        (:mod:`truncation_core.builtins.salient`), and the failure and summary lines of tool
+        families: compilers and linters, TAP, JVM, .NET, browsers, sanitizers, Ruby, R,
+        Haskell, Xcode (the ``truncation_core.builtins.salient_*`` modules).
 
     .. versionadded:: 0.1
 
@@ -254,5 +259,90 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
 
     Implementing this hook: keywords are literal and case-sensitive; every line you want must
     contain one of them (they are what makes scanning fast), and the regex then picks the
-    lines you mean. Lines are matched on their first 512 characters.
+    lines you mean. Lines are matched on their first 512 characters, ANSI escapes removed;
+    keywords are looked for in the text as stored, so keep each within one word. Rank 0 is
+    shown first (summaries, final statuses), then 1 (errors), 2 (details, warnings).
+    """
+
+
+@hookspec
+def salient_units(tool: str | None, policy: Policy) -> Iterable[SalientUnit] | None:
+    """Add units: the lines around a salient line that are shown with it, as one unit.
+
+    All results are collected. Called once per tool, with ``salient_patterns``, the first
+    time the tool's patterns are needed; the units of all plugins apply together.
+
+    A pattern finds one line, but a header without its location is half useless:
+    ``error[E0308]: mismatched types`` wants its ``--> src/lib.rs:87:5``, a Python exception
+    its innermost ``File "...", line N`` and the source line under it, ``not ok 3`` the
+    ``location:`` and diff lines of its YAML diagnostics. A unit names the patterns (or
+    records) whose lines it extends, how far it looks (``above``, ``below``: up to 64 lines
+    each way) and a ``choose`` function that picks the lines to keep from those it is shown.
+
+    :param tool: the tool name, or None.
+    :param policy: the effective per-tool policy.
+    :returns: :class:`~truncation_core.highlights.units.SalientUnit` objects (``name``,
+        ``patterns``, ``above``, ``below``, ``choose``), or None. The built-in
+        implementations keep: a compiler's location and source line under its error header
+        (gcc, clang, rustc, ruff, GHC, mypy's wrapped lines and notes), the innermost frame
+        and its source line above a Python exception, TAP's YAML diagnostics, a sanitizer
+        report's access and first frame in the program's own code, the file header above an
+        eslint problem, and more, per family (the ``truncation_core.builtins.salient*``
+        modules).
+
+    .. versionadded:: 0.1
+
+    Why a hook of its own, and data with a function rather than a function over the text:
+    a stream never holds its omitted middle, so the engine gives ``choose`` the lines
+    around each match as they pass (:class:`~truncation_core.highlights.units.UnitLines`:
+    the matching line, the lines ``above`` and ``below`` it, nearest first, each its first
+    512 characters with ANSI escapes removed), and ``process()`` and streams give the same
+    block. ``choose`` returns offsets: ``-1`` is the line right above, ``1`` the line right
+    below.
+
+    Implementing this hook: ``choose`` must be a pure function of what it is given (the block
+    is deterministic), cheap (it runs for the first matches of every group), and must not
+    raise; if it does, the unit adds no lines to that match and the failure is logged with
+    the unit's name. :func:`~truncation_core.highlights.units.lines_below` and
+    :func:`~truncation_core.highlights.units.lines_above` make the usual ``choose``: take
+    the lines a regex finds, stop at another, or after so many. Unit lines are shown only
+    when they lie in the omitted part (the others are in sight already), and count against
+    the block's share of the budget like any line.
+    """
+
+
+@hookspec
+def salient_records(tool: str | None, policy: Policy) -> Iterable[SalientRecord] | None:
+    """Add record rules: which records of a JSON Lines log are worth lifting into the block.
+
+    All results are collected. Called once per tool, with ``salient_patterns``.
+
+    In a structured log the words that make a text line salient are field names and values
+    anywhere in the record (``"level":"error"``, pino's ``"level":50``, ``"severity":
+    "ERROR"``, an ``"err": {...}`` object after a long stack trace), so records are judged
+    parsed: a line that starts with ``{``, holds one of a rule's ``keywords`` and is at most
+    64 KiB long is parsed, and if it is a JSON object, the rules decide, in rank order (the
+    first whose keyword the line holds and whose ``test(record)`` is true); the patterns are
+    not tried on it. A line that does not parse is matched by the patterns as any line.
+
+    :param tool: the tool name, or None.
+    :param policy: the effective per-tool policy.
+    :returns: :class:`~truncation_core.highlights.records.SalientRecord` objects (``name``,
+        ``keywords``, ``test``, ``rank``), or None. The built-in implementation
+        (:mod:`truncation_core.builtins.salient_logs`) takes records whose level or
+        severity is error, fatal or critical (by name, or pino's and bunyan's numbers 50 and
+        above), and records with an ``err``, ``error``, ``exception``, ``exc_info`` or
+        ``stack`` field that holds something.
+
+    .. versionadded:: 0.1
+
+    A record is shown cut as a record: each string value longer than 120 characters (a
+    stack trace, a payload) keeps its start and its end with the cut marked inside the
+    string, and the line is clipped like any other; so the block shows the level, the
+    message and the error's own fields in the record's field order.
+
+    Implementing this hook: ``keywords`` are literal and case-sensitive, and what keeps it
+    fast: only lines holding one are parsed. ``test`` gets the parsed object (a ``dict``),
+    must be a pure function of it, and may return False for records it cannot judge; an
+    exception counts as False.
     """

@@ -184,13 +184,22 @@ class Pipeline:
         if matcher is None:
             from truncation_core.highlights.patterns import Matcher
 
+            hook = "salient_patterns"
             try:
                 patterns, wrong = self.plugins.salient_patterns(tool=tool, policy=policy)
                 if wrong is not None:
                     raise wrong
-                matcher = Matcher(patterns)
+                hook = "salient_units"
+                units, wrong = self.plugins.salient_units(tool=tool, policy=policy)
+                if wrong is not None:
+                    raise wrong
+                hook = "salient_records"
+                records, wrong = self.plugins.salient_records(tool=tool, policy=policy)
+                if wrong is not None:
+                    raise wrong
+                matcher = Matcher(patterns, units=units, records=records)
             except Exception as exc:  # not cached: each result says why it has no highlights
-                self.failed(exc, "salient_patterns", "no highlights", tool, notes)
+                self.failed(exc, hook, "no highlights", tool, notes)
                 return Matcher(())
             matcher = self._matchers.setdefault(tool, matcher)
         return matcher

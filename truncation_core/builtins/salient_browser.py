@@ -1,0 +1,110 @@
+"""Browser and web-platform test harnesses: testharness.js (WPT), Karma with Jasmine or
+Mocha, Playwright.
+
+* testharness.js: a failing subtest (``× name``, a generic failed test) with its
+  ``assert_equals: ... expected "grid" but got "block"`` and the frame in the test file,
+  and the test file it belongs to (the header line above its subtests); ``assert_*:``
+  messages and ``FAIL [expected PASS]`` results of the wpt runner are errors themselves.
+* Karma: ``... FAILED`` (a generic failed test) with Jasmine's ``Expected ...`` and the
+  spec's own frame under it, and the ``TOTAL: 1 FAILED, 499 SUCCESS`` line.
+* Playwright's list reporter marks a failed test ``✘`` (generic); its failure report is
+  the test runners' (``salient_tests``).
+
+Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
+party would.
+"""
+
+from __future__ import annotations
+
+import re
+
+from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+
+PATTERNS = (
+    SalientPattern(
+        name="karma-total", rank=0,
+        keywords=("TOTAL: ",),
+        regex=r"^TOTAL: \d+ (?:FAILED|SUCCESS)",
+    ),
+    SalientPattern(
+        name="wpt-unexpected", rank=1,
+        keywords=("[expected ",),
+        regex=r"^\s*(?:FAIL|TIMEOUT|CRASH|ERROR|NOTRUN|PRECONDITION_FAILED) \[expected ",
+    ),
+    SalientPattern(
+        name="testharness-assert", rank=1,
+        keywords=("assert_",),
+        regex=r"^\s*assert_\w+: ",
+    ),
+)
+
+_ASSERT = re.compile(r"^\s*assert_\w+: ")
+_AT = re.compile(r"^\s+at .*[(\s]\S+:\d+:\d+\)?\s*$")
+_TEST_FILE = re.compile(r"^\s*\S+\.(?:html?|xhtml|svg|xht|js)\s*$")
+_SUBTEST = re.compile(r"^\s*(?:[√✓✔×✗✘]|\[(?:PASS|FAIL)\])\s")
+
+
+def subtest_failure(lines: UnitLines) -> list[int]:
+    """At a failing subtest ``× name``: the test file above (over the subtests before it),
+    and the assertion and its frame below."""
+    if not re.match(r"^\s*[×✗✘] ", lines.line):
+        return []
+    taken: list[int] = []
+    for i, line in enumerate(lines.above, 1):
+        if _TEST_FILE.match(line):
+            taken.append(-i)
+            break
+        if line.strip() and not _SUBTEST.match(line) and not _ASSERT.match(line) and \
+                not _AT.match(line):
+            break
+    assertion = False
+    for i, line in enumerate(lines.below, 1):
+        if _SUBTEST.match(line):
+            break
+        if not assertion and _ASSERT.match(line):
+            assertion = True
+            taken.append(i)
+        elif assertion and _AT.match(line):
+            taken.append(i)
+            break
+    return taken
+
+
+_JASMINE_AT = re.compile(r"^\t\s*at .*\(([^()<>]+):\d+:\d+\)")
+
+
+def jasmine_failure(lines: UnitLines) -> list[int]:
+    """Under Karma's ``... FAILED``: the tab-indented message, and the first frame in the
+    spec (not Jasmine's own, not node_modules)."""
+    if not lines.line.rstrip().endswith("FAILED"):
+        return []
+    taken: list[int] = []
+    for i, line in enumerate(lines.below, 1):
+        if not line.startswith("\t"):
+            break
+        frame = _JASMINE_AT.match(line)
+        if frame is not None:
+            if "node_modules" not in frame.group(1):
+                taken.append(i)
+                break
+        elif not line.strip().startswith("at ") and not taken:
+            taken.append(i)
+    return taken
+
+
+UNITS = (
+    SalientUnit(name="subtest-failure", patterns=("failed-test",), above=64, below=6,
+                choose=subtest_failure),
+    SalientUnit(name="jasmine-failure", patterns=("failed-test",), below=12,
+                choose=jasmine_failure),
+)
+
+
+@hookimpl(trylast=True)
+def salient_patterns() -> tuple[SalientPattern, ...]:
+    return PATTERNS
+
+
+@hookimpl(trylast=True)
+def salient_units() -> tuple[SalientUnit, ...]:
+    return UNITS

@@ -1,0 +1,77 @@
+""".NET and MSBuild: the build's error count, ``dotnet test``'s results, failing tests with
+their message and first frame in the project's own code.
+
+MSBuild's ``error MSB3021:`` / ``error CS0103:`` lines are the generic ``error`` pattern's,
+and ``Build FAILED.`` the generic build result; this adds ``11 Error(s)``, ``dotnet test``'s
+``Failed!  - Failed: 1, Passed: 99`` (and ``Passed!``), the VSTest ``Failed Name [12 ms]``
+line with its ``Error Message:`` and first ``at ... in File.cs:line N`` frame, and NUnit's
+``Failed : Name`` and ``Test Run Failed.``.
+
+Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
+party would.
+"""
+
+from __future__ import annotations
+
+import re
+
+from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+
+PATTERNS = (
+    SalientPattern(
+        name="msbuild-count", rank=0,
+        keywords=("Error(s)",),
+        regex=r"^\s*\d+ Error\(s\)",
+    ),
+    SalientPattern(
+        name="dotnet-test-summary", rank=0,
+        keywords=("Failed:", "Test Run Failed", "Test Run Successful", "Total tests:"),
+        # "Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100, ..."
+        regex=r"^\s*(?:Failed|Passed)!\s+- Failed:\s+\d+|^\s*Test Run (?:Failed|Successful)\.|"
+              r"^\s*Total tests: \d+",
+    ),
+    SalientPattern(
+        name="dotnet-failed-test", rank=1,
+        keywords=("Failed ",),
+        # VSTest "  Failed Tests.MathTests.Adds [12 ms]", NUnit "  Failed : Tests.X.Y".
+        regex=r"^\s*(?:X )?Failed (?:[\w.+`<>,\[\] ]+\[\s*[\d.]+ ?m?s\]|: [\w.]+)",
+    ),
+)
+
+_STACK_FRAME = re.compile(r"^\s+at .+ in .+:line \d+")
+
+
+def vstest_details(lines: UnitLines) -> list[int]:
+    """Under a failing test: the first line of its ``Error Message:`` and its first frame
+    with a file and line."""
+    taken: list[int] = []
+    message = frame = False
+    for i, line in enumerate(lines.below, 1):
+        stripped = line.strip()
+        if re.match(r"^\s*(?:X )?(?:Failed|Passed|Skipped) ", line) and i > 1:
+            break
+        if stripped == "Error Message:" and not message and i < len(lines.below):
+            message = True
+            taken.append(i + 1)
+        elif not frame and _STACK_FRAME.match(line):
+            frame = True
+            taken.append(i)
+        if message and frame:
+            break
+    return taken
+
+
+UNITS = (
+    SalientUnit(name="vstest-details", patterns=("dotnet-failed-test",), below=24,
+                choose=vstest_details),
+)
+
+
+@hookimpl(trylast=True)
+def salient_patterns() -> tuple[SalientPattern, ...]:
+    return PATTERNS
+
+
+@hookimpl(trylast=True)
+def salient_units() -> tuple[SalientUnit, ...]:
+    return UNITS

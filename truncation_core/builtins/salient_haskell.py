@@ -1,0 +1,69 @@
+"""Haskell: GHC, cabal, stack and hspec.
+
+GHC's ``src/M.hs:6:12: error:`` (and ``warning:``) puts its message on the lines below, each
+point after a ``•``; the compilers' unit (``salient_compilers``) keeps the first ``•`` line
+and the source line the carets point at. This adds cabal's and stack's failures
+(``Error: cabal: Failed to build ledger-0.1.0.0.``, ``Failed to build``,
+``Error: [S-7282]``), GHC's own crashes (``ghc: panic!``), hspec's failure count
+(``40 examples, 1 failure``, generic) and each failure's ``expected:``/``but got:``.
+
+Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
+party would.
+"""
+
+from __future__ import annotations
+
+import re
+
+from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+
+PATTERNS = (
+    SalientPattern(
+        name="cabal-failure", rank=1,
+        keywords=("Failed to build", "failed to build", "[S-", "[Cabal-"),
+        regex=r"\b[Ff]ailed to build\b|^Error: \[(?:S|Cabal)-\d+\]",
+    ),
+    SalientPattern(
+        name="ghc-panic", rank=1,
+        keywords=("panic!",),
+        regex=r"^\S+: panic! ",
+    ),
+    SalientPattern(
+        name="hspec-failure", rank=1,
+        keywords=("expected: ",),
+        regex=r"^\s+expected: ",
+    ),
+)
+
+
+def hspec_got(lines: UnitLines) -> list[int]:
+    """Under hspec's ``expected: x``: the ``but got: y`` line."""
+    for i, line in enumerate(lines.below[:3], 1):
+        if re.match(r"^\s+but got: ", line):
+            return [i]
+    return []
+
+
+def hspec_location(lines: UnitLines) -> list[int]:
+    """Above hspec's ``expected: x``: the failure's location and name."""
+    for i, line in enumerate(lines.above[:4], 1):
+        if re.match(r"^\s*\S+\.hs:\d+:\d+:\s*$|^\s+\d+\) ", line):
+            return [-i]
+    return []
+
+
+UNITS = (
+    SalientUnit(name="hspec-got", patterns=("hspec-failure",), below=3, choose=hspec_got),
+    SalientUnit(name="hspec-location", patterns=("hspec-failure",), above=4,
+                choose=hspec_location),
+)
+
+
+@hookimpl(trylast=True)
+def salient_patterns() -> tuple[SalientPattern, ...]:
+    return PATTERNS
+
+
+@hookimpl(trylast=True)
+def salient_units() -> tuple[SalientUnit, ...]:
+    return UNITS

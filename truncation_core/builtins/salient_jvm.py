@@ -1,0 +1,114 @@
+"""JVM builds and test reports: Maven, Surefire, Gradle, sbt, javac.
+
+* Surefire's ``<<< FAILURE!`` / ``<<< ERROR!`` lines (the class's count and each failing
+  test), the ``Results`` total when something failed (``Tests run: 360, Failures: 1``);
+  Maven's ``BUILD FAILURE`` and Gradle's ``BUILD FAILED`` are the generic build results.
+* An exception brings its first frame in the program's own code: the first ``at`` line
+  outside the JDK, JUnit, the build tool and the languages' runtimes (``at
+  demo.Ledger14Test.balance6(Ledger14Test.java:31)``); ``Caused by:`` lines are errors too.
+* Gradle's ``* What went wrong:`` with the line that says what, and ``FAILURE: Build failed``.
+* sbt's ``[error] File.scala:6: message`` and its ``[error] N errors found`` count.
+
+Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
+party would.
+"""
+
+from __future__ import annotations
+
+import re
+
+from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+
+PATTERNS = (
+    SalientPattern(
+        name="surefire-total", rank=0,
+        keywords=("Tests run:",),
+        # The Results total ("[ERROR] Tests run: 360, Failures: 1, Errors: 0, Skipped: 0"),
+        # not the line per class (which ends "-- in demo.XTest" or names a time).
+        regex=r"^(?:\[\w+\]\s+)?Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+\s*$",
+    ),
+    SalientPattern(
+        name="surefire-failure", rank=1,
+        keywords=("<<< FAIL", "<<< ERR"),
+        regex=r"<<< (?:FAILURE|ERROR)!",
+    ),
+    SalientPattern(
+        name="java-caused-by", rank=1,
+        keywords=("Caused by:",),
+        regex=r"^\s*Caused by: \S",
+    ),
+    SalientPattern(
+        name="gradle-failure", rank=0,
+        keywords=("FAILURE: ",),
+        regex=r"^FAILURE: ",
+    ),
+    SalientPattern(
+        name="gradle-what-went-wrong", rank=1,
+        keywords=("What went wrong",),
+        regex=r"^\* What went wrong:",
+    ),
+    SalientPattern(
+        name="sbt-summary", rank=0,
+        keywords=("found", "Compilation failed", "Failed: Total"),
+        regex=r"^\[error\] (?:one|\d+) errors? found|^\[error\] .*Compilation failed|"
+              r"Failed: Total \d+, Failed [1-9]",
+    ),
+    SalientPattern(
+        name="sbt-error", rank=1,
+        keywords=("[error]",),
+        regex=r"^\[error\] \S+\.(?:scala|java|sbt):\d+(?::\d+)?:? ",
+    ),
+)
+
+_FRAME = re.compile(r"^\s*at ([\w$.]+)\.[\w$<>]+\(([^)]*)\)")
+#: Frames of the JDK, test frameworks, build tools and the JVM languages' runtimes.
+_LIBRARY = re.compile(r"^(?:java|javax|jdk|sun|com\.sun|org\.junit|junit|org\.opentest4j|"
+                      r"org\.apache\.maven|org\.gradle|worker\.org\.gradle|org\.testng|"
+                      r"scala|kotlin|kotlinx|groovy|org\.codehaus\.groovy|org\.scalatest|"
+                      r"org\.specs2|org\.spockframework|org\.mockito|org\.assertj|"
+                      r"org\.hamcrest|org\.springframework|reactor|io\.netty)\.")
+
+
+def first_own_frame(lines: UnitLines) -> list[int]:
+    """Under a JVM exception: the first ``at`` frame in the program's own code."""
+    if not re.match(r"^\s*(?:Caused by: |Exception in thread \S+ )?[\w$.]*"
+                    r"(?:Error|Exception|Failure|Throwable)\b", lines.line):
+        return []
+    for i, line in enumerate(lines.below, 1):
+        frame = _FRAME.match(line)
+        if frame is None:
+            if line.strip().startswith(("...", "Caused by:", "Suppressed:")) or not line.strip():
+                return []
+            continue
+        if not _LIBRARY.match(frame.group(1)) and ":" in frame.group(2):
+            return [i]
+    return []
+
+
+def what_went_wrong(lines: UnitLines) -> list[int]:
+    """Under Gradle's ``* What went wrong:``: the lines that say what, up to a blank one."""
+    taken = []
+    for i, line in enumerate(lines.below[:4], 1):
+        if not line.strip() or line.startswith("* "):
+            break
+        taken.append(i)
+    return taken[:2]
+
+
+UNITS = (
+    SalientUnit(name="jvm-own-frame",
+                patterns=("exception", "java-caused-by", "surefire-failure"), below=40,
+                choose=first_own_frame),
+    SalientUnit(name="gradle-what-went-wrong", patterns=("gradle-what-went-wrong",),
+                below=4, choose=what_went_wrong),
+)
+
+
+@hookimpl(trylast=True)
+def salient_patterns() -> tuple[SalientPattern, ...]:
+    return PATTERNS
+
+
+@hookimpl(trylast=True)
+def salient_units() -> tuple[SalientUnit, ...]:
+    return UNITS

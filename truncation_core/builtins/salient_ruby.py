@@ -1,0 +1,117 @@
+"""Ruby: RSpec, minitest, Rails and Ruby's own exceptions.
+
+* RSpec: an example marked ``(FAILED - 1)`` in the documentation format, each
+  ``Failure/Error:`` with its ``expected:``/``got:`` lines and the spec's own frame, and the
+  ``rspec ./spec/x_spec.rb:15 # ...`` lines that rerun the failures.
+* minitest: a test reported ``= F`` (or ``= E``), each ``1) Failure:`` with its location,
+  message and ``Expected``/``Actual``.
+* Rails: an exception logged as ``ActionView::Template::Error (undefined method ...)`` or
+  ``ActiveRecord::RecordNotFound (Couldn't find ...)`` with its first frame under ``app/``,
+  and ``Completed 500 Internal Server Error``.
+* Ruby: ``app.rb:3:in 'f': undefined method 'x' for nil (NoMethodError)``.
+
+Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
+party would.
+"""
+
+from __future__ import annotations
+
+import re
+
+from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+
+PATTERNS = (
+    SalientPattern(
+        name="rspec-failed-example", rank=1,
+        keywords=("(FAILED - ",),
+        regex=r"\(FAILED - \d+\)\s*$",
+    ),
+    SalientPattern(
+        name="rspec-failure", rank=1,
+        keywords=("Failure/Error:",),
+    ),
+    SalientPattern(
+        name="rspec-rerun", rank=1,
+        keywords=("rspec ./",),
+        regex=r"^rspec \./\S+:\d+ # ",
+    ),
+    SalientPattern(
+        name="minitest-failed", rank=1,
+        keywords=(" = F", " = E"),
+        regex=r"^\S+#\S+ = [\d.]+ s = [FE]\s*$",
+    ),
+    SalientPattern(
+        name="minitest-failure", rank=1,
+        keywords=("Failure:", "Error:"),
+        regex=r"^\s*\d+\) (?:Failure|Error):\s*$",
+    ),
+    SalientPattern(
+        name="rails-exception", rank=1,
+        keywords=("Error (", "Exception (", "NotFound (", "Invalid (", "Unknown", "Missing"),
+        regex=r"^\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Invalid|Unknown\w*|"
+              r"Missing\w*) \(",
+    ),
+    SalientPattern(
+        name="rails-500", rank=1,
+        keywords=("Completed 5",),
+        regex=r"^\s*Completed 5\d\d ",
+    ),
+    SalientPattern(
+        name="ruby-exception", rank=1,
+        keywords=("Error)", "Exception)"),
+        regex=r":\d+:in .*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$",
+    ),
+)
+
+_RSPEC_TAKE = re.compile(r"^\s+(?:expected|got|Diff):|^\s+# \./\S+:\d+")
+
+
+def rspec_details(lines: UnitLines) -> list[int]:
+    """Under ``Failure/Error:``: expected, got, and the spec's own frame."""
+    taken = []
+    for i, line in enumerate(lines.below, 1):
+        if re.match(r"^\s+\d+\) \S", line):
+            break
+        if _RSPEC_TAKE.match(line):
+            taken.append(i)
+            if line.lstrip().startswith("# "):
+                break
+    return taken[:4]
+
+
+def minitest_details(lines: UnitLines) -> list[int]:
+    """Under ``1) Failure:``: the test and its location, the message, Expected and Actual."""
+    taken = []
+    for i, line in enumerate(lines.below, 1):
+        if not line.strip() or re.match(r"^\s*\d+\) (?:Failure|Error):", line):
+            break
+        taken.append(i)
+    return taken[:5]
+
+
+def rails_frame(lines: UnitLines) -> list[int]:
+    """Under a Rails exception: the first frame in the application's own code."""
+    for i, line in enumerate(lines.below, 1):
+        if re.match(r"^\s*(?:\./)?app/\S+:\d+:in ", line):
+            return [i]
+    return []
+
+
+UNITS = (
+    SalientUnit(name="rspec-details", patterns=("rspec-failure",), below=12,
+                choose=rspec_details),
+    SalientUnit(name="minitest-details", patterns=("minitest-failure",), below=6,
+                choose=minitest_details),
+    SalientUnit(name="rails-app-frame", patterns=("rails-exception",), below=24,
+                choose=rails_frame),
+)
+
+
+@hookimpl(trylast=True)
+def salient_patterns() -> tuple[SalientPattern, ...]:
+    return PATTERNS
+
+
+@hookimpl(trylast=True)
+def salient_units() -> tuple[SalientUnit, ...]:
+    return UNITS

@@ -1,0 +1,85 @@
+"""Address, undefined-behaviour, thread, memory and leak sanitizers.
+
+A sanitizer's report is long (frames, shadow bytes, a legend) and what a developer needs of
+it is short: what happened (``==12693==ERROR: AddressSanitizer: heap-buffer-overflow``,
+``WARNING: ThreadSanitizer: data race``), which access (``WRITE of size 17``, ``Previous
+write of size 8``), the first frame of each in the program's own code (not the sanitizer's
+interceptors nor libc), and the ``SUMMARY:`` line. UBSan's ``file:line:col: runtime error:``
+is one line. Lines may carry a runner's prefix (ctest's ``62: ``).
+
+Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
+party would.
+"""
+
+from __future__ import annotations
+
+import re
+
+from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+
+PATTERNS = (
+    SalientPattern(
+        name="sanitizer-report", rank=1,
+        keywords=("Sanitizer:",),
+        regex=r"(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer: ",
+    ),
+    SalientPattern(
+        name="sanitizer-summary", rank=1,
+        keywords=("SUMMARY: ",),
+        regex=r"SUMMARY: \w*Sanitizer: ",
+    ),
+    SalientPattern(
+        name="ubsan-runtime-error", rank=1,
+        keywords=("runtime error:",),
+        regex=r"\S+:\d+:\d+: runtime error: ",
+    ),
+)
+
+_PREFIX = re.compile(r"^\d+: ")
+_ACCESS = re.compile(r"^\s*(?:(?:READ|WRITE) of size \d+|(?:Previous )?(?:[Aa]tomic )?"
+                     r"(?:[Rr]ead|[Ww]rite) of size \d+|(?:Direct|Indirect) leak of \d+)")
+_FRAME = re.compile(r"^\s*#\d+ (?:0x[0-9a-f]+ in )?\S+ \(?(\S+?):\d+(?::\d+)?\b")
+#: Frames in the sanitizer runtime, the C library and the startup code.
+_RUNTIME = re.compile(r"(?:^|/)(?:csu|sysdeps|compiler-rt|sanitizer_common|asan|tsan|msan|"
+                      r"ubsan|lsan|libc|glibc|libstdc\+\+|libgcc|nptl)(?:/|[-_.])|"
+                      r"__(?:asan|tsan|msan|interceptor|sanitizer)")
+
+
+def report_details(lines: UnitLines) -> list[int]:
+    """Under a sanitizer report's first line: each access (at most two) with the first frame
+    of its stack in the program's own code."""
+    taken: list[int] = []
+    frame_wanted = False
+    accesses = 0
+    for i, raw in enumerate(lines.below, 1):
+        line = _PREFIX.sub("", raw)
+        if "SUMMARY:" in line or re.search(r"==\d+==ABORTING|^=+$|^\s*Shadow bytes", line):
+            break
+        if _ACCESS.match(line):
+            if accesses == 2:
+                break
+            accesses += 1
+            taken.append(i)
+            frame_wanted = True
+            continue
+        frame = _FRAME.match(line)
+        if frame_wanted and frame is not None and not _RUNTIME.search(line):
+            taken.append(i)
+            frame_wanted = False
+    return taken
+
+
+UNITS = (
+    SalientUnit(name="sanitizer-details", patterns=("sanitizer-report",), below=40,
+                choose=report_details),
+)
+
+
+@hookimpl(trylast=True)
+def salient_patterns() -> tuple[SalientPattern, ...]:
+    return PATTERNS
+
+
+@hookimpl(trylast=True)
+def salient_units() -> tuple[SalientUnit, ...]:
+    return UNITS

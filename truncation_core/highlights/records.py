@@ -1,0 +1,106 @@
+"""Salient records: the lines of a JSON Lines log that report an error, judged as records.
+
+In a structured log, every line is a JSON object and the words that make a line salient in
+text (``error``, ``ERROR``) are field names and values anywhere in it: ``"level":"error"``,
+pino's ``"level":50``, ``"severity":"ERROR"``, an ``"err": {...}`` object, sometimes after a
+long stack trace. A :class:`SalientRecord` (from the ``salient_records`` hook) judges the
+parsed record instead: ``test(record)`` returns whether it is worth showing.
+
+A line is tried as a record when, after leading blanks, it starts with ``{``, holds one of
+the records' ``keywords`` and is at most :data:`RECORD_CHARS` characters long. If it parses
+as a JSON object, the records decide (the first whose keyword it holds and whose ``test``
+accepts it, in rank order), and the patterns are not tried: a record whose ``msg`` happens
+to say "error" is not an error. If it does not parse, the patterns are tried as for any
+line.
+
+A record is shown cut as a record: each string value longer than :data:`STRING_CHARS`
+characters (a stack trace, a payload) keeps its start and its end, with the cut marked
+inside the string, and the line is then clipped like any other (:func:`record_text`). So the
+model sees the level, the message and the error's type and message of the record, in its
+own field order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from truncation_core.highlights.lines import CLIP_MARK, clip
+
+__all__ = ["RECORD_CHARS", "STRING_CHARS", "SalientRecord", "parse_record", "record_text"]
+
+#: Longer lines are not parsed as records (their first characters are matched as text).
+RECORD_CHARS = 64 * 1024
+#: String values longer than this are cut inside the string when a record is shown.
+STRING_CHARS = 120
+#: What a cut string keeps of its start and of its end.
+_STRING_HEAD = 96
+_STRING_TAIL = 16
+_STRING = re.compile(r'"(?:[^"\\\r\n]|\\.)*"')
+
+
+def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
+    if not value:
+        raise ValueError("keywords: at least one literal string is needed, so that record "
+                         "lines can be found without parsing every line")
+    for keyword in value:
+        if not isinstance(keyword, str) or not keyword:
+            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
+        if "\n" in keyword or "\r" in keyword:
+            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
+                             "inside one line")
+
+
+def _check_test(_inst: object, _attr: object, value: object) -> None:
+    if not callable(value):
+        raise ValueError(f"test: expected a function of the parsed record, got "
+                         f"{type(value).__name__}")
+
+
+@attrs.frozen(kw_only=True)
+class SalientRecord:
+    """Which records of a JSON Lines log are worth lifting into the highlights block."""
+
+    #: A short name, shown in the metadata (``log-error`` ...).
+    name: str
+    #: Literal strings, one of which the line of every record you want contains
+    #: (``'"error"'``, ``'"level":5'``): only those lines are parsed.
+    keywords: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_keywords)
+    #: ``test(record: Mapping[str, Any]) -> bool``, given the parsed JSON object.
+    test: Callable[[Mapping[str, Any]], bool] = attrs.field(validator=_check_test, repr=False)
+    #: As for patterns: 0 is shown first, then 1 ...
+    rank: int = 1
+
+
+def parse_record(line: str) -> dict[str, Any] | None:
+    """The JSON object *line* holds, or None (not JSON, not an object, too long)."""
+    if len(line) > RECORD_CHARS:
+        return None
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _shorten(match: re.Match[str]) -> str:
+    literal = match.group()
+    if len(literal) <= STRING_CHARS + 2:
+        return literal
+    head = literal[1:1 + _STRING_HEAD]
+    if (len(head) - len(head.rstrip("\\"))) % 2:  # never end on half an escape
+        head = head[:-1]
+    start = len(literal) - 1 - _STRING_TAIL
+    while literal[start - 1] == "\\" and start < len(literal) - 1:  # nor start on half one
+        start += 1
+    return f'"{head}{CLIP_MARK.strip()}{literal[start:-1]}"'
+
+
+def record_text(line: str, limit: int) -> str:
+    """A record's line for the block: long strings cut inside, then clipped to *limit*."""
+    line = line.strip()
+    return clip(_STRING.sub(_shorten, line) if len(line) > limit else line, limit)

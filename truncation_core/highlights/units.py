@@ -1,0 +1,124 @@
+"""Salient units: the lines that belong with a salient line, shown with it as one unit.
+
+A header without its location is half useless: ``error[E0308]: mismatched types`` wants its
+``--> src/lib.rs:87:5``, a Python exception its innermost ``File "...", line N`` and the
+source line under it, ``not ok 3 - totals`` its ``location:`` and the ``+``/``-`` lines of
+its diff. Patterns find one line; a :class:`SalientUnit` (from the ``salient_units`` hook)
+says which lines around it go with it.
+
+A unit names the patterns whose lines it extends, how many lines above and below it may
+look at, and a ``choose`` function. For each matching line, ``choose`` is given those lines
+(ANSI escapes removed, each its first :data:`~truncation_core.highlights.patterns.PROBE_CHARS`
+characters) as a :class:`UnitLines`, and returns the offsets of the lines to keep: ``-1`` is
+the line right above, ``1`` the line right below. It must be a pure function of what it is
+given (the block is deterministic), cheap (it runs for every matching line that may be
+shown), and it must not raise (if it does, the unit adds nothing to that line, and the
+failure is logged with the unit's name).
+
+:func:`lines_below` and :func:`lines_above` make the usual ``choose``: walk away from the
+line, take the lines a regex finds, stop at a line another regex finds or after so many.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+import attrs
+
+__all__ = ["MAX_UNIT_LINES", "SalientUnit", "UnitLines", "lines_above", "lines_below"]
+
+#: The most lines a unit may look at on either side of its line.
+MAX_UNIT_LINES = 64
+
+
+@attrs.frozen(kw_only=True)
+class UnitLines:
+    """The lines around a matching line, as a unit's ``choose`` sees them (content: no repr)."""
+
+    #: The matching line.
+    line: str = attrs.field(repr=False)
+    #: The lines above it, nearest first (``above[0]`` is offset -1); fewer near the start.
+    above: Sequence[str] = attrs.field(repr=False)
+    #: The lines below it, nearest first (``below[0]`` is offset 1); fewer near the end.
+    below: Sequence[str] = attrs.field(repr=False)
+
+
+Choose = Callable[[UnitLines], Iterable[int]]
+
+
+def _check_names(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
+    if not value or not all(isinstance(name, str) and name for name in value):
+        raise ValueError("patterns: expected the names of one or more salient patterns "
+                         f"(or records), got {value!r}")
+
+
+def _check_reach(_inst: object, attr: attrs.Attribute[int], value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_UNIT_LINES:
+        raise ValueError(f"{attr.name}: expected an integer from 0 to {MAX_UNIT_LINES}, got "
+                         f"{value!r}")
+
+
+def _check_choose(_inst: object, _attr: object, value: object) -> None:
+    if not callable(value):
+        raise ValueError(f"choose: expected a function of UnitLines, got {type(value).__name__}")
+
+
+@attrs.frozen(kw_only=True)
+class SalientUnit:
+    """Which lines around the lines of some patterns are shown with them."""
+
+    #: A short name, for logs.
+    name: str
+    #: The names of the patterns (or records) whose lines this unit extends.
+    patterns: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_names)
+    #: How many lines above and below the matching line ``choose`` is given (0 to 64).
+    above: int = attrs.field(default=0, validator=_check_reach)
+    below: int = attrs.field(default=0, validator=_check_reach)
+    #: ``choose(lines: UnitLines) -> offsets``: ``-1`` the line above, ``1`` the line below.
+    choose: Choose = attrs.field(validator=_check_choose, repr=False)
+
+    def offsets(self, lines: UnitLines) -> list[int]:
+        """The offsets ``choose`` keeps, checked: in reach, each once, in order."""
+        out = set()
+        for offset in self.choose(lines):
+            if type(offset) is int and (-len(lines.above) <= offset < 0
+                                        or 0 < offset <= len(lines.below)):
+                out.add(offset)
+        return sorted(out)
+
+
+def _walk(lines: Sequence[str], take: re.Pattern[str], stop: re.Pattern[str] | None,
+          most: int, sign: int) -> list[int]:
+    taken: list[int] = []
+    for i, line in enumerate(lines):
+        ends = stop is not None and stop.search(line) is not None
+        if take.search(line):
+            taken.append(sign * (i + 1))
+            if len(taken) >= most:
+                break
+        if ends:
+            break
+    return taken
+
+
+def lines_below(take: str, *, stop: str | None = None, most: int = 3) -> Choose:
+    """A ``choose`` that walks down from the line: it takes each line *take* finds
+    (``re.search``), and ends after *most* of them, or at a line *stop* finds (taken too if
+    *take* finds it)."""
+    take_re, stop_re = re.compile(take), (re.compile(stop) if stop is not None else None)
+
+    def choose(lines: UnitLines) -> list[int]:
+        return _walk(lines.below, take_re, stop_re, most, 1)
+
+    return choose
+
+
+def lines_above(take: str, *, stop: str | None = None, most: int = 3) -> Choose:
+    """Like :func:`lines_below`, walking up from the line (the nearest line first)."""
+    take_re, stop_re = re.compile(take), (re.compile(stop) if stop is not None else None)
+
+    def choose(lines: UnitLines) -> list[int]:
+        return _walk(lines.above, take_re, stop_re, most, -1)
+
+    return choose
