@@ -237,8 +237,8 @@ def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
     assert "implements unknown hook(s) truncat" in message
     known = message.split("known hooks: ", 1)[1]
     assert known.split(", ") == ["format_marker", "provides", "salient_patterns",
-                                 "select_strategy", "store_artifact", "stream_cutter",
-                                 "truncate"]
+                                 "salient_records", "salient_units", "select_strategy",
+                                 "store_artifact", "stream_cutter", "truncate"]
 
 
 def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> None:
@@ -255,8 +255,8 @@ def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> No
     with pytest.raises(pluggy.PluginValidationError):
         loader.register(Typo(), name="typo", kind="explicit", target=None)
     assert hook_names(loader.pm) == ["format_marker", "provides", "salient_patterns",
-                                     "select_strategy", "store_artifact", "stream_cutter",
-                                     "truncate"]
+                                     "salient_records", "salient_units", "select_strategy",
+                                     "store_artifact", "stream_cutter", "truncate"]
 
 
 def test_two_entry_points_with_one_name_keep_the_first(site_dir: Any, unique_name: str) -> None:

@@ -114,6 +114,7 @@ class Matcher:
             k for p in (*ordered, *self.records) for k in p.keywords))
         self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
                         for p in ordered]
+        self._record_keywords = tuple(sorted({k for r in self.records for k in r.keywords}))
         by_anchor: dict[str, list[SalientUnit]] = {}
         for unit in units:
             for name in unit.patterns:
@@ -164,7 +165,8 @@ class Matcher:
         """What a line matches. *line* is the line, or its first characters when it is
         longer (*length* is its whole length, terminator excluded)."""
         probe = line[:PROBE_CHARS]
-        if length == len(line) and length <= RECORD_CHARS and self.wants_whole(probe):
+        if length == len(line) and length <= RECORD_CHARS and self.wants_whole(probe) \
+                and any(map(line.__contains__, self._record_keywords)):
             record = parse_record(line)
             if record is not None:
                 return self._record_hit(line, probe, record)
