@@ -1,7 +1,9 @@
-"""Salient lines: what is lifted, where it goes, what it costs, and how plugins add patterns."""
+"""Salient lines: what is lifted, where it goes, how it is chosen among many, and that the
+bank finds what the definition says, for ``process`` and streams alike."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -10,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.salient import PATTERNS
-from truncation_core.highlights.bank import StreamHighlights
+from truncation_core.builtins.salient import PATTERNS, UNITS
+from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
+from truncation_core.highlights.choice import in_order
+from truncation_core.highlights.lines import CLIP_MARK, clean, clip, fold
 from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Matcher, SalientPattern
+from truncation_core.highlights.units import SalientUnit, UnitLines, lines_below
 from truncation_core.hooks.models import Omission
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.measure import line_index, measure
@@ -37,10 +42,17 @@ def shown(content: str) -> dict[int, str]:
     return {int(n): text for n, text in BLOCK.findall(content)}
 
 
+def builtin_matcher(tool: str | None = "execute_command") -> Matcher:
+    """The matcher of the default configuration: every built-in family, as loaded."""
+    truncator = make()
+    return truncator._pipeline.matcher(tool, truncator.policy(tool))
+
+
 MARKS = {
     99: "Traceback (most recent call last):",
     100: '  File "app.py", line 12, in main',
-    101: "KeyError: 'user_id'",
+    101: "    user = row['user_id']",
+    102: "KeyError: 'user_id'",
     1200: "src/net.c:88:13: error: 'sock' undeclared (first use in this function)",
     2400: "FAILED tests/test_api.py::test_login - AssertionError: 401 != 200",
 }
@@ -52,13 +64,18 @@ def test_lines_from_the_omitted_part_are_shown_with_their_line_numbers() -> None
     result = truncator.process(content, tool="execute_command")  # tail, highlights on
     lines = content.splitlines()
     got = shown(result.content)
-    assert got == {n + 1: MARKS[n] for n in (99, 101, 1200, 2400)}
+    # The exception comes with its innermost frame and source line (a unit); the traceback's
+    # first line is a detail, shown because there is room.
+    assert got == {n + 1: MARKS[n] for n in (99, 100, 101, 102, 1200, 2400)}
     for number, text in got.items():
         assert lines[number - 1] == text  # the number is the line's own, 1-based
     block_at = result.content.index("... [highlights from the omitted part: 4 of 4")
     assert result.content.index("[Beginning omitted") < block_at  # right after the marker
     assert len(result.content) <= 4000
-    assert [h["line"] for h in result.metadata.details["highlights"]] == sorted(got)
+    details = result.metadata.details["highlights"]
+    assert [h["original_line"] for h in details] == sorted(got)
+    assert [h.get("unit") for h in details if h["original_line"] in (101, 102)] == [
+        "python-innermost-frame", "python-innermost-frame"]
 
 
 def test_highlights_count_against_the_budget_in_every_unit() -> None:
@@ -73,43 +90,105 @@ def test_highlights_count_against_the_budget_in_every_unit() -> None:
 
 
 def test_the_block_takes_at_most_a_quarter_of_the_budget() -> None:
-    marks = {i: f"error: failure number {i} " + "x" * 100 for i in range(100, 2900, 50)}
+    marks = {i: f"error: failure number {i} " + "x" * 400 for i in range(100, 2900, 50)}
     truncator = make({"inline_limit": 3000, "highlights": 8})
     result = truncator.process(log_with(marks), tool="x")
     block = "\n".join(line for line in result.content.splitlines()
                       if line.startswith("line ") or "highlights from" in line)
     assert 0 < len(block) <= 3000 // 4
-    assert all(len(text) <= LINE_CHARS for text in shown(result.content).values())
+    assert all(len(text) <= LINE_CHARS + len(" [56 like this]")
+               for text in shown(result.content).values())
 
 
-def test_selection_keeps_summaries_first_then_the_first_and_last_errors() -> None:
-    marks = {i: f"error: failure number {i}" for i in range(100, 2000, 100)}
+def test_summaries_first_then_each_distinct_failure_once_with_its_count() -> None:
+    marks = {i: f"error: connection refused (attempt {i})" for i in range(100, 2000, 10)}
+    marks[1234] = "error: disk quota exceeded on /var/lib/data"
     marks[2500] = "=========== 19 failed, 340 passed in 12.3s ==========="
     truncator = make({"inline_limit": 2500, "highlights": 5})
-    result = truncator.process(log_with(marks, total=2800), tool="x",)
-    got = sorted(shown(result.content))
-    # The summary (rank 0), then errors: the earliest two and the latest two.
-    assert got == [101, 201, 1801, 1901, 2501]
-    assert "5 of 20 matching lines" in result.content
+    result = truncator.process(log_with(marks, total=2800), tool="x")
+    got = shown(result.content)
+    # The summary (rank 0); then the rare error before the group of 190 retries, which is
+    # shown once, the first of them, with its count.
+    assert got == {2501: marks[2500], 101: marks[100] + " [190 like this]",
+                   1235: marks[1234]}
+    assert "3 of 192 matching lines" in result.content
+    counts = {h["original_line"]: h.get("count") for h in result.metadata.details["highlights"]}
+    assert counts == {101: 190, 1235: None, 2501: None}
+
+
+def test_a_single_report_among_hundreds_of_noisy_matches_is_shown() -> None:
+    """The sanitizer report and the one failing Go test, each among 400 noisy matches."""
+    marks = {i: f"{i}: shard {i}: error: connection refused (attempt {i % 3 + 1}/3)"
+             for i in range(10, 2900, 7)}
+    marks[1500] = "==12693==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020"
+    marks[1501] = "WRITE of size 17 at 0x602000000020 thread T0"
+    marks[1502] = "    #0 0x55666004077b in __asan_memset (/tmp/build/shard+0xa377b)"
+    marks[1503] = "    #1 0x55666007bf70 in main /tmp/work/shard.c:12:5"
+    marks[2000] = "    billing_test.go:524: invoice total for route 57: got 41, want 42"
+    marks[2001] = "--- FAIL: TestRoute057 (0.00s)"
+    result = make({"inline_limit": 4000, "highlights": 4}).process(log_with(marks),
+                                                                  tool="execute_command")
+    got = shown(result.content)
+    assert {1501, 1502, 1504, 2001, 2002} <= set(got)
+    assert 1503 not in got  # the sanitizer's own frame is not the one that matters
+    retries = [n for n, text in got.items() if "connection refused" in text]
+    assert len(retries) == 1 and got[retries[0]].endswith(" like this]")
+
+
+def test_many_distinct_errors_are_shown_before_repeats() -> None:
+    marks = {}
+    for k, at in enumerate(range(200, 2800, 400)):
+        kind = ("variable has incomplete type 'struct missing'" if k % 2 else
+                "use of undeclared identifier 'total'")
+        marks[at] = f"unit{k:02d}.c:3:80: error: {kind}"
+        marks[at + 1] = f"unit{k:02d}.c:3:80: error: {kind}"  # printed twice: a repeat
+    result = make({"inline_limit": 6000, "highlights": 8, "artifact_threshold": 10**9}
+                  ).process(log_with(marks), tool="x")
+    got = shown(result.content)
+    # Seven distinct errors (two kinds, seven files), each once; the repeats are not shown.
+    assert sorted(got) == [at + 1 for at in range(200, 2800, 400)]
+
+
+def test_details_are_shown_only_when_few() -> None:
+    crash = log_with({5: "app.py:6: UserWarning: DB_URL is not set; falling back to None",
+                      2990: "AttributeError: 'NoneType' object has no attribute 'split'"})
+    got = shown(make({"inline_limit": 3000}).process(crash, tool="execute_command").content)
+    assert 6 in got  # the one warning that explains the crash
+    noisy = log_with({i: f"lib{i}.c:2:5: warning: unused variable 'x{i}'"
+                      for i in range(5, 2900, 9)})
+    got = shown(make({"inline_limit": 3000}).process(noisy, tool="execute_command").content)
+    assert got == {}  # three hundred warnings are no highlight
 
 
 def test_kept_lines_are_not_repeated_and_nothing_is_added_without_omission() -> None:
     truncator = make({"inline_limit": 4000, "highlights": 8})
     content = log_with({2995: "error: at the very end"})
-    result = truncator.process(content, tool="x", )
+    result = truncator.process(content, tool="x")
     assert "highlights from" not in result.content  # the error is in the kept part
     assert result.content.count("error: at the very end") == 1
     small = "error: one\nValueError: two\n"
     assert truncator.process(small).content == small
 
 
-def test_highlights_off_by_default_except_for_command_output() -> None:
-    truncator = make({"inline_limit": 4000})
+def test_highlights_can_be_turned_off_per_tool() -> None:
     content = log_with(MARKS)
-    assert "highlights from" not in truncator.process(content, tool="read_file").content
-    assert "highlights from" in truncator.process(content, tool="execute_command").content
+    assert "highlights from" in make({"inline_limit": 4000}).process(
+        content, tool="execute_command").content
     off = make({"inline_limit": 4000, "tools": {"execute_command": {"highlights": 0}}})
     assert "highlights from" not in off.process(content, tool="execute_command").content
+
+
+def test_long_lines_are_clipped_in_the_middle() -> None:
+    path = "/tmp/work/" + "generated_protocol_bindings/" * 14
+    line = f"{path}settlement_unit_15.cpp:4:29: error: conversion from 'double' to 'string'"
+    assert len(line) > LINE_CHARS
+    result = make({"inline_limit": 3000, "highlights": 4}).process(log_with({900: line}),
+                                                                  tool="x")
+    got = shown(result.content)[901]
+    assert got == clip(line, LINE_CHARS) and len(got) == LINE_CHARS
+    assert got.startswith("/tmp/work/generated_protocol_bindings/") and CLIP_MARK in got
+    assert got.endswith("settlement_unit_15.cpp:4:29: error: conversion from 'double' to "
+                        "'string'")  # the message after the long path is kept
 
 
 def test_lines_longer_than_the_probe_match_on_their_start_only() -> None:
@@ -119,7 +198,25 @@ def test_lines_longer_than_the_probe_match_on_their_start_only() -> None:
     result = truncator.process(log_with({500: late, 900: early}), tool="x")
     got = shown(result.content)
     assert list(got) == [901]
-    assert got[901].endswith("…") and len(got[901]) == LINE_CHARS
+    assert got[901] == clip(early[:PROBE_CHARS], LINE_CHARS)
+
+
+def test_colour_codes_and_redraws_do_not_hide_a_line_and_are_not_shown() -> None:
+    coloured = "\x1b[1m\x1b[91merror[E0308]\x1b[0m\x1b[1m: mismatched types\x1b[0m"
+    arrow = "  \x1b[1m\x1b[94m--> \x1b[0mledger/src/lib.rs:28:5"
+    progress = "".join(f"\x1b[K   Building [{'=' * i}>] {i}/40\r" for i in range(40))
+    content = progress + log_with({900: coloured, 901: arrow})
+    result = make({"inline_limit": 3000, "highlights": 4}).process(content,
+                                                                  tool="execute_command")
+    got = shown(result.content)
+    # 40 redrawn frames are 40 lines (a lone "\r" ends a line), so the numbers address the
+    # artifact as stored.
+    assert got == {941: "error[E0308]: mismatched types", 942: "  --> ledger/src/lib.rs:28:5"}
+    assert content.splitlines()[940] == coloured
+    assert "\x1b" not in "".join(got.values())
+
+
+# -- the patterns on real lines ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("line", "pattern"), [
@@ -128,6 +225,7 @@ def test_lines_longer_than_the_probe_match_on_their_start_only() -> None:
     ("E       AssertionError: assert 1 == 2", "exception"),
     ("requests.exceptions.ConnectionError: refused", "exception"),
     ("Error: Cannot find module 'left-pad'", "exception"),
+    ("org.opentest4j.AssertionFailedError: expected: <100> but was: <99>", "exception"),
     ("main.c:3:5: error: expected ';' before 'return'", "error"),
     ("error[E0308]: mismatched types", "error"),
     ("ERROR: Cannot install a==1 and b==2 because these package versions have conflicting "
@@ -135,30 +233,112 @@ def test_lines_longer_than_the_probe_match_on_their_start_only() -> None:
     ("npm error code E404", "error"),
     ("npm ERR! code ERESOLVE", "error"),
     ("fatal: not a git repository (or any of the parent directories): .git", "error"),
+    ("src/a.ts(8,31): error TS2551: Property 'nam' does not exist on type 'Row'.", "error"),
+    ("Microsoft.Common.targets(2703,9): error MSB3021: Unable to copy file", "error"),
     ("FAILED tests/test_x.py::test_y - assert 0", "failed-test"),
     ("--- FAIL: TestParse (0.00s)", "failed-test"),
     ("test tests::it_works ... FAILED", "failed-test"),
+    ("  ✘   71 tests/cart.spec.js:353:1 › cart page 70 shows its total (981ms)",
+     "failed-test"),
+    ("  × box 19-11 keeps display: grid", "failed-test"),
     ("panic: runtime error: index out of range [3] with length 3", "panic"),
     ("thread 'main' panicked at src/main.rs:2:5:", "panic"),
     ("==== 2 failed, 10 passed in 0.31s ====", "test-summary"),
     ("test result: FAILED. 3 passed; 1 failed; 0 ignored", "test-summary"),
+    ("600 examples, 2 failures", "test-summary"),
+    ("99% tests passed, 1 tests failed out of 120", "test-summary"),
     ("collect2: error: ld returned 1 exit status", "exit-status"),
     ("make: *** [Makefile:4: all] Error 2", "exit-status"),
+    ("Error: Process completed with exit code 1.", "exit-status"),
+    ("##[error]Process completed with exit code 2.", "exit-status"),
+    ("Cleaning up file based variables (Exit code: 1)", "exit-status"),
+    ("worker exited with code 137", "exit-status"),
+    ("[INFO] BUILD FAILURE", "build-result"),
+    ("BUILD FAILED in 3s", "build-result"),
+    ("Build FAILED.", "build-result"),
+    ("Finished: UNSTABLE", "build-result"),
+    ("ERROR: Job failed: exit code 1", "exit-status"),
+    ("Errors while running CTest", "build-result"),
     ("Segmentation fault (core dumped)", "crash"),
     ("E   assert 1 == 2", "assertion-detail"),
+    ("app.c:2:63: warning: 'slot' may be used uninitialized [-Wmaybe-uninitialized]",
+     "warning"),
+    ("/tmp/report.py:6: UserWarning: REPORT_DB_URL is not set", "warning"),
 ])
-def test_builtin_patterns_recognise_real_lines(line: str, pattern: str) -> None:
+def test_generic_patterns_recognise_real_lines(line: str, pattern: str) -> None:
     found = Matcher(PATTERNS).classify(line)
+    assert found is not None and found.name == pattern
+
+
+@pytest.mark.parametrize(("line", "pattern"), [
+    ("62: ==12693==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020",
+     "sanitizer-report"),
+    ("WARNING: ThreadSanitizer: data race (pid=13014)", "sanitizer-report"),
+    ("SUMMARY: AddressSanitizer: heap-buffer-overflow in __asan_memset", "sanitizer-summary"),
+    ("stats.c:7:25: runtime error: signed integer overflow", "ubsan-runtime-error"),
+    ("not ok 218 - invoice 4-17 totals", "tap-not-ok"),
+    ("    not ok 1 - status of order 0-3", "tap-not-ok"),
+    ("# fail 1", "tap-summary"),
+    ("# { total: 120, pass: 119, fail: 1 }", "tap-summary"),
+    ("Result: FAIL", "tap-summary"),
+    ("#   Failed test 'rate rounds to two places'", "test-more-failed"),
+    (" 62/120 Test  #62: shard_61 .........................***Failed    0.15 sec",
+     "ctest-failed"),
+    ("  ● orders 21 › order 21-9 status", "jest-failure"),
+    ("FAIL\texample.com/shop/billing\t0.006s", "go-package-failed"),
+    ("report/report.go:6:9: fmt.Sprintf format %d has arg total of wrong type", "go-diagnostic"),
+    ("  6:10  error    'totl4' is not defined                         no-undef",
+     "eslint-error"),
+    ("[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.1 s <<< "
+     "FAILURE! -- in demo.LedgerTest", "surefire-failure"),
+    ("[ERROR] Tests run: 360, Failures: 1, Errors: 0, Skipped: 0", "surefire-total"),
+    ("Caused by: java.sql.SQLException: Connection refused", "java-caused-by"),
+    ("* What went wrong:", "gradle-what-went-wrong"),
+    ("FAILURE: Build failed with an exception.", "gradle-failure"),
+    ("[error] /src/main/scala/App.scala:6: missing argument list", "sbt-error"),
+    ("    11 Error(s)", "msbuild-count"),
+    ("Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100", 
+     "dotnet-test-summary"),
+    ("  Failed Tests.MathTests.Adds [12 ms]", "dotnet-failed-test"),
+    ("TOTAL: 1 FAILED, 499 SUCCESS", "karma-total"),
+    ("    assert_equals: display expected \"grid\" but got \"block\"", "testharness-assert"),
+    ("FAIL [expected PASS] box keeps display", "wpt-unexpected"),
+    ("    marks invoice 9-4 as paid (FAILED - 1)", "rspec-failed-example"),
+    ("     Failure/Error: expect('refunded').to eq('paid')", "rspec-failure"),
+    ("Ledger12Test#test_balance_7 = 0.00 s = F", "minitest-failed"),
+    ("ActionView::Template::Error (undefined method `name' for nil):", "rails-exception"),
+    ("Completed 500 Internal Server Error in 12ms", "rails-500"),
+    ("── 1. Failure ('test-invoice17.R:15'): invoice 17-3 total ──", "testthat-failure"),
+    ("[ FAIL 1 | WARN 0 | SKIP 0 | PASS 99 ]", "testthat-count"),
+    ("* checking examples ... ERROR", "r-check-problem"),
+    ("Status: 1 ERROR", "r-check-status"),
+    ("Error in balance(c(\"1\", \"2\")) : rows must be numeric", "r-error"),
+    ("Error: cabal: Failed to build ledger-0.1.0.0.", "cabal-failure"),
+    ("Test Case '-[RACTupleSpec test]' failed (0.000 seconds).", "xctest-failed"),
+    ("Executed 922 tests, with 1 failure (0 unexpected) in 6.436 (6.743) seconds",
+     "xctest-executed"),
+    ("** TEST FAILED **", "xcodebuild-result"),
+    ("❌  /src/App.swift:12:5: cannot find 'x' in scope", "xcpretty-error"),
+])
+def test_family_patterns_recognise_real_lines(line: str, pattern: str) -> None:
+    """Each family module's patterns, loaded as by default, name their lines before the
+    generic patterns of the same rank do."""
+    found = builtin_matcher().classify(line)
     assert found is not None and found.name == pattern
 
 
 @pytest.mark.parametrize("line", [
     "INFO compiling error_handler.py", "0 errors, 0 warnings", "mirror of the archive",
-    "no FAILures here", "  File \"x.py\", line 3, in <module>", "ok  \tgithub.com/x/y\t0.01s",
-    "Terror at the opera",
+    "no FAILures here", "  File \"x.py\", line 3, in <module>", "Terror at the opera",
+    "  querying should return error with -firstOrDefault:success:error:",  # a selector
+    "120: shard 119: config: {retries: 3, on_error: retry, log_level: error}",
+    "Executed 8 tests, with 0 failures (0 unexpected) in 0.187 (0.190) seconds",
+    "[INFO] BUILD SUCCESS", "** TEST SUCCEEDED **",
+    "Chrome Headless (Linux): Executed 230 of 500 (1 FAILED) (0 secs / 0.328 secs)",
+    "[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s -- in X",
 ])
-def test_builtin_patterns_ignore_ordinary_lines(line: str) -> None:
-    assert Matcher(PATTERNS).classify(line) is None
+def test_patterns_ignore_ordinary_lines(line: str) -> None:
+    assert builtin_matcher().classify(line) is None
 
 
 def test_patterns_are_checked() -> None:
@@ -170,30 +350,71 @@ def test_patterns_are_checked() -> None:
         SalientPattern(name="x", keywords=("a",), regex="(")
 
 
+def test_lines_are_cleaned_folded_and_clipped() -> None:
+    assert clean("\x1b[31mFAILED\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x07") == "FAILED link"
+    assert fold("1: shard 0: error: refused (attempt 1/3) at 0x7ffc91a4 in /tmp/a.c:12") == \
+        fold("107: shard 106: error: refused (attempt 2/3) at 0x55aa in /src/b.c:99")
+    assert fold("error: disk full") != fold("error: disk quota exceeded")
+    assert clip("abcdefghij", 10) == "abcdefghij"
+    assert clip("abcdefghijk", 9) == "abc … ijk"
+    assert clip("x" * 5000, 320).count("x") == 317
+
+
 # -- the bank against the definition ---------------------------------------------------------
 
 LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n)|([^\r\n]+)\Z")
 
 
-def by_definition(patterns: Any, text: str, region: Omission, keep: int) -> dict[int, Any]:
-    """The salient lines of *region*, straight from the definition in salient.py's docstring:
-    every line lying entirely inside the region, matched on its first PROBE_CHARS characters
-    against the patterns in rank order. Rank -> (count, first *keep*, last *keep*)."""
-    ordered = sorted(patterns, key=lambda p: p.rank)
-    found: dict[int, list[tuple[int, str, str]]] = {}
-    for number, line in enumerate(LINE.finditer(text), 1):
-        if line.start() < region.start or line.end() > region.end:
+def by_definition(matcher: Matcher, text: str, region: Omission, keep: int
+                  ) -> dict[str, Any]:
+    """The groups of *region*, straight from the definition in block.py's docstring: every
+    line matched on its first PROBE_CHARS characters (ANSI escapes removed; by the record
+    rules when it is a JSON object holding their keyword), a pattern with a ``header`` making
+    the line above the salient one; of those lying entirely inside the region, grouped by
+    pattern and folded text, each group's count and first *keep* matches, with the lines
+    their units keep. (Classifying one line, ``Matcher.match``, is tested on its own, above:
+    this checks which lines reach it, and what becomes of them, however the text arrives.)"""
+    lines = [(m.start(), m.end(), m.group(1) if m.group(1) is not None else m.group(2))
+             for m in LINE.finditer(text)]
+
+    def probe(n: int) -> str:
+        return clean(lines[n][2][:PROBE_CHARS])
+
+    groups: dict[str, Any] = {}
+    for index, (_, _, body) in enumerate(lines):
+        hit = matcher.match(body if len(body) <= 65536 else body[:PROBE_CHARS], len(body))
+        if hit is None:
             continue
-        probe = (line.group(1) if line.group(1) is not None else line.group(2))[:PROBE_CHARS]
-        for pattern in ordered:
-            if any(k in probe for k in pattern.keywords) and (
-                    pattern.regex is None or re.search(pattern.regex, probe)):
-                shown = probe.rstrip()
-                if len(shown) > LINE_CHARS:
-                    shown = shown[:LINE_CHARS - 1] + "…"
-                found.setdefault(pattern.rank, []).append((number, pattern.name, shown))
-                break
-    return {rank: (len(items), items[:keep], items[-keep:]) for rank, items in found.items()}
+        if hit.name in matcher.headers:
+            headed = matcher.headed(hit, probe(index - 1)) if index else None
+            if headed is None:
+                continue
+            hit, index = headed, index - 1
+        start, end, _ = lines[index]
+        if start < region.start or end > region.end:
+            continue
+        units = []
+        for unit in matcher.units.get(hit.name, ()):
+            view = UnitLines(line=hit.probe,
+                             above=[probe(n) for n in range(index - 1, max(index - unit.above,
+                                                                          0) - 1, -1)],
+                             below=[probe(n) for n in range(index + 1, min(
+                                 index + 1 + unit.below, len(lines)))])
+            units += [(index + 1 + offset, unit.name) for offset in unit.offsets(view)]
+        group = groups.setdefault(hit.key, [hit.rank, 0, []])
+        group[1] += 1
+        if len(group[2]) < keep:
+            group[2].append((index + 1, hit.name, hit.text, tuple(sorted(set(units)))))
+    return {key: (rank, count, members) for key, (rank, count, members) in groups.items()}
+
+
+def as_found(pools: Any) -> dict[str, Any]:
+    def row(h: Any) -> tuple[Any, ...]:
+        units = sorted({(u.line, u.unit) for u in (*h.above, *h.below)})
+        return (h.line, h.pattern, h.text, tuple(units))
+
+    return {pool.key: (pool.rank, pool.count, [row(h) for h in pool.members])
+            for pool in pools.groups}
 
 
 def bank_for(matcher: Matcher, *, keep: int, window: int, gather: bool) -> StreamHighlights:
@@ -205,21 +426,28 @@ def bank_for(matcher: Matcher, *, keep: int, window: int, gather: bool) -> Strea
     return bank
 
 
-def pools_as_found(pools: Any) -> dict[int, Any]:
-    def rows(items: Any) -> list[tuple[int, str, str]]:
-        return [(h.line, h.pattern, h.text) for h in items]
-
-    return {rank: (pool.count, rows(pool.first), rows(pool.last))
-            for rank, pool in pools.items()}
-
+#: Units of every shape: above and below, reaching past the ends, and a header pattern.
+TEST_UNITS = (*UNITS, SalientUnit(name="below", patterns=("error", "failed-test"), below=3,
+                                  choose=lines_below(r"^\s|^E ", most=2)),
+              SalientUnit(name="around", patterns=("panic",), above=2, below=2,
+                          choose=lambda lines: [-2, -1, 1, 2]))
+TEST_PATTERNS = (*PATTERNS, SalientPattern(name="arrow", keywords=("--> ",),
+                                           header=r"^\w+: "))
+TEST_RECORDS = make()._pipeline.matcher(None, make().policy(None)).records
 
 salient_lines = st.one_of(
     st.sampled_from(["ok", "", "error: bad", "ValueError: x", "3 failed, 1 passed", "E   x",
                      "panic: y", "FAILED t", "é" * 3, "mirror", "E" * 40, "Ran 3 tests in 1s",
-                     "make: *** [all] Error 2", "✕ adds", "exit status 1"]),
+                     "make: *** [all] Error 2", "✕ adds", "exit status 1", "  at x",
+                     '  File "a.py", line 3, in f', "    return x", "error: bad", "x: y",
+                     " --> a.rs:1:2", "\x1b[31mFAILED\x1b[0m t", "\x1b[1merror\x1b[0m: c",
+                     '{"level":"error","msg":"down"}', '{"level":"info","msg":"error: no"}',
+                     '{"level":50,"err":{"message":"x"}}', '{"broken": ']),
     st.integers(500, 700).map(lambda n: "error: " + "z" * n),
     # The keyword ends just inside or just outside the probe.
     st.integers(PROBE_CHARS - 12, PROBE_CHARS).map(lambda n: "z" * n + " error: late"),
+    st.integers(PROBE_CHARS - 12, PROBE_CHARS + 40).map(
+        lambda n: '{"level":"error","pad":"' + "p" * n + '"}'),
 )
 
 
@@ -235,6 +463,13 @@ def cut_region(text: str, window: int, data: Any) -> Omission | None:
         end += 1
     if end <= start:
         return None
+    # A cut's region is whole lines: snap its ends to line starts.
+    while start > 0 and text[start - 1] not in "\r\n":
+        start -= 1
+    while end < n and text[end - 1] not in "\r\n":
+        end += 1
+    if text[end - 1:end + 1] == "\r\n":
+        end += 1
     return Omission(position="middle", start=start, end=end, lines=0,
                     first_line=line_index(text, start) + 1, last_line=0)
 
@@ -247,17 +482,19 @@ def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: l
                                                         keep: int, gather: bool,
                                                         data: Any) -> None:
     text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
-    text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
+    text += data.draw(st.sampled_from(["", "error: last", "x\r", "panic: at the end"]))
     n, window = len(text), 300
-    bank = bank_for(Matcher(PATTERNS), keep=keep, window=window, gather=gather)
+    matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
+    bank = bank_for(matcher, keep=keep, window=window, gather=gather)
     cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
     for a, b in zip([0, *cuts], [*cuts, n], strict=True):
         bank.feed(text[a:b])
     bank.close()
     region = cut_region(text, window, data)
     if region is not None:
-        assert pools_as_found(bank.pools(region, n)) == \
-            by_definition(PATTERNS, text, region, keep)
+        pools = bank.pools(region, n)
+        assert as_found(pools) == by_definition(matcher, text, region, keep)
+        assert pools.found == sum(pool.count for pool in pools.groups)
 
 
 @pytest.mark.parametrize("gather", [False, True])
@@ -265,16 +502,19 @@ def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: l
 def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int, gather: bool) -> None:
     # Pieces shorter than the literals looked for, and pieces that end a line early and go
     # on with one: a search must stop at the end of the lines being scanned.
-    text = "\rERROR boom\n" + log_with({5: MARKS[99], 7: MARKS[101], 30: MARKS[1200]},
-                                         total=60) + "ERROR\rValueError: x\r\nE   y"
+    text = "\rERROR boom\n" + log_with({5: MARKS[99], 6: MARKS[100], 7: MARKS[101],
+                                        8: MARKS[102], 30: MARKS[1200]},
+                                       total=60) + "ERROR\rValueError: x\r\nE   y"
     region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
                       last_line=0)
-    bank = bank_for(Matcher(PATTERNS), keep=8, window=10, gather=gather)
+    matcher = Matcher(PATTERNS, units=UNITS)
+    bank = bank_for(matcher, keep=8, window=10, gather=gather)
     for start in range(0, len(text), size):
         bank.feed(text[start:start + size])
     bank.close()
-    assert pools_as_found(bank.pools(region, len(text))) == \
-        by_definition(PATTERNS, text, region, 8)
+    found = as_found(bank.pools(region, len(text)))
+    assert found == by_definition(matcher, text, region, 8)
+    assert any(units for _, _, members in found.values() for *_, units in members)
 
 
 # Plugin patterns over a small alphabet, so that keywords occur often, and overlap, and their
@@ -296,65 +536,96 @@ def test_any_patterns_find_the_lines_the_definition_finds(patterns: list[Salient
     if not text:
         return
     window = 200
-    bank = bank_for(Matcher(patterns), keep=keep, window=window, gather=gather)
+    units = (SalientUnit(name="u", patterns=("p",), above=2, below=2,
+                         choose=lambda lines: [-1, 2]),)
+    matcher = Matcher(patterns, units=units)
+    bank = bank_for(matcher, keep=keep, window=window, gather=gather)
     step = data.draw(st.sampled_from([7, 4096, 100_000]))
     for a in range(0, len(text), step):
         bank.feed(text[a:a + step])
     bank.close()
     region = cut_region(text, window, data)
     if region is not None:
-        assert pools_as_found(bank.pools(region, len(text))) == \
-            by_definition(patterns, text, region, keep)
+        assert as_found(bank.pools(region, len(text))) == by_definition(
+            matcher, text, region, keep)
 
 
-# -- when the artifact itself is cut (max_artifact_size) ----------------------------------------
+def test_groups_over_the_cap_are_counted_but_not_shown() -> None:
+    lines = [f"error: distinct failure {chr(65 + i % 26)}{i // 26 * 'x'}" for i in
+             range(MAX_GROUPS + 50)]
+    text = "x\n" * 50 + "\n".join(lines) + "\n" + "x\n" * 50
+    bank = StreamHighlights(Matcher(PATTERNS), keep=2, window=20)
+    bank.feed(text, final=True)
+    bank.close()
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    pools = bank.pools(region, len(text))
+    assert len(pools.groups) == MAX_GROUPS and pools.found == MAX_GROUPS + 50
+    assert len(in_order(pools, 8)) == 8
 
-NOT_KEPT = re.compile(r"^not kept: (.*)$", re.MULTILINE)
-CUT_MARKS = {
-    99: "Traceback (most recent call last):",  # kept in the artifact's head
-    3000: "ValueError: invalid literal for int() with base 10: 'x'",  # dropped by the artifact
-    5800: "FAILED tests/test_api.py::test_login - AssertionError: 401 != 200",  # in its tail
-}
+
+# -- output within budget, with the new detectors ----------------------------------------------
+
+corpus_like = st.sampled_from([
+    "INFO request handled id=42", "", "  |", "    3 | int x = y;", "      |     ^~~",
+    "app.c:3:5: error: 'y' undeclared", "error[E0308]: mismatched types",
+    "  --> src/lib.rs:87:5", "   |     ^^^^^ expected `u32`, found `i64`",
+    "F821 Undefined name `x`", " --> app.py:7:53", "not ok 3 - totals", "  ---",
+    "  location: 'test.js:72:1'", "    +   total: 118", "    -   total: 120", "  ...",
+    'Traceback (most recent call last):', '  File "/srv/app.py", line 8, in charge',
+    "    return amount / items", "           ~~~~~~~^~~~~~~", "ZeroDivisionError: division by zero",
+    '{"level":50,"msg":"payment failed","err":{"message":"ECONNRESET"}}',
+    '{"level":30,"msg":"ok"}', "==1==ERROR: AddressSanitizer: heap-buffer-overflow",
+    "WRITE of size 17 at 0x6020 thread T0", "    #1 0x5566 in main /src/shard.c:12:5",
+    "\x1b[31mFAILED\x1b[0m test_x", "--- FAIL: TestX (0.00s)", "é" * 30, "z" * 900,
+    "=== 1 failed, 2 passed in 0.1s ===", "make: *** [all] Error 2",
+])
 
 
-def test_highlight_line_numbers_address_a_cut_artifact() -> None:
-    """Each highlight's number is the one get_artifact takes for that line in the artifact as
-    stored; a line the artifact does not keep is shown, and said not to be kept, without a
-    number. process() and streams agree."""
-    truncator = make({"max_artifact_size": 96 * 1024, "inline_limit": 4000})
-    content = log_with(CUT_MARKS, total=6000)
-    assert len(content.encode()) > 2 * 96 * 1024
-    result = truncator.process(content, tool="execute_command")
-    ref = result.artifact
-    assert ref is not None and ref.cut is not None
-    with truncator.store.open(ref.id) as f:
-        data = f.read()
-    got = shown(result.content)
-    assert sorted(got.values()) == sorted([CUT_MARKS[99], CUT_MARKS[5800]])
-    for number, text in got.items():
-        page = truncator.call_tool("get_artifact", {"artifact_id": ref.id, "start_line": number,
-                                                    "end_line": number})
-        assert not page.is_error, page.content
-        assert re.findall(r"^ *(\d+)\t(.*)$", page.content, re.M) == [(str(number), text)]
-    assert got[100] == CUT_MARKS[99]  # the head keeps its numbers; the tail's move up
-    assert 5801 not in got
-    assert NOT_KEPT.findall(result.content) == [CUT_MARKS[3000]]
-    assert CUT_MARKS[3000].encode() not in data  # and it is not: the artifact dropped it
-    details = {h["original_line"]: h["line"] for h in result.metadata.details["highlights"]}
-    assert details == {100: 100, 3001: None, 5801: next(
-        n for n, t in got.items() if t == CUT_MARKS[5800])}
-    # A stream gives the same block, and the same metadata.
-    with truncator.stream(tool="execute_command") as s:
-        for i in range(0, len(content), 4093):
-            s.write(content[i:i + 4093])
+@settings(max_examples=150, deadline=None)
+@given(st.lists(corpus_like, min_size=1, max_size=400),
+       st.sampled_from(["\n", "\r\n", "\r"]), st.integers(200, 6000),
+       st.none() | st.integers(100, 3000), st.none() | st.integers(3, 60),
+       st.integers(0, 12), st.sampled_from(["tail", "head", "head_tail"]))
+def test_output_fits_the_budget_with_every_detector(lines: list[str], end: str, chars: int,
+                                                    max_bytes: int | None,
+                                                    max_lines: int | None, highlights: int,
+                                                    strategy: str) -> None:
+    text = end.join(lines * 4) + end
+    truncator = make({"inline_limit": chars, "max_bytes": max_bytes, "max_lines": max_lines,
+                      "highlights": highlights, "default_strategy": strategy,
+                      "detect_structure": False})
+    result = truncator.process(text, tool="t")
+    assert truncator.policy("t").budget.admits(measure(result.content))
+    with truncator.stream(tool="t") as s:
+        for i in range(0, len(text), 997):
+            s.write(text[i:i + 997])
     streamed = s.result()
-    assert streamed.content.replace(streamed.artifact.id, "<id>") == result.content.replace(
-        ref.id, "<id>")
     assert streamed.metadata.details == result.metadata.details
+    assert truncator.policy("t").budget.admits(measure(streamed.content))
 
 
-def test_not_kept_highlights_have_their_own_template() -> None:
-    truncator = make({"max_artifact_size": 96 * 1024, "inline_limit": 4000, "marker": {
-        "highlight_not_kept": "[dropped, was line {original_line}] {text}"}})
-    result = truncator.process(log_with(CUT_MARKS, total=6000), tool="execute_command")
-    assert f"[dropped, was line 3001] {CUT_MARKS[3000]}" in result.content
+def test_the_block_is_deterministic() -> None:
+    content = log_with({**MARKS, **{i: f"error: retry {i}" for i in range(300, 2000, 9)}})
+    blocks = {make({"inline_limit": 4000}).process(content, tool="execute_command")
+              .content.split("] ...\n", 1)[1][:2000] for _ in range(3)}
+    assert len(blocks) == 1
+
+
+def test_error_records_of_a_json_lines_log_are_shown_as_records() -> None:
+    rows = [json.dumps({"level": 30, "time": 1764100000000 + i, "msg": "request served",
+                        "reqId": f"req-{i}"}, separators=(",", ":")) for i in range(3000)]
+    stack = "Error: ECONNRESET\\n" + "    at capture (/srv/pay.js:40:11)\\n" * 30
+    rows[1600] = ('{"level":50,"time":1764100059200,"err":{"type":"Error","message":'
+                  f'"ECONNRESET while capturing payment","stack":"{stack}"}},'
+                  '"msg":"capture failed"}')
+    rows[1602] = '{"level":60,"time":1764100059274,"msg":"payment worker stopped"}'
+    rows[2000] = '{"level":30,"msg":"no error here, \\"error\\" is just a word"}'
+    result = make({"inline_limit": 8000}).process("\n".join(rows) + "\n",
+                                                  tool="execute_command")
+    got = shown(result.content)
+    assert sorted(got) == [1601, 1603]
+    assert got[1601].startswith('{"level":50,"time":1764100059200,"err":{"type":"Error",'
+                                '"message":"ECONNRESET while capturing payment","stack":"')
+    assert got[1601].endswith('"msg":"capture failed"}') and "…" in got[1601]
+    assert got[1603] == rows[1602]

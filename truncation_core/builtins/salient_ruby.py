@@ -48,7 +48,7 @@ PATTERNS = (
     SalientPattern(
         name="rails-exception", rank=1,
         keywords=("Error (", "Exception (", "NotFound (", "Invalid (", "Unknown", "Missing"),
-        regex=r"^\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Invalid|Unknown\w*|"
+        regex=r"^\s*(?:[A-Z]\w*::)*\w*(?:Error|Exception|NotFound|Invalid|Unknown\w*|"
               r"Missing\w*) \(",
     ),
     SalientPattern(
