@@ -16,6 +16,7 @@ from truncation_core.builtins.salient import PATTERNS, UNITS
 from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
 from truncation_core.highlights.choice import in_order
 from truncation_core.highlights.lines import CLIP_MARK, clean, clip, fold
+from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Matcher, SalientPattern
 from truncation_core.highlights.units import SalientUnit, UnitLines, lines_below
 from truncation_core.hooks.models import Omission
@@ -417,6 +418,27 @@ def as_found(pools: Any) -> dict[str, Any]:
             for pool in pools.groups}
 
 
+def _hyperscan_installed() -> bool:
+    try:
+        import hyperscan  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+#: Both engines find the same lines; each test of the bank runs with both. CI installs
+#: hyperscan (the test extra); without it, its runs skip, saying so.
+ENGINES = ["python", pytest.param("hyperscan", marks=pytest.mark.skipif(
+    not _hyperscan_installed(), reason="hyperscan is not installed (pip install -e .[test] "
+    "installs it on x86-64): the Hyperscan engine is not tested here"))]
+
+
+@pytest.fixture(autouse=True)
+def _engine_restored() -> Any:
+    yield
+    patterns_module.ENGINE = "auto"
+
+
 def bank_for(matcher: Matcher, *, keep: int, window: int, gather: bool) -> StreamHighlights:
     """A bank; without *gather*, it scans every piece as it comes, however small (as it
     does with pieces of 64 KiB), so that short pieces reach the scanner itself."""
@@ -474,13 +496,15 @@ def cut_region(text: str, window: int, data: Any) -> Omission | None:
                     first_line=line_index(text, start) + 1, last_line=0)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(salient_lines, min_size=1, max_size=80),
        st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
        st.integers(1, 6), st.booleans(), st.data())
-def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: list[str],
-                                                        keep: int, gather: bool,
-                                                        data: Any) -> None:
+def test_the_bank_finds_the_lines_the_definition_finds(engine: str, lines: list[str],
+                                                        ends: list[str], keep: int,
+                                                        gather: bool, data: Any) -> None:
+    patterns_module.ENGINE = engine
     text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * 3))
     text += data.draw(st.sampled_from(["", "error: last", "x\r", "panic: at the end"]))
     n, window = len(text), 300
@@ -497,9 +521,12 @@ def test_the_bank_finds_the_lines_the_definition_finds(lines: list[str], ends: l
         assert pools.found == sum(pool.count for pool in pools.groups)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("gather", [False, True])
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 37])
-def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int, gather: bool) -> None:
+def test_a_bank_fed_small_pieces_finds_the_same_lines(size: int, gather: bool,
+                                                      engine: str) -> None:
+    patterns_module.ENGINE = engine
     # Pieces shorter than the literals looked for, and pieces that end a line early and go
     # on with one: a search must stop at the end of the lines being scanned.
     text = "\rERROR boom\n" + log_with({5: MARKS[99], 6: MARKS[100], 7: MARKS[101],
@@ -526,12 +553,15 @@ plugin_patterns = st.lists(st.builds(
     regex=st.sampled_from([None, None, "^a", "b$", "Q.*Q"])), min_size=1, max_size=4)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=200, deadline=None)
 @given(plugin_patterns, st.text(alphabet="abQ é\n\r", max_size=60),
        st.integers(1, 3000), st.integers(1, 4), st.booleans(), st.data())
-def test_any_patterns_find_the_lines_the_definition_finds(patterns: list[SalientPattern],
+def test_any_patterns_find_the_lines_the_definition_finds(engine: str,
+                                                          patterns: list[SalientPattern],
                                                           block: str, repeat: int, keep: int,
                                                           gather: bool, data: Any) -> None:
+    patterns_module.ENGINE = engine
     text = (block * repeat)[:60_000] + data.draw(st.text(alphabet="abQ\n", max_size=20))
     if not text:
         return

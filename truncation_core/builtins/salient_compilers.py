@@ -48,7 +48,7 @@ PATTERNS = (
     ),
     SalientPattern(
         name="go-package-ok", rank=2,
-        keywords=("ok  \t", "ok\t"),
+        keywords=("ok  \t",),
         # ... and for one that passed: a detail, shown when there are few.
         regex=r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))",
     ),

@@ -25,10 +25,9 @@ PATTERNS = (
     ),
     SalientPattern(
         name="dotnet-test-summary", rank=0,
-        keywords=("Failed:", "Test Run Failed", "Test Run Successful", "Total tests:"),
+        keywords=("Failed:", "Run Failed"),
         # "Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100, ..."
-        regex=r"^\s*(?:Failed|Passed)!\s+- Failed:\s+\d+|^\s*Test Run (?:Failed|Successful)\.|"
-              r"^\s*Total tests: \d+",
+        regex=r"^\s*(?:Failed|Passed)!\s+- Failed:\s+\d+|^\s*Test Run Failed\.",
     ),
     SalientPattern(
         name="dotnet-failed-test", rank=1,

@@ -20,7 +20,7 @@ from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hooki
 PATTERNS = (
     SalientPattern(
         name="cabal-failure", rank=1,
-        keywords=("Failed to build", "failed to build", "[S-", "[Cabal-"),
+        keywords=("Failed to build", "failed to build", "Error: [S-", "[Cabal-"),
         regex=r"\b[Ff]ailed to build\b|^Error: \[(?:S|Cabal)-\d+\]",
     ),
     SalientPattern(

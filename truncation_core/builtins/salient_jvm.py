@@ -22,7 +22,7 @@ from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hooki
 PATTERNS = (
     SalientPattern(
         name="surefire-total", rank=0,
-        keywords=("Tests run:",),
+        keywords=("Failures: ",),
         # The Results total ("[ERROR] Tests run: 360, Failures: 1, Errors: 0, Skipped: 0"),
         # not the line per class (which ends "-- in demo.XTest" or names a time).
         regex=r"^(?:\[\w+\]\s+)?Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+\s*$",
@@ -49,7 +49,7 @@ PATTERNS = (
     ),
     SalientPattern(
         name="sbt-summary", rank=0,
-        keywords=("found", "Compilation failed", "Failed: Total"),
+        keywords=("error found", "errors found", "Compilation failed", "Failed: "),
         regex=r"^\[error\] (?:one|\d+) errors? found|^\[error\] .*Compilation failed|"
               r"Failed: Total \d+, Failed [1-9]",
     ),

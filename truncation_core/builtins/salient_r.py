@@ -35,7 +35,7 @@ PATTERNS = (
     ),
     SalientPattern(
         name="r-check-problem", rank=1,
-        keywords=(" ... ERROR", " ... WARNING"),
+        keywords=("* checking ",),
         regex=r"^\* checking .* \.\.\. (?:ERROR|WARNING)",
     ),
     SalientPattern(

@@ -37,7 +37,7 @@ PATTERNS = (
     ),
     SalientPattern(
         name="minitest-failed", rank=1,
-        keywords=(" = F", " = E"),
+        keywords=("#test_",),
         regex=r"^\S+#\S+ = [\d.]+ s = [FE]\s*$",
     ),
     SalientPattern(
@@ -47,9 +47,8 @@ PATTERNS = (
     ),
     SalientPattern(
         name="rails-exception", rank=1,
-        keywords=("Error (", "Exception (", "NotFound (", "Invalid (", "Unknown", "Missing"),
-        regex=r"^\s*(?:[A-Z]\w*::)*\w*(?:Error|Exception|NotFound|Invalid|Unknown\w*|"
-              r"Missing\w*) \(",
+        keywords=("Error (", "Exception (", "NotFound (", "Invalid ("),
+        regex=r"^\s*(?:[A-Z]\w*::)*\w*(?:Error|Exception|NotFound|Invalid) \(",
     ),
     SalientPattern(
         name="rails-500", rank=1,

@@ -45,7 +45,7 @@ PATTERNS = (
     ),
     SalientPattern(
         name="ctest-failed", rank=1,
-        keywords=("***",),
+        keywords=("***Fail", "***Exce", "***Time", "***Not "),
         # " 62/120 Test  #62: shard_61 ......***Failed    0.15 sec"
         regex=r"^\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout|Not Run)",
     ),

@@ -25,7 +25,7 @@ PATTERNS = (
     ),
     SalientPattern(
         name="xcodebuild-result", rank=0,
-        keywords=("** ",),
+        keywords=("FAILED **", "INTERRUPTED **"),
         regex=r"^\*\* (?:BUILD|TEST|ARCHIVE|ANALYZE|CLEAN) (?:FAILED|INTERRUPTED) \*\*",
     ),
     SalientPattern(
@@ -35,12 +35,12 @@ PATTERNS = (
     ),
     SalientPattern(
         name="xcodebuild-failing", rank=1,
-        keywords=("Testing failed:", "Failing tests:"),
+        keywords=("Testing failed", "Failing tests"),
         regex=r"^\s*(?:Testing failed|Failing tests):\s*$",
     ),
     SalientPattern(
         name="xcpretty-error", rank=1,
-        keywords=("❌",),
+        keywords=("❌ ",),
         regex=r"^\s*❌ ",
     ),
 )

@@ -28,12 +28,16 @@ from truncation_core.text.measure import count_terminators
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Omission
 
-__all__ = ["MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHighlights", "UnitLine"]
+__all__ = ["ABOVE_CHARS", "MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHighlights",
+           "UnitLine"]
 
 log = logging.getLogger("truncation_core")
 
 #: Pieces of a stream are scanned once this many characters have gathered.
 _BATCH_CHARS = 64 * 1024
+#: A unit sees the lines above its line that start at most this many characters before it
+#: (so that a stream remembers a bounded tail of what it scanned).
+ABOVE_CHARS = 32 * 1024
 #: The most groups kept per rank. Matches of a group that did not fit are counted (they are
 #: in ``found``) but never shown: only a text with more distinct failures than this loses any.
 MAX_GROUPS = 1024
@@ -131,6 +135,49 @@ class _Waiting:
         self.above, self.below, self.need = above, below, need
 
 
+class _Tail:
+    """The last characters of a scanned piece (at most :data:`ABOVE_CHARS`), for the lines
+    above the first lines of the next pieces, made into lines only when asked."""
+
+    __slots__ = ("base", "last_line", "text", "whole_first")
+
+    def __init__(self, text: str, base: int, last_line: int, whole_first: bool) -> None:
+        self.text, self.base, self.last_line = text, base, last_line
+        #: Whether the text starts at a line start (else its first line is not whole).
+        self.whole_first = whole_first
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.text)
+
+    def lines(self, after: int, most: int) -> list[UnitLine]:
+        """Up to *most* of its whole lines, nearest first, starting at *after* or later."""
+        text = self.text
+        lo = 0 if self.whole_first else min(len(text), max(text.find("\n"), text.find("\r"),
+                                                            -1) + 1)
+        return _lines_up(text, lo, len(text), self.base, self.last_line, most,
+                         floor=after - self.base)
+
+
+def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
+              floor: int = 0) -> list[UnitLine]:
+    """Up to *most* whole lines of ``text[lo:pos]`` (*pos* a line start), nearest first,
+    starting at *floor* or later; the nearest is line *number*."""
+    out: list[UnitLine] = []
+    rfind, end = text.rfind, pos
+    cr = text.find("\r", lo, pos) != -1
+    floor = max(floor, lo)
+    while len(out) < most and end > floor:
+        stop = _content_end(text, end, lo)
+        start = max(rfind("\n", lo, stop), rfind("\r", lo, stop) if cr else -1, lo - 1) + 1
+        if start < floor:
+            break
+        out.append(UnitLine(line=number - len(out), start=base + start, end=base + end,
+                            unit="", text=clean(text[start:min(stop, start + PROBE_CHARS)])))
+        end = start
+    return out
+
+
 def _content_end(text: str, end: int, lo: int) -> int:
     """Where the content of the line whose terminator ends at *end* ends."""
     if end - 2 >= lo and text.startswith("\r\n", end - 2):
@@ -166,7 +213,7 @@ class StreamHighlights:
 
     def __init__(self, matcher: Matcher, *, keep: int, window: int) -> None:
         self._matcher = matcher
-        self._searches = matcher.searches()
+        self._engine = matcher.engine()
         self._keep = keep
         self._window = window
         self._remembered = matcher.above  # lines remembered from piece to piece
@@ -185,8 +232,10 @@ class StreamHighlights:
         self._groups: dict[str, _Group] = {}
         self._per_rank: dict[int, int] = {}
         self._overflow = 0
-        #: The last lines scanned, nearest first, for the units of the lines that follow.
-        self._prior: list[UnitLine] = []
+        #: What came before the piece being scanned, nearest first, for the units of its
+        #: first lines: the tails of earlier pieces and the lines completed between them.
+        self._prior: deque[_Tail | UnitLine] = deque()
+        self._terminators: int | None = None  # the caller's count, for the batch
         self._waiting: list[_Waiting] = []
         self._failed_units: set[str] = set()
         # The piece being scanned: its text, where it starts in the whole, and its end.
@@ -195,19 +244,27 @@ class StreamHighlights:
         self._lo = 0
         self._hi = 0
         self._final = False
+        self._has_cr = False
 
     # -- feeding -------------------------------------------------------------------------------
 
-    def feed(self, text: str, *, final: bool = False) -> None:
+    def feed(self, text: str, *, final: bool = False, raw: bytes | None = None,
+             terminators: int | None = None) -> None:
         """Take the next piece of the stream's text. Small pieces are gathered and scanned
         together: a scan costs some 20 µs however short the piece (one search per literal),
-        and streams are often written a line at a time."""
+        and streams are often written a line at a time.
+
+        Two hints spare a pass over the text: *raw*, the piece's UTF-8 bytes when they decode
+        to exactly *text* (the engine scans them as they are, instead of encoding the text
+        again), and *terminators*, the number of line terminators in everything fed so far,
+        this piece included (the caller counted them anyway)."""
         if final or (not self._batched and len(text) >= self._batch_chars):
             self._flush()
-            self._scan(text, final=final)
+            self._scan(text, final=final, raw=raw, terminators=terminators)
             return
         self._batch.append(text)
         self._batched += len(text)
+        self._terminators = terminators
         if self._batched >= self._batch_chars:
             self._flush()
 
@@ -215,21 +272,25 @@ class StreamHighlights:
         if self._batch:
             text = "".join(self._batch)
             self._batch, self._batched = [], 0
-            self._scan(text)
+            self._scan(text, terminators=self._terminators)
 
-    def _scan(self, text: str, final: bool = False) -> None:
+    def _scan(self, text: str, final: bool = False, raw: bytes | None = None,
+              terminators: int | None = None) -> None:
         if self._held_cr:
             text = "\r" + text
             self._offset -= 1
             self._held_cr = False
+            raw = None
         if text.endswith("\r") and not final:  # maybe half a "\r\n": see the next piece
             text = text[:-1]
             self._held_cr = True
+            raw = raw[:-1] if raw is not None else None
         base = self._offset
         self._offset += len(text) + (1 if self._held_cr else 0)
         if not text:
             return
-        last = max(text.rfind("\n"), text.rfind("\r"))
+        last = text.rfind("\n")
+        last = max(last, text.rfind("\r", last + 1))  # (not a second pass over the piece)
         if last < 0:  # no line ends here
             self._extend(text, 0, len(text))
             return
@@ -250,9 +311,12 @@ class StreamHighlights:
             if self._waiting:
                 self._feed_waiting(lo, self._line_index - 1)
         # The rest is scanned where it lies: a chunk is never copied.
-        scan_lines(self._searches, text, lo, cut, line_index=self._line_index,
-                   visit=self._visit)
-        self._line_index += count_terminators(text, lo, cut)
+        scan_lines(self._engine, text, lo, cut, line_index=self._line_index,
+                   visit=self._visit, raw=raw)
+        if terminators is not None:  # everything fed so far, but a "\r" held back
+            self._line_index = terminators - (1 if self._held_cr else 0)
+        else:
+            self._line_index += count_terminators(text, lo, cut)
         if self._remembered:
             self._remember(lo, cut)
         self._release()
@@ -284,7 +348,7 @@ class StreamHighlights:
         if hit is not None:
             self._matched(hit, index, start, line.end, local=(None, after))
         if self._remembered:
-            self._prior = [line, *self._prior][:self._remembered]
+            self._prior.appendleft(line)
 
     def close(self) -> None:
         """The stream ended: a held ``"\\r"`` ends a line, and the last line is complete."""
@@ -361,12 +425,27 @@ class StreamHighlights:
             self._emit(self._finish(waiting))
 
     def _above(self, pos: int | None, index: int, most: int) -> list[UnitLine]:
-        """Up to *most* lines above line *index* (0-based), nearest first: those of the
-        piece being scanned, above *pos* (None: the line starts in an earlier piece), then
-        the remembered ones."""
-        found = self._lines_above_in(self._lo, pos, index, most) if pos is not None else []
-        if len(found) < most:
-            found.extend(self._prior[:most - len(found)])
+        """Up to *most* lines above line *index* (0-based), nearest first, starting at most
+        :data:`ABOVE_CHARS` characters before it: those of the piece being scanned, above
+        *pos* (None: the line starts in an earlier piece), then the remembered ones."""
+        if pos is not None:
+            floor = self._base + pos - ABOVE_CHARS
+            found = _lines_up(self._text, self._lo, pos, self._base, index, most,
+                              floor=pos - ABOVE_CHARS)
+        else:
+            floor = self._line_start - ABOVE_CHARS
+            found = []
+        for earlier in self._prior:
+            if len(found) >= most:
+                break
+            if isinstance(earlier, UnitLine):
+                if earlier.start < floor:
+                    break
+                found.append(earlier)
+            else:
+                found.extend(earlier.lines(floor, most - len(found)))
+                if earlier.base > floor and not earlier.whole_first:
+                    break  # the line before its first whole one is not all there
         return found
 
     def _lines_below(self, pos: int, index: int, most: int) -> list[UnitLine]:
@@ -392,23 +471,17 @@ class StreamHighlights:
         return out
 
     def _remember(self, lo: int, hi: int) -> None:
-        """Keep the last lines of ``text[lo:hi]`` for the units of the next piece."""
+        """Keep the end of ``text[lo:hi]`` (whole lines) for the units of the next pieces,
+        and forget what is now too far back for any."""
         if hi <= lo:
             return
-        index = self._line_index - 1  # the last line scanned
-        fresh = self._lines_above_in(lo, hi, index + 1, self._remembered)
-        self._prior = (fresh + self._prior)[:self._remembered]
-
-    def _lines_above_in(self, lo: int, pos: int, index: int, most: int) -> list[UnitLine]:
-        out: list[UnitLine] = []
-        text, base, end = self._text, self._base, pos
-        while len(out) < most and end > lo:
-            stop = _content_end(text, end, lo)
-            start = max(text.rfind("\n", lo, stop), text.rfind("\r", lo, stop), lo - 1) + 1
-            out.append(UnitLine(line=index - len(out), start=base + start, end=base + end,
-                                unit="", text=clean(text[start:min(stop, start + PROBE_CHARS)])))
-            end = start
-        return out
+        start = max(lo, hi - ABOVE_CHARS)
+        whole = start == lo or self._text[start - 1] in "\r\n"
+        self._prior.appendleft(_Tail(self._text[start:hi], self._base + start,
+                                     self._line_index, whole))
+        floor = self._base + hi - ABOVE_CHARS
+        while len(self._prior) > 1 and _end_of(self._prior[-1]) <= floor:
+            self._prior.pop()
 
     def _feed_waiting(self, pos: int, index: int) -> None:
         """The lines from *pos* in the piece being scanned (the first below line *index*,
@@ -521,6 +594,10 @@ class StreamHighlights:
                             members=tuple(sorted(members[key], key=lambda h: h.line)))
                        for key in counts)
         return Pools(groups=groups, found=found)
+
+
+def _end_of(earlier: _Tail | UnitLine) -> int:
+    return earlier.end
 
 
 def _unique(lines: list[UnitLine]) -> tuple[UnitLine, ...]:

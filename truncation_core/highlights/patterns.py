@@ -9,11 +9,12 @@ classifies the line. Lines that hold a JSON object are judged by the
 A :class:`Matcher` holds the patterns, records and
 :class:`~truncation_core.highlights.units.SalientUnit` of one tool, compiled once.
 
-Keywords are what keeps scanning fast: only lines holding one are classified (and run the
-patterns' regular expressions), and those lines are found with ``str.find``, each literal
-looked for by its rarest character first (see :class:`_LiteralSearch`): a character absent
-from the text costs a memchr over it. Keywords are looked for in the text as stored, so keep
-each within one word: a colour code inside a keyword would hide it.
+Keywords are what keeps scanning fast: only lines holding one (or an escape character: a
+colour code may split a keyword) are classified, and run the patterns' regular expressions.
+An engine finds those lines: Hyperscan, one pass in C for all keywords at once, when it is
+installed; else ``str.find``, each literal looked for by its rarest character first (see
+:class:`_LiteralSearch`), a character absent from the text costing a memchr over it. Both
+find the same lines (:data:`ENGINE`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from __future__ import annotations
 import functools
 import heapq
 import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
@@ -34,10 +35,12 @@ if TYPE_CHECKING:
     from truncation_core.highlights.records import SalientRecord
     from truncation_core.highlights.units import SalientUnit
 
-__all__ = ["LINE_CHARS", "PROBE_CHARS", "Hit", "Matcher", "SalientPattern", "scan_lines"]
+__all__ = ["ENGINE", "LINE_CHARS", "PROBE_CHARS", "Hit", "Matcher", "SalientPattern",
+           "new_engine", "scan_lines"]
 
 #: Characters of a line that patterns look at.
 PROBE_CHARS = 512
+_ESC = "\x1b"
 #: Characters of a line shown in the block (a longer one keeps its start and its end).
 LINE_CHARS = 320
 
@@ -109,9 +112,7 @@ class Matcher:
         ordered = sorted(patterns, key=lambda p: p.rank)  # stable: plugin order within a rank
         self.patterns = tuple(ordered)
         self.records = tuple(sorted(records, key=lambda r: r.rank))
-        #: What scanning looks for: every line holding a keyword holds one of these.
-        self.literals = _literals(frozenset(
-            k for p in (*ordered, *self.records) for k in p.keywords))
+        self._keywords = frozenset(k for p in (*ordered, *self.records) for k in p.keywords)
         self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
                         for p in ordered]
         self._record_keywords = tuple(sorted({k for r in self.records for k in r.keywords}))
@@ -130,7 +131,19 @@ class Matcher:
         self.below = max((u.below for u in every), default=0)
 
     def __bool__(self) -> bool:
-        return bool(self.literals)
+        return bool(self._keywords)
+
+    @property
+    def searched(self) -> frozenset[str]:
+        """What the engines look for: the keywords, and the escape character, since a line
+        with colour codes may hold a keyword only once they are removed."""
+        return self._keywords | {_ESC} if self._keywords else frozenset()
+
+    @functools.cached_property
+    def literals(self) -> tuple[str, ...]:
+        """What the pure-Python engine looks for: every line holding a keyword, or an escape,
+        holds one."""
+        return _literals(self.searched)
 
     def headed(self, hit: Hit, header: str) -> Hit | None:
         """*hit*, made the match of *header* (the cleaned line above it), if its pattern
@@ -141,10 +154,11 @@ class Matcher:
         return Hit(hit.name, hit.rank, clip(header, LINE_CHARS),
                    f"{hit.name}\0{fold(header)}", header)
 
-    def searches(self) -> list[_LiteralSearch]:
-        """A search for each literal. A stream keeps its own from chunk to chunk, so that
-        what they learn about the text (which characters are common in it) carries over."""
-        return [_LiteralSearch(literal) for literal in self.literals]
+    def engine(self) -> _PythonEngine | _HyperscanEngine:
+        """What finds the lines holding a keyword (:data:`ENGINE`). A stream keeps its own
+        from chunk to chunk, so that what it learns about the text (which characters are
+        common in it) carries over."""
+        return new_engine(self)
 
     def classify(self, probe: str) -> SalientPattern | None:
         """The pattern *probe* (a line's first characters) matches, if any."""
@@ -274,9 +288,12 @@ def _literals(keywords: frozenset[str], shared: int = 4) -> tuple[str, ...]:
     def has_rare(text: str) -> bool:
         return any(_rarity(char) < _RARE for char in text)
 
+    rare_keywords = {k for k in keywords if has_rare(k)}
+
     def covered(candidate: str) -> frozenset[str]:
-        rare = has_rare(candidate)
-        return frozenset(k for k in keywords if candidate in k and (rare or not has_rare(k)))
+        if has_rare(candidate):
+            return frozenset(k for k in keywords if candidate in k)
+        return frozenset(k for k in keywords if k not in rare_keywords and candidate in k)
 
     pieces = {k[i:i + n] for k in keywords for n in range(shared, len(k))
               for i in range(len(k) - n + 1)}
@@ -290,31 +307,142 @@ def _literals(keywords: frozenset[str], shared: int = 4) -> tuple[str, ...]:
     return tuple(sorted(chosen, key=lambda k: (-len(k), k)))
 
 
-def scan_lines(searches: Sequence[_LiteralSearch], text: str, lo: int, hi: int, *,
-               line_index: int, visit: Callable[[int, int, int, int], None]) -> None:
+#: Which multi-literal engine finds the lines holding a keyword: ``"auto"`` (Hyperscan when
+#: the ``hyperscan`` package is installed, ``pip install truncation-core[fast]``; else the
+#: pure-Python search), ``"hyperscan"`` or ``"python"``. Both find the same lines (the tests
+#: run both); only the speed differs (``bench/bench_salient.py`` compares them).
+ENGINE = "auto"
+
+
+def _hyperscan() -> Any:
+    try:
+        import hyperscan
+    except ImportError:
+        return None
+    return hyperscan
+
+
+@functools.lru_cache(maxsize=64)  # the same for every Truncator and stream
+def _hyperscan_database(keywords: tuple[str, ...]) -> Any:
+    hs = _hyperscan()
+    database = hs.Database(mode=hs.HS_MODE_BLOCK)
+    # Every byte escaped: a keyword is a literal, whatever it holds.
+    expressions = ["".join(f"\\x{b:02x}" for b in k.encode("utf-8", "surrogatepass")).encode()
+                   for k in keywords]
+    database.compile(expressions=expressions, ids=list(range(len(keywords))),
+                     flags=[0] * len(keywords))
+    return database
+
+
+class _PythonEngine:
+    """Finds the lines holding a keyword with ``str.find``, one search per literal (see
+    :class:`_LiteralSearch`)."""
+
+    def __init__(self, literals: Sequence[str]) -> None:
+        self._searches = [_LiteralSearch(literal) for literal in literals]
+
+    def positions(self, text: str, lo: int, hi: int, raw: bytes | None = None
+                  ) -> Iterator[int]:
+        """Where literals occur in ``text[lo:hi]``, in increasing order; after each position
+        given, the caller sends where to look on from (the end of that line). (*raw*, the
+        text's bytes when it is ASCII, is of no use here.)"""
+        searches = self._searches
+        heap = [(i, n) for n, search in enumerate(searches)
+                if (i := search.first(text, lo, hi)) != -1]
+        heapq.heapify(heap)
+        while heap:
+            pos = yield heap[0][0]
+            while heap and heap[0][0] < pos:
+                n = heap[0][1]
+                i = searches[n].first(text, pos, hi)
+                if i == -1:
+                    heapq.heappop(heap)
+                else:
+                    heapq.heapreplace(heap, (i, n))
+
+
+class _HyperscanEngine:
+    """Finds the lines holding a keyword with Hyperscan: one pass over the text for all
+    keywords at once, in C. Text that is not ASCII is scanned as UTF-8, and the end of each
+    match mapped back to characters."""
+
+    def __init__(self, keywords: Sequence[str]) -> None:
+        hs = _hyperscan()
+        self._database = _hyperscan_database(tuple(sorted(set(keywords))))
+        self._scratch = hs.Scratch(self._database)  # one per stream: a stream is one thread
+
+    def positions(self, text: str, lo: int, hi: int, raw: bytes | None = None
+                  ) -> Iterator[int]:
+        """As :meth:`_PythonEngine.positions`; *raw*, the text's UTF-8 bytes when given, is
+        scanned as it is."""
+        ends: list[int] = []
+
+        def found(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            ends.append(end)
+
+        scan, handler, scratch = self._database.scan, found, self._scratch
+        if text.isascii():  # bytes and characters are one
+            data = raw if raw is not None else text.encode("ascii")
+            scan(memoryview(data)[lo:hi], match_event_handler=handler, scratch=scratch)
+            offsets: Iterable[int] = (lo + end - 1 for end in sorted(set(ends)))
+        else:
+            if raw is None:
+                view = memoryview(text[lo:hi].encode("utf-8", "surrogatepass"))
+            else:  # the bytes of text[lo:hi] within raw: the line ends are ASCII
+                start = len(text[:lo].encode("utf-8", "surrogatepass"))
+                view = memoryview(raw)[start:len(raw) - len(
+                    text[hi:].encode("utf-8", "surrogatepass"))]
+            scan(view, match_event_handler=handler, scratch=scratch)
+            offsets = _characters(view, sorted(set(ends)), lo)
+        pos = lo
+        for offset in offsets:
+            if offset >= pos:
+                pos = yield offset
+
+
+def _characters(data: memoryview, ends: list[int], base: int) -> Iterator[int]:
+    """The character offsets (plus *base*) of the last bytes before *ends* in UTF-8 *data*:
+    a match ends at a character boundary, so each gap between two ends decodes whole (and
+    only up to the last match is decoded)."""
+    chars, done = base, 0
+    for end in ends:
+        chars += len(str(data[done:end], "utf-8", "surrogatepass"))
+        done = end
+        yield chars - 1
+
+
+def new_engine(matcher: Matcher) -> _PythonEngine | _HyperscanEngine:
+    """The engine a text or stream scans with (see :data:`ENGINE`)."""
+    if ENGINE == "hyperscan" or (ENGINE == "auto" and _hyperscan() is not None):
+        return _HyperscanEngine(sorted(matcher.searched))
+    return _PythonEngine(matcher.literals)
+
+
+def scan_lines(engine: _PythonEngine | _HyperscanEngine, text: str, lo: int, hi: int, *,
+               line_index: int, visit: Callable[[int, int, int, int], None],
+               raw: bytes | None = None) -> None:
     """Call ``visit(index, start, end, after)`` for each complete line of ``text[lo:hi]``
-    that holds one of the searches' literals, in order.
+    that holds a literal the engine looks for, in order.
 
     *lo* is a line start, and *hi* a line start or the end of *text*. *line_index* is the
     0-based index of the line at *lo*; *index* is the visited line's. The line is
-    ``text[start:end]``, and its terminator ends at *after*. *searches* are a matcher's
-    (:meth:`Matcher.searches`).
+    ``text[start:end]``, and its terminator ends at *after*. *raw*: the text's bytes, if it
+    is ASCII (then an engine scanning bytes need not encode it).
     """
     if lo >= hi:
         return
-    # The next occurrence of each literal, earliest first. Once a line is done, literals
-    # that occur in it again are looked for after it, so each line is looked at once.
-    heap = [(i, n) for n, search in enumerate(searches)
-            if (i := search.first(text, lo, hi)) != -1]
-    heapq.heapify(heap)
+    positions = engine.positions(text, lo, hi, raw)
+    try:
+        i = next(positions)
+    except StopIteration:
+        return
     pos = counted = lo
     index = line_index
     # The first "\n" and "\r" at or after the current line's match (-1: none up to hi), kept
     # from line to line: looking for them afresh for every line would scan to hi each time
     # when the text has no "\r" (most text), which is quadratic in the matching lines.
     nl = cr = -2  # not looked for yet
-    while heap:
-        i = heap[0][0]
+    while True:
         start = max(text.rfind("\n", pos, i), text.rfind("\r", pos, i))
         start = pos if start < 0 else start + 1
         if -1 != nl < i:
@@ -330,10 +458,7 @@ def scan_lines(searches: Sequence[_LiteralSearch], text: str, lo: int, hi: int, 
         counted = start
         visit(index, start, end, after)
         pos = after
-        while heap and heap[0][0] < pos:
-            n = heap[0][1]
-            i = searches[n].first(text, pos, hi)
-            if i == -1:
-                heapq.heappop(heap)
-            else:
-                heapq.heapreplace(heap, (i, n))
+        try:
+            i = positions.send(pos)
+        except StopIteration:
+            return

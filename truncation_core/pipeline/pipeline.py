@@ -273,8 +273,10 @@ class Pipeline:
 
         cut = cut_within(budget, notes)
         if policy.highlights and cut.omissions:
+            # Under an artifact reference, the short preview is all the model sees of the
+            # content: the highlights come first there, and may take more of it.
             cut = self._lift_highlights(call, cut, budget, notes,
-                                        lambda room: cut_within(room, []))
+                                        lambda room: cut_within(room, []), preview=bool(header))
         return self._result(call, header + cut.text, cut, notes)
 
     def _format_marker(self, **kwargs: Any) -> str | None:
@@ -326,11 +328,11 @@ class Pipeline:
         return None
 
     def _lift_highlights(self, call: Call, cut: Cut, budget: Budget, notes: list[str],
-                         recut: Callable[[Budget], Cut]) -> Cut:
+                         recut: Callable[[Budget], Cut], *, preview: bool = False) -> Cut:
         matcher = self.matcher(call.tool, call.policy, notes)
         if not matcher:
             return cut
-        from truncation_core.highlights.block import lift_highlights
+        from truncation_core.highlights.block import PREVIEW_SHARE, SHARE, lift_highlights
         from truncation_core.pipeline.resume import artifact_line
 
         artifact = call.artifact
@@ -338,7 +340,8 @@ class Pipeline:
             cut, text=call.text, budget=budget, limit=call.policy.highlights,
             templates=call.policy.marker,
             pools_for=call.pools_for or _scanned(matcher, call),
-            recut=recut, artifact_line=lambda line: artifact_line(line, artifact))
+            recut=recut, artifact_line=lambda line: artifact_line(line, artifact),
+            share=PREVIEW_SHARE if preview else SHARE)
 
     def _result(self, call: Call, content: str, cut: Cut, notes: list[str]
                 ) -> TruncationResult:
@@ -392,7 +395,7 @@ def _scanned(matcher: Matcher, call: Call) -> Callable[[Omission], Pools]:
     text = call.text
     bank = StreamHighlights(matcher, keep=call.policy.highlights,
                             window=window_for(call.policy))
-    bank.feed(text, final=True)  # type: ignore[arg-type]
+    bank.feed(text, final=True, terminators=call.facts.terminators)  # type: ignore[arg-type]
     bank.close()
     return lambda region: bank.pools(region, len(text))
 

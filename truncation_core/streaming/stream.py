@@ -253,6 +253,7 @@ class Stream:
         self._count(chunk, b"\n", b"\r", b"\r\n")
         self._bytes += len(chunk)
         text: str | None = None
+        idle = self._decoder_idle
         if self._decoder_idle and chunk.isascii():
             self._chars += len(chunk)
             self._text_bytes += len(chunk)
@@ -266,7 +267,10 @@ class Stream:
             self._raw_head += chunk[:room]
         self._ring.append(chunk)  # type: ignore[union-attr]
         if self._highlights is not None or self._feeding:
-            self._feed(text if text is not None else chunk.decode("ascii"))
+            # The bytes are the text's own when nothing was held or replaced in decoding.
+            exact = text is None or (idle and self._decoder_idle and "\ufffd" not in text)
+            self._feed(text if text is not None else chunk.decode("ascii"),
+                       raw=chunk if exact else None)
         self._keep(chunk, chunk)
 
     def _decode(self, chunk: bytes, final: bool = False) -> str:
@@ -287,11 +291,11 @@ class Stream:
             self._head.append(piece)
             self._head_chars += len(piece)
 
-    def _feed(self, text: str) -> None:
+    def _feed(self, text: str, raw: bytes | None = None) -> None:
         if not text:
             return
-        if self._highlights is not None:
-            self._highlights.feed(text)
+        if self._highlights is not None:  # (it need not count what was just counted)
+            self._highlights.feed(text, raw=raw, terminators=self._terminators())
         if self._feeding:
             self._feeding = [cutter for cutter in self._feeding if cutter.feed(text) is not False]
 
