@@ -1,50 +1,75 @@
-"""Salient lines: how many of the key lines of real failing output the model sees.
+"""Salient lines: what the highlights find, and what they cost, against baselines measured in
+the same run.
 
-The outputs are the first seven cases of the corpus in ``tests/corpus/`` (real tool output:
-pytest with failures, a Python service logging a traceback in the middle of a long log, pip
-failing to resolve conflicting requirements, gcc errors under ``make -k``, an npm script that
-throws, ``cargo test`` with a failing test), with the key lines marked by hand in
-``tests/corpus/manifest.json``. ``bench/corpus_generate.py`` re-creates them;
-``bench/bench_recall.py`` scores every case of the corpus under more views.
+Part 1, **key lines**: the first seven cases of the corpus in ``tests/corpus/`` (real tool
+output, key lines marked by hand in ``tests/corpus/manifest.json``) under truncation-core's
+defaults for ``execute_command`` and plain head, tail, 50/50 and 20/80 cuts of 8,000
+characters. ``bench/bench_recall.py`` scores every case under more views.
 
-Part 1 measures, for each output, the share of key lines visible in:
+Part 2, **the multi-literal engine**: finding every line that holds a keyword of the built-in
+patterns (about 150 literals) in 1 MiB of an ASCII service log with no salient line, and of
+pytest output, side by side: Hyperscan (one pass, in C: the ``fast`` extra), google-re2's set
+matching and pyahocorasick (when installed; they are not dependencies: measured to decide),
+and the pure-Python search (each literal looked for by its rarest character first, today's
+fallback). Ratios are to ``bytes.count(b"\\n")`` over the same bytes.
 
-* what truncation-core shows with its defaults for ``execute_command`` (tail + highlights);
-* plain head, tail, 50/50 and 20/80 cuts of the same budget (8,000 characters: the default
-  inline limit), without any marker.
+Part 3, **streaming with highlights on**: a generated service log streamed in 1 MiB chunks
+through the ``tail`` strategy, highlights on, each engine, against a bare read-and-count loop
+over the same file (the baseline of ``bench_stream.py``), ASCII and with 2% non-ASCII lines.
+Every run is a fresh subprocess; cases are shuffled per round; medians and best runs.
 
-A key line counts as seen when its text (up to 150 characters) appears in the output.
-
-Part 2 measures what highlights cost: ``process()`` of about 9 MB of each output (repeated),
-and of a generated log without a single salient line, for ``execute_command`` with
-highlights on and off. Samples alternate between the two; each time is the fastest of its
-samples (the least disturbed on a shared machine).
+Part 4, **process()**: about 9 MB of each output (repeated) and of the service log, for
+``execute_command`` with highlights on and off; and ``process()`` within the limit against
+one pluggy hook call (the under-limit path must stay cheaper).
 
 Results go to ``bench/results/salient.md`` and to stdout.
 
-    python bench/bench_salient.py
+    python bench/bench_salient.py              # 200 MB streams, 3 rounds
+    python bench/bench_salient.py --quick      # 64 MB streams, 1 round
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
 import sys
+import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent / "tests" / "corpus"
+ROOT = HERE.parent
+CORPUS = ROOT / "tests" / "corpus"
 #: The cases this benchmark has measured since it was written (bench_recall.py scores all).
 CASES = ("pytest-failures", "pytest-many-failures", "python-traceback-in-log",
          "pip-resolution-error", "gcc-make-errors", "npm-script-error", "cargo-test-failure")
 RESULTS = HERE / "results" / "salient.md"
 BUDGET = 8000
 COST_SIZE = 9_000_000
-COST_SAMPLES = 7
+CHUNK = 1024 * 1024
+
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 
 
-# -- measuring --------------------------------------------------------------------------------
+def _best_of(fn: Callable[[], Any], samples: int, repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(samples):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        best = min(best, (time.perf_counter() - start) / repeat)
+    return best
+
+
+# -- part 1: key lines ---------------------------------------------------------------------
 
 
 def plain(text: str, head_share: float) -> str:
@@ -53,22 +78,21 @@ def plain(text: str, head_share: float) -> str:
     return text[:head] + (text[-tail:] if tail else "")
 
 
-def measure() -> str:
-    sys.path.insert(0, str(HERE.parent))
+def key_lines() -> str:
+    from bench_recall import corpus_lines, key_probe, load_manifest, read_case, strip_ansi
+
     from truncation_core import Truncator
     from truncation_core.storage.memory import MemoryStore
 
     truncator = Truncator(load_entrypoints=False, store=MemoryStore())
-    from bench_recall import corpus_lines, key_probe, load_manifest, read_case
-
+    off = Truncator({"tools": {"execute_command": {"highlights": 0}}}, load_entrypoints=False,
+                    store=MemoryStore())
     keys = {c["name"]: c for c in load_manifest()["cases"] if c["name"] in CASES}
     methods: dict[str, Callable[[str], str]] = {
-        "truncation-core (tail + highlights)":
-            lambda t: truncator.process(t, tool="execute_command").content,
-        "truncation-core, highlights off":
-            lambda t: Truncator({"tools": {"execute_command": {"highlights": 0}}},
-                                load_entrypoints=False, store=MemoryStore()
-                                ).process(t, tool="execute_command").content,
+        "truncation-core (defaults)": lambda t: truncator.process(t, tool="execute_command"
+                                                                  ).content,
+        "truncation-core, highlights off": lambda t: off.process(t, tool="execute_command"
+                                                                 ).content,
         "head": lambda t: plain(t, 1.0),
         "tail": lambda t: plain(t, 0.0),
         "50/50": lambda t: plain(t, 0.5),
@@ -76,7 +100,6 @@ def measure() -> str:
     }
     rows = []
     totals = {m: 0 for m in methods}
-    shares: dict[str, list[float]] = {m: [] for m in methods}
     all_keys = 0
     for name, info in keys.items():
         text = read_case(info)
@@ -85,27 +108,179 @@ def measure() -> str:
         all_keys += len(wanted)
         cells = []
         for method, cut in methods.items():
-            shown = cut(text)
-            seen = sum(1 for w in wanted if w and w in shown)
+            shown = strip_ansi(cut(text))
+            seen = sum(1 for w in wanted if w in shown)
             totals[method] += seen
-            shares[method].append(seen / len(wanted))
             cells.append(f"{seen}/{len(wanted)}")
-        rows.append((name, f"{len(text):,}", f"{len(lines):,}", *cells))
-    header = ("output", "chars", "lines", *methods)
-    total_row = ("**all key lines**", "", "", *(
+        rows.append((name, f"{len(text):,}", *cells))
+    total_row = ("**all key lines**", "", *(
         f"**{totals[m]}/{all_keys} ({totals[m] / all_keys:.0%})**" for m in methods))
-    mean_row = ("**mean share per output**", "", "", *(
-        f"**{sum(shares[m]) / len(shares[m]):.0%}**" for m in methods))
-    table = [
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(row) + " |" for row in (*rows, total_row, mean_row)),
-    ]
-    return "\n".join(table)
+    return _table(("output", "chars", *methods), [*rows, total_row])
 
 
-def cost() -> str:
-    sys.path.insert(0, str(HERE.parent))
+# -- part 2: the engines -------------------------------------------------------------------
+
+
+def builtin_keywords() -> list[str]:
+    from truncation_core import Truncator
+    from truncation_core.storage.memory import MemoryStore
+
+    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
+    matcher = truncator._pipeline.matcher("execute_command", truncator.policy("execute_command"))
+    return sorted(matcher.searched)
+
+
+def engines(samples: int) -> str:
+    from bench_stream import service_log
+
+    from truncation_core.highlights import patterns
+    from truncation_core.highlights.patterns import Matcher
+
+    keywords = builtin_keywords()
+    inputs = {"service log (ASCII, nothing salient)": service_log(200_000)[:CHUNK]}
+    pytest_out = (CORPUS / "pytest-many-failures.txt").read_text()
+    inputs["pytest output, failing (ASCII)"] = (pytest_out * (CHUNK // len(pytest_out) + 1)
+                                                )[:CHUNK]
+    rows = []
+    for label, text in inputs.items():
+        data = text.encode()
+        base = _best_of(lambda d=data: d.count(b"\n"), samples, 20)  # type: ignore[misc]
+        rows.append((label, "`bytes.count(b'\\n')` (baseline)", f"{len(data) / base / 1e9:.2f}",
+                     "1.00"))
+        candidates: dict[str, Callable[[], Any]] = {}
+        try:
+            import hyperscan  # noqa: F401
+
+            engine = patterns._HyperscanEngine(keywords)
+            candidates["Hyperscan (kept, the `fast` extra)"] = lambda e=engine, t=text: list(
+                e.positions(t, 0, len(t), t.encode()))
+        except ImportError:
+            pass
+        try:
+            import re2
+
+            options = re2.Options()
+            options.max_mem = 64 << 20
+            matcher = re2.Set.SearchSet(options)
+            for keyword in keywords:
+                matcher.Add(re2.escape(keyword))
+            matcher.Compile()
+            lines = data.split(b"\n")
+            candidates["google-re2 set, whole chunk (says which keywords occur, not where)"] = (
+                lambda m=matcher, d=data: m.Match(d))
+            candidates["google-re2 set, line by line (finds the lines)"] = (
+                lambda m=matcher, ls=lines: [m.Match(line) for line in ls])
+        except ImportError:
+            pass
+        try:
+            import ahocorasick
+
+            automaton = ahocorasick.Automaton()
+            for keyword in keywords:
+                automaton.add_word(keyword, keyword)
+            automaton.make_automaton()
+            candidates["pyahocorasick"] = lambda a=automaton, t=text: list(a.iter(t))
+        except ImportError:
+            pass
+        python = Matcher([patterns.SalientPattern(name="k", keywords=tuple(keywords))])
+        candidates["pure Python, rarest character first (fallback)"] = (
+            lambda m=python, t=text: list(patterns._PythonEngine(m.literals).positions(
+                t, 0, len(t))))
+        for name, run in candidates.items():
+            seconds = _best_of(run, samples)
+            rows.append((label, name, f"{len(data) / seconds / 1e9:.2f}", f"{base / seconds:.2f}"))
+    return _table(("1 MiB of", "engine", "GB/s", "speed / `count`"), rows)
+
+
+# -- part 3: streams -------------------------------------------------------------------------
+
+CHILD = textwrap.dedent(r"""
+    import json, os, sys, time
+    mode, path, engine = sys.argv[1], sys.argv[2], sys.argv[3]
+    CHUNK = 1024 * 1024
+    if mode != "count":
+        from truncation_core import Truncator
+        from truncation_core.highlights import patterns
+        from truncation_core.storage.memory import MemoryStore
+        patterns.ENGINE = engine
+        truncator = Truncator({"default_strategy": "tail", "spill": False,
+                               "highlights": 8 if mode == "stream_highlights" else 0},
+                              load_entrypoints=False, store=MemoryStore())
+        with truncator.stream() as s:  # compile the patterns before timing
+            s.write(b"warm up\n")
+    start = time.perf_counter()
+    with open(path, "rb", buffering=0) as f:
+        if mode == "count":
+            n = 0
+            while chunk := f.read(CHUNK):
+                n += chunk.count(b"\n")
+        else:
+            with truncator.stream() as s:
+                while chunk := f.read(CHUNK):
+                    s.write(chunk)
+            n = s.result().metadata.original_lines
+    print(json.dumps({"seconds": time.perf_counter() - start, "lines": n}))
+""")
+
+
+def _run_child(mode: str, path: Path, engine: str) -> float:
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path), engine], check=True,
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return float(json.loads(out.stdout)["seconds"])
+
+
+def streams(size_mb: int, rounds: int) -> str:
+    from bench_stream import make_log
+
+    try:
+        import hyperscan  # noqa: F401
+        engine_names = ["hyperscan", "python"]
+    except ImportError:
+        engine_names = ["python"]
+    size = size_mb * 1_000_000
+    root = Path(os.environ.get("BENCH_ROOT") or tempfile.gettempdir()) / "truncbench-salient"
+    root.mkdir(parents=True, exist_ok=True)
+    logs = {"ASCII": root / "log-ascii.txt", "2% non-ASCII": root / "log-mixed.txt"}
+    for label, path in logs.items():
+        if not path.exists() or path.stat().st_size != size:
+            make_log(path, size, label != "ASCII")
+    cases = [(mode, label, engine) for label in logs
+             for mode, engine in [("count", "-"), ("stream", "python"),
+                                  *(("stream_highlights", e) for e in engine_names)]]
+    samples: dict[tuple[str, str, str], list[float]] = {case: [] for case in cases}
+    for round_ in range(rounds):
+        order = list(cases)
+        random.Random(round_).shuffle(order)  # noqa: S311 (an order, not a secret)
+        for mode, label, engine in order:
+            samples[(mode, label, engine)].append(_run_child(mode, logs[label], engine))
+    rows = []
+    for label in logs:
+        base = samples[("count", label, "-")]
+        for mode, engine, what in [("stream", "python", "tail, highlights off"),
+                                   *(("stream_highlights", e, f"tail + highlights, {e}")
+                                     for e in engine_names)]:
+            runs = samples[(mode, label, engine)]
+            median = statistics.median(base) / statistics.median(runs)
+            best = min(base) / min(runs)
+            target = {"ASCII": 0.8, "2% non-ASCII": 0.6}[label] if "highlights," in what \
+                else None
+            rows.append((label, what, f"{size / statistics.median(runs) / 1e9:.2f}",
+                         f"{median:.2f}x", f"{best:.2f}x",
+                         "-" if target is None else f"{target}x: "
+                         f"{'meets' if median >= target else 'MISSES'}"))
+    return (f"{size_mb} MB in 1 MiB chunks, {rounds} round(s), baseline read + "
+            f"`bytes.count` in the same run.\n\n" +
+            _table(("log", "stream", "GB/s", "ratio (medians)", "ratio (best runs)",
+                    "target"), rows))
+
+
+# -- part 4: process() --------------------------------------------------------------------
+
+
+def process_cost(samples: int) -> str:
+    from bench_stream import service_log
+
     from truncation_core import Truncator
     from truncation_core.storage.memory import MemoryStore
 
@@ -113,56 +288,79 @@ def cost() -> str:
         return Truncator({"tools": {"execute_command": {"highlights": highlights}}},
                          load_entrypoints=False, store=MemoryStore())
 
-    from bench_stream import service_log
-
     on, off = truncator(8), truncator(0)
     log = service_log(100_000)
     inputs = {"service log, no salient line": (log * (COST_SIZE // len(log) + 1))[:COST_SIZE]}
     for name in CASES:
         text = (CORPUS / f"{name}.txt").read_text()
         inputs[f"{name}, repeated"] = (text * (COST_SIZE // len(text) + 1))[:COST_SIZE]
-    rows = ["| input (9 MB) | highlights off | highlights on | added, per MB | on / off |",
-            "|---|---|---|---|---|"]
+    rows = []
     for name, text in inputs.items():
-        times: dict[Truncator, list[float]] = {on: [], off: []}
-        for _ in range(COST_SAMPLES):
-            for subject in (off, on):
+        times: dict[str, list[float]] = {"on": [], "off": []}
+        for _ in range(samples):
+            for key, subject in (("off", off), ("on", on)):
                 start = time.perf_counter()
                 subject.process(text, tool="execute_command")
-                times[subject].append(time.perf_counter() - start)
-        best_off, best_on = min(times[off]), min(times[on])
-        added = (best_on - best_off) / (len(text) / 1e6)
-        rows.append(f"| {name} | {best_off * 1e3:.1f} ms | {best_on * 1e3:.1f} ms | "
-                    f"{added * 1e3:.1f} ms | {best_on / best_off:.2f}x |")
-    return "\n".join(rows)
+                times[key].append(time.perf_counter() - start)
+        best_off, best_on = min(times["off"]), min(times["on"])
+        rows.append((name, f"{best_off * 1e3:.1f} ms", f"{best_on * 1e3:.1f} ms",
+                     f"{(best_on - best_off) / (len(text) / 1e6) * 1e3:.1f} ms",
+                     f"{best_on / best_off:.2f}x"))
+    table = _table(("input (9 MB)", "highlights off", "highlights on", "added, per MB",
+                    "on / off"), rows)
+
+    import pluggy
+
+    pm = pluggy.PluginManager("bench")
+    spec = pluggy.HookspecMarker("bench")
+    impl = pluggy.HookimplMarker("bench")
+
+    class Spec:
+        @spec
+        def ping(self, x: int) -> int: ...  # type: ignore[empty-body]
+
+    class Impl:
+        @impl
+        def ping(self, x: int) -> int:
+            return x
+
+    pm.add_hookspecs(Spec)
+    pm.register(Impl())
+    small = "x" * 2000
+    hook = _best_of(lambda: pm.hook.ping(x=1), samples, 20000)
+    under = _best_of(lambda: on.process(small, tool="execute_command"), samples, 20000)
+    return (table + "\n\n" + _table(("under the limit", "time", "vs one pluggy hook call"), [
+        ("`process()` of 2,000 chars, `execute_command` (highlights on)",
+         f"{under * 1e6:.2f} µs", f"{under / hook:.2f}x (target < 1)"),
+        ("one pluggy hook call, one implementation", f"{hook * 1e6:.2f} µs", "1.00x")]))
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+                      *("| " + " | ".join(row) + " |" for row in rows)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
-    table = measure()
-    print(table)
-    costs = cost()
-    print(costs)
+    parser.add_argument("--quick", action="store_true", help="64 MB streams, fewer samples")
+    parser.add_argument("--size-mb", type=int, default=None)
+    parser.add_argument("--rounds", type=int, default=None)
+    args = parser.parse_args()
+    samples = 3 if args.quick else 7
+    size = args.size_mb or (64 if args.quick else 200)
+    rounds = args.rounds or (1 if args.quick else 3)
+    parts = [("Key lines of real failing output", key_lines()),
+             ("The multi-literal engine", engines(samples)),
+             ("Streaming with highlights on", streams(size, rounds)),
+             ("process(): what highlights cost", process_cost(samples))]
+    text = "\n\n".join(f"## {title}\n\n{body}" for title, body in parts)
+    print(text)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
-        "# Salient lines: key lines of real failing output that the model sees\n\n"
-        "Generated by `python bench/bench_salient.py` from the corpus in `bench/corpus/` "
-        "(real tool output, `tests/corpus/`, key lines marked by hand). Budget: 8,000 "
-        "characters for every method; "
-        "truncation-core uses the defaults for `execute_command` (outputs over 50,000 "
-        "characters are shown as an artifact reference with a 2,000-character preview, so it "
-        "often shows fewer characters than the plain cuts). Each cell: key lines seen / key "
-        "lines.\n\n" + table + "\n\n"
-        "Key lines are marked by hand in `tests/corpus/manifest.json` (the error, its "
-        "location, the failing test, the final status), not by the library's patterns; "
-        "`bench/bench_recall.py` scores the whole corpus. Plain cuts have no marker, "
-        "so they show all 8,000 characters. Where highlights still miss lines, there are more "
-        "matches than the block shows (30 failed tests; at most 8 lines, and a quarter of the "
-        "budget); where nothing is cut (pip), every method sees everything.\n\n"
-        "## What it costs\n\n"
-        "`process()` of about 9 MB for `execute_command`, highlights on (the default) and off, "
-        "fastest of 7 alternating samples each:\n\n" + costs + "\n")
+        "# Salient lines: what the highlights find, and what they cost\n\n"
+        f"Generated by `python bench/bench_salient.py{' --quick' if args.quick else ''}` "
+        "(see its docstring). Each ratio is to a baseline measured in the same run.\n\n"
+        + text + "\n")
 
 
 if __name__ == "__main__":

@@ -126,10 +126,12 @@ def test_highlights_show_the_line_and_nothing_else_does(canary: str, leaks: Leak
     assert canary in s.result().content
     assert canary in result.content  # control: the highlight shows the line
     assert canary in result.metadata.details["highlights"][0]["text"]
-    from truncation_core.highlights.patterns import Highlight
+    from truncation_core.highlights.bank import Highlight, UnitLine
 
-    highlight = Highlight(line=1, start=0, end=1, pattern="exception", rank=1, text=canary)
-    reprs(leaks, result, highlight, s)
+    unit = UnitLine(line=2, start=1, end=2, unit="u", text=canary)
+    highlight = Highlight(line=1, start=0, end=1, pattern="exception", rank=1, text=canary,
+                          key=canary, below=(unit,))
+    reprs(leaks, result, highlight, unit, s)
     leaks.assert_clean(canary)
 
 

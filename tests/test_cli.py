@@ -343,8 +343,7 @@ def test_config_show_names_the_same_source_in_the_table_and_per_tool(trunc) -> N
     tool = {r["key"]: r["source"]
             for r in json.loads(trunc("config", "show", "--tool", "execute_command",
                                       "--json").stdout)}
-    assert every["tools.execute_command.highlights"] == tool["highlights"] == (
-        "built-in tool policy")
+    assert every["highlights"] == tool["highlights"] == "default"
     assert every["tools.execute_command.strategy"] == tool["strategy"] == "built-in tool policy"
 
 

@@ -426,11 +426,12 @@ def _hyperscan_installed() -> bool:
     return True
 
 
-#: Both engines find the same lines; each test of the bank runs with both. CI installs
-#: hyperscan (the test extra); without it, its runs skip, saying so.
+#: Both engines find the same lines; each test of the bank runs with both. hyperscan is a
+#: dependency wherever it has a wheel (CI's x86-64 among them); elsewhere its runs skip,
+#: saying so.
 ENGINES = ["python", pytest.param("hyperscan", marks=pytest.mark.skipif(
-    not _hyperscan_installed(), reason="hyperscan is not installed (pip install -e .[test] "
-    "installs it on x86-64): the Hyperscan engine is not tested here"))]
+    not _hyperscan_installed(), reason="hyperscan is not installed (it has no wheel for "
+    "this platform): the Hyperscan engine is not tested here"))]
 
 
 @pytest.fixture(autouse=True)
@@ -659,3 +660,28 @@ def test_error_records_of_a_json_lines_log_are_shown_as_records() -> None:
                                 '"message":"ECONNRESET while capturing payment","stack":"')
     assert got[1601].endswith('"msg":"capture failed"}') and "…" in got[1601]
     assert got[1603] == rows[1602]
+
+
+def test_highlights_are_on_for_every_tool_whose_output_is_cut_as_text() -> None:
+    content = log_with(MARKS)
+    truncator = make({"inline_limit": 4000, "artifact_threshold": 10**9})
+    for tool in ("read_file", "git_diff", "execute_command", "my_tool", None):
+        assert "highlights from" in truncator.process(content, tool=tool).content, tool
+    listing = json.dumps([{"name": f"file{i}.txt", "note": "error: none"} for i in range(900)])
+    assert "highlights from" not in truncator.process(listing, tool="list_directory").content
+
+
+def test_config_show_says_which_tools_get_highlights() -> None:
+    from click.testing import CliRunner
+
+    from truncation_core.cli import cli
+
+    done = CliRunner().invoke(cli, ["config", "show", "--json"])
+    assert done.exit_code == 0, done.output
+    rows = {r["key"]: (r["value"], r["source"]) for r in json.loads(done.output)
+            if r["key"].startswith("highlights.")}
+    assert rows["highlights.execute_command"] == (8, "on: tail cuts text")
+    assert rows["highlights.read_file"] == (8, "on: head_tail cuts text")
+    assert rows["highlights.list_directory"][0] == 0
+    assert rows["highlights.list_directory"][1].startswith("none: element")
+    assert rows["highlights.(any other tool)"][0] == 8

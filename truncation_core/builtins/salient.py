@@ -94,7 +94,8 @@ PATTERNS = (
     ),
     SalientPattern(
         name="failed-test", rank=1,
-        keywords=("FAIL", "✕ ", "✗ ", "✘ ", "× "),
+        # (" × ": testharness.js and vitest indent it; a three-byte keyword slows scanning.)
+        keywords=("FAIL", "✕ ", "✗ ", "✘ ", " × "),
         # pytest "FAILED tests/x.py::t", go "--- FAIL: TestX", unittest "FAIL: test_x",
         # cargo "test x ... FAILED", jest "✕ adds", playwright "✘ 3 tests/a.spec.js:3:1",
         # testharness.js "× box keeps display", karma "... FAILED".

@@ -62,6 +62,38 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
     return rows
 
 
+#: The strategies that cut text at line boundaries, keeping one contiguous omission: the
+#: highlights block goes after their marker. (``element`` and ``ranked`` cut JSON and XML at
+#: element boundaries, where a block of lines would break the structure.)
+TEXT_STRATEGIES = ("head", "tail", "head_tail", "lines")
+
+
+def highlight_rows(loaded: LoadedConfig) -> list[tuple[str, Any, str]]:
+    """(``highlights.<tool>``, lines shown, why) for each tool configuration knows of, and
+    for any other tool: which tools get a highlights block."""
+    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+
+    config = loaded.config
+    rows = []
+    for tool in [*sorted({*BUILTIN_TOOL_POLICIES, *config.tools}), None]:
+        policy = config.policy_for(tool)
+        if not policy.highlights:
+            why = "off (highlights: 0)"
+        elif policy.strategy in TEXT_STRATEGIES:
+            own = (config.tools[tool].strategy if tool in config.tools else None) or (
+                BUILTIN_TOOL_POLICIES[tool].strategy if tool in BUILTIN_TOOL_POLICIES else None)
+            why = (f"on: {policy.strategy} cuts text (and JSON or XML content goes to "
+                   "element, without)" if policy.detect_structure and own is None
+                   else f"on: {policy.strategy} cuts text")
+        elif policy.strategy in ("element", "ranked"):
+            why = f"none: {policy.strategy} cuts structured output at element boundaries"
+        else:
+            why = f"on if {policy.strategy!r} leaves one contiguous omission"
+        rows.append((f"highlights.{tool or '(any other tool)'}",
+                     policy.highlights if not why.startswith(("off", "none")) else 0, why))
+    return rows
+
+
 @click.group("config")
 def config_group() -> None:
     """Show or check the configuration."""
@@ -75,6 +107,8 @@ def show_command(state: AppState, tool: str | None, as_json: bool) -> None:
     """Show the effective configuration and where each value came from."""
     loaded = state.load()
     rows = config_rows(loaded, tool)
+    if tool is None:
+        rows += highlight_rows(loaded)
     if as_json:
         click.echo(json.dumps([{"key": k, "value": v, "source": s} for k, v, s in rows],
                               indent=2))

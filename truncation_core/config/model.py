@@ -115,7 +115,7 @@ class PluginsConfig:
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
         "read_file": ToolConfig(strategy="head_tail"),
-        "execute_command": ToolConfig(strategy="tail", highlights=8),
+        "execute_command": ToolConfig(strategy="tail"),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),
         "git_diff": ToolConfig(strategy="head_tail"),

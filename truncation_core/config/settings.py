@@ -114,9 +114,10 @@ class Settings:
         KeyPath("score"), check_key_path,
         "Dotted key path of the score in each result, for `ranked`.")
     highlights: NonNegativeInt = setting(
-        NonNegativeInt(0), check_non_negative_int,
-        "Up to this many salient lines from the omitted part are shown in a highlights "
-        "block; 0 turns highlights off.")
+        NonNegativeInt(8), check_non_negative_int,
+        "Up to this many salient lines (errors, failures, summaries, each with the lines "
+        "that go with it) from the omitted part are shown in a highlights block, for output "
+        "cut as text; 0 turns highlights off.")
 
 
 #: Every setting's name, in the order they are declared (and documented).

@@ -308,9 +308,9 @@ def _literals(keywords: frozenset[str], shared: int = 4) -> tuple[str, ...]:
 
 
 #: Which multi-literal engine finds the lines holding a keyword: ``"auto"`` (Hyperscan when
-#: the ``hyperscan`` package is installed, ``pip install truncation-core[fast]``; else the
-#: pure-Python search), ``"hyperscan"`` or ``"python"``. Both find the same lines (the tests
-#: run both); only the speed differs (``bench/bench_salient.py`` compares them).
+#: the ``hyperscan`` package is installed, as it is wherever it has a wheel: x86-64, and
+#: macOS; else the pure-Python search), ``"hyperscan"`` or ``"python"``. Both find the same
+#: lines (the tests run both); only the speed differs (``bench/bench_salient.py``).
 ENGINE = "auto"
 
 
@@ -351,7 +351,9 @@ class _PythonEngine:
                 if (i := search.first(text, lo, hi)) != -1]
         heapq.heapify(heap)
         while heap:
-            pos = yield heap[0][0]
+            at = heap[0][0]
+            sent = yield at
+            pos = at + 1 if sent is None else sent  # (iterated plainly: every occurrence)
             while heap and heap[0][0] < pos:
                 n = heap[0][1]
                 i = searches[n].first(text, pos, hi)
@@ -368,8 +370,14 @@ class _HyperscanEngine:
 
     def __init__(self, keywords: Sequence[str]) -> None:
         hs = _hyperscan()
-        self._database = _hyperscan_database(tuple(sorted(set(keywords))))
-        self._scratch = hs.Scratch(self._database)  # one per stream: a stream is one thread
+        # A one-character literal slows every scan down, and most text has no escape: the
+        # escape is looked for (memchr) first, and only text that has one is scanned for it.
+        plain = tuple(sorted(set(keywords) - {_ESC}))
+        self._plain = _hyperscan_database(plain)
+        self._escaped = _hyperscan_database(tuple(sorted({*plain, _ESC})))
+        # Scratch space per stream (a stream is used by one thread at a time).
+        self._scratches = {id(self._plain): hs.Scratch(self._plain),
+                           id(self._escaped): hs.Scratch(self._escaped)}
 
     def positions(self, text: str, lo: int, hi: int, raw: bytes | None = None
                   ) -> Iterator[int]:
@@ -380,7 +388,8 @@ class _HyperscanEngine:
         def found(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
             ends.append(end)
 
-        scan, handler, scratch = self._database.scan, found, self._scratch
+        database = self._escaped if text.find(_ESC, lo, hi) != -1 else self._plain
+        scan, handler, scratch = database.scan, found, self._scratches[id(database)]
         if text.isascii():  # bytes and characters are one
             data = raw if raw is not None else text.encode("ascii")
             scan(memoryview(data)[lo:hi], match_event_handler=handler, scratch=scratch)
@@ -397,7 +406,8 @@ class _HyperscanEngine:
         pos = lo
         for offset in offsets:
             if offset >= pos:
-                pos = yield offset
+                sent = yield offset
+                pos = offset + 1 if sent is None else sent
 
 
 def _characters(data: memoryview, ends: list[int], base: int) -> Iterator[int]:
