@@ -961,6 +961,25 @@ def case_maven_compile(work: Path) -> bytes:
     return run(["mvn", "-o", "-B", "-e", "compile"], work)
 
 
+@case("gradle-compile-error-middle", "gradle build --offline --console=plain --no-daemon "
+      "(Gradle's java plugin, javac -Xlint:all: 300 classes with raw-type warnings, one "
+      "incompatible-types error in the middle)")
+def case_gradle(work: Path) -> bytes:
+    need("gradle")
+    (work / "settings.gradle").write_text("rootProject.name = 'ledger'\n")
+    (work / "build.gradle").write_text(
+        "apply plugin: 'java'\ntasks.withType(JavaCompile) {\n"
+        "    options.compilerArgs += ['-Xlint:all', '-Xmaxwarns', '2000']\n}\n")
+    for i in range(300):
+        body = 'int cents = "100";' if i == 150 else f"int cents = {i} * 100;"
+        write(work, {f"src/main/java/demo/Invoice{i:03d}.java":
+                     f"package demo;\nimport java.util.*;\npublic class Invoice{i:03d} {{\n"
+                     f"  public int cents() {{\n    List rows = new ArrayList();\n"
+                     f"    rows.add(\"line {i}\");\n    {body}\n    return cents + rows.size();\n"
+                     f"  }}\n}}\n"})
+    return run(["gradle", "build", "--offline", "--console=plain", "--no-daemon"], work)
+
+
 # == JavaScript test runners: Jest, Playwright ==================================================
 
 
@@ -1309,7 +1328,7 @@ def versions() -> dict[str, str]:
         "ruff": [str(PY_BIN / "ruff"), "--version"], "mypy": [str(PY_BIN / "mypy"), "--version"],
         "tsc": [str(NODE_BIN / "tsc"), "--version"], "eslint": [str(NODE_BIN / "eslint"), "--version"],
         "jest": [str(NODE_BIN / "jest"), "--version"], "chromium": ["chromium", "--version"],
-        "rspec": ["rspec", "--version"],
+        "rspec": ["rspec", "--version"], "gradle": ["gradle", "--version"],
     }
     found = {}
     for name, argv in probes.items():

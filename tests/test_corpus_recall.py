@@ -23,8 +23,15 @@ import bench_recall  # noqa: E402
 
 # Floors: today's measured means, rounded DOWN to two decimals. They may only go up: raise
 # them when the detectors or the default view improve, never lower them to make a change pass.
-DEFAULT_FLOOR = 0.66  # measured 0.665 when the corpus was built
-MATCHED_8000_FLOOR = 0.68  # measured 0.681
+DEFAULT_FLOOR = 0.99  # measured 0.665 when the corpus was built; 0.992 with the detectors
+MATCHED_8000_FLOOR = 0.99  # measured 0.681; 0.997 with the detectors of issues 13 and 14
+#: The same on the failure cases alone, where the issues set their targets (>= 0.95).
+FAILURES_DEFAULT_FLOOR = 0.99  # measured 0.991
+FAILURES_MATCHED_8000_FLOOR = 0.99  # measured 0.997
+#: Highlight precision (pooled): the share of the block's lines that are key lines or in a
+#: key unit. The target is 0.5; measured 0.90 for both views. Kept below what is measured,
+#: with room for the wording of the view to change.
+PRECISION_FLOOR = 0.8
 
 MIN_CASES = 40
 MIN_TOOLS = 20
@@ -108,6 +115,27 @@ def test_mean_recall_does_not_drop(score: bench_recall.Score) -> None:
     means = {view: round(score.mean(view), 3) for view in bench_recall.VIEWS}
     assert score.mean("default") >= DEFAULT_FLOOR, means
     assert score.mean("matched 8000") >= MATCHED_8000_FLOOR, means
+    failures = {view: round(score.mean(view, failures_only=True), 3)
+                for view in bench_recall.VIEWS}
+    assert failures["default"] >= FAILURES_DEFAULT_FLOOR, failures
+    assert failures["matched 8000"] >= FAILURES_MATCHED_8000_FLOOR, failures
+
+
+def test_every_fixed_rule_scores_lower_in_the_same_run(score: bench_recall.Score) -> None:
+    for view in ("default", "matched 8000"):
+        library = score.mean(view, failures_only=True)
+        for rule in bench_recall.FIXED_RULES:
+            assert score.mean(rule, failures_only=True) < library, (view, rule)
+
+
+def test_no_case_loses_to_the_plain_tail_at_the_same_size(score: bench_recall.Score) -> None:
+    assert score.losing_to_tail() == []
+
+
+def test_highlight_precision_does_not_drop(score: bench_recall.Score) -> None:
+    for view in ("default", "matched 8000"):
+        hits, shown = score.precision(view)
+        assert shown and hits / shown >= PRECISION_FLOOR, (view, hits, shown)
 
 
 def test_the_floor_bites_a_view_without_highlights(manifest: dict[str, Any]) -> None:

@@ -254,6 +254,7 @@ def test_colour_codes_and_redraws_do_not_hide_a_line_and_are_not_shown() -> None
     ("##[error]Process completed with exit code 2.", "exit-status"),
     ("Cleaning up file based variables (Exit code: 1)", "exit-status"),
     ("worker exited with code 137", "exit-status"),
+    ("##[error]Bash exited with code '1'.", "exit-status"),
     ("[INFO] BUILD FAILURE", "build-result"),
     ("BUILD FAILED in 3s", "build-result"),
     ("Build FAILED.", "build-result"),

@@ -43,8 +43,9 @@ PATTERNS = (
         keywords=("exit status", "exit code", "Exit code", "exited with", "non-zero exit",
                   "*** "),
         # "ld returned 1 exit status", "exited with code 2", make's "*** [all] Error 2",
-        # GitHub Actions "Process completed with exit code 1.", "(Exit code: 2)".
-        regex=r"exit (?:status|code)\b|Exit code:? \d|exited with (?:code |status )?-?\d|"
+        # GitHub Actions "Process completed with exit code 1.", "(Exit code: 2)", Azure
+        # Pipelines "##[error]Bash exited with code '1'.".
+        regex=r"exit (?:status|code)\b|Exit code:? \d|exited with (?:code |status )?'?-?\d|"
               r"non-zero exit status|\*\*\* .*\bError \d+",
     ),
     SalientPattern(
