@@ -259,9 +259,12 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
 
     Implementing this hook: keywords are literal and case-sensitive; every line you want must
     contain one of them (they are what makes scanning fast), and the regex then picks the
-    lines you mean. Lines are matched on their first 512 characters, ANSI escapes removed;
-    keywords are looked for in the text as stored, so keep each within one word. Rank 0 is
-    shown first (summaries, final statuses), then 1 (errors), 2 (details, warnings).
+    lines you mean. Lines are matched on their first 512 characters, ANSI escapes removed.
+    Rank 0 is shown first (summaries, final statuses), then 1 (errors), then 2 and above
+    (details and warnings, shown only when they are few). For a header with no fixed word
+    whose next line has one (ruff's ``F821 Undefined name`` over `` --> app.py:7:53``), match
+    the next line and give ``header``, a regex for the line above: that line is then the
+    salient one.
     """
 
 
