@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from truncation_core import Truncator
 from truncation_core.builtins.salient import PATTERNS, UNITS
+from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
 from truncation_core.highlights.choice import in_order
 from truncation_core.highlights.lines import CLIP_MARK, clean, clip, fold
-from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Matcher, SalientPattern
 from truncation_core.highlights.units import SalientUnit, UnitLines, lines_below
 from truncation_core.hooks.models import Omission
@@ -299,7 +299,7 @@ def test_generic_patterns_recognise_real_lines(line: str, pattern: str) -> None:
     ("FAILURE: Build failed with an exception.", "gradle-failure"),
     ("[error] /src/main/scala/App.scala:6: missing argument list", "sbt-error"),
     ("    11 Error(s)", "msbuild-count"),
-    ("Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100", 
+    ("Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100",
      "dotnet-test-summary"),
     ("  Failed Tests.MathTests.Adds [12 ms]", "dotnet-failed-test"),
     ("TOTAL: 1 FAILED, 499 SUCCESS", "karma-total"),

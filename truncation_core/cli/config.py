@@ -80,8 +80,10 @@ def highlight_rows(loaded: LoadedConfig) -> list[tuple[str, Any, str]]:
         if not policy.highlights:
             why = "off (highlights: 0)"
         elif policy.strategy in TEXT_STRATEGIES:
-            own = (config.tools[tool].strategy if tool in config.tools else None) or (
-                BUILTIN_TOOL_POLICIES[tool].strategy if tool in BUILTIN_TOOL_POLICIES else None)
+            own = None if tool is None else (
+                (config.tools[tool].strategy if tool in config.tools else None)
+                or (BUILTIN_TOOL_POLICIES[tool].strategy if tool in BUILTIN_TOOL_POLICIES
+                    else None))
             why = (f"on: {policy.strategy} cuts text (and JSON or XML content goes to "
                    "element, without)" if policy.detect_structure and own is None
                    else f"on: {policy.strategy} cuts text")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import heapq
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
@@ -43,6 +43,10 @@ PROBE_CHARS = 512
 _ESC = "\x1b"
 #: Characters of a line shown in the block (a longer one keeps its start and its end).
 LINE_CHARS = 320
+
+
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
 
 
 def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
@@ -79,7 +83,7 @@ class SalientPattern:
     #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
     name: str
     #: Literal strings, one of which every matching line contains.
-    keywords: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_keywords)
+    keywords: tuple[str, ...] = attrs.field(converter=_strings, validator=_check_keywords)
     #: A regular expression searched in lines that contain a keyword; None to take them all.
     regex: str | None = attrs.field(default=None, validator=_check_regex)
     #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...
@@ -112,7 +116,9 @@ class Matcher:
         ordered = sorted(patterns, key=lambda p: p.rank)  # stable: plugin order within a rank
         self.patterns = tuple(ordered)
         self.records = tuple(sorted(records, key=lambda r: r.rank))
-        self._keywords = frozenset(k for p in (*ordered, *self.records) for k in p.keywords)
+        self._keywords = frozenset(
+            [k for p in ordered for k in p.keywords] + [k for r in self.records
+                                                        for k in r.keywords])
         self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
                         for p in ordered]
         self._record_keywords = tuple(sorted({k for r in self.records for k in r.keywords}))
@@ -342,7 +348,7 @@ class _PythonEngine:
         self._searches = [_LiteralSearch(literal) for literal in literals]
 
     def positions(self, text: str, lo: int, hi: int, raw: bytes | None = None
-                  ) -> Iterator[int]:
+                  ) -> Generator[int, int | None, None]:
         """Where literals occur in ``text[lo:hi]``, in increasing order; after each position
         given, the caller sends where to look on from (the end of that line). (*raw*, the
         text's bytes when it is ASCII, is of no use here.)"""
@@ -380,7 +386,7 @@ class _HyperscanEngine:
                            id(self._escaped): hs.Scratch(self._escaped)}
 
     def positions(self, text: str, lo: int, hi: int, raw: bytes | None = None
-                  ) -> Iterator[int]:
+                  ) -> Generator[int, int | None, None]:
         """As :meth:`_PythonEngine.positions`; *raw*, the text's UTF-8 bytes when given, is
         scanned as it is."""
         ends: list[int] = []

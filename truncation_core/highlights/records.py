@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -43,6 +43,10 @@ _STRING_TAIL = 16
 _STRING = re.compile(r'"(?:[^"\\\r\n]|\\.)*"')
 
 
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
     if not value:
         raise ValueError("keywords: at least one literal string is needed, so that record "
@@ -55,7 +59,7 @@ def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> Non
                              "inside one line")
 
 
-def _check_test(_inst: object, _attr: object, value: object) -> None:
+def _check_test(_inst: object, _attr: object, value: Any) -> None:
     if not callable(value):
         raise ValueError(f"test: expected a function of the parsed record, got "
                          f"{type(value).__name__}")
@@ -69,7 +73,7 @@ class SalientRecord:
     name: str
     #: Literal strings, one of which the line of every record you want contains
     #: (``'"error"'``, ``'"level":5'``): only those lines are parsed.
-    keywords: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_keywords)
+    keywords: tuple[str, ...] = attrs.field(converter=_strings, validator=_check_keywords)
     #: ``test(record: Mapping[str, Any]) -> bool``, given the parsed JSON object.
     test: Callable[[Mapping[str, Any]], bool] = attrs.field(validator=_check_test, repr=False)
     #: As for patterns: 0 is shown first, then 1 ...

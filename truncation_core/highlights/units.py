@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import attrs
 
@@ -47,6 +48,10 @@ class UnitLines:
 Choose = Callable[[UnitLines], Iterable[int]]
 
 
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _check_names(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
     if not value or not all(isinstance(name, str) and name for name in value):
         raise ValueError("patterns: expected the names of one or more salient patterns "
@@ -59,7 +64,7 @@ def _check_reach(_inst: object, attr: attrs.Attribute[int], value: int) -> None:
                          f"{value!r}")
 
 
-def _check_choose(_inst: object, _attr: object, value: object) -> None:
+def _check_choose(_inst: object, _attr: object, value: Any) -> None:
     if not callable(value):
         raise ValueError(f"choose: expected a function of UnitLines, got {type(value).__name__}")
 
@@ -71,7 +76,7 @@ class SalientUnit:
     #: A short name, for logs.
     name: str
     #: The names of the patterns (or records) whose lines this unit extends.
-    patterns: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_names)
+    patterns: tuple[str, ...] = attrs.field(converter=_strings, validator=_check_names)
     #: How many lines above and below the matching line ``choose`` is given (0 to 64).
     above: int = attrs.field(default=0, validator=_check_reach)
     below: int = attrs.field(default=0, validator=_check_reach)
