@@ -244,9 +244,10 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (``name``, ``keywords``, ``regex``, ``rank``, ``header``), or None. The built-in
         implementations return generic patterns for error and exception headers,
         tracebacks, ``FAILED``, ``error:``, ``panic``, warnings, test summaries, exit
-        statuses and CI runners' last lines (:mod:`truncation_core.builtins.salient`), and the failure and summary lines of tool
-        families: compilers and linters, TAP, JVM, .NET, browsers, sanitizers, Ruby, R,
-        Haskell, Xcode (the ``truncation_core.builtins.salient_*`` modules).
+        statuses and CI runners' last lines (:mod:`truncation_core.builtins.salient`), and
+        the failure and summary lines of tool families: compilers and linters, TAP, JVM,
+        .NET, browsers, sanitizers, Ruby, R, Haskell, Xcode (the
+        ``truncation_core.builtins.salient_*`` modules).
 
     .. versionadded:: 0.1
 
