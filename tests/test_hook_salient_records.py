@@ -114,3 +114,36 @@ def test_records_are_checked() -> None:
         SalientRecord(name="x", keywords=(), test=bool)
     with pytest.raises(ValueError, match="test: expected a function"):
         SalientRecord(name="x", keywords=("a",), test="yes")  # type: ignore[arg-type]
+
+
+def test_hook_salient_records_come_back_as_records_when_element_cuts_json_lines() -> None:
+    """JSON Lines content goes to ``element`` (no tool policy); the records it leaves out
+    that a rule takes are put back after its note, as records: the output stays JSON Lines,
+    within the budget, and a stream gives the same."""
+    rows = audit_log(3000)
+    rows[1500] = json.dumps({"ts": 1500, "user": "mallory", "outcome": "denied",
+                             "trace": "x" * 5000})
+    rows[2200] = json.dumps({"ts": 2200, "level": "error", "msg": "ledger write failed"})
+    content = "\n".join(rows) + "\n"
+    config = {"inline_limit": 4000, "artifact_threshold": 10**9}
+    truncator = make(config, plugins=[_Audit()])
+    result = truncator.process(content, tool="audit")
+    assert result.metadata.strategy_used == "element"
+    lines = result.content.split("\n")
+    parsed = [json.loads(line) for line in lines if line]  # every line is JSON
+    assert len(result.content) <= 4000
+    lifted = [p for p in parsed if isinstance(p, dict) and p.get("ts") in (1500, 2200)]
+    assert [p["ts"] for p in lifted] == [1500, 2200]
+    assert lifted[0]["outcome"] == "denied" and "…" in lifted[0]["trace"]  # cut inside
+    note = next(p for p in parsed if isinstance(p, str) and "highlights from" in p)
+    assert note.endswith("line 1501, line 2201")
+    # Without a rule for "denied", only the built-in error record comes back.
+    plain = make(config).process(content, tool="audit")
+    assert [json.loads(line).get("ts") for line in plain.content.split("\n")
+            if line.startswith("{") and ("1500" in line or "2200" in line)] == [2200]
+    with truncator.stream(tool="audit") as s:
+        for i in range(0, len(content), 8192):
+            s.write(content[i:i + 8192].encode())
+    streamed = s.result()
+    assert streamed.content.replace(streamed.artifact.id, "<id>") == \
+        result.content.replace(result.artifact.id, "<id>")

@@ -686,3 +686,19 @@ def test_config_show_says_which_tools_get_highlights() -> None:
     assert rows["highlights.list_directory"][0] == 0
     assert rows["highlights.list_directory"][1].startswith("none: element")
     assert rows["highlights.(any other tool)"][0] == 8
+
+
+def test_under_an_artifact_reference_the_preview_carries_the_highlights() -> None:
+    """Over artifact_threshold the preview is all the model sees: the block may take more
+    of it than of an inline cut, and the whole view stays within the inline limit."""
+    marks = {i: f"src/mod{i}.c:3:5: error: 'x{i}' undeclared" for i in range(300, 2700, 300)}
+    content = log_with(marks, total=3000)
+    assert len(content) > 50_000
+    truncator = make()
+    result = truncator.process(content, tool="execute_command")
+    assert result.content.startswith("[Artifact: ")
+    block = [line for line in result.content.splitlines() if BLOCK.match(line)]
+    preview = truncator.policy("execute_command").preview_limit
+    assert len(block) == len(marks)  # every error, though 8 of them pass a quarter of 2,000
+    assert len("\n".join(block)) > preview // 4
+    assert len(result.content) <= truncator.policy("execute_command").inline_limit

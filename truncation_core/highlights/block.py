@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from truncation_core.config.markers import MarkerConfig
     from truncation_core.highlights.bank import Highlight, Pools, UnitLine
 
-__all__ = ["PREVIEW_SHARE", "SHARE", "lift_highlights", "render"]
+__all__ = ["PREVIEW_SHARE", "SHARE", "lift_highlights", "lift_records", "render"]
 
 #: The most of the budget (in every limited unit) the block may take.
 SHARE = 0.25
@@ -207,4 +207,139 @@ def lift_highlights(cut: Cut, *, text: Any, budget: Budget, limit: int,
             details = {**again.details, "highlights": shown}
             return attrs.evolve(again, text=out, details=details)
         region = wider
+    return cut
+
+
+# -- JSON Lines cut by element: the salient records come back as records -----------------------
+
+
+def _near(text: Any, start: int, stop: int, backwards: bool) -> int:
+    """The nearest "\\n" after *start* (or before *stop*, *backwards*), or -1; looked for
+    in growing steps, and, in a stream's kept ends, only as far as the window reaches."""
+
+    def search(lo: int, hi: int) -> int:
+        found: int = text.rfind("\n", lo, hi) if backwards else text.find("\n", lo, hi)
+        return found
+
+    step, reach = 256, start if not backwards else stop  # how far is known to be searchable
+    while True:
+        lo, hi = (max(start, stop - step), stop) if backwards else (start, min(stop, start + step))
+        try:
+            found = search(lo, hi)
+        except LookupError:  # beyond the window: search up to where it ends
+            inside, outside = (hi, lo) if backwards else (reach, hi)
+            while abs(outside - inside) > 1:
+                mid = (inside + outside) // 2
+                try:
+                    search(mid, stop) if backwards else search(start, mid)
+                    inside = mid
+                except LookupError:
+                    outside = mid
+            return search(inside, stop) if backwards else search(start, inside)
+        if found != -1 or (lo == start and hi == stop):
+            return found
+        reach = lo if backwards else hi
+        step *= 4
+
+
+def _jsonl_region(text: Any, first: int, last: int) -> Omission | None:
+    """The part of a JSON Lines *text* between its first *first* and its last *last*
+    records (a record is a line that is not blank), as the ``element`` cut leaves it out."""
+    length = len(text)
+    try:
+        start, kept = 0, 0
+        while kept < first:
+            end = _near(text, start, length, backwards=False)
+            if end < 0:
+                return None
+            kept += bool(text[start:end].strip())
+            start = end + 1
+        stop, kept = length, 0
+        while kept < last:
+            end = stop - 1 if text[stop - 1:stop] == "\n" else stop
+            line_start = _near(text, 0, end, backwards=True) + 1
+            kept += bool(text[line_start:end].strip())
+            stop = line_start
+    except LookupError:  # a stream's windows do not reach there
+        return None
+    if stop <= start:
+        return None
+    return Omission(position="middle", start=start, end=stop, lines=0, first_line=0,
+                    last_line=0)
+
+
+def lift_records(cut: Cut, *, text: Any, budget: Budget, limit: int,
+                 templates: MarkerConfig, pools_for: Callable[[Omission], Pools],
+                 recut: Callable[[Budget], Cut], records: frozenset[str],
+                 artifact_line: Callable[[int], int | None] = _same_line,
+                 share: float = SHARE) -> Cut:
+    """*cut*, a JSON Lines text cut by ``element``, with the salient records it left out put
+    back after its note, as records (long strings cut inside), so that the output is still
+    JSON Lines; a note before them, a JSON string, says which lines of the artifact they
+    are. *records* names the record rules whose matches count. Returns *cut* unchanged
+    when there is nothing to lift, or when the result would not fit."""
+    from truncation_core.highlights.records import record_json
+    from truncation_core.structured.json_element import dump_string
+
+    def chosen_in(current: Cut) -> tuple[Omission, list[tuple[Highlight, str]], int] | None:
+        details = current.details
+        if details.get("format") != "jsonl" or "reason" in details or \
+                not details.get("omitted", {}).get("records"):
+            return None
+        region = _jsonl_region(text, details["kept_first"], details["kept_last"])
+        if region is None:
+            return None
+        pools = pools_for(region)
+        kept = [p for p in pools.groups if p.members[0].pattern in records]
+        found = sum(p.count for p in kept)
+        out = []
+        for item in in_order(attrs.evolve(pools, groups=tuple(kept)), limit):
+            shown = record_json(item.text, LINE_CHARS)
+            if shown is not None:
+                out.append((item, shown))
+        return region, out, found
+
+    def block(items: list[tuple[Highlight, str]], found: int) -> str:
+        numbers = ", ".join(f"line {artifact_line(h.line) or 'not kept'}" for h, _ in items)
+        head = dump_string(templates.highlights.format(shown=len(items), found=found)
+                           + f" {numbers}")
+        return "\n".join([head, *(shown for _, shown in items)])
+
+    def insert(current: Cut, addition: str) -> str:
+        first = current.details["kept_first"]
+        at = 0
+        for _ in range(first + 1):  # the kept records, then the note
+            nl = current.text.find("\n", at)
+            if nl < 0:
+                return current.text + "\n" + addition
+            at = nl + 1
+        return current.text[:at] + addition + "\n" + current.text[at:]
+
+    found_now = chosen_in(cut)
+    if found_now is None or not found_now[1]:
+        return cut
+    _, items, found = found_now
+    share_budget = budget.scaled(share)
+    while items and not share_budget.admits(measure(block(items, found) + "\n")):
+        items.pop()
+    for _ in range(_ATTEMPTS):
+        if not items:
+            return cut
+        room = budget.minus(measure(block(items, found) + "\n"))
+        if room is None:
+            return cut
+        again = recut(room)
+        now = chosen_in(again)
+        if now is None:
+            return cut
+        wider, _, found = now
+        items = [(h, shown) for h, shown in items if h.inside(wider)]
+        if not items:
+            return cut
+        out = insert(again, block(items, found))
+        if budget.admits(measure(out)):
+            details = {**again.details, "highlights": [
+                {"line": artifact_line(h.line), "pattern": h.pattern, "text": shown,
+                 "original_line": h.line} for h, shown in items]}
+            return attrs.evolve(again, text=out, details=details)
     return cut

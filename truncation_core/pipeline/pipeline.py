@@ -272,7 +272,7 @@ class Pipeline:
                 return _head_tail(call, room, markers)
 
         cut = cut_within(budget, notes)
-        if policy.highlights and cut.omissions:
+        if policy.highlights and (cut.omissions or cut.details.get("format") == "jsonl"):
             # Under an artifact reference, the short preview is all the model sees of the
             # content: the highlights come first there, and may take more of it.
             cut = self._lift_highlights(call, cut, budget, notes,
@@ -336,6 +336,16 @@ class Pipeline:
         from truncation_core.pipeline.resume import artifact_line
 
         artifact = call.artifact
+        if cut.details.get("format") == "jsonl":  # element's JSON Lines: records, as records
+            from truncation_core.highlights.block import lift_records
+
+            return lift_records(
+                cut, text=call.text, budget=budget, limit=call.policy.highlights,
+                templates=call.policy.marker,
+                pools_for=call.pools_for or _scanned(matcher, call), recut=recut,
+                records=frozenset(r.name for r in matcher.records),
+                artifact_line=lambda line: artifact_line(line, artifact),
+                share=PREVIEW_SHARE if preview else SHARE)
         return lift_highlights(
             cut, text=call.text, budget=budget, limit=call.policy.highlights,
             templates=call.policy.marker,
