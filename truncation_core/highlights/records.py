@@ -18,10 +18,10 @@ characters (a stack trace, a payload) keeps its start and its end, with the cut 
 inside the string, and the longest ones are cut further while the record is too long
 (:func:`record_json`), so that it stays JSON; only a record that does not fit even so is
 clipped like a line (:func:`record_text`). So the model sees the level, the message and the
-error's type and message of the record, in its own field order. When the ``element`` strategy cuts a JSON
-Lines text, the salient records it leaves out come back as records, after its note
-(:func:`truncation_core.highlights.block.lift_records`), so that the output stays JSON
-Lines.
+error's type and message of the record, in its own field order. When the ``element``
+strategy cuts a JSON Lines text, the salient records it leaves out come back as records,
+after its note (:func:`truncation_core.highlights.block.lift_records`), so that the output
+stays JSON Lines.
 """
 
 from __future__ import annotations
