@@ -683,8 +683,7 @@ def test_config_show_says_which_tools_get_highlights() -> None:
             if r["key"].startswith("highlights.")}
     assert rows["highlights.execute_command"] == (8, "on: tail cuts text")
     assert rows["highlights.read_file"] == (8, "on: head_tail cuts text")
-    assert rows["highlights.list_directory"][0] == 0
-    assert rows["highlights.list_directory"][1].startswith("none: element")
+    assert rows["highlights.list_directory"][1].startswith("records: element")
     assert rows["highlights.(any other tool)"][0] == 8
 
 

@@ -87,12 +87,15 @@ def highlight_rows(loaded: LoadedConfig) -> list[tuple[str, Any, str]]:
             why = (f"on: {policy.strategy} cuts text (and JSON or XML content goes to "
                    "element, without)" if policy.detect_structure and own is None
                    else f"on: {policy.strategy} cuts text")
-        elif policy.strategy in ("element", "ranked"):
-            why = f"none: {policy.strategy} cuts structured output at element boundaries"
+        elif policy.strategy == "element":
+            why = ("records: element puts the salient records of JSON Lines back, as "
+                   "records; other JSON and XML have none")
+        elif policy.strategy == "ranked":
+            why = "none: ranked keeps the best-scored results whole"
         else:
             why = f"on if {policy.strategy!r} leaves one contiguous omission"
         rows.append((f"highlights.{tool or '(any other tool)'}",
-                     policy.highlights if not why.startswith(("off", "none")) else 0, why))
+                     0 if why.startswith(("off", "none")) else policy.highlights, why))
     return rows
 
 
