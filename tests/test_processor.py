@@ -83,7 +83,9 @@ def test_hook_recorder_sees_hooks_when_they_run() -> None:
     with recorded_hooks(truncator) as calls:
         truncator.process(log_text(50), tool="read_file")
     assert calls[:3] == ["select_strategy", "store_artifact", "truncate"]
-    assert set(calls[3:]) == {"format_marker"}
+    # Then markers, and (highlights are on for read_file) the salient hooks, once per tool.
+    assert set(calls[3:]) == {"format_marker", "salient_patterns", "salient_units",
+                              "salient_records"}
 
 
 def test_metadata_of_unchanged_content_is_computed_only_when_read(
