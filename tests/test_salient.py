@@ -701,3 +701,24 @@ def test_under_an_artifact_reference_the_preview_carries_the_highlights() -> Non
     assert len(block) == len(marks)  # every error, though 8 of them pass a quarter of 2,000
     assert len("\n".join(block)) > preview // 4
     assert len(result.content) <= truncator.policy("execute_command").inline_limit
+
+
+def test_the_built_in_detectors_import_only_what_a_plugin_may() -> None:
+    """The detector modules use the hooks exactly as a third party would: they import
+    truncation_core.plugin, and nothing else of the package."""
+    import ast
+    from pathlib import Path
+
+    import truncation_core.builtins as builtins
+
+    modules = sorted(Path(builtins.__file__).parent.glob("salient*.py"))
+    assert len(modules) == 12
+    for path in modules:
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+        ours = {m for m in imported if m.split(".")[0] == "truncation_core"}
+        assert ours == {"truncation_core.plugin"}, (path.name, ours)
