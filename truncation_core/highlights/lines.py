@@ -8,7 +8,7 @@ for showing.
   nothing for a model. (A ``"\\r"`` progress redraw needs nothing here: a lone ``"\\r"`` ends
   a line, so each redrawn frame is a line of its own.)
 * :func:`fold` is what makes two lines "the same failure": digits, hexadecimal numbers and
-  paths folded, runs of whitespace made one space. ``1: shard 0: error: connection refused
+  paths (words with a slash) folded, runs of whitespace made one space. ``1: shard 0: error: connection refused
   (attempt 1/3)`` and ``107: shard 106: error: connection refused (attempt 2/3)`` fold to the
   same text, and are shown once, with their count.
 * :func:`clip` keeps the start and the end of a long line, and marks the cut between them:
@@ -26,11 +26,8 @@ __all__ = ["CLIP_MARK", "clean", "clip", "fold"]
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|"
                    r"\x1b[@-Z\\-_]")
 
-#: Hexadecimal numbers (``0x7ffc91a46d30``, a commit id), paths (anything with a slash or a
-#: backslash, so also ``1/3`` and URLs), then any digits.
-_FOLD = re.compile(r"0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b|"
-                   r"(?:[A-Za-z]:)?(?:[\w.@~+%-]*[/\\])+[\w.@~+%-]*|\d+")
-_SPACES = re.compile(r"\s+")
+#: Hexadecimal numbers (``0x7ffc91a46d30``, a commit id), then any digits.
+_NUMBERS = re.compile(r"0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b|\d+")
 
 #: Put where :func:`clip` cuts a line.
 CLIP_MARK = " … "
@@ -41,15 +38,14 @@ def clean(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-def _folded(match: re.Match[str]) -> str:
-    piece = match.group()
-    return "<path>" if "/" in piece or "\\" in piece else "#"
-
-
 def fold(text: str) -> str:
     """What *text* (cleaned) has in common with lines that say the same thing about other
-    files, lines, addresses or attempts."""
-    return _SPACES.sub(" ", _FOLD.sub(_folded, text)).strip()
+    files, lines, addresses or attempts: each word holding a slash or a backslash (a path,
+    a URL, ``1/3``) made ``<path>``, numbers made ``#``, runs of whitespace one space."""
+    words = text.split()
+    if "/" in text or "\\" in text:
+        words = ["<path>" if "/" in w or "\\" in w else w for w in words]
+    return _NUMBERS.sub("#", " ".join(words))
 
 
 def clip(text: str, limit: int) -> str:
