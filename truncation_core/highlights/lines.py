@@ -8,9 +8,9 @@ for showing.
   nothing for a model. (A ``"\\r"`` progress redraw needs nothing here: a lone ``"\\r"`` ends
   a line, so each redrawn frame is a line of its own.)
 * :func:`fold` is what makes two lines "the same failure": digits, hexadecimal numbers and
-  paths (words with a slash) folded, runs of whitespace made one space. ``1: shard 0: error: connection refused
-  (attempt 1/3)`` and ``107: shard 106: error: connection refused (attempt 2/3)`` fold to the
-  same text, and are shown once, with their count.
+  paths (words with a slash) folded, runs of whitespace made one space. ``1: shard 0:
+  error: connection refused (attempt 1/3)`` and ``107: shard 106: error: connection refused
+  (attempt 2/3)`` fold to the same text, and are shown once, with their count.
 * :func:`clip` keeps the start and the end of a long line, and marks the cut between them:
   the message after a long build path is what matters.
 """
