@@ -407,6 +407,13 @@ class StreamHighlights:
             if group is not None:
                 resolve = group.seen < self._keep
                 group.seen += 1
+                if not resolve and not self._recent and not self._waiting and \
+                        after <= self._offset - self._window and \
+                        len(group.members) >= self._keep:
+                    # Outside both windows for sure, and its group has all the members it
+                    # can show: only its count is kept (as _aggregate would).
+                    group.count += 1
+                    return
         above: list[UnitLine] = []
         below: list[UnitLine] = []
         need = 0
