@@ -8,10 +8,11 @@ characters. ``bench/bench_recall.py`` scores every case under more views.
 
 Part 2, **the multi-literal engine**: finding every line that holds a keyword of the built-in
 patterns (about 150 literals) in 1 MiB of an ASCII service log with no salient line, and of
-pytest output, side by side: Hyperscan (one pass, in C; a dependency where it has a wheel), google-re2's set
-matching and pyahocorasick (when installed; they are not dependencies: measured to decide)
-and the pure-Python search (each literal looked for by its rarest character first, today's
-fallback). Ratios are to ``bytes.count(b"\\n")`` over the same bytes.
+pytest output, side by side: Hyperscan (one pass, in C; a dependency where it has a
+wheel), google-re2's set matching and pyahocorasick (when installed; they are not
+dependencies: measured to decide) and the pure-Python search (each literal looked for by
+its rarest character first: the fallback). Ratios are to ``bytes.count(b"\\n")`` over the
+same bytes.
 
 Part 3, **streaming with highlights on**: a generated service log streamed in 1 MiB chunks
 through the ``tail`` strategy, highlights on, each engine, against a bare read-and-count loop
@@ -152,8 +153,8 @@ def engines(samples: int) -> str:
             import hyperscan  # noqa: F401
 
             engine = patterns._HyperscanEngine(keywords)
-            candidates["Hyperscan (kept: a dependency where it has a wheel)"] = lambda e=engine, t=text: list(
-                e.positions(t, 0, len(t), t.encode()))
+            candidates["Hyperscan (kept: a dependency where it has a wheel)"] = (
+                lambda e=engine, t=text: list(e.positions(t, 0, len(t), t.encode())))
         except ImportError:
             pass
         try:
