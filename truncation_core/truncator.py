@@ -17,7 +17,7 @@ import attrs
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy, config_from_mapping
-from truncation_core.errors import ConfigError, PluginLoadWarning, StoreError, did_you_mean
+from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
@@ -373,4 +373,4 @@ def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> N
     which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
     warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; disabled "
                   f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it: "
-                  f"using {instead}", PluginLoadWarning, stacklevel=4)
+                  f"using {instead}", PluginDisabledWarning, stacklevel=4)
