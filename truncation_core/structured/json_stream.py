@@ -453,8 +453,8 @@ class JsonStreamTruncator:
             self.failed = "no JSON value in the content"
         if self.failed:
             return self._fallback(self.failed)
-        from truncation_core.structured.dispatch import NoteCache, structured_details
         from truncation_core.structured.json_element import detect_style
+        from truncation_core.structured.notes import NoteCache, structured_details
 
         note = NoteCache(self.markers)
         if root.total > 1:  # JSON Lines: whole records first and last

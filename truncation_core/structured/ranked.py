@@ -29,7 +29,7 @@ from truncation_core.config.model import Policy
 from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission, Size
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.pipeline.results import estimate_tokens
-from truncation_core.structured.dispatch import NoteCache, element_cut, text_fallback
+from truncation_core.structured.dispatch import element_cut, text_fallback
 from truncation_core.structured.json_element import (
     INF,
     Knobs,
@@ -39,6 +39,7 @@ from truncation_core.structured.json_element import (
     detect_style,
     fit,
 )
+from truncation_core.structured.notes import NoteCache
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
 from truncation_core.text.measure import count_lines, measure
 
