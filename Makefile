@@ -1,5 +1,6 @@
 # Two targets a newcomer needs: `make demo` and `make test`. Both build .venv on first use.
-# `make lint` runs ruff over the repository (configured in pyproject.toml).
+# `make lint` runs ruff over the repository and mypy --strict over the package (both configured
+# in pyproject.toml); `make test-fast` is the day-to-day subset (see pyproject's markers).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -23,6 +24,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

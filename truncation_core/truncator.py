@@ -298,7 +298,8 @@ class Truncator:
             return wrap_tool(self, name, getattr(name, "__name__", "tool"))
 
         def decorate(fn: _F) -> _F:
-            return wrap_tool(self, fn, name or getattr(fn, "__name__", "tool"))  # type: ignore[return-value]
+            tool_name = name if isinstance(name, str) else getattr(fn, "__name__", "tool")
+            return wrap_tool(self, fn, tool_name)  # type: ignore[return-value]
 
         return decorate
 

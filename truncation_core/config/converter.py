@@ -131,7 +131,7 @@ def _described(value: Any) -> str:
 def _mapping_first(cl: type, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
     """The generated hook for an attrs class, after checking that the data is a mapping
     (otherwise cattrs fails with "argument of type 'NoneType' is not iterable")."""
-    structure_fields = make_dict_structure_fn(cl, conv)
+    structure_fields: Callable[[Any, Any], Any] = make_dict_structure_fn(cl, conv)
 
     def hook(value: Any, type_: Any) -> Any:
         if not isinstance(value, Mapping):

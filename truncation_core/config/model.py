@@ -194,7 +194,7 @@ def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -
     from truncation_core.errors import ConfigError
 
     try:
-        config = structure(data, Config)
+        config: Config = structure(data, Config)
     except ConfigError:
         raise
     except STRUCTURE_ERRORS as exc:

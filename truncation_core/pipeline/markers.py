@@ -141,7 +141,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         )
     element = marker.element
     if element is not None:
-        return getattr(templates, marker.kind).format(
+        template: str = getattr(templates, marker.kind)
+        return template.format(
             count=element.count, total=element.total, kept=element.total - element.count,
             unit=element.unit, path=element.path, artifact_id=artifact.id if artifact else "",
             strategy=marker.strategy, tool=tool,
@@ -155,7 +156,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
         hint = ""
-    return getattr(templates, marker.kind).format(
+    omission_template: str = getattr(templates, marker.kind)
+    return omission_template.format(
         lines=region.lines, chars=region.chars, first_line=region.first_line,
         last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,

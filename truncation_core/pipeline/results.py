@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.hooks.models import Budget, Omission, frozen_mapping
+from truncation_core.hooks.models import Budget, Omission, frozen_mapping, omissions, strings
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
@@ -65,9 +65,9 @@ class TruncationMetadata:
     #: The omitted regions: their lines and bytes in the original, and in ``in_artifact``
     #: the numbers the marker shows, which read them back from the artifact (see
     #: :meth:`retrieve`).
-    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
+    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=omissions)
     #: Remarks, e.g. which fallback was taken and why.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
     #: Strategy-specific, machine-readable details. They may quote content (a highlighted
     #: line, a JSON key in a cut's path), so they are left out of the repr, which ends up in
     #: logs; ``to_dict`` and ``to_json`` include them.

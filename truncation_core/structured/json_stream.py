@@ -494,6 +494,7 @@ class JsonStreamTruncator:
         ends = _Ends(head="".join(self._head), tail=self._tail, chars=self._chars,
                      lines=self._terminators + (1 if self._last_char not in ("", "\r", "\n")
                                                 else 0))
+        assert self.markers is not None, "finish() gives the markers before any fallback"
         return _cut_ends(ends, budget=self.budget, policy=self.policy, markers=self.markers,
                          reason=reason)
 
