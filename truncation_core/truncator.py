@@ -306,7 +306,7 @@ class Truncator:
     async def aprocess(self, content: str | bytes, *, tool: str | None = None,
                        **context: Any) -> TruncationResult:
         """:meth:`process` for async code: content over its limit is cut and stored in a
-        worker thread, so the event loop is never blocked (NFR-004). Content within its
+        worker thread, so the event loop is never blocked. Content within its
         limit is returned at once."""
         slot = self._slots.get(tool) or self._slot(tool)
         if type(content) is str and len(content) <= slot.unmeasured_chars:

@@ -1,4 +1,4 @@
-"""Exporting a session with its artifacts to one archive, and importing it back (seed 004).
+"""Exporting a session with its artifacts to one archive, and importing it back.
 
 An archive is a gzip-compressed tar file::
 

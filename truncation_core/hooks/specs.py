@@ -135,7 +135,8 @@ def truncate(
         when *strategy* is not yours. The processor checks the size of what you return and
         cuts with head_tail instead if it does not fit.
 
-    :called: for each result over its limits, after the artifact is kept; again with less room when a highlights block is added.
+    :called: for each result over its limits, after the artifact is kept; again with less
+        room when a highlights block is added.
     :cost: the cut itself: a few calls per cut result.
 
     .. versionadded:: 0.1
@@ -229,12 +230,13 @@ def stream_cutter(
     :param tool: the tool name given to ``stream``, or None.
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut` (``strategy``, ``feed(text)``,
-        ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its
-        limit and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces
-        the cut from the stream's windows; if it returns None or output over the budget, the
-        stream cuts as text. A stream short enough to be held whole is cut by ``truncate``
-        instead, exactly as :meth:`~truncation_core.Truncator.process` would cut it.
+    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut`
+        (``strategy``, ``feed(text)``, ``finish(text=, budget=, facts=, markers=)``), or
+        None. When the stream ends over its limit and ``select_strategy`` picks the cutter's
+        ``strategy``, its ``finish`` produces the cut from the stream's kept ends; if it
+        returns None or output over the budget, the stream cuts as the strategy's
+        ``truncate`` would if it is streamable, else as text. A stream short enough to be
+        held whole is cut by ``truncate`` instead, exactly as :meth:`~truncation_core.Truncator.process` would cut it.
 
     :called: when a stream opens.
     :cost: one call per stream; the cutter is fed every chunk.
@@ -265,10 +267,11 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects (``name``, ``keywords``,
-        ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
-        for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
-        summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).
+    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects
+        (``name``, ``keywords``, ``regex``, ``rank``), or None. The built-in implementation
+        returns generic patterns for error and exception headers, tracebacks, ``FAILED``,
+        ``error:``, ``panic``, test summaries and exit statuses (see
+        :mod:`truncation_core.builtins.salient`).
 
     :called: the first time a tool's highlights are needed.
     :cost: one call per tool, per Truncator; the patterns then scan every cut result of the tool.

@@ -67,8 +67,8 @@ class MarkerRenderer:
         """The marker text for *omission*, separators included.
 
         The marker gets the omission with its coordinates in the artifact
-        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`), which the
-        metadata carries too.
+        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`),
+        which the metadata carries too.
         """
         marker = self._marker(omission.position, located(omission, self.artifact))
         return self.format(marker=marker, policy=self.policy) or ""

@@ -1,4 +1,4 @@
-"""XML elements (FR-022): cut between child elements, and the output stays well-formed.
+"""XML elements: cut between child elements, and the output stays well-formed.
 
 Parsing is the standard library's pull parser (``xml.etree.ElementTree.XMLPullParser``, the
 non-blocking form of ``iterparse``), made safe as follows:
