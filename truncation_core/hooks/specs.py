@@ -236,7 +236,8 @@ def stream_cutter(
         ``strategy``, its ``finish`` produces the cut from the stream's kept ends; if it
         returns None or output over the budget, the stream cuts as the strategy's
         ``truncate`` would if it is streamable, else as text. A stream short enough to be
-        held whole is cut by ``truncate`` instead, exactly as :meth:`~truncation_core.Truncator.process` would cut it.
+        held whole is cut by ``truncate`` instead, exactly as
+        :meth:`~truncation_core.Truncator.process` would cut it.
 
     :called: when a stream opens.
     :cost: one call per stream; the cutter is fed every chunk.
