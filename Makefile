@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml \
 		plugins/truncation-core-tiktoken/pyproject.toml
@@ -21,6 +21,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -X dev -m pytest
+
+# The edit-run loop: no property test, no test that starts a process (tests/conftest.py marks
+# them slow). `make test` stays the whole suite, which CI runs.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
