@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["RedisServer", "redis_server", "require_redis"]
+__all__ = ["RedisServer", "free_port", "redis_server", "require_redis"]
 
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -134,9 +134,10 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
         yield server
 
 
-def free_directory(base: Path) -> Path:
-    """A short directory for a server's socket (unix socket paths are limited to 107
-    bytes)."""
-    import tempfile
+def free_port() -> int:
+    """A TCP port nothing listens on right now."""
+    import socket
 
-    return Path(tempfile.mkdtemp(prefix="tc-redis-", dir=base if len(str(base)) < 60 else None))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
