@@ -139,6 +139,8 @@ def test_maxmemory_with_noeviction_is_store_full_then_inline(own_server: Any,
             data = (f"artifact {i}\n".encode() * 20_000)[:150_000]
             stored[put(store, data).id] = data
     assert isinstance(info.value, RedisOutOfMemory) and stored
+    with pytest.raises(RedisOutOfMemory):  # one large write, sent on the writer's helper thread
+        put(store, b"x" * (3 << 20))
     # Nothing partial: every artifact listed is one that was committed, intact; the failed
     # writer's staged chunks are gone.
     assert {r.id for r in store.list()} == set(stored)

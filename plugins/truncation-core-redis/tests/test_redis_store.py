@@ -478,7 +478,8 @@ def test_grep_streams_a_large_artifact_chunk_by_chunk(redis_server: RedisServer,
 def test_sha256_is_recorded_and_buffers_may_be_reused(redis_server: RedisServer,
                                                       prefix: str) -> None:
     store = RedisStore(redis_server.url, prefix=prefix, session="sha", chunk_size=4096)
-    chunks = [bytearray(os.urandom(10_000)), memoryview(b"small\n"), bytearray(b"z" * 9000)]
+    chunks = [bytearray(os.urandom(10_000)), memoryview(b"small\n"), bytearray(b"z" * 9000),
+              bytearray(os.urandom(3 * MIB))]  # sent on a helper thread while it is hashed
     expected = hashlib.sha256(b"".join(bytes(c) for c in chunks)).hexdigest()
     with store.writer(ArtifactInfo()) as w:
         for chunk in chunks:

@@ -48,7 +48,7 @@ class Settings:
     prefix: str
     quota: int | None = None
     retention_days: int = 7
-    chunk_size: int = 1 << 20
+    chunk_size: int = (1 << 20) - 64
     index_block: int = 64 << 10
     staging_ttl: int = 3600
     retries: int = 2

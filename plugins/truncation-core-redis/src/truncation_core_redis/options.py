@@ -17,6 +17,9 @@ from truncation_core.errors import ConfigError, did_you_mean
 __all__ = ["DEFAULT_PREFIX", "RedisOptions", "check_prefix", "options_from_config"]
 
 MIB = 1 << 20
+#: Bytes per chunk key: 1 MiB less 64 bytes, so that a chunk with Redis' string header fits
+#: jemalloc's 1 MiB size class (a value of exactly 1 MiB takes 1.25 MiB of memory).
+CHUNK_SIZE = MIB - 64
 DEFAULT_PREFIX = "trunc"
 #: A prefix names keys and is part of SCAN patterns: no glob characters (``*?[]\``) and no
 #: braces (the session is the key's hash tag).
@@ -73,7 +76,7 @@ class RedisOptions:
     #: Retries (with backoff) of reads, and of writes whose connection was lost.
     retries: int = 2
     #: Bytes per chunk key.
-    chunk_size: int = MIB
+    chunk_size: int = CHUNK_SIZE
     #: Seconds a write in progress keeps its chunks: a writer that dies leaves nothing longer.
     staging_ttl: int = 3600
     #: Connect with the Redis Cluster protocol (``url`` names any node).

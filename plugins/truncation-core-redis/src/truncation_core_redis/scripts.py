@@ -10,9 +10,11 @@ Numbers: sizes are subtracted as ``0 - n`` and only when not 0 (Lua writes -0 as
 HINCRBY refuses).
 
 Out of memory: Redis refuses a script's *first* write when ``maxmemory`` is reached and then
-lets the rest of the script write, so each script's first write is the one that may be
-refused, and nothing has changed when it is. (A script that deleted first would never be
-refused.) Scripts carry no ``#!lua`` line, so they run on Redis 6 and Valkey alike.
+lets the rest of the script write. So PUBLISH writes the artifact's metadata first: when
+Redis is full it is refused, and nothing has changed (its quota eviction comes after, and a
+script that deleted first would never be refused). DELETE deletes first, so deleting, which
+makes room, always works. Scripts carry no ``#!lua`` line, so they run on Redis 6 and Valkey
+alike.
 """
 
 from __future__ import annotations

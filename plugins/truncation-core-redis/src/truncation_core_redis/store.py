@@ -39,8 +39,8 @@ from truncation_core_redis.backend import NAME, RedisBackend, Settings
 from truncation_core_redis.index import DEFAULT_BLOCK, LineIndex
 from truncation_core_redis.keys import SessionKeys
 from truncation_core_redis.options import (
+    CHUNK_SIZE,
     DEFAULT_PREFIX,
-    MIB,
     check_prefix,
     check_url,
     options_from_config,
@@ -85,7 +85,8 @@ class RedisStore(Retrieval):
 
     def __init__(self, url: str | None = None, *, client: Any = None,
                  session: str | None = None, prefix: str = DEFAULT_PREFIX,
-                 quota: int | None = None, retention_days: int = 7, chunk_size: int = MIB,
+                 quota: int | None = None, retention_days: int = 7,
+                 chunk_size: int = CHUNK_SIZE,
                  index_block: int = DEFAULT_BLOCK, socket_timeout: float = 5.0,
                  connect_timeout: float = 2.0, retries: int = 2, staging_ttl: int = 3600,
                  cluster: bool = False, _backend: RedisBackend | None = None) -> None:

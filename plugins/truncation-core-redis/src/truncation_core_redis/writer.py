@@ -1,8 +1,9 @@
 """Writing one artifact: chunks under staging keys, then one script that publishes it.
 
-Content arrives in pieces of any size. Full chunks go to staging keys
+Content arrives in pieces of any size. Full chunks (about 1 MiB) go to staging keys
 (``<p>:{<s>}:w:<token>:<n>``, expiring after ``staging_ttl``), sent in pipelines of a few
-chunks; the sha256 and the line index are computed on the way. ``commit`` sends the last
+chunks; the sha256 and the line index are computed on the way (for a large write, while a
+helper thread sends it). ``commit`` sends the last
 chunk with the publish script (:data:`~truncation_core_redis.scripts.PUBLISH`), in the same
 round trip as the last staged chunks: it renames the staged chunks to the artifact's keys,
 writes its metadata and index, and evicts the session's oldest artifacts when over the quota,
@@ -17,6 +18,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import secrets
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,29 @@ __all__ = ["RedisWriter"]
 
 #: Staged chunks are sent in pipelines of about this many bytes.
 PIPELINE_BYTES = 4 << 20
+#: A write this large is sent on a helper thread while it is hashed and indexed.
+BACKGROUND_SEND_MIN = 1 << 20
+
+
+class _Sender(threading.Thread):
+    """Runs one function on a helper thread; ``finish`` waits for it and raises what it
+    raised."""
+
+    def __init__(self, fn: Any, *args: Any) -> None:
+        super().__init__(name="truncation-core-redis-send", daemon=True)
+        self._fn, self._args = fn, args
+        self._error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._fn(*self._args)
+        except BaseException as exc:
+            self._error = exc
+
+    def finish(self) -> None:
+        self.join()
+        if self._error is not None:
+            raise self._error
 
 
 def _human(n: int) -> str:
@@ -73,33 +98,48 @@ class RedisWriter(WriterBase):
 
     def _write(self, data: bytes) -> None:
         if not isinstance(data, bytes):
-            data = bytes(data)
-        self._sha256.update(data)
-        self._index.feed(data)
-        self._written += len(data)
+            data = bytes(data)  # the caller may reuse its buffer once write() returns
         quota = self._store.settings.quota
-        if quota is not None and self._written > quota:
+        if quota is not None and self._written + len(data) > quota:
             raise StoreFull(errno.EDQUOT, f"{self.id}: more than the session quota of "
                                           f"{_human(quota)}")
-        chunk = self._store.settings.chunk_size
-        if not self._pending and len(data) >= chunk:
-            view = memoryview(data)
-            whole = len(data) - len(data) % chunk
-            for at in range(0, whole, chunk):
-                self._stage(view[at: at + chunk])
-            if whole < len(data):
-                self._pending, self._pending_size = [data[whole:]], len(data) - whole
-            return
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size >= chunk:
-            joined = b"".join(self._pending)
-            whole = len(joined) - len(joined) % chunk
-            view = memoryview(joined)
-            for at in range(0, whole, chunk):
-                self._stage(view[at: at + chunk])
-            rest = joined[whole:]
-            self._pending, self._pending_size = ([rest] if rest else []), len(rest)
+        self._written += len(data)
+        chunks = self._full_chunks(data)
+        if chunks and len(data) >= BACKGROUND_SEND_MIN:
+            # Send on a helper thread while this one hashes and indexes: sockets and sha256
+            # release the GIL, so with a core free storing costs about the sending alone.
+            sender = _Sender(self._stage_all, chunks)
+            sender.start()
+            try:
+                self._digest(data)
+            finally:
+                sender.finish()
+        else:
+            self._digest(data)
+            self._stage_all(chunks)
+
+    def _digest(self, data: bytes) -> None:
+        self._sha256.update(data)
+        self._index.feed(data)
+
+    def _full_chunks(self, data: bytes) -> list[Any]:
+        """The chunks *data* completes (views, no copies of a large write); the rest waits."""
+        size = self._store.settings.chunk_size
+        if self._pending:
+            if self._pending_size + len(data) < size:
+                self._pending.append(data)
+                self._pending_size += len(data)
+                return []
+            data = b"".join([*self._pending, data])
+        whole = len(data) - len(data) % size
+        view = memoryview(data)
+        rest = data[whole:]
+        self._pending, self._pending_size = ([rest] if rest else []), len(rest)
+        return [view[at: at + size] for at in range(0, whole, size)]
+
+    def _stage_all(self, chunks: list[Any]) -> None:
+        for chunk in chunks:
+            self._stage(chunk)
 
     def _stage(self, chunk: Any) -> None:
         key = self._store.keys.staging(self._token, self._staged)
