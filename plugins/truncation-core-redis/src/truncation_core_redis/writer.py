@@ -108,7 +108,8 @@ class RedisWriter(WriterBase):
         if chunks and len(data) >= BACKGROUND_SEND_MIN:
             # Send on a helper thread while this one hashes and indexes: sockets and sha256
             # release the GIL, so with a core free storing costs about the sending alone.
-            sender = _Sender(self._stage_all, chunks)
+            # The chunks are views of the caller's bytes: one pipeline holds no more memory.
+            sender = _Sender(self._stage_all, chunks, True)
             sender.start()
             try:
                 self._digest(data)
@@ -137,16 +138,18 @@ class RedisWriter(WriterBase):
         self._pending, self._pending_size = ([rest] if rest else []), len(rest)
         return [view[at: at + size] for at in range(0, whole, size)]
 
-    def _stage_all(self, chunks: list[Any]) -> None:
+    def _stage_all(self, chunks: list[Any], at_once: bool = False) -> None:
         for chunk in chunks:
-            self._stage(chunk)
+            self._stage(chunk, send=not at_once)
+        if at_once and self._queue:
+            self._send()
 
-    def _stage(self, chunk: Any) -> None:
+    def _stage(self, chunk: Any, *, send: bool = True) -> None:
         key = self._store.keys.staging(self._token, self._staged)
         self._staged += 1
         self._queue.append((key, chunk))
         self._queued_bytes += len(chunk)
-        if self._queued_bytes >= PIPELINE_BYTES:
+        if send and self._queued_bytes >= PIPELINE_BYTES:
             self._send()
 
     def _send(self, publish: tuple[list[str], list[Any]] | None = None) -> Any:
