@@ -31,9 +31,10 @@ def missing() -> str | None:
         return "redis-server is not installed (apt-get install redis-server; .ci/run does it)"
     try:
         import redis  # noqa: F401
+        import truncation_core_redis  # noqa: F401
     except ImportError:
-        return ("redis-py is not installed (pip install -e plugins/truncation-core-redis; "
-                "make does it)")
+        return ("the redis plugin is not installed (pip install -e "
+                "plugins/truncation-core-redis, which brings redis-py; make does it)")
     return None
 
 

@@ -213,6 +213,7 @@ def test_control_a_naive_writer_killed_mid_write_leaves_a_partial_artifact(
         assert r.strlen(f"{prefix}:naive:data") < size  # visible, and partial
 
 
+@pytest.mark.slow
 def test_process_never_raises_when_the_server_dies_at_any_moment(own_server: Any,
                                                                   prefix: str) -> None:
     """Kill the server at random moments of process() of 3 MB outputs, restart it each time:

@@ -12,6 +12,7 @@ import multiprocessing
 import random
 from typing import Any
 
+import pytest
 from redis_server import RedisServer
 
 WORKERS = 8
@@ -85,6 +86,7 @@ def _cleaner(url: str, prefix: str, stop: Any, out: Any) -> None:
     out.put(rounds)
 
 
+@pytest.mark.slow
 def test_a_fleet_shares_one_session_and_loses_nothing(redis_server: RedisServer,
                                                       prefix: str) -> None:
     ctx = multiprocessing.get_context("fork")

@@ -13,7 +13,6 @@ the filesystem store's, byte for byte: the page is built by the same
 from __future__ import annotations
 
 import errno
-import hashlib
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -277,16 +276,6 @@ class RedisStore(Retrieval):
 
     def delete_session(self) -> int:
         return self._backend.delete_session(self.session_id)
-
-    def checksum(self, artifact_id: str) -> str:
-        recorded = self.stat(artifact_id).sha256
-        if recorded:
-            return recorded
-        digest = hashlib.sha256()
-        with self.open(artifact_id) as f:
-            while block := f.read(_RESTORE_BLOCK):
-                digest.update(block)
-        return digest.hexdigest()
 
 
 def _snap(f: ArtifactFile, offset: int) -> int:
