@@ -13,7 +13,7 @@ times by default, writes included): the store retries what is safe to repeat
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 __all__ = ["client_from_url", "describe", "sync_client"]
 
@@ -100,5 +100,4 @@ def describe(client: Any) -> str:
 def url_without_password(url: str) -> str:
     """*url* with any user and password removed."""
     parts = urlsplit(url)
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
