@@ -337,6 +337,29 @@ os.kill(os.getpid(), signal.SIGKILL)
     assert keys_of(admin, prefix) == []
 
 
+def test_a_slow_stream_keeps_its_staged_chunks_alive(redis_server: RedisServer,
+                                                    prefix: str) -> None:
+    """A stream that writes slowly renews its staged chunks' TTL as it goes; a writer that
+    stops writing for longer than ``staging_ttl`` (the control) loses them, and its commit
+    says so instead of publishing a partial artifact."""
+    store = RedisStore(redis_server.url, prefix=prefix, session="slow", chunk_size=100,
+                       staging_ttl=3)
+    with store.writer(ArtifactInfo()) as slow:
+        for _ in range(4):  # 4.4 s in all, more than staging_ttl
+            slow.write(b"s" * 100)
+            slow._send()
+            time.sleep(1.1)
+        ref = slow.commit()
+    assert store.read(ref.id) == b"s" * 400
+    with store.writer(ArtifactInfo()) as stalled:
+        stalled.write(b"t" * 100)
+        stalled._send()
+        time.sleep(3.2)
+        with pytest.raises(StoreError, match="the write was interrupted"):
+            stalled.commit()
+    assert [r.id for r in store.list()] == [ref.id]
+
+
 def test_a_session_deleted_under_a_writer_fails_its_commit(redis_server: RedisServer,
                                                            admin: Any, prefix: str) -> None:
     store = RedisStore(redis_server.url, prefix=prefix, session="gone", chunk_size=100)
