@@ -8,12 +8,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast lint bench clean
 
-$(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml \
-		plugins/truncation-core-tiktoken/pyproject.toml
+# First-party plugin distributions, installed beside the core as a user would install them.
+PLUGINS := \
+	plugins/truncation-core-example \
+	plugins/truncation-core-redis \
+	plugins/truncation-core-tiktoken
+
+$(STAMP): pyproject.toml $(PLUGINS:%=%/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]" -e plugins/truncation-core-example \
-		-e plugins/truncation-core-tiktoken
+	$(BIN)/python -m pip install --quiet -e ".[test]" $(PLUGINS:%=-e %)
 	touch $(STAMP)
 
 demo: $(STAMP)
