@@ -16,7 +16,7 @@ import attrs
 
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
-from truncation_core.config.model import Config, Policy, config_from_mapping
+from truncation_core.config.model import Config, Policy
 from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
@@ -88,6 +88,8 @@ class Truncator:
         if config is None:
             config = Config()
         elif not isinstance(config, Config):
+            from truncation_core.config.converter import config_from_mapping
+
             config = config_from_mapping(config)
         self.plugins = PluginHost.build(settings=config.plugins, plugins=plugins,
                                         load_entrypoints=load_entrypoints,
