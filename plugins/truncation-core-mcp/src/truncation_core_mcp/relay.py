@@ -51,6 +51,9 @@ PARSE_ERROR = -32700
 PARSE_IN_THREAD = 1024 * 1024
 #: The ``_meta`` keys of a 2026-07-28 request envelope, copied to the proxy's own requests.
 _ENVELOPE = "io.modelcontextprotocol/"
+#: The envelope key that marks a request of the 2026-07-28 era, whose results carry a
+#: ``resultType``.
+_MODERN = "io.modelcontextprotocol/protocolVersion"
 _HEAD_ID = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")')
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")\s*\}\s*$')
 
@@ -279,13 +282,14 @@ class Relay:
         if method == "tools/call":
             name = params.get("name")
             if isinstance(name, str) and await self._is_artifact_tool(name, envelope):
-                self._spawn(self._answer_artifact_tool(request_id, name, params.get("arguments")))
+                self._spawn(self._answer_artifact_tool(request_id, name, params.get("arguments"),
+                                                       modern=_MODERN in envelope))
                 return
         if method == "initialize":
             self._init_request = data
         problem = await self._running(envelope)
         if problem is not None:
-            self._fail(request_id, method, problem)
+            self._fail(request_id, method, problem, modern=_MODERN in envelope)
             return
         pending = _Pending(id=request_id, method=method, envelope=envelope,
                            progress_token=meta.get("progressToken"),
@@ -386,7 +390,7 @@ class Relay:
         if "error" in data:
             self._error_response(pending, raw, data)
         elif not isinstance(data["result"], dict):
-            self._fail(pending.id, pending.method, "sent a malformed result (not an object)")
+            self._fail_pending(pending, "sent a malformed result (not an object)")
         elif pending.method == "tools/call":
             self._spawn(self._tool_result(pending, raw, data))
         elif pending.method == "tools/list":
@@ -422,7 +426,7 @@ class Relay:
         result = data["result"]
         tools = result.get("tools")
         if not isinstance(tools, list):
-            self._fail(pending.id, pending.method, "sent a malformed tools/list result")
+            self._fail_pending(pending, "sent a malformed tools/list result")
             return
         if pending.first_page:
             self._listing = []
@@ -445,7 +449,7 @@ class Relay:
         try:
             mcp_types.CallToolResult.model_validate(result, by_name=False)
         except ValidationError as exc:
-            self._fail(pending.id, pending.method,
+            self._fail_pending(pending,
                              f"sent a malformed tools/call result ({exc.error_count()} "
                              "validation errors)")
             return
@@ -494,12 +498,13 @@ class Relay:
                 await self._catalogue(envelope)
         return self.processor.names.tool_for(name) is not None
 
-    async def _answer_artifact_tool(self, request_id: Any, name: str, arguments: Any) -> None:
+    async def _answer_artifact_tool(self, request_id: Any, name: str, arguments: Any, *,
+                                    modern: bool) -> None:
         tool = self.processor.names.tool_for(name)
         assert tool is not None
         result = await asyncio.to_thread(self.processor.call_tool, tool, arguments)
         self._to_host(Outbound(data={"jsonrpc": "2.0", "id": request_id,
-                                            "result": result}))
+                                     "result": _result(result, modern)}))
 
     async def _catalogue(self, envelope: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         """The downstream tools by name, listing them first if they are not known."""
@@ -596,7 +601,7 @@ class Relay:
                 self.downstream.kill(f"was stopped after it {reason}")
                 self._stopped_because = self.downstream.stop_reason
                 reason += "; it was stopped, and the next call starts it again"
-        self._fail(pending.id, pending.method, reason)
+        self._fail_pending(pending, reason)
 
     def _exited(self, process: DownstreamProcess, returncode: int | None) -> None:
         how = process.stop_reason or describe_exit(returncode)
@@ -615,7 +620,7 @@ class Relay:
                 continue
             del self._pending[key]
             self._disarm(item)
-            self._fail(item.id, item.method,
+            self._fail_pending(item,
                        f"{how} while handling this {item.method} request")
 
     def _malformed(self, raw: bytes, data: Any) -> None:
@@ -626,7 +631,7 @@ class Relay:
                     self.who, len(raw), "" if pending else "; ignored")
         if pending is not None:
             self._disarm(pending)
-            self._fail(pending.id, pending.method,
+            self._fail_pending(pending,
                        "sent a malformed answer (not a JSON-RPC 2.0 message)")
 
     def _oversized(self, message: Oversized) -> None:
@@ -647,9 +652,12 @@ class Relay:
         log.warning("%s %s%s", self.who, reason, "" if pending else "; dropped")
         if pending is not None:
             self._disarm(pending)
-            self._fail(pending.id, pending.method, reason + " as its answer")
+            self._fail_pending(pending, reason + " as its answer")
 
-    def _fail(self, request_id: Any, method: str, problem: str) -> None:
+    def _fail_pending(self, pending: _Pending, problem: str) -> None:
+        self._fail(pending.id, pending.method, problem, modern=_MODERN in pending.envelope)
+
+    def _fail(self, request_id: Any, method: str, problem: str, *, modern: bool = False) -> None:
         """Tell the host that its request failed because of the server: a tool error for a
         tool call (the model sees it), a JSON-RPC error otherwise."""
         message = f"{self.who} {problem}."
@@ -658,8 +666,8 @@ class Relay:
                                                 "result": {}}))
             return
         if method == "tools/call":
-            self._to_host(Outbound(data={"jsonrpc": "2.0", "id": request_id, "result": {
-                "content": [{"type": "text", "text": message}], "isError": True}}))
+            self._to_host(Outbound(data={"jsonrpc": "2.0", "id": request_id, "result": _result(
+                {"content": [{"type": "text", "text": message}], "isError": True}, modern)}))
             return
         self._reply_error(request_id, INTERNAL_ERROR, message)
 
@@ -689,6 +697,11 @@ class _DownstreamFailed(Exception):
         super().__init__(reason)
         self.reason = reason
         self.code = code
+
+
+def _result(result: dict[str, Any], modern: bool) -> dict[str, Any]:
+    """A result the proxy makes, in the era of the request it answers."""
+    return {**result, "resultType": "complete"} if modern else result
 
 
 def _exposed_tool(tool: Any) -> Any:

@@ -26,17 +26,19 @@ message when :meth:`ResultProcessor.process` returns None).
 from __future__ import annotations
 
 import json
+import re
+import string
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
-from truncation_core_mcp.naming import ToolNames
 
 from truncation_core import Truncator, hookimpl
 from truncation_core.artifacts import ArtifactStore
-from truncation_core.config import Config, Policy
+from truncation_core.config import Config, MarkerConfig, Policy
 from truncation_core.results import TruncationResult
+from truncation_core_mcp.naming import ToolNames
 
 __all__ = ["META_KEY", "REFERENCE_SCHEMA", "CallInfo", "ResultProcessor", "exposed_output_schema"]
 
@@ -129,6 +131,7 @@ class ResultProcessor:
         self._load_entrypoints = load_entrypoints
         self._project_root = project_root
         self._validators: dict[str, Callable[[Any], bool]] = {}
+        self._note_patterns: dict[MarkerConfig, _Notes] = {}
         self._build(names or ToolNames.own(), store)
 
     def _build(self, names: ToolNames, store: ArtifactStore | None) -> None:
@@ -268,9 +271,23 @@ class ResultProcessor:
             candidate = json.loads(cut.content)
         except ValueError:
             candidate = _UNCHANGED
-        if candidate is not _UNCHANGED and valid(candidate):
-            return candidate
+        if candidate is not _UNCHANGED:
+            if valid(candidate):
+                return candidate
+            # The notes standing for what was left out (an array's string among objects, a
+            # "..." member) are what a schema most often rejects: without them, the cut
+            # may validate, and what was left out is still said in the text and _meta.
+            bare = self._notes(policy).strip(candidate)
+            if valid(bare):
+                report[-1]["notes_removed"] = True
+                return bare
         return self._reference_object(cut, len(compact))
+
+    def _notes(self, policy: Policy) -> _Notes:
+        notes = self._note_patterns.get(policy.marker)
+        if notes is None:
+            notes = self._note_patterns[policy.marker] = _Notes(policy.marker)
+        return notes
 
     def _reference_object(self, cut: TruncationResult, original_chars: int) -> dict[str, Any]:
         artifact = cut.artifact
@@ -362,3 +379,38 @@ def _twin_cut(text: str, structured: Any, cut: TruncationResult) -> Any:
         return json.loads(cut.content)
     except (ValueError, RecursionError):
         return _UNCHANGED
+
+
+class _Notes:
+    """Recognises the notes the element strategy puts in a JSON cut, to take them out."""
+
+    def __init__(self, templates: MarkerConfig) -> None:
+        self._item = _pattern(templates.json_items)
+        self._depth = _pattern(templates.json_depth)
+        self._keys = _pattern(templates.json_keys)
+        self._key = templates.json_key
+
+    def strip(self, value: Any, depth: int = 0) -> Any:
+        if depth > 256:
+            return value
+        if isinstance(value, list):
+            return [self.strip(item, depth + 1) for item in value
+                    if not (isinstance(item, str) and self._is_item_note(item))]
+        if isinstance(value, dict):
+            return {key: self.strip(item, depth + 1) for key, item in value.items()
+                    if not (key == self._key and isinstance(item, str)
+                            and (self._keys.fullmatch(item) or self._depth.fullmatch(item)))}
+        return value
+
+    def _is_item_note(self, text: str) -> bool:
+        return bool(self._item.fullmatch(text) or self._depth.fullmatch(text))
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """A regular expression matching what *template* renders, whatever its fields hold."""
+    parts = []
+    for literal, field, _, _ in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if field is not None:
+            parts.append(".*?")
+    return re.compile("".join(parts), re.S)
