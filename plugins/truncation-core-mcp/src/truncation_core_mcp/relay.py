@@ -54,6 +54,11 @@ _ENVELOPE = "io.modelcontextprotocol/"
 #: The envelope key that marks a request of the 2026-07-28 era, whose results carry a
 #: ``resultType``.
 _MODERN = "io.modelcontextprotocol/protocolVersion"
+#: Where a 2026-07-28 result names its server.
+_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+#: Commands that run the server named by their first argument: errors name both.
+_LAUNCHERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|npx|uvx|pipx|uv|"
+                        r"docker|podman|java|ruby|php|perl|dotnet)(\.exe)?$")
 _HEAD_ID = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")')
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")\s*\}\s*$')
 
@@ -134,7 +139,7 @@ class Relay:
         self.host = host
         self.processor = processor
         self.options = options
-        self.label = os.path.basename(options.argv[0]) if options.argv else "?"
+        self.label = _label(options.argv)
         #: The server's name, from its initialize result (serverInfo.name).
         self.server_name: str | None = None
         self.downstream: DownstreamProcess | None = None
@@ -411,9 +416,10 @@ class Relay:
 
     def _initialized_result(self, pending: _Pending, raw: bytes, data: dict[str, Any]) -> None:
         result = data["result"]
-        info = result.get("serverInfo")
-        if isinstance(info, dict) and isinstance(info.get("name"), str):
-            self.server_name = info["name"]
+        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        for info in (result.get("serverInfo"), meta.get(_SERVER_INFO)):
+            if isinstance(info, dict) and isinstance(info.get("name"), str) and info["name"]:
+                self.server_name = info["name"]
         capabilities = result.get("capabilities")
         if isinstance(capabilities, dict) and isinstance(capabilities.get("tools"), dict):
             self._to_host(Outbound(raw=raw))
@@ -697,6 +703,18 @@ class _DownstreamFailed(Exception):
         super().__init__(reason)
         self.reason = reason
         self.code = code
+
+
+def _label(argv: Sequence[str]) -> str:
+    """The command, as errors name it: ``mcp-server-filesystem``, ``python server.py``."""
+    if not argv:
+        return "?"
+    name = os.path.basename(argv[0])
+    if _LAUNCHERS.match(name):
+        script = next((a for a in argv[1:] if not a.startswith("-")), None)
+        if script is not None:
+            return f"{name} {os.path.basename(script)}"
+    return name
 
 
 def _result(result: dict[str, Any], modern: bool) -> dict[str, Any]:

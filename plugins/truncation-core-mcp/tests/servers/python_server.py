@@ -87,6 +87,20 @@ def hang(seconds: float) -> str:
 
 
 @server.tool()
+async def until_cancelled(marker: str) -> str:
+    """Waits a minute; writes *marker* if the call is cancelled first."""
+    import anyio
+
+    try:
+        await anyio.sleep(60)
+    except BaseException:
+        with open(marker, "w") as f:
+            f.write("cancelled")
+        raise
+    return "not cancelled"
+
+
+@server.tool()
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
