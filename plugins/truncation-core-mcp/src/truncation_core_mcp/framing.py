@@ -69,6 +69,7 @@ class LineFramer:
             end = buffer.find(b"\n", self._scan_from)
             if end < 0:
                 self.scanned += len(buffer) - self._scan_from
+                self._scan_from = len(buffer)  # none there: the next search starts after
                 break
             self.scanned += end + 1 - self._scan_from
             line_end = end - 1 if end > start and buffer[end - 1] == 0x0D else end
