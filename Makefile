@@ -7,10 +7,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench clean
 
-$(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml
+$(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml \
+		plugins/truncation-core-mcp/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]" -e plugins/truncation-core-example
+	$(BIN)/python -m pip install --quiet -e ".[test]" -e plugins/truncation-core-example \
+		-e plugins/truncation-core-mcp
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -104,7 +104,14 @@ def encode(data: Any) -> bytes:
 
 
 def decode(raw: bytes) -> Any:
-    return json.loads(raw)
+    """Parse one message: with pydantic-core's parser (twice as fast as ``json`` on large
+    messages), or ``json`` for what it refuses (a lone surrogate escape)."""
+    from pydantic_core import from_json
+
+    try:
+        return from_json(raw)
+    except ValueError:
+        return json.loads(raw)
 
 
 class HostLink(Protocol):

@@ -246,8 +246,8 @@ class ResultProcessor:
                     cut_texts: Mapping[str, TruncationResult], context: Mapping[str, Any],
                     report: list[dict[str, Any]]) -> Any:
         policy = self.structured.policy(call.tool)
-        compact = _dumps(structured)
-        if len(compact) <= policy.inline_limit:
+        if not _longer_than(structured, policy.inline_limit) and \
+                len(_dumps(structured)) <= policy.inline_limit:
             return _UNCHANGED
         valid = self._validator(call.output_schema)
         source = structured
@@ -281,7 +281,7 @@ class ResultProcessor:
             if valid(bare):
                 report[-1]["notes_removed"] = True
                 return bare
-        return self._reference_object(cut, len(compact))
+        return self._reference_object(cut, cut.metadata.original_size)
 
     def _notes(self, policy: Policy) -> _Notes:
         notes = self._note_patterns.get(policy.marker)
@@ -344,6 +344,31 @@ def _entry(part: str, cut: TruncationResult) -> dict[str, Any]:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _longer_than(value: Any, limit: int) -> bool:
+    """Whether *value*'s JSON is surely longer than *limit* characters, found by adding up
+    the lengths of its strings and numbers until they pass it (the JSON is longer still:
+    quotes, escapes, punctuation), so a large value costs no more than *limit*."""
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, dict):
+            total += 2 * len(item) + 1  # braces, colons, commas; keys and quotes below
+            for key, child in item.items():
+                total += len(key) + 2
+                stack.append(child)
+        elif isinstance(item, list):
+            total += len(item) + 1
+            stack.extend(item)
+        else:  # a number is at least 1 character; true, false and null at least 4
+            total += 1 if isinstance(item, int | float) and not isinstance(item, bool) else 4
+        if total > limit:
+            return True
+    return False
 
 
 def _substitute(value: Any, cut_texts: Mapping[str, TruncationResult],
