@@ -6,8 +6,9 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -38,8 +39,11 @@ _verbose_option = click.option("-v", "--verbose", is_flag=True,
                                help="Log what the proxy does to stderr (starts, names, cuts).")
 
 
-def _with(options: list[Any]) -> Any:
-    def decorate(f: Any) -> Any:
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _with(options: list[Any]) -> Callable[[_F], _F]:
+    def decorate(f: _F) -> _F:
         for option in reversed(options):
             f = option(f)
         return f

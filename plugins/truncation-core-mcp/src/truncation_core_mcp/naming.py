@@ -24,11 +24,15 @@ _TEMPLATE_FIELDS = tuple(a.name for a in attrs.fields(MarkerConfig))
 _TOOL_NAME = re.compile(r"\b(" + "|".join(TOOL_NAMES) + r")\b")
 
 
+def _frozen(names: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(names))
+
+
 @attrs.frozen
 class ToolNames:
     """Tool name -> the name the model sees it by."""
 
-    shown: Mapping[str, str] = attrs.field(converter=lambda m: MappingProxyType(dict(m)))
+    shown: Mapping[str, str] = attrs.field(converter=_frozen)
 
     @classmethod
     def own(cls) -> ToolNames:

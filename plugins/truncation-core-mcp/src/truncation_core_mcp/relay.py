@@ -63,11 +63,15 @@ _HEAD_ID = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")\s*\}\s*$')
 
 
+def _argv(argv: Sequence[str]) -> tuple[str, ...]:
+    return tuple(str(a) for a in argv)
+
+
 @attrs.frozen(kw_only=True)
 class ProxyOptions:
     """How the proxy runs its downstream server."""
 
-    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    argv: tuple[str, ...] = attrs.field(converter=_argv)
     env: Mapping[str, str] | None = None
     cwd: str | None = None
     #: Start the server again on the next request after it stopped.
@@ -133,6 +137,11 @@ class _Pending:
     #: The server process it was sent to.
     process: DownstreamProcess | None = None
     timer: asyncio.TimerHandle | None = None
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """*value* if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def _key(request_id: Any) -> str:
@@ -288,8 +297,8 @@ class Relay:
 
     async def _host_request(self, data: dict[str, Any], raw: bytes | None) -> None:
         request_id, method = data["id"], data["method"]
-        params = data.get("params") if isinstance(data.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        params = _object(data.get("params"))
+        meta = _object(params.get("_meta"))
         envelope = {k: v for k, v in meta.items() if k.startswith(_ENVELOPE)}
         if method == "tools/call":
             name = params.get("name")
@@ -322,8 +331,7 @@ class Relay:
         if method == "notifications/initialized":
             self._initialized = raw if raw is not None else encode(data)
         if method == "notifications/cancelled":
-            params = data.get("params") if isinstance(data.get("params"), dict) else {}
-            key = _key(params.get("requestId"))
+            key = _key(_object(data.get("params")).get("requestId"))
             pending = self._pending.pop(key, None)
             if pending is None:
                 return  # answered already, or one of the proxy's own tools: nothing to cancel
@@ -423,7 +431,7 @@ class Relay:
 
     def _initialized_result(self, pending: _Pending, raw: bytes, data: dict[str, Any]) -> None:
         result = data["result"]
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        meta = _object(result.get("_meta"))
         for info in (result.get("serverInfo"), meta.get(_SERVER_INFO)):
             if isinstance(info, dict) and isinstance(info.get("name"), str) and info["name"]:
                 self.server_name = info["name"]
@@ -487,8 +495,7 @@ class Relay:
 
     def _progress(self, data: dict[str, Any]) -> Any:
         """The host request a progress notification is about; its wait starts again."""
-        params = data.get("params") if isinstance(data.get("params"), dict) else {}
-        token = params.get("progressToken")
+        token = _object(data.get("params")).get("progressToken")
         for key, pending in self._pending.items():
             if pending.progress_token is not None and pending.progress_token == token:
                 self._arm_timer(key)

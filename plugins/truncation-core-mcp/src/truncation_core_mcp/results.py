@@ -36,7 +36,13 @@ import attrs
 
 from truncation_core import Truncator, hookimpl
 from truncation_core.artifacts import ArtifactStore
-from truncation_core.config import Config, MarkerConfig, Policy
+from truncation_core.config import (
+    Config,
+    MarkerConfig,
+    NonNegativeInt,
+    Policy,
+    PositiveInt,
+)
 from truncation_core.results import TruncationResult
 from truncation_core_mcp.naming import ToolNames
 
@@ -137,21 +143,24 @@ class ResultProcessor:
     def _build(self, names: ToolNames, store: ArtifactStore | None) -> None:
         config = names.config(self._base)
         self.names = names
-        common = {"load_entrypoints": self._load_entrypoints,
-                  "project_root": self._project_root}
-        self.text = Truncator(config, store=store, plugins=self._plugins, **common)
+        self.text = self._truncator(config, store, ())
         store = self.text.store
         # Structured content never gets the reference header (it would not be JSON): the
         # artifact threshold is out of reach, for every tool.
         structured = attrs.evolve(
-            config, artifact_threshold=2**62,
+            config, artifact_threshold=PositiveInt(2**62),
             tools={tool: attrs.evolve(override, artifact_threshold=None)
                    for tool, override in config.tools.items()})
-        self.structured = Truncator(structured, store=store,
-                                    plugins=(*self._plugins, _StructuredStrategy()), **common)
-        errors = attrs.evolve(config, highlights=max(config.highlights, ERROR_HIGHLIGHTS))
-        self.errors = Truncator(errors, store=store,
-                                plugins=(*self._plugins, _ErrorStrategy(config)), **common)
+        self.structured = self._truncator(structured, store, (_StructuredStrategy(),))
+        errors = attrs.evolve(
+            config, highlights=NonNegativeInt(max(config.highlights, ERROR_HIGHLIGHTS)))
+        self.errors = self._truncator(errors, store, (_ErrorStrategy(config),))
+
+    def _truncator(self, config: Config, store: ArtifactStore | None,
+                   plugins: tuple[object, ...]) -> Truncator:
+        return Truncator(config, store=store, plugins=(*self._plugins, *plugins),
+                         load_entrypoints=self._load_entrypoints,
+                         project_root=self._project_root)
 
     @property
     def store(self) -> ArtifactStore:
@@ -311,7 +320,7 @@ class ResultProcessor:
         key = json.dumps(schema, sort_keys=True)
         check = self._validators.get(key)
         if check is None:
-            import jsonschema
+            import jsonschema  # type: ignore[import-untyped]
 
             try:
                 cls = jsonschema.validators.validator_for(schema)
