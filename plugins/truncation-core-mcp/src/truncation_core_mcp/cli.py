@@ -64,7 +64,8 @@ def mcp_group() -> None:
                    "crashes or hangs.")
 @click.option("--timeout", type=click.FloatRange(min=0), default=300.0, show_default=True,
               help="Seconds a request may wait for the downstream server (its progress "
-                   "notifications start the wait again); 0: no limit.")
+                   "notifications start the wait again; a server starting up gets at least "
+                   "60); 0: no limit.")
 @click.option("--max-message-bytes", type=click.IntRange(min=1024), default=128 * MIB,
               show_default=True, help="The longest message accepted from the server.")
 @_with(_http_options)

@@ -87,6 +87,8 @@ class DownstreamProcess:
         self._ended = False
         #: Why the proxy stopped it, when it did (a timeout): errors say so.
         self.stop_reason: str | None = None
+        #: Whether it has sent anything yet (a server still starting up has not).
+        self.heard_from = False
 
     @property
     def pid(self) -> int | None:
@@ -123,6 +125,7 @@ class DownstreamProcess:
             await self._can_write.wait()
 
     def _received(self, data: bytes) -> None:
+        self.heard_from = True
         for item in self._framer.feed(data):
             if isinstance(item, Oversized):
                 self._on_oversized(item)

@@ -47,6 +47,9 @@ INTERNAL_ERROR = -32603
 METHOD_NOT_FOUND = -32601
 INVALID_REQUEST = -32600
 PARSE_ERROR = -32700
+#: The least time the handshake (initialize, server/discover) may take: a server that has
+#: just started may be slow to answer its first request.
+STARTUP_TIMEOUT = 60.0
 #: Messages longer than this are parsed in a worker thread, so the relay keeps moving.
 PARSE_IN_THREAD = 1024 * 1024
 #: The ``_meta`` keys of a 2026-07-28 request envelope, copied to the proxy's own requests.
@@ -306,12 +309,14 @@ class Relay:
                 self._spawn(self._answer_artifact_tool(request_id, name, params.get("arguments"),
                                                        modern=_MODERN in envelope))
                 return
-        if method == "initialize":
-            self._init_request = data
+        if method == "initialize":  # a new server gets this one, not the last one replayed
+            self._init_request = None
         problem = await self._running(envelope)
         if problem is not None:
             self._fail(request_id, method, problem, modern=_MODERN in envelope)
             return
+        if method == "initialize":
+            self._init_request = data
         pending = _Pending(id=request_id, method=method, envelope=envelope,
                            progress_token=meta.get("progressToken"),
                            first_page=method == "tools/list" and not params.get("cursor"),
@@ -575,11 +580,12 @@ class Relay:
         self._internal[_key(request_id)] = future
         self._send_down(encode({"jsonrpc": "2.0", "id": request_id, "method": method,
                                 "params": params}))
+        timeout = (None if self.options.timeout is None
+                   else self._timeout(method, self.downstream))
         try:
-            answer = await asyncio.wait_for(future, self.options.timeout)
+            answer = await asyncio.wait_for(future, timeout)
         except TimeoutError:
-            raise _DownstreamFailed(f"did not answer {method} within "
-                                    f"{self.options.timeout:g} s") from None
+            raise _DownstreamFailed(f"did not answer {method} within {timeout:g} s") from None
         finally:
             self._internal.pop(_key(request_id), None)
         if "error" in answer:
@@ -596,8 +602,17 @@ class Relay:
         if pending is None or self.options.timeout is None:
             return
         self._disarm(pending)
-        pending.timer = asyncio.get_running_loop().call_later(
-            self.options.timeout, self._timed_out, key)
+        timeout = self._timeout(pending.method, pending.process)
+        pending.timer = asyncio.get_running_loop().call_later(timeout, self._timed_out, key)
+
+    def _timeout(self, method: str, process: DownstreamProcess | None) -> float:
+        """How long a request may wait: at least STARTUP_TIMEOUT for the handshake, and for
+        any request to a server that has not said anything yet (it may still be starting)."""
+        assert self.options.timeout is not None
+        starting = process is not None and not process.heard_from
+        if starting or method in ("initialize", "server/discover"):
+            return max(self.options.timeout, STARTUP_TIMEOUT)
+        return self.options.timeout
 
     @staticmethod
     def _disarm(pending: _Pending) -> None:
@@ -610,7 +625,7 @@ class Relay:
         if pending is None:
             return
         self._cancelled.add(key)
-        timeout = self.options.timeout
+        timeout = self._timeout(pending.method, pending.process)
         reason = f"did not answer {pending.method} within {timeout:g} s"
         log.warning("%s %s", self.who, reason)
         if self.downstream is not None and self.downstream.running:
