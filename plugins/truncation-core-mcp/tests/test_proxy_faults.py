@@ -33,9 +33,12 @@ async def _pid(client: Any) -> int:
     return int(result.content[0].text)
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_crash_mid_call_is_a_clear_error_and_restart_brings_the_server_back(
-        trunc_exe: str, workspace: Path) -> None:
-    async with host(_argv(trunc_exe, workspace, "--restart")) as client:
+        trunc_exe: str, workspace: Path, mode: str) -> None:
+    """In both protocol eras: per-request envelopes (auto, with this server), and the
+    initialize handshake (legacy), which the proxy replays to the new server."""
+    async with host(_argv(trunc_exe, workspace, "--restart"), mode=mode) as client:
         first = await _pid(client)
         crashed = await client.call_tool("crash", {})
         assert crashed.is_error
