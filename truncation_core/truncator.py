@@ -279,13 +279,17 @@ class Truncator:
 
         return tool_schemas(format)
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None
-                  ) -> ToolResult:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
+                  names: Mapping[str, str] | None = None) -> ToolResult:
         """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
-        raises: errors come back in the result (400 bad call, 404 unknown artifact)."""
+        raises: errors come back in the result (400 bad call, 404 unknown artifact).
+
+        *names* maps tool names to the names the model knows the tools by, when they differ
+        (``{"get_artifact": "trunc_get_artifact"}``): the calls the result suggests use them.
+        """
         from truncation_core.tools.calls import call_tool
 
-        return call_tool(self, name, arguments)
+        return call_tool(self, name, arguments, names=names)
 
     def tool(self, name: str | Callable[..., Any] | None = None) -> Any:
         """Decorator: the function's result goes through :meth:`process` as tool *name*

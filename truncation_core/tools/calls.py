@@ -14,6 +14,7 @@ thin wrappers over this package.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -196,8 +197,27 @@ def _describe(value: object) -> str:
 # -- dispatch -----------------------------------------------------------------------------------
 
 
-def call_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
-    """Run one tool call. Never raises; see :class:`ToolResult`."""
+#: The names the model knows the tools by, while a call renders the calls it suggests.
+_shown_names: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "truncation_core_tool_names", default=None)
+
+
+def call_tool(truncator: Truncator, name: str, arguments: object = None, *,
+              names: Mapping[str, str] | None = None) -> ToolResult:
+    """Run one tool call. Never raises; see :class:`ToolResult`.
+
+    *names* maps a tool's name (``get_artifact``) to the name the model knows it by, when
+    that differs (an MCP proxy that prefixes the tools to avoid a clash): the calls a result
+    suggests (``Next page: ...``) use it. *name* is the tool's own name.
+    """
+    token = _shown_names.set(names)
+    try:
+        return _call_tool(truncator, name, arguments)
+    finally:
+        _shown_names.reset(token)
+
+
+def _call_tool(truncator: Truncator, name: str, arguments: object) -> ToolResult:
     tool = name if isinstance(name, str) and name in SPECS else None
     try:
         if tool is None:
@@ -240,6 +260,9 @@ def _header(ref: ArtifactRef, what: str) -> str:
 
 
 def _call(tool: str, **arguments: Any) -> str:
+    names = _shown_names.get()
+    if names:
+        tool = names.get(tool, tool)
     args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
     return f"{tool}({args})"
 
