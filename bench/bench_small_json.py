@@ -36,7 +36,7 @@ def _words(rng: random.Random, n: int) -> str:
 
 def search_response(size: int) -> str:
     """Search results with scores, pretty-printed (indent 2), of at least *size* characters."""
-    rng = random.Random(1)
+    rng = random.Random(1)  # noqa: S311 (test data, not a secret)
     results: list[dict[str, Any]] = []
     text = ""
     while len(text) < size:
@@ -52,7 +52,7 @@ def search_response(size: int) -> str:
 
 def api_response(size: int) -> str:
     """A page of users from a REST API, compact, of at least *size* characters."""
-    rng = random.Random(2)
+    rng = random.Random(2)  # noqa: S311 (test data, not a secret)
     users: list[dict[str, Any]] = []
     text = ""
     while len(text) < size:

@@ -24,6 +24,14 @@ first, each time keeping as much as fits (a binary search on one knob, the other
 
 If nothing fits, :func:`fit` returns None and the caller falls back to a text strategy.
 
+The trials are answered from sizes, not by writing the document again (about 15 trials a
+cut). Each container is serialized once, bottom-up, with the statistics that say which knobs
+would cut inside it (longest array, widest object, longest string, height); a trial sizes a
+container from prefix sums over its members and only looks inside the members that its
+knobs cut. Members are measured lazily, from each end of a container, as far as the trials
+need them: a trial that is already over the budget stops. The output is then assembled once,
+from the texts measured (see :class:`_Plan`).
+
 Values are the ones :func:`truncation_core.structured.sniff.parse` builds (lists, tuples of
 pairs, str, :class:`~truncation_core.structured.sniff.RawNumber` ...) plus the partial nodes
 that the streaming parser keeps (:class:`Window`, :class:`LongString`), whose middle was never
@@ -416,8 +424,11 @@ class _Side:
     def covered_prefix(self, count: int, limits: tuple[int, int, int, int]) -> int:
         """How many of the first *count* measured members are kept whole under *limits*
         (items, keys, chars, height), in a row."""
-        end = count
         top = self.top
+        if (top[0] <= limits[0] and top[1] <= limits[1] and top[2] <= limits[2]
+                and top[3] <= limits[3]):
+            return count
+        end = count
         for s in range(4):
             limit = limits[s]
             if top[s] > limit:
@@ -463,8 +474,8 @@ class _Box:
             self.pairs = type(value) is tuple
         self.front = _Side()
         self.back = _Side()
-        #: Boxes of the members cut inside, by index in the original.
-        self.children: dict[int, _Box] = {}
+        #: The members cut inside, by index in the original (see :meth:`_child`).
+        self.children: dict[int, tuple[str, int, str, Any, _Box | None]] = {}
 
     # -- measuring ------------------------------------------------------------------------------
 
@@ -526,14 +537,14 @@ class _Box:
         first, last = self.window(knobs.keys if self.pairs else knobs.items)
         omitted = self.total - first - last
         size = plan.frame_size(self.depth, first + last + (1 if omitted else 0))
-        if omitted:
-            size += plan.size_of(plan.note_member(omitted, self.total, self.pairs, self.path,
-                                                  False))
         if size & _MASK > room:
             raise _Over
         size += self.range(True, first, knobs, room - (size & _MASK))
         if last:
             size += self.range(False, last, knobs, room - (size & _MASK))
+        if omitted:  # last: a trial already too large never asks for the note's text
+            size += plan.size_of(plan.note_member(omitted, self.total, self.pairs, self.path,
+                                                  False))
         return size
 
     def range(self, front: bool, count: int, knobs: Knobs, room: int) -> int:
@@ -543,9 +554,18 @@ class _Box:
             return 0
         side = self.front if front else self.back
         limits = (knobs.items, knobs.keys, knobs.chars, knobs.depth - self.depth - 1)
-        if len(side.texts) < count:
-            self.extend(front, count, room)
-        covered = side.covered_prefix(min(count, len(side.texts)), limits)
+        measured = len(side.texts)
+        if measured >= count:
+            covered = side.covered_prefix(count, limits)
+        else:
+            covered = side.covered_prefix(measured, limits)
+            if side.sums[covered] & _MASK > room:  # too large already: measure no more
+                raise _Over
+            if covered < measured:
+                self.extend(front, count, room)
+            else:  # all measured are kept whole: they count against the room
+                self.extend(front, count, room - (side.sums[measured] & _MASK))
+                covered = side.covered_prefix(min(count, len(side.texts)), limits)
         size = side.sums[covered]
         if size & _MASK > room:
             raise _Over
@@ -565,28 +585,38 @@ class _Box:
     def child(self, front: bool, i: int, knobs: Knobs, room: int, out: list[str] | None) -> int:
         """The *i*-th member from one end, cut inside by *knobs*: its size, and with *out*,
         its text written there."""
+        index = i if front else self.total - 1 - i
+        entry = self.children.get(index)
+        if entry is None:
+            entry = self.children[index] = self._child(front, i)
+        key_text, key_size, path, value, box = entry
+        if out is not None:
+            if key_text:
+                out.append(key_text)
+            if box is not None:
+                box.render(knobs, out)
+            else:
+                self.plan.leaf(value, knobs, path, out)
+            return 0
+        if box is not None:
+            return key_size + box.size(knobs, room - (key_size & _MASK))
+        return key_size + self.plan.leaf(value, knobs, path)
+
+    def _child(self, front: bool, i: int) -> tuple[str, int, str, Any, _Box | None]:
+        """(key text, its size, path, value, box if a container) of a member cut inside."""
         index, value = self.member(front, i)
-        plan = self.plan
-        size = 0
+        key_text, key_size = "", 0
         if self.pairs:
             key, value = value
-            key_text = plan.key_text(key)
-            size = plan.size_of(key_text)
-            if out is not None:
-                out.append(key_text)
+            key_text = self.plan.key_text(key)
+            key_size = self.plan.size_of(key_text)
             path = self.path + _path_segment(key)
         else:
             path = f"{self.path}[{index}]"
         kind = type(value)
-        if kind is list or kind is tuple or kind is Window:
-            box = self.children.get(index)
-            if box is None:
-                box = self.children[index] = _Box(plan, value, self.depth + 1, path)
-            if out is not None:
-                box.render(knobs, out)
-                return 0
-            return size + box.size(knobs, room - (size & _MASK))
-        return size + plan.leaf(value, knobs, path, out)
+        box = (_Box(self.plan, value, self.depth + 1, path)
+               if kind is list or kind is tuple or kind is Window else None)
+        return key_text, key_size, path, value, box
 
     # -- the final rendering --------------------------------------------------------------------
 
@@ -721,6 +751,7 @@ class _Plan:
         chars: list[int] = []
         heights: list[int] = []
         serialize, size_of, key_text = self.serialize, self.size_of, self.key_text
+        plain = not (self.count_bytes or self.count_lines)
         spent = 0
         key = ""
         for value in values:
@@ -746,11 +777,12 @@ class _Plan:
                 chars.append(_NEVER)
                 heights.append(_NEVER)
                 continue
-            text = _escape_surrogates(text)
+            if not text.isascii():
+                text = _escape_surrogates(text)
             if pairs:
                 text = key_text(key) + text
             texts.append(text)
-            sizes.append(size_of(text))
+            sizes.append(len(text) if plain else size_of(text))
             items.append(stats[0])
             keys.append(stats[1])
             chars.append(stats[2])
