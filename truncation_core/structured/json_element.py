@@ -215,6 +215,9 @@ class _Unmeasured(Exception):
 
 #: Each statistic of a value that cannot be kept whole: larger than any knob.
 _NEVER = INF + 1
+#: An array or object of at most this many members is measured whole from its beginning
+#: (as far as the budget allows) when a trial first needs its end.
+_SMALL = 64
 
 
 def _escape_surrogates(text: str) -> str:
@@ -552,6 +555,8 @@ class _Box:
         are the caller's)."""
         if not count:
             return 0
+        if not front and self.whole_front():
+            return self.end(count, knobs, room)
         side = self.front if front else self.back
         limits = (knobs.items, knobs.keys, knobs.chars, knobs.depth - self.depth - 1)
         measured = len(side.texts)
@@ -580,6 +585,39 @@ class _Box:
             if size & _MASK > room:
                 raise _Over
             i += 1
+        return size
+
+    def whole_front(self) -> bool:
+        """Whether every member is measured from the beginning: measure a small array or
+        object whole (as far as the budget allows) when a trial first needs its end."""
+        if self.tail or self.total > _SMALL:
+            return False
+        if len(self.front.texts) < self.total:
+            self.extend(True, self.total, self.plan.limit)
+        return len(self.front.texts) == self.total
+
+    def end(self, count: int, knobs: Knobs, room: int) -> int:
+        """The size of the last *count* members, from the measurements from the beginning."""
+        limits_items, limits_keys, limits_chars = knobs.items, knobs.keys, knobs.chars
+        limits_height = knobs.depth - self.depth - 1
+        sums = self.front.sums
+        top = self.front.top
+        if (top[0] <= limits_items and top[1] <= limits_keys and top[2] <= limits_chars
+                and top[3] <= limits_height):  # nothing is cut inside any member
+            size = sums[self.total] - sums[self.total - count]
+            if size & _MASK > room:
+                raise _Over
+            return size
+        items, keys, chars, height = self.front.stats
+        size = 0
+        for j in range(self.total - count, self.total):
+            if (items[j] <= limits_items and keys[j] <= limits_keys and chars[j] <= limits_chars
+                    and height[j] <= limits_height):
+                size += sums[j + 1] - sums[j]
+            else:
+                size += self.child(True, j, knobs, room - (size & _MASK), None)
+            if size & _MASK > room:
+                raise _Over
         return size
 
     def child(self, front: bool, i: int, knobs: Knobs, room: int, out: list[str] | None) -> int:
@@ -646,13 +684,21 @@ class _Box:
         if note:
             out.append(following if first else opening)
             out.append(note)
-        self.extend(False, last, INF)
-        for i in range(last - 1, -1, -1):
-            out.append(following if first or note or i < last - 1 else opening)
-            if self.back.covered(i, limits):
-                out.append(self.back.texts[i])  # type: ignore[arg-type]
-            else:
-                self.child(False, i, knobs, INF, out)
+        if last and self.whole_front():
+            for j in range(self.total - last, self.total):
+                out.append(following if first or note or j > self.total - last else opening)
+                if self.front.covered(j, limits):
+                    out.append(self.front.texts[j])  # type: ignore[arg-type]
+                else:
+                    self.child(True, j, knobs, INF, out)
+        else:
+            self.extend(False, last, INF)
+            for i in range(last - 1, -1, -1):
+                out.append(following if first or note or i < last - 1 else opening)
+                if self.back.covered(i, limits):
+                    out.append(self.back.texts[i])  # type: ignore[arg-type]
+                else:
+                    self.child(False, i, knobs, INF, out)
         out.append(plan.closing(self.depth))
         out.append("}" if pairs else "]")
 
