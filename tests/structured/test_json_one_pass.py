@@ -13,12 +13,17 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import json_documents
 
 from truncation_core import Budget, Truncator
 from truncation_core.markers import MarkerRenderer
 from truncation_core.structured import json_element
 from truncation_core.structured.dispatch import element_cut
+from truncation_core.structured.json_element import INF
 from truncation_core.structured.sniff import parse
+from truncation_core.text import measure
 from truncation_core.truncator import content_facts
 
 
@@ -96,6 +101,42 @@ def test_a_large_document_is_measured_only_as_far_as_the_trials_need(plans):
         counts.append(sum(plan.serialized for plan in plans))
     assert counts[1] <= counts[0] + 10
     assert counts[1] < containers(parse(search_response(6000, indent=None)).value) / 20
+
+
+knob_values = st.sampled_from([0, 1, 2, 3, 5, 16, 40, 500, INF])
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=json_documents, chars=st.integers(0, 3000),
+       extra=st.sampled_from(["chars", "bytes", "lines"]),
+       trials=st.lists(st.tuples(knob_values, knob_values, knob_values,
+                                 st.sampled_from([0, 1, 2, 3, 32])), min_size=1, max_size=12))
+def test_every_trial_is_sized_exactly_as_its_output_measures(doc, chars, extra, trials):
+    """A plan answers any sequence of trials, whatever it measured and kept from the trials
+    before, exactly as the output under those knobs measures: its sizes, the sizes it keeps
+    per container, and the rooms it found too small are never stale."""
+    parsed = parse(doc)
+    if parsed.format != "json" or parsed.deep:
+        return
+    budget = Budget(chars=chars, bytes=chars if extra == "bytes" else None,
+                    lines=max(1, chars // 40) if extra == "lines" else None)
+    style = json_element.detect_style(doc)
+
+    def note(element: Any) -> str:  # depends on where the note stands, as a plugin's may
+        return f"{element.count} {element.unit} at {element.path[-6:]}"
+
+    def plan(limit: Budget) -> Any:
+        return json_element._Plan(parsed.value, budget=limit, style=style, note=note,
+                                  head_ratio=0.6, max_depth=32)
+
+    trying = plan(budget)
+    for items, keys, chars_knob, depth in trials:
+        knobs = json_element.Knobs(items, keys, chars_knob, depth)
+        fresh = plan(Budget(chars=INF))
+        text = fresh.render(knobs).text
+        assert trying.fits(knobs) == budget.admits(measure(text)), knobs
+    assert trying.render(knobs).text == text
 
 
 def test_negative_control_a_fitter_that_forgets_serializes_again(plans, monkeypatch):

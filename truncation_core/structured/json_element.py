@@ -388,6 +388,10 @@ def _serializer(plan: _Plan) -> Callable[[Any, int], tuple[str, int, int, int, i
     return serialize
 
 
+def _released(value: Any, depth: int) -> tuple[str, int, int, int, int, int]:
+    raise RuntimeError("the plan was released")
+
+
 class _Side:
     """The members of a container measured from one end, in order from that end: their
     texts (None for a member that cannot be kept whole), prefix sums of their sizes, and
@@ -460,13 +464,20 @@ class _Box:
     A member measured from one end is not measured again from the other.
     """
 
-    __slots__ = ("back", "children", "depth", "front", "head", "pairs", "path", "plan", "tail",
-                 "total")
+    __slots__ = ("back", "children", "depth", "front", "head", "over", "pairs", "path", "plan",
+                 "sized", "stats", "tail", "total")
 
-    def __init__(self, plan: _Plan, value: Any, depth: int, path: str) -> None:
+    def __init__(self, plan: _Plan, value: Any, depth: int, path: str,
+                 stats: tuple[int, int, int, int] | None = None) -> None:
         self.plan = plan
         self.depth = depth
         self.path = path
+        #: The container's statistics when it was measured whole (see :func:`_serializer`),
+        #: its sizes by the knobs that matter to it (:meth:`size`), and the largest room
+        #: a trial found it over.
+        self.stats = stats
+        self.sized: dict[tuple[int, int, int, int], int] = {}
+        self.over: dict[tuple[int, int, int, int], int] = {}
         self.head: Sequence[Any]
         self.tail: Sequence[Any]
         if type(value) is Window:
@@ -537,6 +548,41 @@ class _Box:
             return 2
         if self.depth >= knobs.depth:
             return plan.size_of(plan.collapsed(self.total, self.pairs, self.path, False))
+        stats = self.stats
+        if stats is None:
+            stats = self.stats = self.measured_stats()
+            if stats is None:
+                return self.compute(knobs, room)
+        # Knobs beyond what the container holds cut the same: its size under the knobs
+        # clipped to its statistics is its size under these. A trial that stopped because it
+        # was over *room* leaves that as a lower bound.
+        key = (min(knobs.items, stats[0]), min(knobs.keys, stats[1]),
+               min(knobs.chars, stats[2]), min(knobs.depth - self.depth, stats[3]))
+        size = self.sized.get(key)
+        if size is None:
+            if room <= self.over.get(key, -1):
+                raise _Over
+            try:
+                size = self.sized[key] = self.compute(knobs, room)
+            except _Over:
+                self.over[key] = room
+                raise
+        if size & _MASK > room:
+            raise _Over
+        return size
+
+    def measured_stats(self) -> tuple[int, int, int, int] | None:
+        """The container's statistics from its members', once every member is measured."""
+        front, back = self.front, self.back
+        if self.tail or len(front.texts) + len(back.texts) < self.total:
+            return None
+        tops = [max(a, b) for a, b in zip(front.top, back.top, strict=True)]
+        return (max(tops[0], 0 if self.pairs else self.total),
+                max(tops[1], self.total if self.pairs else 0), tops[2], tops[3] + 1)
+
+    def compute(self, knobs: Knobs, room: int) -> int:
+        """:meth:`size`, computed."""
+        plan = self.plan
         first, last = self.window(knobs.keys if self.pairs else knobs.items)
         omitted = self.total - first - last
         size = plan.frame_size(self.depth, first + last + (1 if omitted else 0))
@@ -652,8 +698,12 @@ class _Box:
         else:
             path = f"{self.path}[{index}]"
         kind = type(value)
-        box = (_Box(self.plan, value, self.depth + 1, path)
-               if kind is list or kind is tuple or kind is Window else None)
+        box = None
+        if kind is list or kind is tuple or kind is Window:
+            side = self.front if front else self.back
+            stats = (side.stats[0][i], side.stats[1][i], side.stats[2][i], side.stats[3][i])
+            box = _Box(self.plan, value, self.depth + 1, path,
+                       stats if stats[0] != _NEVER else None)
         return key_text, key_size, path, value, box
 
     # -- the final rendering --------------------------------------------------------------------
@@ -674,8 +724,9 @@ class _Box:
         opening, following = plan.prefixes(self.depth)
         limits = (knobs.items, knobs.keys, knobs.chars, knobs.depth - self.depth - 1)
         out.append("{" if pairs else "[")
-        self.extend(True, first, INF)
         for i in range(first):
+            if i >= len(self.front.texts):
+                self.extend(True, first, INF)
             out.append(following if i else opening)
             if self.front.covered(i, limits):
                 out.append(self.front.texts[i])  # type: ignore[arg-type]
@@ -692,7 +743,8 @@ class _Box:
                 else:
                     self.child(True, j, knobs, INF, out)
         else:
-            self.extend(False, last, INF)
+            while len(self.back.texts) < last:
+                self.extend(False, last, INF)
             for i in range(last - 1, -1, -1):
                 out.append(following if first or note or i < last - 1 else opening)
                 if self.back.covered(i, limits):
@@ -815,14 +867,14 @@ class _Plan:
                     raise _Unmeasured
                 else:
                     text, stats = _scalar_text(value), (0, 0, 0, 0)
-            except _Unmeasured:
+            except _Unmeasured:  # stop here: the trial sizes it inside first
                 texts.append(None)
                 sizes.append(0)
                 items.append(_NEVER)
                 keys.append(_NEVER)
                 chars.append(_NEVER)
                 heights.append(_NEVER)
-                continue
+                break
             if not text.isascii():
                 text = _escape_surrogates(text)
             if pairs:
@@ -934,6 +986,17 @@ class _Plan:
             return False
         return self.admits(size)
 
+    def release(self) -> None:
+        """Drop what refers back to the plan (its boxes, its serializer), so that reference
+        counting frees it as soon as the caller does: the collector may be paused for the
+        whole cut, and would otherwise keep every text measured until it runs."""
+        self.root = None
+        # The serializer is a recursive closure: it refers to itself through one of its
+        # cells, and through them to the plan and its memo. Emptying the cells ends the cycle.
+        for cell in getattr(self.serialize, "__closure__", None) or ():
+            cell.cell_contents = None
+        self.serialize = _released
+
     def render(self, knobs: Knobs) -> Fitted:
         """The output under *knobs* (which fit), written once, with its cuts."""
         self.rendered += 1
@@ -994,9 +1057,12 @@ def fit(value: Any, *, budget: Budget, style: Style, note: Callable[[ElementOmis
     for layout in styles:
         plan = _Plan(value, budget=budget, style=layout, note=note, head_ratio=head_ratio,
                      max_depth=depth)
-        chosen = _choose(plan.fits, budget, depth)
-        if chosen is not None:
-            return plan.render(chosen)
+        try:
+            chosen = _choose(plan.fits, budget, depth)
+            if chosen is not None:
+                return plan.render(chosen)
+        finally:
+            plan.release()
     return None
 
 

@@ -135,20 +135,24 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
     layout = _Layout(parsed.value, member, results, order, budget=budget, style=style,
                      note=note)
     reason: str | None = "character_limit"
-    out = layout.render(1) if results and layout.fits(1) else None
+    try:
+        out = layout.render(1) if results and layout.fits(1) else None
+        if out is not None:
+            lo, hi = 1, len(results)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if layout.fits(mid) else (lo, mid - 1)
+            kept = lo
+            out = layout.render(kept) or ""  # fits, so it is written
+            if kept == len(results):
+                reason = None
+            else:  # which limit the next result would break
+                following = layout.render(kept + 1)
+                if following is not None:
+                    reason = _binding_limit(measure(following), budget)
+    finally:
+        layout.plan.release()
     if out is not None:
-        lo, hi = 1, len(results)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if layout.fits(mid) else (lo, mid - 1)
-        kept = lo
-        out = layout.render(kept) or ""  # fits, so it is written
-        if kept == len(results):
-            reason = None
-        else:  # which limit the next result would break
-            following = layout.render(kept + 1)
-            if following is not None:
-                reason = _binding_limit(measure(following), budget)
         details_fit: dict[str, Any] = {}
     else:  # not even the best result fits whole: element-truncate it (seed 002, risk 4)
         kept, reason = min(1, len(results)), "single_result_too_large"
