@@ -215,6 +215,8 @@ class _Unmeasured(Exception):
 
 #: Each statistic of a value that cannot be kept whole: larger than any knob.
 _NEVER = INF + 1
+#: The statistics of a container that is never measured whole.
+_UNKNOWN = (_NEVER, _NEVER, _NEVER, _NEVER)
 #: An array or object of at most this many members is measured whole from its beginning
 #: (as far as the budget allows) when a trial first needs its end.
 _SMALL = 64
@@ -550,9 +552,12 @@ class _Box:
             return plan.size_of(plan.collapsed(self.total, self.pairs, self.path, False))
         stats = self.stats
         if stats is None:
-            stats = self.stats = self.measured_stats()
+            stats = self.measured_stats()
             if stats is None:
                 return self.compute(knobs, room)
+            self.stats = stats
+        elif stats is _UNKNOWN:
+            return self.compute(knobs, room)
         # Knobs beyond what the container holds cut the same: its size under the knobs
         # clipped to its statistics is its size under these. A trial that stopped because it
         # was over *room* leaves that as a lower bound.
@@ -572,11 +577,17 @@ class _Box:
         return size
 
     def measured_stats(self) -> tuple[int, int, int, int] | None:
-        """The container's statistics from its members', once every member is measured."""
+        """The container's statistics from its members', once every member is measured
+        whole; :data:`_UNKNOWN` once a member cannot be."""
+        if self.depth >= self.plan.max_depth:  # collapsed in every trial
+            return (0, 0, 0, 1)
         front, back = self.front, self.back
         if self.tail or len(front.texts) + len(back.texts) < self.total:
             return None
         tops = [max(a, b) for a, b in zip(front.top, back.top, strict=True)]
+        if tops[0] == _NEVER:  # a member was not measured whole: it never will be
+            self.stats = _UNKNOWN
+            return None
         return (max(tops[0], 0 if self.pairs else self.total),
                 max(tops[1], self.total if self.pairs else 0), tops[2], tops[3] + 1)
 
