@@ -466,8 +466,8 @@ class _Box:
     A member measured from one end is not measured again from the other.
     """
 
-    __slots__ = ("back", "children", "depth", "front", "head", "over", "pairs", "path", "plan",
-                 "sized", "stats", "tail", "total")
+    __slots__ = ("back", "children", "depth", "front", "head", "over", "pairs", "path",
+                 "pending", "plan", "sized", "stats", "tail", "total")
 
     def __init__(self, plan: _Plan, value: Any, depth: int, path: str,
                  stats: tuple[int, int, int, int] | None = None) -> None:
@@ -480,6 +480,9 @@ class _Box:
         self.stats = stats
         self.sized: dict[tuple[int, int, int, int], int] = {}
         self.over: dict[tuple[int, int, int, int], int] = {}
+        #: Once every member is measured: the measured members' statistics, and the indices
+        #: of those that could not be measured whole (see :meth:`measured_stats`).
+        self.pending: tuple[list[int], list[int]] | None = None
         self.head: Sequence[Any]
         self.tail: Sequence[Any]
         if type(value) is Window:
@@ -577,17 +580,36 @@ class _Box:
         return size
 
     def measured_stats(self) -> tuple[int, int, int, int] | None:
-        """The container's statistics from its members', once every member is measured
-        whole; :data:`_UNKNOWN` once a member cannot be."""
+        """The container's statistics from its members', once every member is measured (a
+        member that could not be measured whole counts by its own box's, once known); None
+        while they are not known yet."""
         if self.depth >= self.plan.max_depth:  # collapsed in every trial
             return (0, 0, 0, 1)
         front, back = self.front, self.back
         if self.tail or len(front.texts) + len(back.texts) < self.total:
             return None
-        tops = [max(a, b) for a, b in zip(front.top, back.top, strict=True)]
-        if tops[0] == _NEVER:  # a member was not measured whole: it never will be
-            self.stats = _UNKNOWN
-            return None
+        if self.pending is None:  # complete: the measured members' statistics, once
+            tops = [max(a, b) for a, b in zip(front.top, back.top, strict=True)]
+            pending: list[int] = []
+            if tops[0] == _NEVER:
+                for from_front, side in ((True, front), (False, back)):
+                    pending += [i if from_front else self.total - 1 - i
+                                for i, text in enumerate(side.texts) if text is None]
+                tops = [max((v for v in front.stats[s] + back.stats[s] if v != _NEVER),
+                            default=0) for s in range(4)]
+            self.pending = (tops, sorted(set(pending)))
+        tops, pending = self.pending
+        for index in pending:
+            entry = self.children.get(index)
+            if entry is None:  # not sized yet
+                return None
+            box = entry[4]
+            if box is None or box.stats is _UNKNOWN:  # a partial string; never known
+                self.stats = _UNKNOWN
+                return None
+            if box.stats is None:
+                return None
+            tops = [max(a, b) for a, b in zip(tops, box.stats, strict=True)]
         return (max(tops[0], 0 if self.pairs else self.total),
                 max(tops[1], self.total if self.pairs else 0), tops[2], tops[3] + 1)
 
