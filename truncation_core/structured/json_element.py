@@ -199,7 +199,6 @@ class Fitted:
 
 _FIELD = 40
 _MASK = (1 << _FIELD) - 1
-_EXTRA_BYTE = 1 << _FIELD
 _NEWLINE = 1 << (2 * _FIELD)
 
 
@@ -208,9 +207,9 @@ class _Over(Exception):
 
 
 class _Unmeasured(Exception):
-    """A value has no text of its own under every trial: it holds a partial node (a
-    :class:`Window`, a :class:`LongString`), a container nested as deep as the depth limit,
-    or it is larger than the budget."""
+    """A value cannot be written whole, once for every trial: it holds a partial node (a
+    :class:`Window`, a :class:`LongString`) or a container as deep as the depth limit, or it
+    is larger than the budget. Trials size it from its members instead."""
 
 
 #: Each statistic of a value that cannot be kept whole: larger than any knob.
