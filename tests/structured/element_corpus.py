@@ -19,6 +19,7 @@ as such and not as a changed output.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -241,14 +242,10 @@ def cases() -> Iterator[tuple[str, str, str, str, dict[str, int | None]]]:
                 "element", policy, {"chars": chars, "bytes": None, "lines": None}
 
 
-def run_case(text: str, strategy: str, policy_name: str,
-             budget: dict[str, int | None]) -> dict[str, Any]:
-    """The cut, as the plain data the golden file keeps."""
-    from truncation_core import Budget, Truncator
-    from truncation_core.markers import MarkerRenderer
-    from truncation_core.structured.dispatch import element_cut
-    from truncation_core.structured.ranked import ranked_cut
-    from truncation_core.truncator import content_facts
+@functools.cache
+def _truncator(policy_name: str, strategy: str) -> Any:
+    """The truncator a case runs with (its notes are stateless: one per policy serves all)."""
+    from truncation_core import Truncator
 
     config, plugins = POLICIES[policy_name]
     config = {"spill": False, **config}
@@ -256,7 +253,19 @@ def run_case(text: str, strategy: str, policy_name: str,
         config["stream_threshold"] = 64
     if strategy == "ranked":
         config["tools"] = {"t": {"strategy": "ranked"}}
-    truncator = Truncator(config, plugins=plugins(), load_entrypoints=False)
+    return Truncator(config, plugins=plugins(), load_entrypoints=False)
+
+
+def run_case(text: str, strategy: str, policy_name: str,
+             budget: dict[str, int | None]) -> dict[str, Any]:
+    """The cut, as the plain data the golden file keeps."""
+    from truncation_core import Budget
+    from truncation_core.markers import MarkerRenderer
+    from truncation_core.structured.dispatch import element_cut
+    from truncation_core.structured.ranked import ranked_cut
+    from truncation_core.truncator import content_facts
+
+    truncator = _truncator(policy_name, strategy)
     policy = truncator.policy("t")
     facts = content_facts(text)
     markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
