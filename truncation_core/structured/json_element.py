@@ -792,7 +792,9 @@ class _Plan:
 
     :meth:`fits` answers a trial from sizes: members measured once (by :func:`_serializer`
     and :meth:`_Box.extend`), prefix sums over them, and only what the knobs cut inside is
-    sized again. :meth:`render` writes the output once, from the texts already measured.
+    sized again (each :class:`_Box` keeps its sizes by the knobs that matter to it).
+    :meth:`render` writes the output once, from the texts already measured. :meth:`release`
+    drops the boxes and the serializer when the cut is done.
     """
 
     def __init__(self, value: Any, *, budget: Budget, style: Style,
