@@ -124,7 +124,7 @@ def test_apply_json_is_one_document(trunc) -> None:  # type: ignore[no-untyped-d
 
 def test_apply_strategy_option(trunc) -> None:  # type: ignore[no-untyped-def]
     text = log_lines(300)
-    done = trunc("apply", "--strategy", "head", "--limit", "400", "--json", stdin=text)
+    done = trunc("apply", "--strategy", "head", "--limit", "500", "--json", stdin=text)
     document = json.loads(done.stdout)
     assert document["metadata"]["strategy_used"] == "head"
     assert document["content"].startswith(text[:200])

@@ -37,13 +37,17 @@ def test_defaults_are_seed_000s() -> None:
 
 
 def test_default_markers_are_seed_000s() -> None:
+    """FR-043's format, and the size of the whole output (FR-041)."""
     marker = MarkerConfig()
-    fmt = {"lines": 12340, "chars": 1234567, "hint": ""}
-    assert marker.middle.format(**fmt) == "\n... [12,340 lines / 1,234,567 chars omitted] ...\n"
-    assert marker.beginning.format(**fmt) == \
-        "... [Beginning omitted: 12,340 lines / 1,234,567 chars] ...\n"
-    assert marker.end.format(**fmt) == \
-        "\n... [Remainder omitted: 12,340 lines / 1,234,567 chars] ..."
+    fmt = {"lines": 12340, "chars": 1234567, "hint": "", "original_lines": 20000,
+           "original_chars": 2000000}
+    assert marker.middle.format(**fmt) == ("\n... [12,340 lines / 1,234,567 chars omitted of "
+                                           "20,000 lines / 2,000,000 chars] ...\n")
+    assert marker.beginning.format(**fmt) == ("... [Beginning omitted: 12,340 lines / "
+                                              "1,234,567 chars of 20,000 lines / 2,000,000 "
+                                              "chars] ...\n")
+    assert marker.end.format(**fmt) == ("\n... [Remainder omitted: 12,340 lines / 1,234,567 "
+                                        "chars of 20,000 lines / 2,000,000 chars] ...")
 
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -35,6 +35,9 @@ from truncation_core.config.checks import (
 from truncation_core.config.markers import MarkerConfig, marker_template_problems
 from truncation_core.config.settings import SETTING_NAMES, Settings, ToolConfig
 from truncation_core.hooks.models import Budget, frozen_mapping
+
+if TYPE_CHECKING:
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
@@ -148,6 +151,9 @@ class Policy(Settings):
     explicit_strategy: bool = False
     #: The marker templates.
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
+    #: The tokenizer named by ``tokenizer``, as the Truncator resolved it from its plugins
+    #: (None in a policy made from configuration alone, :meth:`Config.policy_for`).
+    counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def budget(self) -> Budget:
