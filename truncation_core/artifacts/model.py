@@ -51,9 +51,10 @@ _SESSION_PATTERN = re.compile(SESSION_ID_REGEX)
 
 
 #: A tool call id as hosts make them (``call_...``, ``toolu_...``, an MCP request id): ASCII
-#: letters, digits and ``_ . : -``, starting with a letter or digit, at most 128 characters.
-#: Only such ids are shown in markers and accepted in place of an artifact id.
-TOOL_CALL_ID_REGEX = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}"
+#: letters, digits and ``_ . : -``, starting with a letter or digit, at most 128 characters,
+#: and not starting with ``art_`` (a malformed artifact id is an error, not a handle). Only
+#: such ids are shown in markers and accepted in place of an artifact id.
+TOOL_CALL_ID_REGEX = r"(?!art_)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}"
 _TOOL_CALL_PATTERN = re.compile(TOOL_CALL_ID_REGEX)
 
 
@@ -61,8 +62,7 @@ def is_tool_call_id(value: object) -> bool:
     """True when *value* is a tool call id that can stand for its artifact (see
     :data:`TOOL_CALL_ID_REGEX`), and not itself an artifact id."""
     return (type(value) is str and len(value) <= 128
-            and _TOOL_CALL_PATTERN.fullmatch(value) is not None
-            and _ID_PATTERN.fullmatch(value) is None)
+            and _TOOL_CALL_PATTERN.fullmatch(value) is not None)
 
 
 def new_artifact_id(now: float | None = None) -> str:

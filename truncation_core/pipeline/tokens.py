@@ -1,8 +1,9 @@
 """Token budgets: what the model sees, fitted to ``max_tokens`` under the policy's tokenizer.
 
 Strategies cut to a budget in characters, bytes and lines
-(:class:`~truncation_core.hooks.models.Budget`) and know nothing of tokens. The pipeline holds the token limit on top of them, whatever the
-strategy (a plugin's included), by searching the character budget:
+(:class:`~truncation_core.hooks.models.Budget`) and know nothing of tokens. The pipeline holds
+the token limit on top of them, whatever the strategy (a plugin's included), by searching the
+character budget:
 
 1. Cut by characters first. A character is at most 4 UTF-8 bytes and a byte-level token at
    least one byte, so when the character budget (plus anything shown above the content) is
