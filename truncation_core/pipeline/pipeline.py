@@ -83,9 +83,6 @@ class Pipeline:
         self._store = store
         self._stats = stats
         self._matchers: dict[str | None, Matcher] = {}
-        #: Characters per token of each tool's last cut fitted to max_tokens: the next
-        #: cut's first guess.
-        self._chars_per_token: dict[str | None, float] = {}
 
     # -- when a plugin fails -------------------------------------------------------------------
 
@@ -291,11 +288,8 @@ class Pipeline:
                                        tried)
             return Shown(content=content, cut=cut, notes=tuple(tried))
 
-        shown, counted, chars = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
-                                           above=call.above,
-                                           chars_per_token=self._chars_per_token.get(call.tool))
-        if counted:
-            self._chars_per_token[call.tool] = chars / counted
+        shown, counted, _ = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
+                                       above=call.above)
         return shown, counted
 
     def _shown(self, call: Call, notes: list[str]) -> tuple[str, Cut]:

@@ -8,8 +8,8 @@ character budget:
 1. Cut by characters first. A character is at most 4 UTF-8 bytes and a byte-level token at
    least one byte, so when the character budget (plus anything shown above the content) is
    at most a quarter of ``max_tokens``, the cut is within it without counting.
-2. Otherwise cut at a first guess of the characters that many tokens take (the tool's last
-   result's characters per token, else 2.5), count what the model would see, and cut again
+2. Otherwise cut at a first guess of the characters that many tokens take (2.5 characters
+   a token: what ``estimate`` gives build logs), count what the model would see, and cut again
    at the size the counts point to (a line through the last two counts: a cut's tokens grow
    about linearly with its characters, plus the fixed cost of its markers), until a cut
    fits and uses at least :data:`FILL` of the budget, or the budget is known to within
@@ -42,14 +42,16 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_CHARS_PER_TOKEN", "FILL", "CallTokens", "Shown", "fit_tokens"]
 
-#: A fit using at least this share of ``max_tokens`` ends the search.
-FILL = 0.97
+#: A fit using at least this share of ``max_tokens`` ends the search. (Cuts snap to line
+#: boundaries, so the tokens shown move in steps of a line, or more.)
+FILL = 0.95
 #: The share of ``max_tokens`` the next cut aims at.
 _AIM = 0.985
 #: Cuts tried before settling for the best one that fits.
 _MAX_CUTS = 6
-#: The first guess of characters per token, for a tool without a result counted yet: about
-#: what ``estimate`` gives build logs (real tokenizers give them about 3).
+#: The first guess of characters per token: about what ``estimate`` gives build logs (real
+#: tokenizers give them about 3). The guess does not depend on earlier results, so that the
+#: same content always gets the same cut.
 DEFAULT_CHARS_PER_TOKEN = 2.5
 #: The most UTF-8 bytes one character takes (a lone surrogate takes 3, as U+FFFD does).
 _MAX_BYTES_PER_CHAR = 4
@@ -126,7 +128,7 @@ def fit_tokens(render: Callable[[int], Shown], *, cap: int, tokens: CallTokens,
     the most within ``tokens.limit`` tokens (see the module docstring).
 
     *above* is text shown above the content (a command's header): it counts too.
-    *chars_per_token*, when known from the tool's previous results, makes the first guess.
+    *chars_per_token* makes the first guess (default :data:`DEFAULT_CHARS_PER_TOKEN`).
     Returns the cut, its count of tokens (None when its size alone proved it within the
     limit), and the character budget it was made with.
     """
@@ -148,8 +150,12 @@ def fit_tokens(render: Callable[[int], Shown], *, cap: int, tokens: CallTokens,
     best: tuple[int, Shown, int | None] | None = None
     over = cap + 1  # the fewest characters known to show too many tokens
     points: list[tuple[int, int]] = []
+    shown_sizes: set[int] = set()
     for _ in range(_MAX_CUTS):
         shown, n, used = attempt(chars)
+        if len(shown.content) in shown_sizes and best is not None:
+            break  # a cut seen already: the budget moved within one step of the cut
+        shown_sizes.add(len(shown.content))
         points.append((chars, used))
         if used <= limit:
             if best is None or chars > best[0]:

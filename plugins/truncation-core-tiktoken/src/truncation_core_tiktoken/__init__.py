@@ -59,6 +59,10 @@ _SPECIAL_TOKENS = {
     "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
 }
 _PATTERNS = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}
+#: Loaded encodings, by name and file (None: the installed one): loading o200k_base takes
+#: about a second, so each file is loaded once per process.
+_encodings: dict[tuple[str, str | None], tiktoken.Encoding] = {}
+_loading = threading.Lock()
 
 
 class TiktokenTokenizer:
@@ -71,7 +75,7 @@ class TiktokenTokenizer:
 
     byte_level = True
 
-    def __init__(self, name: str, path: str | Path | None = None) -> None:
+    def __init__(self, name: str, path: str | Path | None = None) -> None:  # cheap: no I/O
         if name not in _PATTERNS:
             raise EncodingFileError(
                 f"unknown encoding {name!r}; expected one of {sorted(_PATTERNS)}"
@@ -79,7 +83,6 @@ class TiktokenTokenizer:
         self._name = name
         self._path = path
         self._encoding: tiktoken.Encoding | None = None
-        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -87,18 +90,22 @@ class TiktokenTokenizer:
 
     @property
     def encoding(self) -> tiktoken.Encoding:
-        """The tiktoken encoding, loaded from the local file on first use."""
+        """The tiktoken encoding, loaded from the local file on first use (once per process
+        for each file: every tokenizer reading the same file shares it)."""
         if self._encoding is None:
-            with self._lock:
-                if self._encoding is None:
+            key = (self._name, None if self._path is None else str(Path(self._path).resolve()))
+            with _loading:
+                encoding = _encodings.get(key)
+                if encoding is None:
                     import tiktoken
 
-                    self._encoding = tiktoken.Encoding(
+                    encoding = _encodings[key] = tiktoken.Encoding(
                         self._name,
                         pat_str=_PATTERNS[self._name],
                         mergeable_ranks=load_ranks(self._name, self._path),
                         special_tokens=_SPECIAL_TOKENS[self._name],
                     )
+            self._encoding = encoding
         return self._encoding
 
     def encode(self, text: str) -> list[int]:
