@@ -11,9 +11,11 @@ character budget:
 2. Otherwise cut at a first guess of the characters that many tokens take (2.5 characters
    a token: what ``estimate`` gives build logs), count what the model would see, and cut again
    at the size the counts point to (a line through the last two counts: a cut's tokens grow
-   about linearly with its characters, plus the fixed cost of its markers), until a cut
+   about linearly with its characters, plus the fixed cost of its markers), or halfway
+   between the largest budget that fits and the smallest that does not when the counts
+   say nothing (a strategy cutting whole lines or JSON items moves in steps), until a cut
    fits and uses at least :data:`FILL` of the budget, or the budget is known to within
-   0.5%. A cut whose UTF-8 size is within the limit needs no count either.
+   0.5%, or six cuts were made. A cut whose UTF-8 size is within the limit needs no count.
 
 Each count is of what one cut shows, about the budget's size, never of the whole input, so
 the cost does not grow with the input; and a text cut from the same content shares most of
@@ -153,10 +155,12 @@ def fit_tokens(render: Callable[[int], Shown], *, cap: int, tokens: CallTokens,
     shown_sizes: set[int] = set()
     for _ in range(_MAX_CUTS):
         shown, n, used = attempt(chars)
-        if len(shown.content) in shown_sizes and best is not None:
-            break  # a cut seen already: the budget moved within one step of the cut
+        # A cut seen already: the budget moved within one step of the strategy's cuts
+        # (whole lines, whole JSON items), where a line through the counts says nothing.
+        repeated = len(shown.content) in shown_sizes
         shown_sizes.add(len(shown.content))
-        points.append((chars, used))
+        if not repeated:
+            points.append((chars, used))
         if used <= limit:
             if best is None or chars > best[0]:
                 best = (chars, shown, n)
@@ -168,7 +172,11 @@ def fit_tokens(render: Callable[[int], Shown], *, cap: int, tokens: CallTokens,
         high = over - 1
         if high - low <= max(2, low // 200):
             break
-        guess = min(max(_predict(points, _AIM * limit), low + 1), high)
+        middle = (low + 1 + high) // 2
+        guess = middle if repeated else _predict(points, _AIM * limit)
+        guess = min(max(guess, low + 1), high)
+        if guess == chars:
+            guess = middle
         if guess == chars:
             break
         chars = guess
