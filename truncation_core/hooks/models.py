@@ -351,10 +351,10 @@ class Provides:
             if not isinstance(name, str) or not name or not callable(factory):
                 out.append(f"backends: expected non-empty names mapped to store factories, "
                            f"got {type(name).__name__} -> {type(factory).__name__}")
-        for name, factory in self.tokenizers.items():
-            if not isinstance(name, str) or not name or not callable(factory):
+        for name, make in self.tokenizers.items():
+            if not isinstance(name, str) or not name or not callable(make):
                 out.append(f"tokenizers: expected non-empty names mapped to tokenizer "
-                           f"factories, got {type(name).__name__} -> {type(factory).__name__}")
+                           f"factories, got {type(name).__name__} -> {type(make).__name__}")
         for name in sorted(map(str, self.streamable)):
             if name not in self.strategies:
                 out.append(f"streamable: {name!r} is not one of the strategies provided")
