@@ -77,7 +77,6 @@ class _ToolSlot:
         return cls(policy, policy.budget, count_call, unmeasured, use, log_chars)
 
 
-
 class Truncator:
     """Decides what the model sees of each tool result, and keeps the rest.
 

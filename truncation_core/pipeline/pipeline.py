@@ -427,8 +427,9 @@ class Pipeline:
         )
         self._stats.record_truncation(call.tool, chars_saved=facts.chars - len(content),
                                       artifact=artifact is not None)
-        self.record_use(call.policy, measure(content), counted if not call.above else None,
-                        truncated=True)
+        # Against the policy's limits: a command's header is out of its characters, bytes and
+        # lines already, and counted in its tokens (which max_tokens holds whole).
+        self.record_use(call.policy, measure(content), counted, truncated=True)
         log.debug("truncated tool=%s strategy=%s chars=%d->%d omitted_lines=%d artifact=%s",
                   call.tool, metadata.strategy_used, facts.chars, len(content),
                   cut.omitted_lines, metadata.artifact_id)

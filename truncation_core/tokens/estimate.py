@@ -31,6 +31,7 @@ import re
 import threading
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 from truncation_core.tokens.contract import (
     fit_prefix_by_count,
@@ -38,8 +39,9 @@ from truncation_core.tokens.contract import (
     utf8_size,
     visible_text,
 )
-from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN, splitter
-from truncation_core.tokens.table import RankTable, load_tables
+
+if TYPE_CHECKING:
+    from truncation_core.tokens.table import RankTable
 
 __all__ = ["ESTIMATE", "MAX_MERGED_BYTES", "EstimateTokenizer", "bpe_count", "segments"]
 
@@ -57,7 +59,6 @@ _SEGMENT_FROM = 512
 #: White_Space the patterns use) nor "/".
 _SEGMENT_POINT = re.compile(r"(?<=\n)(?=[^\s/])")
 _NO_RANK = 1 << 62
-_PATTERNS = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}
 
 
 def bpe_count(piece: bytes, ranks: dict[bytes, int]) -> int:
@@ -95,7 +96,10 @@ class _Encoding:
     def __init__(self, table: RankTable, max_merged: int = MAX_MERGED_BYTES) -> None:
         self.name = table.name
         self.max_merged = max_merged
-        self.split: Callable[[str], list[str]] = splitter(_PATTERNS[table.name])
+        from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN, splitter
+
+        pattern = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}[table.name]
+        self.split: Callable[[str], list[str]] = splitter(pattern)
         self.table = table
         self.cache: dict[str, int] = {}
 
@@ -160,6 +164,9 @@ _segment_counts: dict[str, tuple[int, ...]] = {}
 @cache
 def _encodings() -> tuple[_Encoding, ...]:
     with _lock:
+        # The table, the patterns and the `regex` module load here, on the first count.
+        from truncation_core.tokens.table import load_tables
+
         return tuple(_Encoding(table) for table in load_tables().values())
 
 
