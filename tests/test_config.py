@@ -38,13 +38,17 @@ def test_defaults_are_seed_000s() -> None:
 
 
 def test_default_markers_are_seed_000s() -> None:
+    """FR-043's format, and the size of the whole output (FR-041)."""
     marker = MarkerConfig()
-    fmt = {"lines": 12340, "chars": 1234567, "hint": ""}
-    assert marker.middle.format(**fmt) == "\n... [12,340 lines / 1,234,567 chars omitted] ...\n"
-    assert marker.beginning.format(**fmt) == \
-        "... [Beginning omitted: 12,340 lines / 1,234,567 chars] ...\n"
-    assert marker.end.format(**fmt) == \
-        "\n... [Remainder omitted: 12,340 lines / 1,234,567 chars] ..."
+    fmt = {"lines": 12340, "chars": 1234567, "hint": "", "original_lines": 20000,
+           "original_chars": 2000000}
+    assert marker.middle.format(**fmt) == ("\n... [12,340 lines / 1,234,567 chars omitted of "
+                                           "20,000 lines / 2,000,000 chars] ...\n")
+    assert marker.beginning.format(**fmt) == ("... [Beginning omitted: 12,340 lines / "
+                                              "1,234,567 chars of 20,000 lines / 2,000,000 "
+                                              "chars] ...\n")
+    assert marker.end.format(**fmt) == ("\n... [Remainder omitted: 12,340 lines / 1,234,567 "
+                                        "chars of 20,000 lines / 2,000,000 chars] ...")
 
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
@@ -96,11 +100,12 @@ def test_policy_covers_every_tool_setting() -> None:
                "artifact_threshold": 999, "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
                "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
-               "score_key": "meta.rank", "highlights": 4}
+               "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,
+               "tokenizer": "cl100k_base", "log_utilization_above": 0.75}
     assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
     policy = config_from_mapping({"tools": {"t": samples}}).policy_for("t")
     assert {key: getattr(policy, key) for key in samples} == samples
-    assert policy.tool_strategy
+    assert policy.tool_strategy and policy.explicit_strategy
 
 
 def test_every_setting_is_declared_once_and_derived() -> None:

@@ -33,6 +33,7 @@ from truncation_core.config.checks import (
     PositiveInt,
     Ratio,
     SessionName,
+    TokenizerName,
     check_direction,
     check_directory_path,
     check_key_path,
@@ -40,6 +41,7 @@ from truncation_core.config.checks import (
     check_positive_int,
     check_ratio,
     check_session_name,
+    check_tokenizer_name,
     is_int,
 )
 from truncation_core.config.markers import marker_template_problems
@@ -98,6 +100,7 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))
     conv.register_structure_hook(DirectoryPath, lambda v, _: check_directory_path(v))
     conv.register_structure_hook(SessionName, lambda v, _: check_session_name(v))
+    conv.register_structure_hook(TokenizerName, lambda v, _: check_tokenizer_name(v))
     conv.register_structure_hook(ToolConfig, _structure_tool_config)
     conv.register_unstructure_hook(ToolConfig, lambda tool: dict(tool.overrides))
     conv.register_structure_hook(StoreConfig, _store_hook(conv))

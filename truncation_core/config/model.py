@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -35,6 +35,9 @@ from truncation_core.config.checks import (
 from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.settings import SETTING_NAMES, Settings, ToolConfig
 from truncation_core.hooks.models import Budget, frozen_mapping
+
+if TYPE_CHECKING:
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
@@ -161,12 +164,21 @@ class Policy(Settings):
     #: ``tools.<name>.strategy``) rather than ``default_strategy``: content that looks like
     #: JSON or XML then keeps it.
     tool_strategy: bool = False
+    #: True when the user's configuration names this tool's strategy
+    #: (``tools.<name>.strategy``), not only a built-in tool policy: then ``element`` never
+    #: turns scored results over to ``ranked`` (see docs/structured.md).
+    explicit_strategy: bool = False
     #: The marker templates.
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
+    #: The tokenizer named by ``tokenizer``, as the Truncator resolved it from its plugins
+    #: (None in a policy made from configuration alone, :meth:`Config.policy_for`).
+    counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def budget(self) -> Budget:
-        """The inline limits as a budget: chars, and optional bytes and lines."""
+        """The inline limits as a budget: chars, and optional bytes and lines. The token limit
+        (``max_tokens``) is not part of it: the pipeline holds it, counting with the
+        policy's ``tokenizer`` (strategies cut to this budget, and need not count tokens)."""
         return Budget(chars=self.inline_limit, bytes=self.max_bytes, lines=self.max_lines)
 
 
@@ -193,7 +205,17 @@ class Config(Settings):
             if layer is not None:
                 values.update(layer.overrides)
                 values["tool_strategy"] |= layer.strategy is not None
+        own = self.tools.get(tool or "")
+        values["explicit_strategy"] = own is not None and own.strategy is not None
         return Policy(tool=tool, marker=self.marker, **values)
+
+    def tokenizer_names(self) -> dict[str, str]:
+        """Every tokenizer name the configuration asks for, keyed by its config path."""
+        names = {"tokenizer": str(self.tokenizer)}
+        for tool, override in self.tools.items():
+            if override.tokenizer is not None:
+                names[f"tools.{tool}.tokenizer"] = override.tokenizer
+        return names
 
     def strategy_names(self) -> dict[str, str]:
         """Every strategy name the configuration asks for, keyed by its config path."""

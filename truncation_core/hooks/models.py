@@ -20,6 +20,7 @@ import attrs
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.storage.protocol import ArtifactStore
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "ArtifactSpan",
@@ -347,6 +348,12 @@ class Provides:
     #: here is cut by the strategy's :class:`~truncation_core.streaming.incremental.IncrementalCut`
     #: if a ``stream_cutter`` offers one, else by ``head_tail``, and the metadata says so.
     streamable: frozenset[str] = attrs.field(factory=frozenset, converter=names)
+    #: Tokenizer name -> factory ``() -> Tokenizer`` (see
+    #: :class:`~truncation_core.tokens.contract.Tokenizer`), for the ``tokenizer`` setting.
+    #: A factory is called once per Truncator, the first time a policy names it; it should
+    #: return at once and load its vocabulary on first use.
+    tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(
+        factory=dict, converter=frozen_mapping)
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration (names of the wrong type, a streamable name
@@ -360,6 +367,10 @@ class Provides:
             if not isinstance(name, str) or not name or not callable(factory):
                 out.append(f"backends: expected non-empty names mapped to store factories, "
                            f"got {type(name).__name__} -> {type(factory).__name__}")
+        for name, make in self.tokenizers.items():
+            if not isinstance(name, str) or not name or not callable(make):
+                out.append(f"tokenizers: expected non-empty names mapped to tokenizer "
+                           f"factories, got {type(name).__name__} -> {type(make).__name__}")
         for name in sorted(map(str, self.streamable)):
             if name not in self.strategies:
                 out.append(f"streamable: {name!r} is not one of the strategies provided")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.artifacts.model import human_size
+from truncation_core.artifacts.model import human_size, is_tool_call_id
 from truncation_core.hooks.models import (
     ArtifactSpan,
     ContentFacts,
@@ -133,11 +133,11 @@ def render_configured(marker: Marker, policy: Policy) -> str:
                 head_lines=cut.head_last_line,
                 tail_lines=cut.original_lines - cut.tail_first_line + 1 if cut.tail_bytes else 0,
                 cut_first_line=cut.first_line, cut_last_line=cut.last_line,
-                cut_bytes=cut.omitted_bytes, tool=tool)
+                cut_bytes=cut.omitted_bytes, tool=tool, **_tool_call(templates, artifact))
         return templates.reference.format(
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
-            tool=tool,
+            tool=tool, **_tool_call(templates, artifact),
         )
     element = marker.element
     if element is not None:
@@ -164,6 +164,17 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     )
 
 
+def _tool_call(templates: MarkerConfig, artifact: ArtifactRef) -> dict[str, str]:
+    """``{tool_call}`` and ``{tool_call_id}``: the id of the call whose output the artifact
+    holds, when it has one the artifact tools accept (other ids are not shown: they may be
+    anything a host sends)."""
+    call_id = artifact.tool_call_id
+    if call_id is None or not is_tool_call_id(call_id):
+        return {"tool_call": "", "tool_call_id": ""}
+    return {"tool_call": templates.tool_call.format(tool_call_id=call_id),
+            "tool_call_id": call_id}
+
+
 def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> str:
     """How to read *region* back: the artifact's line numbers and bytes
     (``region.in_artifact``, which the metadata gives too). When the artifact is itself cut,
@@ -176,7 +187,8 @@ def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> s
                                               cut_first_line=cut.first_line,
                                               cut_last_line=cut.last_line)
     fields = {"artifact_id": artifact.id, "start_line": span.start_line,
-              "end_line": span.end_line, "lines": region.lines, "chars": region.chars}
+              "end_line": span.end_line, "lines": region.lines, "chars": region.chars,
+              **_tool_call(templates, artifact)}
     if span.complete or cut is None:
         hint = templates.hint.format(**fields)
     else:

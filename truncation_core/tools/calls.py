@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactRef, validate_artifact_id
+from truncation_core.artifacts.model import ArtifactRef, is_tool_call_id, validate_artifact_id
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -144,10 +144,12 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
 def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
     kind = schema["type"]
     if key == "artifact_id":
+        if is_tool_call_id(value):  # resolved against the store by call_tool
+            return value
         try:
             return validate_artifact_id(value)
-        except InvalidArtifactId as exc:
-            raise _BadCall(str(exc)) from None
+        except InvalidArtifactId:
+            raise _BadCall(str(InvalidArtifactId(value, handles=True))) from None
     if kind == "integer":
         # Models often send numbers as strings; accept ASCII digits only ("١٢" is not 12).
         if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
@@ -224,6 +226,10 @@ def _call_tool(truncator: Truncator, name: str, arguments: object) -> ToolResult
             raise _BadCall(f"unknown tool {_unknown(name, TOOL_NAMES)}; "
                            f"available: {', '.join(TOOL_NAMES)}")
         args = _arguments(tool, arguments)
+        if "artifact_id" in args:  # a tool call id stands for its newest artifact
+            from truncation_core.storage.protocol import resolve_handle
+
+            args["artifact_id"] = resolve_handle(truncator.store, args["artifact_id"])
         reader = truncator.artifacts
         budget = max(truncator.policy(tool).inline_limit, MIN_PAGE_CHARS)
         return _HANDLERS[tool](reader, args, budget)
