@@ -34,10 +34,12 @@ from truncation_core.config.checks import (
 )
 from truncation_core.config.markers import MarkerConfig, marker_template_problems
 from truncation_core.config.settings import SETTING_NAMES, Settings, ToolConfig
+from truncation_core.config.tool_names import ArtifactToolNames
 from truncation_core.hooks.models import Budget, frozen_mapping
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
+    "ArtifactToolNames",
     "Config",
     "MarkerConfig",
     "PluginsConfig",
@@ -144,6 +146,8 @@ class Policy(Settings):
     tool_strategy: bool = False
     #: The marker templates.
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
+    #: The names the model sees for the artifact tools (the hints name them).
+    artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
 
     @property
     def budget(self) -> Budget:
@@ -162,6 +166,8 @@ class Config(Settings):
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
+    #: The names the model sees for the artifact tools: a ``prefix``, or ``names`` per tool.
+    artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
     #: Per-tool overrides, keyed by tool name.
     tools: Mapping[str, ToolConfig] = attrs.field(factory=dict, converter=frozen_mapping)
 
@@ -174,7 +180,8 @@ class Config(Settings):
             if layer is not None:
                 values.update(layer.overrides)
                 values["tool_strategy"] |= layer.strategy is not None
-        return Policy(tool=tool, marker=self.marker, **values)
+        return Policy(tool=tool, marker=self.marker, artifact_tools=self.artifact_tools,
+                      **values)
 
     def strategy_names(self) -> dict[str, str]:
         """Every strategy name the configuration asks for, keyed by its config path."""
