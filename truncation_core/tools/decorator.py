@@ -107,7 +107,9 @@ def _chunk(item: object) -> str | bytes:
     if isinstance(item, str | bytes):
         return item
     content = as_content(item)
-    return content + ("\n" if isinstance(content, str) else b"\n")
+    if isinstance(content, str):
+        return content + "\n"
+    return content + b"\n"
 
 
 def _feed(stream: Stream, items: Iterator[Any]) -> None:
