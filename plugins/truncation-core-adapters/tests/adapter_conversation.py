@@ -1,15 +1,14 @@
-"""The conversation every adapter test runs (imported by each test file), with the framework's own test model standing in
-for the LLM: the model calls a tool whose output is 1 MB, reads the cut result, follows its
-hint with strict-mode calls of the artifact tool (every property sent, null for not given),
-and pages until it has the omitted lines, which must equal the original's byte for byte."""
+"""The conversation every adapter test runs (each test file imports this), with the
+framework's own test model standing in for the LLM: the model calls a tool whose output is
+1 MB, reads the cut result, follows its hint with strict-mode calls of the artifact tool
+(every property sent, null for not given), and pages until it has the omitted lines, which
+must equal the original's byte for byte."""
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
-
 
 #: About 1 MB of build log: numbered lines, one failure in the middle.
 BIG_LINES = [f"{i:06d} compiling module_{i % 97:02d}.c -O2 -Wall -Wextra -fPIC ... ok" + (

@@ -15,21 +15,19 @@ from truncation_core import Truncator
 pytest.importorskip("agents", reason="openai-agents is installed by `make test` (the "
                     "adapters' openai-agents extra); without it this adapter cannot be tested")
 
-from agents import Agent, FunctionTool, RunConfig, Runner, function_tool  # noqa: E402
-from agents.strict_schema import ensure_strict_json_schema  # noqa: E402
-from agents.testing import (  # noqa: E402
+from agents import Agent, FunctionTool, RunConfig, Runner, function_tool
+from agents.strict_schema import ensure_strict_json_schema
+from agents.testing import (
     ModelCall,
     ModelStep,
     ScriptedModel,
     assistant_message,
     function_call,
 )
-
-from truncation_core_adapters.openai_agents import (  # noqa: E402
+from truncation_core_adapters.openai_agents import (
     artifact_tools,
     truncating_tools,
 )
-
 
 #: No traces exported: nothing leaves the machine.
 _OFFLINE = RunConfig(tracing_disabled=True)

@@ -13,8 +13,8 @@ from truncation_core import Truncator
 pytest.importorskip("pydantic_ai", reason="pydantic-ai is installed by `make test` (the "
                     "adapters' pydantic-ai extra); without it this adapter cannot be tested")
 
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
     RetryPromptPart,
@@ -22,10 +22,9 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
-from pydantic_ai.toolsets import FunctionToolset  # noqa: E402
-
-from truncation_core_adapters.pydantic_ai import TruncatingToolset  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import FunctionToolset
+from truncation_core_adapters.pydantic_ai import TruncatingToolset
 
 
 def _toolset() -> FunctionToolset[Any]:
