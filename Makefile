@@ -8,11 +8,12 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint bench clean
 
 $(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml \
-		plugins/truncation-core-tiktoken/pyproject.toml
+		plugins/truncation-core-tiktoken/pyproject.toml \
+		plugins/truncation-core-adapters/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]" -e plugins/truncation-core-example \
-		-e plugins/truncation-core-tiktoken
+		-e plugins/truncation-core-tiktoken -e "plugins/truncation-core-adapters[all]"
 	touch $(STAMP)
 
 demo: $(STAMP)
