@@ -96,7 +96,7 @@ class MarkerConfig:
     #: Lines record or an XML comment, so that the model knows how to read the rest.
     rest: str = (
         'Omitted parts are kept: {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
-        "end_line=100) reads the full output ({lines:,} lines), {artifact_grep} searches it"
+        "end_line=100) reads the full output ({size}), {artifact_grep} searches it"
     )
     #: The key of the member that holds ``rest`` in a JSON object.
     rest_key: str = "[truncated]"
