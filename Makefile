@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml \
 		plugins/truncation-core-adapters/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]" -e plugins/truncation-core-example \
+	$(BIN)/python -m pip install --quiet -e ".[cli,test]" -e plugins/truncation-core-example \
 		-e plugins/truncation-core-tiktoken -e "plugins/truncation-core-adapters[all]"
 	touch $(STAMP)
 
