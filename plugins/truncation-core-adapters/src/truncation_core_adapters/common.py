@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from truncation_core import Truncator
-from truncation_core.tools.decorator import as_content
+from truncation_core import Truncator, as_content
 
 if TYPE_CHECKING:
-    from truncation_core import TruncationResult
-    from truncation_core.tools.calls import ToolResult
+    from truncation_core import ToolResult, TruncationResult
 
 __all__ = ["artifact_tool_names", "cut", "retry_message"]
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ConfigDict
 
-from truncation_core import Truncator
+from truncation_core import Truncator, as_content
 from truncation_core_adapters.common import cut
 
 __all__ = ["ArtifactTool", "TruncatingTool", "artifact_tools", "truncating_tools"]
@@ -58,8 +58,6 @@ class TruncatingTool(BaseTool):
         return (output if processed is None else processed.content), _artifact(processed)
 
     def _cut_sync(self, output: Any) -> tuple[Any, dict[str, Any] | None]:
-        from truncation_core.tools.decorator import as_content
-
         processed = self.truncator.process(as_content(output), tool=self.name)
         if not processed.metadata.was_truncated:
             return output, None
