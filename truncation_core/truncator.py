@@ -17,7 +17,7 @@ import attrs
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy, config_from_mapping
-from truncation_core.errors import ConfigError, PluginLoadWarning, StoreError, did_you_mean
+from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
@@ -320,14 +320,15 @@ class Truncator:
             return wrap_tool(self, name, getattr(name, "__name__", "tool"))
 
         def decorate(fn: _F) -> _F:
-            return wrap_tool(self, fn, name or getattr(fn, "__name__", "tool"))  # type: ignore[return-value]
+            tool_name = name if isinstance(name, str) else getattr(fn, "__name__", "tool")
+            return wrap_tool(self, fn, tool_name)  # type: ignore[return-value]
 
         return decorate
 
     async def aprocess(self, content: str | bytes, *, tool: str | None = None,
                        **context: Any) -> TruncationResult:
         """:meth:`process` for async code: content over its limit is cut and stored in a
-        worker thread, so the event loop is never blocked (NFR-004). Content within its
+        worker thread, so the event loop is never blocked. Content within its
         limit is returned at once."""
         slot = self._slots.get(tool) or self._slot(tool)
         if type(content) is str and len(content) <= slot.unmeasured_chars:
@@ -395,4 +396,4 @@ def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> N
     which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
     warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; disabled "
                   f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it: "
-                  f"using {instead}", PluginLoadWarning, stacklevel=4)
+                  f"using {instead}", PluginDisabledWarning, stacklevel=4)

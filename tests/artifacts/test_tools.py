@@ -209,6 +209,7 @@ def test_bad_calls_get_structured_errors(small: Truncator, name: str, arguments:
     assert result.content.startswith(f"Error {code}")
 
 
+@pytest.mark.slow
 def test_catastrophic_backtracking_is_stopped(small: Truncator) -> None:
     artifact_id = stored(small, "a" * 50_000 + "b\n" + "tail\n" * 100)
     start = time.monotonic()
@@ -365,6 +366,7 @@ def test_decorated_async_tool_stays_async(small: Truncator) -> None:
     assert "Beginning omitted" in out and out.endswith("out 2999\n")
 
 
+@pytest.mark.slow
 def test_aprocess_does_not_block_the_event_loop(truncator: Truncator) -> None:
     big = "".join(f"{i:08d} a long build log line that goes on\n" for i in range(600_000))
 

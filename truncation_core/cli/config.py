@@ -117,7 +117,7 @@ def validate_command(state: AppState, path: Path | None, as_json: bool) -> None:
     import warnings
 
     from truncation_core.config.model import limit_warnings
-    from truncation_core.errors import ConfigError, PluginLoadWarning
+    from truncation_core.errors import ConfigError, PluginDisabledWarning, PluginLoadWarning
     from truncation_core.truncator import Truncator
 
     if path is not None:
@@ -142,7 +142,9 @@ def validate_command(state: AppState, path: Path | None, as_json: bool) -> None:
             raise SystemExit(1) from None
     problems = []
     for w in caught:
-        if issubclass(w.category, PluginLoadWarning):
+        if issubclass(w.category, PluginDisabledWarning):
+            click.secho(f"warning: {w.message}", fg="yellow", err=True)
+        elif issubclass(w.category, PluginLoadWarning):
             problems.append(str(w.message))
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)

@@ -63,6 +63,20 @@ def _optional_str_tuple(value: Any) -> tuple[str, ...] | None:
 #: Where the filesystem backend keeps artifacts, relative to the workspace (the directory of
 #: the config file, or the working directory).
 DEFAULT_STORE_ROOT = ".truncation/artifacts"
+#: The backends built into the core: they take no settings beyond :class:`StoreConfig`'s own,
+#: so any other key under ``store`` is an error when one of them is selected.
+BUILTIN_BACKENDS = frozenset({"filesystem", "memory"})
+
+
+def _check_options(instance: StoreConfig, _attribute: attrs.Attribute[Any],
+                   value: Mapping[str, Any]) -> None:
+    if value and instance.backend in BUILTIN_BACKENDS:
+        from truncation_core.errors import ConfigError, did_you_mean
+
+        known = [a.name for a in attrs.fields(StoreConfig) if a.name != "options"]
+        raise ConfigError([f"{key}: unknown key{did_you_mean(str(key), known)} (the "
+                           f"{instance.backend} backend has no such setting)"
+                           for key in sorted(value, key=str)])
 
 
 @attrs.frozen(kw_only=True)
@@ -87,6 +101,12 @@ class StoreConfig:
     fsync: bool = False
     #: Bytes one session may hold; storing more evicts its oldest artifacts. None: no quota.
     quota: PositiveInt | None = attrs.field(default=None, validator=validator(check_positive_int))
+    #: The backend's own settings: every other key under ``store`` (``url`` and ``prefix``
+    #: for ``redis``), as written. The backend's factory checks them and raises
+    #: :class:`~truncation_core.errors.ConfigError` naming ``store.<key>``. The built-in
+    #: backends take none.
+    options: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping,
+                                             validator=_check_options)
 
     def resolved(self, workspace: Path | None = None) -> StoreConfig:
         """This config with ``root`` made absolute against *workspace* (default: the working
@@ -281,7 +301,7 @@ def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -
     from truncation_core.errors import ConfigError
 
     try:
-        config = structure(data, Config)
+        config: Config = structure(data, Config)
     except ConfigError:
         raise
     except STRUCTURE_ERRORS as exc:

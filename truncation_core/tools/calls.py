@@ -56,6 +56,10 @@ MIN_PAGE_CHARS = 1000
 # -- results ----------------------------------------------------------------------------------
 
 
+def _frozen_arguments(value: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    return None if value is None else MappingProxyType(dict(value))
+
+
 @attrs.frozen(kw_only=True)
 class ToolError:
     #: 400 for a bad call (arguments, tool name, pattern), 404 for an unknown artifact, 500
@@ -77,7 +81,7 @@ class ToolResult:
     #: ``end_line`` (``lines`` for ``artifact_head``) is returned. Following them returns
     #: exactly the lines asked for.
     next_arguments: Mapping[str, Any] | None = attrs.field(
-        default=None, converter=lambda v: None if v is None else MappingProxyType(dict(v)))
+        default=None, converter=_frozen_arguments)
 
     @property
     def is_error(self) -> bool:
