@@ -1,6 +1,7 @@
 """Shared fixtures and the Hypothesis profiles.
 
-Profiles: ``ci`` (the default, sized for a 2-core machine) and ``nightly`` (many more examples); choose with ``HYPOTHESIS_PROFILE=nightly``.
+Profiles: ``ci`` (the default, sized for a 2-core machine) and ``nightly`` (many more
+examples); choose with ``HYPOTHESIS_PROFILE=nightly``.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ import attrs
 import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
+from truncation_core.config.converter import config_from_mapping
 from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, config_from_mapping
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
 from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
 
 

@@ -237,9 +237,9 @@ def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
     message = str(info.value)
     assert "implements unknown hook(s) truncat" in message
     known = message.split("known hooks: ", 1)[1]
-    assert known.split(", ") == ["format_marker", "provides", "salient_patterns",
-                                 "select_strategy", "store_artifact", "stream_cutter",
-                                 "truncate"]
+    assert known.split(", ") == ["format_marker", "provides", "register_commands",
+                                 "salient_patterns", "select_strategy", "store_artifact",
+                                 "stream_cutter", "truncate"]
 
 
 def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> None:
@@ -255,7 +255,8 @@ def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> No
     loader.builtins()
     with pytest.raises(pluggy.PluginValidationError):
         loader.register(Typo(), name="typo", kind="explicit", target=None)
-    assert hook_names(loader.pm) == ["format_marker", "provides", "salient_patterns",
+    assert hook_names(loader.pm) == ["format_marker", "provides", "register_commands",
+                                     "salient_patterns",
                                      "select_strategy", "store_artifact", "stream_cutter",
                                      "truncate"]
 

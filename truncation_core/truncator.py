@@ -16,7 +16,7 @@ import attrs
 
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
-from truncation_core.config.model import Config, Policy, config_from_mapping
+from truncation_core.config.model import Config, Policy
 from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
@@ -89,6 +89,8 @@ class Truncator:
         if config is None:
             config = Config()
         elif not isinstance(config, Config):
+            from truncation_core.config.converter import config_from_mapping
+
             config = config_from_mapping(config)
         self.plugins = PluginHost.build(settings=config.plugins, plugins=plugins,
                                         load_entrypoints=load_entrypoints,
@@ -282,22 +284,27 @@ class Truncator:
 
         return tool_schemas(format, strict=strict, names=self.config.artifact_tools.all())
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None
-                  ) -> ToolResult:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
+                  names: Mapping[str, str] | None = None) -> ToolResult:
         """Run one artifact tool call (*arguments* as a mapping or a JSON string; ``null``
         values are arguments not given). Never raises: errors come back in the result (400
-        bad call, 404 unknown artifact)."""
+        bad call, 404 unknown artifact).
+
+        *name* is the name the model sees (``artifact_tools:``), or the tool's own name.
+        *names* maps tool names to the names the model knows the tools by, for this call
+        (``{"get_artifact": "trunc_get_artifact"}``): the calls the result suggests use them.
+        """
         from truncation_core.tools.calls import call_tool
 
-        return call_tool(self, name, arguments)
+        return call_tool(self, name, arguments, names=names)
 
-    async def acall_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None
-                         ) -> ToolResult:
+    async def acall_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None,
+                         *, names: Mapping[str, str] | None = None) -> ToolResult:
         """:meth:`call_tool` for async code: it runs in a worker thread, so the event loop
         is never blocked; cancelling the awaiting task raises at once."""
         from truncation_core.tools.calls import acall_tool
 
-        return await acall_tool(self, name, arguments)
+        return await acall_tool(self, name, arguments, names=names)
 
     @property
     def aartifacts(self) -> AsyncRetrieval:

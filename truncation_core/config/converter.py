@@ -42,17 +42,19 @@ from truncation_core.config.checks import (
     check_session_name,
     is_int,
 )
-from truncation_core.config.model import BUILTIN_BACKENDS, StoreConfig
+from truncation_core.config.markers import marker_template_problems
+from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
 from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
 from truncation_core.config.tool_names import (
     ArtifactToolNames,
     check_tool_name_map,
     check_tool_prefix,
 )
-from truncation_core.errors import did_you_mean
+from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",
+    "config_from_mapping",
     "converter",
     "problems_from",
     "structure",
@@ -271,3 +273,21 @@ def problems_from(exc: BaseException, path: str = "") -> list[str]:
 
     walk(exc, path)
     return out
+
+
+def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Config:
+    """Build a :class:`Config` from a mapping with the config file's keys.
+
+    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
+    """
+    try:
+        config: Config = structure(data, Config)
+    except ConfigError:
+        raise
+    except STRUCTURE_ERRORS as exc:
+        # cattrs' exception groups, our checks (ValueError), a non-mapping (TypeError).
+        raise ConfigError(problems_from(exc) or [str(exc)], source=source) from None
+    problems = marker_template_problems(config.marker)
+    if problems:
+        raise ConfigError(problems, source=source)
+    return config

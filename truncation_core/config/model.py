@@ -32,7 +32,7 @@ from truncation_core.config.checks import (
     check_session_name,
     validator,
 )
-from truncation_core.config.markers import MarkerConfig, marker_template_problems
+from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.settings import SETTING_NAMES, Settings, ToolConfig
 from truncation_core.config.tool_names import ArtifactToolNames
 from truncation_core.hooks.models import Budget, frozen_mapping
@@ -46,7 +46,6 @@ __all__ = [
     "Policy",
     "StoreConfig",
     "ToolConfig",
-    "config_from_mapping",
     "limit_warnings",
     "raised_for_own_limits",
 ]
@@ -290,24 +289,3 @@ def limit_warnings(config: Config) -> list[str]:
                 f"{policy.preview_limit:,} characters under its artifact reference, not the "
                 f"tool's limits: {key} wins")
     return warnings
-
-
-def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Config:
-    """Build a :class:`Config` from a mapping with the config file's keys.
-
-    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
-    """
-    from truncation_core.config.converter import STRUCTURE_ERRORS, problems_from, structure
-    from truncation_core.errors import ConfigError
-
-    try:
-        config: Config = structure(data, Config)
-    except ConfigError:
-        raise
-    except STRUCTURE_ERRORS as exc:
-        # cattrs' exception groups, our checks (ValueError), a non-mapping (TypeError).
-        raise ConfigError(problems_from(exc) or [str(exc)], source=source) from None
-    problems = marker_template_problems(config.marker)
-    if problems:
-        raise ConfigError(problems, source=source)
-    return config

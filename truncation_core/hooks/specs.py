@@ -9,7 +9,8 @@ For one tool result that is over its limit, a :class:`~truncation_core.Truncator
 4. ``format_marker``.
 
 ``provides`` is called once, when the plugin manager is built, to learn the names of the
-strategies and storage backends that plugins make available.
+strategies and storage backends that plugins make available. ``register_commands`` is called
+once, when the ``trunc`` command line starts, to add commands to it.
 
 Content within its limits never reaches a hook. An implementation that raises does not fail
 the tool call: the processor falls back to the built-ins and says so (see
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    import click
+
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import Policy
     from truncation_core.highlights.patterns import SalientPattern
@@ -289,4 +292,37 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
     Implementing this hook: keywords are literal and case-sensitive; every line you want must
     contain one of them (they are what makes scanning fast), and the regex then picks the
     lines you mean. Lines are matched on their first 512 characters.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add commands to the ``trunc`` command line.
+
+    All results are collected (there are none: the implementation adds commands to *cli*).
+    Called once per run of ``trunc``, after plugins load with the configuration's plugin
+    settings (the file given with ``trunc --config``, or the one found from the working
+    directory), before a command that is not built in is dispatched, or when ``trunc --help``
+    lists the commands. A built-in command (``trunc apply``, ``trunc run`` ...) is dispatched
+    without loading plugins for commands, so that its start-up stays cheap. Never called by a
+    :class:`~truncation_core.Truncator`.
+
+    :param cli: the group the plugin's commands go into (a :class:`click.Group`): add
+        commands or groups with ``cli.add_command(...)`` or the ``@cli.command()`` /
+        ``@cli.group()`` decorators, and they become ``trunc <name>``. A command reaches the
+        configuration through ``click.get_current_context().obj`` (its ``config_path``, and
+        ``truncator()`` to build the configured Truncator).
+    :returns: None; what counts is what the implementation adds to *cli*.
+
+    :called: when ``trunc`` runs a command that is not built in, or lists the commands.
+    :cost: one call per plugin, per run of ``trunc``; none for built-in commands.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: keep the module that holds it cheap to import, and import what a
+    command needs (a web framework, an SDK) inside the command. A command named like a
+    built-in one, or like one that an earlier plugin added, is skipped with a warning. An
+    implementation that raises is reported on stderr by plugin name, without the exception's
+    message, and ``trunc`` goes on without that plugin's commands (with ``plugins.strict``
+    on, it stops with that error instead).
     """

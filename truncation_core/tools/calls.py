@@ -221,22 +221,30 @@ def _describe(value: object) -> str:
 # -- dispatch -----------------------------------------------------------------------------------
 
 
-def call_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
+def call_tool(truncator: Truncator, name: str, arguments: object = None, *,
+              names: Mapping[str, str] | None = None) -> ToolResult:
     """Run one tool call. Never raises; see :class:`ToolResult`.
 
     *name* is the name the model sees (``artifact_tools:`` configures it; each tool's own
-    name is understood too, unless another tool is configured to be called that)."""
-    names = truncator.config.artifact_tools
-    tool = names.own_name(name) if isinstance(name, str) else None
-    shown = names.name(tool) if tool is not None else "?"
+    name is understood too, unless another tool is configured to be called that).
+    *names* maps a tool's own name (``get_artifact``) to the name the model knows it by, for
+    this call, over the configured ones (an MCP proxy that prefixes the tools to avoid a
+    clash): the calls a result suggests (``Next page: ...``) use it. The result's ``tool``
+    is the name called."""
+    configured = truncator.config.artifact_tools
+    shown_names = {**configured.all(), **(names or {})}
+    tool = configured.own_name(name) if isinstance(name, str) else None
+    if tool is None and isinstance(name, str):
+        tool = next((own for own, seen in shown_names.items() if seen == name), None)
+    shown = name if tool is not None else "?"
     try:
         if tool is None:
-            raise _BadCall(f"unknown tool {_unknown(name, names.all().values())}; "
-                           f"available: {', '.join(names.all().values())}")
+            raise _BadCall(f"unknown tool {_unknown(name, shown_names.values())}; "
+                           f"available: {', '.join(shown_names.values())}")
         args = _arguments(tool, arguments)
         reader = truncator.artifacts
         budget = max(truncator.policy(tool).inline_limit, MIN_PAGE_CHARS)
-        result = _HANDLERS[tool](_Reading(reader, budget, names.all()), args)
+        result = _HANDLERS[tool](_Reading(reader, budget, shown_names), args)
         return attrs.evolve(result, tool=shown) if result.tool != shown else result
     except _BadCall as exc:
         return _error(shown, exc.code, str(exc))
@@ -258,14 +266,16 @@ def call_tool(truncator: Truncator, name: str, arguments: object = None) -> Tool
         return _error(shown, 500, f"internal error ({type(exc).__name__})")
 
 
-async def acall_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
+async def acall_tool(truncator: Truncator, name: str, arguments: object = None, *,
+                     names: Mapping[str, str] | None = None) -> ToolResult:
     """:func:`call_tool` in a worker thread, so that the event loop is never blocked (a
     regular expression may search for up to its deadline). Cancelling the awaiting task
     raises :class:`asyncio.CancelledError` at once; the call in the thread runs on to its
     end (bounded by the grep deadline), holds no lock, and its result is dropped."""
     import asyncio
 
-    return await asyncio.to_thread(call_tool, truncator, name, arguments)
+    return await asyncio.to_thread(functools.partial(call_tool, truncator, name, arguments,
+                                                     names=names))
 
 
 @attrs.frozen

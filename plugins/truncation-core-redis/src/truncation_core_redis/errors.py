@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from truncation_core.errors import StoreError, StoreFull
+from truncation_core.plugin import StoreError, StoreFull
 
 __all__ = [
     "RedisAccessDenied",

@@ -55,7 +55,7 @@ _RESTORE_BLOCK = 1 << 20
 
 
 def _problem(field: str, message: str) -> Exception:
-    from truncation_core.errors import ConfigError
+    from truncation_core.plugin import ConfigError
 
     return ConfigError([f"{field}: {message}"])
 

@@ -67,7 +67,7 @@ class _Sender(threading.Thread):
 
 
 def _human(n: int) -> str:
-    from truncation_core.artifacts.model import human_size
+    from truncation_core.plugin import human_size
 
     return human_size(n)
 
