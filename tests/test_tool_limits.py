@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from truncation_core import Truncator
-from truncation_core.config.model import LINE_ALLOWANCE_CHARS, config_from_mapping, limit_warnings
+from truncation_core.config.converter import config_from_mapping
+from truncation_core.config.model import LINE_ALLOWANCE_CHARS, limit_warnings
 
 FILE = "".join(f"line {i:05d} " + "x" * 60 + "\n" for i in range(1, 5001))  # 345 kB
 LOG = "".join(f"out {i:06d} " + "y" * 80 + "\n" for i in range(12_000))  # 1.1 MB
