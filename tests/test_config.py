@@ -77,7 +77,8 @@ def test_per_tool_overrides_merge_key_by_key_with_builtin_policies() -> None:
     command = config.policy_for("execute_command")
     assert (command.strategy, command.inline_limit, command.head_ratio) == ("tail", 5000, 0.5)
     read = config.policy_for("read_file")
-    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 3000, 40)
+    # the tool's own max_lines raises its inline_limit (40 lines x 200 characters) to bind
+    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 8000, 40)
     mine = config.policy_for("my_tool")
     assert (mine.strategy, mine.spill, mine.inline_limit) == ("head_tail", False, 3000)
     untouched = config.policy_for("git_diff")

@@ -32,6 +32,7 @@ from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
+    from truncation_core.retrieval.asynchronous import AsyncRetrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
     from truncation_core.tokens.contract import Tokenizer
     from truncation_core.tools.calls import ToolResult
@@ -320,25 +321,47 @@ class Truncator:
 
         return reader_for(self.store)
 
-    def tool_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
+    def tool_schemas(self, format: str = "openai", *, strict: bool = False
+                     ) -> list[dict[str, Any]]:
         """JSON schemas of the artifact tools (``get_artifact``, ``artifact_head``,
-        ``artifact_tail``, ``artifact_grep``) in a function-calling *format*: ``openai``,
-        ``openai-responses``, ``anthropic`` or ``mcp``."""
+        ``artifact_tail``, ``artifact_grep``, called as ``artifact_tools:`` says) in a
+        function-calling *format*: ``openai``, ``openai-responses``, ``anthropic`` or ``mcp``.
+
+        With *strict*, every property is required and optional ones are nullable
+        (``null`` means not given), as OpenAI's strict mode demands."""
         from truncation_core.tools.schemas import tool_schemas
 
-        return tool_schemas(format)
+        return tool_schemas(format, strict=strict, names=self.config.artifact_tools.all())
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
                   names: Mapping[str, str] | None = None) -> ToolResult:
-        """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
-        raises: errors come back in the result (400 bad call, 404 unknown artifact).
+        """Run one artifact tool call (*arguments* as a mapping or a JSON string; ``null``
+        values are arguments not given). Never raises: errors come back in the result (400
+        bad call, 404 unknown artifact).
 
-        *names* maps tool names to the names the model knows the tools by, when they differ
+        *name* is the name the model sees (``artifact_tools:``), or the tool's own name.
+        *names* maps tool names to the names the model knows the tools by, for this call
         (``{"get_artifact": "trunc_get_artifact"}``): the calls the result suggests use them.
         """
         from truncation_core.tools.calls import call_tool
 
         return call_tool(self, name, arguments, names=names)
+
+    async def acall_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None,
+                         *, names: Mapping[str, str] | None = None) -> ToolResult:
+        """:meth:`call_tool` for async code: it runs in a worker thread, so the event loop
+        is never blocked; cancelling the awaiting task raises at once."""
+        from truncation_core.tools.calls import acall_tool
+
+        return await acall_tool(self, name, arguments, names=names)
+
+    @property
+    def aartifacts(self) -> AsyncRetrieval:
+        """:attr:`artifacts` for async code: each method runs in a worker thread
+        (``await truncator.aartifacts.lines(id, 10, 20)``)."""
+        from truncation_core.retrieval.asynchronous import AsyncRetrieval
+
+        return AsyncRetrieval(self.artifacts)
 
     def tool(self, name: str | Callable[..., Any] | None = None) -> Any:
         """Decorator: the function's result goes through :meth:`process` as tool *name*

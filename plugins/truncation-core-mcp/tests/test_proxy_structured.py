@@ -47,13 +47,14 @@ async def test_structured_records_are_cut_valid_against_the_output_schema(
     ids = [r["id"] for r in structured["records"]]
     assert ids[0] == 0 and ids[-1] == 399 and len(ids) < 400
     assert len(json.dumps(structured)) <= 8000
-    # The text block (the server's JSON of the same data) is cut as JSON, and a block after
-    # it says where the whole is kept.
+    # The text block (the server's JSON of the same data) is cut as JSON, and says where the
+    # whole is kept (its own note, or a block after it).
     assert not result.is_error
     cut = json.loads(result.content[0].text)
     assert cut["records"][0]["id"] == 0
-    artifact_id = re.search(r"artifact (art_\w+)", result.content[1].text).group(1)  # type: ignore[union-attr]
-    assert 'get_artifact(artifact_id="' + artifact_id in result.content[1].text
+    texts = "\n".join(block.text for block in result.content)
+    # (in the JSON note, the quotes are escaped)
+    artifact_id = re.search(r'get_artifact\(artifact_id=\\?"(art_\w+)', texts).group(1)  # type: ignore[union-attr]
     whole = _stored_json(workspace, artifact_id)
     assert len(whole["records"]) == 400 and whole["records"][234]["name"] == "record 234"
     meta = result.meta["truncation-core/truncated"]
