@@ -90,7 +90,7 @@ def test_control_without_the_middleware_the_model_gets_a_megabyte(truncator: Tru
 def test_a_bad_artifact_call_is_an_error_result(truncator: Truncator) -> None:
     async def main() -> Any:
         async with Client(_server(truncator)) as client:
-            return await client.call_tool("get_artifact", {"artifact_id": "nope"})
+            return await client.call_tool("get_artifact", {"artifact_id": "../etc/passwd"})
 
     result = asyncio.run(main())
     assert result.is_error and "artifact_id" in result.content[0].text
