@@ -8,6 +8,7 @@ a line-by-line definition.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,12 @@ from hypothesis import strategies as st
 from messy import tool_output
 from reference import line_count, utf8_bytes
 
-from truncation_core.text.terminal import collapse_redraws, strip_ansi, terminal_view
+from truncation_core.text.terminal import (
+    collapse_redraws,
+    drop_erased_lines,
+    strip_ansi,
+    terminal_view,
+)
 
 CORPUS = Path(__file__).parent / "corpus"
 ESC = "\x1b"
@@ -82,9 +88,18 @@ escapes = st.sampled_from([
     "\x1b]0;title\x07", "\x1b]8;;https://example.com/x\x1b\\", "\x1b]8;;\x1b\\",
     "\x1bPq#0;2;0;0;0\x1b\\", "\x1b_apc\x07", "\x1b(B", "\x1b#8", "\x1b7", "\x1b8", "\x1b=",
     "\x1bM", "\x1b", "\x1b[", "\x1b[12", "\x1b]0;unterminated", "\x1b]", "\x1b(", "\x9b31m",
+    "\x1b[1A", "\x1b[A", "\x1b[2A", "\x1b[1F", "\x1b[2K", "\x1b[0K", "\x1b[J", "\x1b[G",
 ])
+#: Runs of cursor moves and erases after a newline, as displays redraw lines with them.
+erase_runs = st.lists(st.sampled_from(["\x1b[1A", "\x1b[2A", "\x1b[F", "\x1b[2K", "\x1b[K",
+                                       "\x1b[J", "\x1b[0J", "\x1b[G", "\r", "\x1b[3K"]),
+                      min_size=1, max_size=5).map(lambda run: "\n" + "".join(run))
+#: Frames of a line redrawn with "\r", with or without progress counts.
+frames = st.lists(st.sampled_from(["", " 42%", "17/120", "text", "5 %", "x\x1b[0m", "a/b"]),
+                  min_size=2, max_size=4).map("\r".join)
 terminal_text = st.lists(
-    st.one_of(escapes, st.sampled_from(["\n", "\r\n", "\r", "\x07"]),
+    st.one_of(escapes, erase_runs, frames,
+              st.sampled_from(["\n", "\r\n", "\r", "\x07", " 42%", "17/120"]),
               st.text(max_size=12), tool_output),
     max_size=40,
 ).map("".join)
@@ -192,7 +207,99 @@ def test_collapse_agrees_with_its_definition(text: str) -> None:
     assert collapsed.count("\n") == text.count("\n")
 
 
+def reference_erase(text: str) -> str:
+    """Lines erased by cursor-up, by walking the lines: a line after a newline that starts
+    with cursor moves and erases, among them n lines up and n erases of a line (or one of
+    the screen below), takes the place of the n lines above it."""
+    out: list[str] = []
+    for number, line in enumerate(text.split("\n")):
+        if number == 0:  # not after a newline
+            out.append(line)
+            continue
+        i, ups, erases, below = 0, 0, 0, False
+        while True:
+            if line.startswith("\r", i):
+                i += 1
+                continue
+            m = re.match(r"\x1b\[([0-9]*)([AFGJK])", line[i:])
+            if not m:
+                break
+            n, op = m.groups()
+            ups += (int(n) if n else 1) if op in "AF" else 0
+            erases += 1 if op == "K" and n in ("", "0", "1", "2") else 0
+            below |= op == "J" and n in ("", "0")
+            i += m.end()
+        if ups and (below or erases >= ups):
+            del out[max(len(out) - ups, 0):]
+            line = line[i:]
+        out.append(line)
+    return "\n".join(out)
+
+
+def reference_view(text: str) -> str:
+    """terminal_view by its definition, line by line."""
+    lines = []
+    for line in reference_erase(text).split("\n"):
+        body = line.rstrip("\r")
+        cut = body.rfind("\r")
+        if cut != -1:
+            dropped = [f for f in line[:cut].split("\r") if f]
+            progress = bool(dropped) and all(
+                re.search(r"\d\s?%|\d\s?/\s?\d", f) for f in dropped)
+            if ESC in line or progress:
+                line = line[cut + 1:]
+        lines.append(reference_strip(line))
+    return "\n".join(lines)
+
+
 @given(terminal_text)
-def test_terminal_view_is_strip_then_collapse(text: str) -> None:
-    assert terminal_view(text) == collapse_redraws(strip_ansi(text))
-    assert terminal_view(text, redraws=False) == strip_ansi(text)
+def test_drop_erased_lines_agrees_with_its_definition(text: str) -> None:
+    dropped = drop_erased_lines(text)
+    assert dropped == reference_erase(text)
+    assert len(dropped) <= len(text)
+    assert line_count(dropped) <= line_count(text)
+
+
+@given(terminal_text)
+def test_terminal_view_agrees_with_its_definition(text: str) -> None:
+    view = terminal_view(text)
+    assert view == reference_view(text)
+    assert terminal_view(text, redraws=False) == reference_strip(reference_erase(text))
+    assert len(view) <= len(text)
+    assert utf8_bytes(view) <= utf8_bytes(text)
+    assert line_count(view) <= line_count(text)
+
+
+@pytest.mark.parametrize(("raw", "view"), [
+    # tqdm, piped (no escape sequences): frames showing progress.
+    ("  0%|          | 0/3\r 33%|###       | 1/3\r100%|##########| 3/3\ndone\n",
+     "100%|##########| 3/3\ndone\n"),
+    # Text mixing line endings: a lone "\r" there is a line break, and no line goes.
+    ("first line\rsecond line\nthird\n", "first line\rsecond line\nthird\n"),
+    ("\rstarts with a return\n", "\rstarts with a return\n"),
+    # Colours say the line was drawn for a terminal.
+    ("\x1b[32mworking\x1b[0m\rfinished\n", "finished\n"),
+    # karma: the status line is erased (up, erase) and printed again under each log line.
+    ("LOG: a\nExecuted 1 of 2\n\x1b[1A\x1b[2KLOG: b\nExecuted 2 of 2\n",
+     "LOG: a\nLOG: b\nExecuted 2 of 2\n"),
+    # log-update: erase the line, then two lines up, each erased.
+    ("a\nb\nc\n\x1b[2K\x1b[1A\x1b[2K\x1b[1A\x1b[2K\x1b[Gx\n", "a\nx\n"),
+    ("a\nb\n\x1b[2A\x1b[Jx\n", "x\n"),
+    # Up without an erase of the line: nothing is known to be gone.
+    ("a\nb\n\x1b[1Ac\n", "a\nb\nc\n"),
+])
+def test_terminal_view_examples(raw: str, view: str) -> None:
+    assert terminal_view(raw) == view == reference_view(raw)
+
+
+def test_terminal_view_of_a_real_karma_run() -> None:
+    log = read_corpus("karma-chrome-jasmine-fail.txt")
+    view = terminal_view(log)
+    assert log.count("Executed ") > 1000
+    # The status line is shown once, as the terminal shows it at the end; every log line
+    # and the failure are still there.
+    assert [line for line in view.split("\n") if "Executed " in line] == [
+        "Chrome Headless 156.0.0.0 (Linux 0.0.0): Executed 500 of 500 (1 FAILED) "
+        "(0.97 secs / 0.523 secs)"]
+    assert view.count("LOG: ") == strip_ansi(log).count("LOG: ")
+    assert "FAILED" in view and "TOTAL: 1 FAILED, 499 SUCCESS" in view
