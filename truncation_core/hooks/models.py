@@ -270,7 +270,7 @@ class Marker:
     """Everything ``format_marker`` may use to render one marker."""
 
     #: ``beginning``, ``middle`` or ``end`` for an omission marker; ``reference`` for the
-    #: artifact reference shown above a preview when content exceeds ``artifact_threshold``;
+    #: artifact reference shown above the cut when content exceeds ``artifact_threshold``;
     #: one of :data:`ElementKind` for a note that a structured strategy puts in place
     #: (``element`` says what it replaces).
     kind: Literal["beginning", "middle", "end", "reference"] | ElementKind

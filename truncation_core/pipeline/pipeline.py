@@ -23,6 +23,7 @@ host holds, whatever a plugin returns.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -238,6 +239,8 @@ class Pipeline:
                                  artifact=artifact, artifact_error=call.artifact_error)
         budget, header = call.budget, ""
         if artifact is not None and facts.chars > policy.artifact_threshold:
+            # The reference tier: a line naming the artifact above the same cut inline
+            # content gets, in the rest of the budget (or above a short preview).
             try:
                 header = markers.reference()
             except Exception as exc:
@@ -245,9 +248,11 @@ class Pipeline:
                             notes)
                 markers = markers.without_plugins()
                 header = markers.reference()
-            room = budget.minus(measure(header))
-            if room is not None and room.chars > 0:
-                budget = room.capped(policy.preview_limit)
+            size = measure(header)
+            room = budget.minus(size)
+            if room is not None and room.admits(size):  # it takes half the budget at most
+                budget = (room.capped(policy.preview_limit)
+                          if policy.reference_preview == "short" else room)
             else:
                 header = ""  # the reference does not fit: inline truncation, whose markers
                 notes.append("artifact reference does not fit the budget")  # name it
@@ -262,11 +267,20 @@ class Pipeline:
                 markers = markers.without_plugins()
                 return _head_tail(call, room, markers)
 
-        cut = cut_within(budget, notes)
-        if policy.highlights and cut.omissions:
-            cut = self._lift_highlights(call, cut, budget, notes,
-                                        lambda room: cut_within(room, []))
-        return self._result(call, header + cut.text, cut, notes)
+        pools_for = functools.cache(lambda: call.pools_for or self._scan(call, notes))
+
+        def view(room: Budget) -> tuple[Cut, list[str]]:
+            cut_notes: list[str] = []
+            cut = cut_within(room, cut_notes)
+            if policy.highlights and cut.omissions:
+                cut = self._lift_highlights(call, cut, room, pools_for,
+                                            lambda again: cut_within(again, []))
+            return cut, cut_notes
+
+        from truncation_core.pipeline.plain import plain_view
+
+        cut, removed = plain_view(call, budget, view, notes)
+        return self._result(call, header + cut.text, cut, notes, removed)
 
     def _format_marker(self, **kwargs: Any) -> str | None:
         return self.plugins.format_marker(**kwargs)
@@ -316,10 +330,16 @@ class Pipeline:
             return cut
         return None
 
-    def _lift_highlights(self, call: Call, cut: Cut, budget: Budget, notes: list[str],
-                         recut: Callable[[Budget], Cut]) -> Cut:
+    def _scan(self, call: Call, notes: list[str]) -> Callable[[Omission], Pools] | None:
+        """The salient lines of *call*'s text for any region, or None without patterns."""
         matcher = self.matcher(call.tool, call.policy, notes)
-        if not matcher:
+        return _scanned(matcher, call) if matcher else None
+
+    def _lift_highlights(self, call: Call, cut: Cut, budget: Budget,
+                         pools_for: Callable[[], Callable[[Omission], Pools] | None],
+                         recut: Callable[[Budget], Cut]) -> Cut:
+        pools = pools_for()
+        if pools is None:
             return cut
         from truncation_core.highlights.block import lift_highlights
         from truncation_core.pipeline.resume import artifact_line
@@ -327,12 +347,11 @@ class Pipeline:
         artifact = call.artifact
         return lift_highlights(
             cut, text=call.text, budget=budget, limit=call.policy.highlights,
-            templates=call.policy.marker,
-            pools_for=call.pools_for or _scanned(matcher, call),
+            templates=call.policy.marker, pools_for=pools,
             recut=recut, artifact_line=lambda line: artifact_line(line, artifact))
 
-    def _result(self, call: Call, content: str, cut: Cut, notes: list[str]
-                ) -> TruncationResult:
+    def _result(self, call: Call, content: str, cut: Cut, notes: list[str],
+                terminal_chars: int = 0) -> TruncationResult:
         facts, artifact = call.facts, call.artifact
         omissions = cut.omissions
         if artifact is not None:  # the numbers the markers show, for programs
@@ -362,6 +381,7 @@ class Pipeline:
             notes=(*notes, *cut.notes),
             details=cut.details,
             artifact_truncated=artifact is not None and artifact.truncated,
+            terminal_chars_removed=terminal_chars,
         )
         self._stats.record_truncation(call.tool, chars_saved=facts.chars - len(content),
                                       artifact=artifact is not None)

@@ -81,6 +81,11 @@ class TruncationMetadata:
     #: How the command ended, for output of a command run by truncation-core (``trunc run``,
     #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout, wall time.
     command: CommandStatus | None = None
+    #: Characters of the cut's output that the model does not see because they are terminal
+    #: control: escape sequences (colours, cursor moves, titles, links) and progress frames
+    #: that a later one on the same line, after a ``"\r"``, draws over. They are kept in the
+    #: artifact, and lie outside the omitted regions (``omitted_chars`` does not count them).
+    terminal_chars_removed: int = 0
 
     def retrieve(self, omission: Omission) -> dict[str, Any] | None:
         """The arguments of the ``get_artifact`` call that reads *omission* back (one of
