@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from truncation_core.hooks.models import Budget, Cut, Omission, Size
+from truncation_core.streaming.ends import TERMINAL_WIDENING
 from truncation_core.text.measure import measure
 from truncation_core.text.terminal import ESC, strip_ansi, terminal_view
 
@@ -41,12 +42,9 @@ if TYPE_CHECKING:
 __all__ = ["plain_view"]
 
 #: How many more cuts at most fill the room that terminal control leaves when removed.
-_WIDENINGS = 3
+_WIDENINGS = 4
 #: Room left (a share of the budget) that is close enough to full.
 _FULL_ENOUGH = 0.02
-#: The most a budget is widened for terminal control: output that is more than this many
-#: times larger than what it shows is mostly a display's redraws.
-_MOST_WIDENED = 16
 
 
 def plain_view(call: Call, budget: Budget, view: Callable[[Budget], tuple[Cut, list[str]]],
@@ -64,17 +62,40 @@ def plain_view(call: Call, budget: Budget, view: Callable[[Budget], tuple[Cut, l
         notes.extend(cut_notes)
         return cut, 0
     best, best_notes, best_plain = cut, cut_notes, plain
-    wide, raw, shown = budget, measure(cut.text), measure(plain)
+    # The budget is widened by one factor in every limited unit, found as a root: the
+    # secant from the last cut, kept between the widest factor known to fit and the
+    # narrowest known not to. A stream keeps ends as wide as the widest budget, so it cuts
+    # as process() does. A budget the whole text fits would make no cut at all: when the
+    # widening reaches that far, the whole text, without terminal control, is tried instead.
+    total = call.facts.chars
+    most = min(float(TERMINAL_WIDENING), (total - 1) / budget.chars)
+    factor, fits, too_wide = 1.0, 1.0, math.inf
+    shown = measure(plain)
     for _ in range(_WIDENINGS):
-        wider = _widened(wide, raw, shown, budget)
-        if wider is None:
+        if _full(shown, budget):
             break
-        wide = wider
-        again, again_notes = view(wide)
+        guess = factor * _shortfall(shown, budget)
+        if too_wide < math.inf and not fits < guess < too_wide:
+            guess = (fits + too_wide) / 2
+        if guess > most and total <= TERMINAL_WIDENING * budget.chars:
+            whole = clean.whole()
+            if whole is not None and budget.admits(measure(whole)):
+                notes.append("the whole output fits once terminal control is removed")
+                return (Cut(text=whole, omitted_chars=0, omitted_lines=0),
+                        total - len(whole))
+        guess = min(guess, most)
+        if guess <= fits or _scaled(budget, guess) == _scaled(budget, factor):
+            break
+        factor = guess
+        again, again_notes = view(_scaled(budget, factor))
         again_plain = clean(again)
-        raw, shown = measure(again.text), measure(again_plain)
-        if budget.admits(shown) and len(again_plain) > len(best_plain):
-            best, best_notes, best_plain = again, again_notes, again_plain
+        shown = measure(again_plain)
+        if budget.admits(shown):
+            fits = max(fits, factor)
+            if len(again_plain) > len(best_plain):
+                best, best_notes, best_plain = again, again_notes, again_plain
+        else:
+            too_wide = min(too_wide, factor)
     notes.extend(best_notes)
     return attrs.evolve(best, text=best_plain), len(best.text) - len(best_plain)
 
@@ -93,6 +114,12 @@ class _Cleaner:
         if isinstance(text, str):
             return text.find("\n") != -1
         return text.count("\n") > 0  # a stream's ends know the total
+
+    def whole(self) -> str | None:
+        """The whole text without terminal control, when it is at hand (not a stream's
+        ends)."""
+        text = self._text
+        return terminal_view(text, redraws=self._redraws) if isinstance(text, str) else None
 
     def __call__(self, cut: Cut) -> str:
         """*cut*'s text without terminal control; the very same object when it holds none."""
@@ -143,23 +170,30 @@ def _kept_parts(out: str, text: str | KeptEnds, omissions: Sequence[Omission]
     return parts
 
 
-def _widened(wide: Budget, raw: Size, shown: Size, budget: Budget) -> Budget | None:
-    """The budget to cut in next, from the last cut (of size *raw*, made in *wide*) and the
-    size of what is left of it to show (*shown*), so that what is shown fills *budget*; None
-    when it is full enough, or no wider budget would change anything."""
-    if budget.admits(shown) and budget.chars - shown.chars <= budget.chars * _FULL_ENOUGH:
-        return None
+def _full(shown: Size, budget: Budget) -> bool:
+    """Whether *shown* fits *budget* and fills it, in some limited unit, to within
+    :data:`_FULL_ENOUGH` (a line, for lines)."""
+    if not budget.admits(shown):
+        return False
+    return (shown.chars >= budget.chars * (1 - _FULL_ENOUGH)
+            or (budget.bytes is not None and shown.bytes >= budget.bytes * (1 - _FULL_ENOUGH))
+            or (budget.lines is not None and shown.lines >= budget.lines - 1))
 
-    def unit(limit: int | None, used: int, raw_used: int, now: int | None) -> int | None:
-        if limit is None or now is None:
-            return None
-        # The room left (or the excess), in raw units: as many as the last cut took to show
-        # that much.
-        change = (limit - used) * max(raw_used, 1) / max(used, 1)
-        wanted = math.floor(now + change) - (0 if change >= 0 else 1)
-        return min(max(wanted, limit), limit * _MOST_WIDENED)
 
-    wider = Budget(chars=unit(budget.chars, shown.chars, raw.chars, wide.chars) or budget.chars,
-                   bytes=unit(budget.bytes, shown.bytes, raw.bytes, wide.bytes),
-                   lines=unit(budget.lines, shown.lines, raw.lines, wide.lines))
-    return None if wider == wide else wider
+def _shortfall(shown: Size, budget: Budget) -> float:
+    """How much larger what is shown could be, in the tightest limited unit: what to widen
+    the budget by if what is shown grew with it (aiming just under the limit)."""
+    aim = 1 - _FULL_ENOUGH / 2
+    ratios = [budget.chars * aim / max(shown.chars, 1)]
+    if budget.bytes is not None:
+        ratios.append(budget.bytes * aim / max(shown.bytes, 1))
+    if budget.lines is not None:
+        ratios.append(budget.lines / max(shown.lines, 1))
+    return min(ratios)
+
+
+def _scaled(budget: Budget, factor: float) -> Budget:
+    """*budget* times *factor* (1 or more) in every limited unit."""
+    return Budget(chars=math.floor(budget.chars * factor),
+                  bytes=None if budget.bytes is None else math.floor(budget.bytes * factor),
+                  lines=None if budget.lines is None else math.floor(budget.lines * factor))
