@@ -68,7 +68,7 @@ def plain_view(call: Call, budget: Budget, view: Callable[[Budget], tuple[Cut, l
     # as process() does. A budget the whole text fits would make no cut at all: when the
     # widening reaches that far, the whole text, without terminal control, is tried instead.
     total = call.facts.chars
-    most = min(float(TERMINAL_WIDENING), (total - 1) / budget.chars)
+    most = min(float(TERMINAL_WIDENING), _widest_cutting(call, budget))
     factor, fits, too_wide = 1.0, 1.0, math.inf
     shown = measure(plain)
     for _ in range(_WIDENINGS):
@@ -168,6 +168,19 @@ def _kept_parts(out: str, text: str | KeptEnds, omissions: Sequence[Omission]
         pos = found + len(piece)
     parts += [(out[pos:stop], False), (tail, True)]
     return parts
+
+
+def _widest_cutting(call: Call, budget: Budget) -> float:
+    """The widest factor by which *budget* can grow and still not hold the whole text (in
+    some unit the text stays over it): a strategy asked to fit a text in a budget that holds
+    it would cut nothing."""
+    facts = call.facts
+    widest = (facts.chars - 1) / budget.chars
+    if budget.lines is not None:
+        widest = max(widest, (facts.lines - 1) / max(budget.lines, 1))
+    if budget.bytes is not None:
+        widest = max(widest, (facts.bytes - 1) / max(budget.bytes, 1))
+    return widest
 
 
 def _full(shown: Size, budget: Budget) -> bool:
