@@ -150,6 +150,11 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
         header_end = out.index("Preview:\n") + len("Preview:\n") if short else first.end()
         body = out[header_end:]
 
+    if not meta.omissions and meta.terminal_chars_removed:
+        # The whole text fits once terminal control is removed: it is shown whole.
+        assert body == terminal_view(text, redraws="\n" in text)
+        assert meta.terminal_chars_removed == len(text) - len(body)
+        return text, "", ""
     assert len(meta.omissions) == 1, meta.omissions
     region = meta.omissions[0]
     start, end = region.start, region.end
@@ -312,7 +317,7 @@ def test_lines_keeps_as_many_whole_lines_as_fit(direction: str, lines: list[str]
     result = make_truncator(f"lines-{direction}", budget).process(text)
     name = f"lines-{direction}"
     head, _marker, tail = check_result(text, result, budget, name=name)
-    if not result.metadata.was_truncated:
+    if not result.metadata.omissions:  # nothing left out (or all of it fits once cleaned)
         return
     kept = head if direction == "head" else tail
     position = position_of(name, 0.6)

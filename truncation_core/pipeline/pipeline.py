@@ -5,6 +5,9 @@ The steps, in this order, each a hook that plugins may take over::
     select_strategy -> store_artifact -> truncate (format_marker for each marker)
                     -> highlights (salient_patterns) -> metadata
 
+Content over ``artifact_threshold`` gets an artifact reference above its cut; what the cut
+keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
+
 :meth:`Pipeline.run` does them all for text in memory (``Truncator.process``). A stream
 counts and keeps its content as it arrives, then asks the same object for each step:
 :meth:`Pipeline.select`, :meth:`Pipeline.open_artifact`, and :meth:`Pipeline.finish`,
