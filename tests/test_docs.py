@@ -55,6 +55,8 @@ def documented_default(value: Any) -> str:
     """How the reference writes a default: ``none`` for None, YAML spelling otherwise."""
     if value is None:
         return "none"
+    if isinstance(value, attrs.Factory):  # type: ignore[arg-type]
+        return documented_default(value.factory())
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
     return f"`{value}`"

@@ -57,6 +57,12 @@ class PluginLoadWarning(UserWarning):
     """Issued instead of :class:`PluginLoadError` when plugin loading is not strict."""
 
 
+class PluginDisabledWarning(PluginLoadWarning):
+    """Configuration names a strategy or backend that no loaded plugin provides, while a
+    plugin that may provide it is disabled: the default stands in. Not a configuration
+    error: the operator (or the configuration) chose to disable the plugin."""
+
+
 class ArtifactError(TruncationCoreError):
     """Base class for artifact storage and retrieval errors."""
 

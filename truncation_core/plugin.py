@@ -18,9 +18,11 @@
   :class:`ArtifactWriter`, :class:`WriterBase`, :class:`SessionInfo`, :class:`CleanReport`,
   :class:`StoreConfig`, the artifact model (:class:`ArtifactInfo`, :class:`ArtifactRef`,
   :class:`ArtifactCut`, :func:`new_artifact_id`, :func:`validate_artifact_id`,
-  :func:`new_session_id`, :func:`validate_session_id`), the metadata documents
+  :func:`new_session_id`, :func:`validate_session_id`, :func:`human_size`), the metadata
+  documents
   (:func:`ref_document`, :func:`ref_from_document`), :class:`Retrieval` for backends that
-  read faster than through ``open``, and the errors a backend raises.
+  read faster than through ``open``, and the errors a backend raises (``ConfigError`` for
+  its settings).
 
 Names load on first use, so that a plugin module importing this stays cheap to import. To
 test a plugin, see :mod:`truncation_core.testing`.
@@ -73,7 +75,9 @@ _EXPORTS = {
     "ref_document": "truncation_core.artifacts.documents",
     "ref_from_document": "truncation_core.artifacts.documents",
     "Retrieval": "truncation_core.retrieval",
+    "human_size": "truncation_core.artifacts.model",
     "ArtifactNotFound": "truncation_core.errors",
+    "ConfigError": "truncation_core.errors",
     "StoreError": "truncation_core.errors",
     "StoreFull": "truncation_core.errors",
 }
@@ -88,6 +92,7 @@ __all__ = [
     "ArtifactWriter",
     "Budget",
     "CleanReport",
+    "ConfigError",
     "ContentFacts",
     "Cut",
     "ElementOmission",
@@ -111,6 +116,7 @@ __all__ = [
     "fit_prefix",
     "fit_suffix",
     "hookimpl",
+    "human_size",
     "is_line_start",
     "measure",
     "new_artifact_id",
@@ -144,13 +150,14 @@ if TYPE_CHECKING:
         ArtifactCut,
         ArtifactInfo,
         ArtifactRef,
+        human_size,
         new_artifact_id,
         new_session_id,
         validate_artifact_id,
         validate_session_id,
     )
     from truncation_core.config.model import Policy, StoreConfig
-    from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
+    from truncation_core.errors import ArtifactNotFound, ConfigError, StoreError, StoreFull
     from truncation_core.highlights.patterns import SalientPattern
     from truncation_core.hooks.models import (
         ArtifactSpan,

@@ -16,8 +16,8 @@ import attrs
 
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
-from truncation_core.config.model import Config, Policy, config_from_mapping
-from truncation_core.errors import ConfigError, PluginLoadWarning, StoreError, did_you_mean
+from truncation_core.config.model import Config, Policy
+from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
@@ -88,6 +88,8 @@ class Truncator:
         if config is None:
             config = Config()
         elif not isinstance(config, Config):
+            from truncation_core.config.converter import config_from_mapping
+
             config = config_from_mapping(config)
         self.plugins = PluginHost.build(settings=config.plugins, plugins=plugins,
                                         load_entrypoints=load_entrypoints,
@@ -277,13 +279,17 @@ class Truncator:
 
         return tool_schemas(format)
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None
-                  ) -> ToolResult:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
+                  names: Mapping[str, str] | None = None) -> ToolResult:
         """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
-        raises: errors come back in the result (400 bad call, 404 unknown artifact)."""
+        raises: errors come back in the result (400 bad call, 404 unknown artifact).
+
+        *names* maps tool names to the names the model knows the tools by, when they differ
+        (``{"get_artifact": "trunc_get_artifact"}``): the calls the result suggests use them.
+        """
         from truncation_core.tools.calls import call_tool
 
-        return call_tool(self, name, arguments)
+        return call_tool(self, name, arguments, names=names)
 
     def tool(self, name: str | Callable[..., Any] | None = None) -> Any:
         """Decorator: the function's result goes through :meth:`process` as tool *name*
@@ -298,14 +304,15 @@ class Truncator:
             return wrap_tool(self, name, getattr(name, "__name__", "tool"))
 
         def decorate(fn: _F) -> _F:
-            return wrap_tool(self, fn, name or getattr(fn, "__name__", "tool"))  # type: ignore[return-value]
+            tool_name = name if isinstance(name, str) else getattr(fn, "__name__", "tool")
+            return wrap_tool(self, fn, tool_name)  # type: ignore[return-value]
 
         return decorate
 
     async def aprocess(self, content: str | bytes, *, tool: str | None = None,
                        **context: Any) -> TruncationResult:
         """:meth:`process` for async code: content over its limit is cut and stored in a
-        worker thread, so the event loop is never blocked (NFR-004). Content within its
+        worker thread, so the event loop is never blocked. Content within its
         limit is returned at once."""
         slot = self._slots.get(tool) or self._slot(tool)
         if type(content) is str and len(content) <= slot.unmeasured_chars:
@@ -373,4 +380,4 @@ def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> N
     which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
     warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; disabled "
                   f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it: "
-                  f"using {instead}", PluginLoadWarning, stacklevel=4)
+                  f"using {instead}", PluginDisabledWarning, stacklevel=4)

@@ -87,7 +87,7 @@ def content_name(artifact_id: str, content_type: str) -> str:
 
 
 def human_size(n: int) -> str:
-    """``2.3 MB``-style size, in decimal units as in seed 000's reference format."""
+    """``2.3 MB``-style size, in decimal units, as artifact references show it."""
     if n < 1000:
         return f"{n} B"
     value = float(n)
@@ -107,7 +107,7 @@ _UNSAFE_IN_SUMMARY = re.compile(
 
 
 def clip_summary(summary: str) -> str:
-    """Clip a summary to the 100 characters FR-060 allows, on one line, without control or
+    """Clip a summary to the 100 characters a reference allows, on one line, without control or
     invisible formatting characters (it comes from a command line or a path, which a tool
     call's arguments may fill with anything)."""
     # Bounded before it is split: a summary may come from a huge argument.

@@ -1,4 +1,4 @@
-"""The ``element`` strategy (FR-022, FR-035..039): JSON, JSON Lines and XML, cut between elements.
+"""The ``element`` strategy: JSON, JSON Lines and XML, cut between elements.
 
 The output stays valid JSON (JSON Lines, well-formed XML) whenever the input is: arrays keep
 their first and last items, objects a subset of their members, long strings their ends, and

@@ -197,6 +197,12 @@ _lines_command("head", "Print the first lines of an artifact.")
 _lines_command("tail", "Print the last lines of an artifact (read from its end).")
 
 
+class _GrepError(click.ClickException):
+    """An error of ``trunc artifacts grep``: exit 2, as grep does (1 means "no match")."""
+
+    exit_code = 2
+
+
 @artifacts_group.command("grep")
 @click.argument("artifact_id")
 @click.argument("pattern")
@@ -221,9 +227,7 @@ def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
         result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
                             context=context, max_matches=max_count)
     except TruncationCoreError as exc:
-        error = click.ClickException(str(exc))
-        error.exit_code = 2  # 1 means "no match"
-        raise error from None
+        raise _GrepError(str(exc)) from None
     if as_json:
         click.echo(json.dumps({
             "artifact_id": artifact_id, "more": result.more, "matches": [

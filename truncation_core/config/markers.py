@@ -26,7 +26,7 @@ class MarkerConfig:
     a ``format_marker`` plugin.
     """
 
-    #: Between a kept head and a kept tail (head_tail). FR-043's format.
+    #: Between a kept head and a kept tail (head_tail).
     middle: str = "\n... [{lines:,} lines / {chars:,} chars omitted{hint}] ...\n"
     #: Before a kept tail (tail, lines from the tail).
     beginning: str = "... [Beginning omitted: {lines:,} lines / {chars:,} chars{hint}] ...\n"
@@ -40,8 +40,8 @@ class MarkerConfig:
     unavailable: str = "; the full output could not be kept: {reason}"
     #: The artifact reference, for content over ``artifact_threshold``: above the cut (with
     #: ``reference_preview: full``, the default), whose markers say how to read back what
-    #: they replace, so this line names the artifact and the other ways to read it. FR-059's
-    #: format, then the tools.
+    #: they replace, so this line names the artifact (the artifact reference format) and the
+    #: other ways to read it.
     reference: str = (
         "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines: search it with "
         "artifact_grep, read lines with get_artifact or artifact_tail\n"
@@ -86,7 +86,7 @@ class MarkerConfig:
     # Notes that structured strategies (element, ranked) put in place of what they leave out.
     # Each is inserted where the omitted part stood, escaped so that the output stays valid
     # JSON (a string) or XML (a comment). See docs/structured.md.
-    #: An array item standing for the items left out of the middle of an array (seed 000).
+    #: An array item standing for the items left out of the middle of an array.
     json_items: str = "... {count:,} items omitted ..."
     #: The value of the member standing for the members left out of an object.
     json_keys: str = "{count:,} keys omitted"

@@ -143,7 +143,7 @@ class PluginHost:
                                             context=context)
         if chosen is not None and not isinstance(chosen, str):
             raise self._wrong("select_strategy", chosen, "a strategy name")
-        return chosen  # type: ignore[no-any-return]
+        return chosen
 
     def truncate(self, *, strategy: str, text: str, budget: Budget, facts: ContentFacts,
                  policy: Policy, markers: MarkerRenderer) -> Cut | None:
@@ -153,21 +153,22 @@ class PluginHost:
                                   policy=policy, markers=markers)
         if cut is not None and not isinstance(cut, Cut):
             raise self._wrong("truncate", cut, "a Cut")
-        return cut  # type: ignore[no-any-return]
+        return cut
 
     def format_marker(self, *, marker: Marker, policy: Policy) -> str | None:
         text = self._hook.format_marker(marker=marker, policy=policy)
         if text is not None and not isinstance(text, str):
             raise self._wrong("format_marker", text, "a str")
-        return text  # type: ignore[no-any-return]
+        return text
 
     def store_artifact(self, *, store: ArtifactStore, info: ArtifactInfo,
                        policy: Policy) -> ArtifactWriter | None:
-        writer = self._hook.store_artifact(store=store, info=info, policy=policy)
+        writer: ArtifactWriter | None = self._hook.store_artifact(store=store, info=info,
+                                                                  policy=policy)
         if writer is not None and not all(callable(getattr(writer, name, None))
                                           for name in ("write", "commit", "abort")):
             raise self._wrong("store_artifact", writer, "an ArtifactWriter")
-        return writer  # type: ignore[no-any-return]
+        return writer
 
     def salient_patterns(self, *, tool: str | None, policy: Policy
                          ) -> tuple[list[SalientPattern], HookResultError | None]:

@@ -161,8 +161,11 @@ def effective_settings(settings: PluginsConfig,
 class _Loader:
     """Registers plugins on one manager and keeps what each one is."""
 
-    def __init__(self, settings: PluginsConfig) -> None:
+    def __init__(self, settings: PluginsConfig, environ: Mapping[str, str]) -> None:
         self.settings = settings
+        self.env_disabled = _env_list(environ.get("TRUNCATION_CORE_DISABLE_PLUGINS", ""))
+        allowed = environ.get("TRUNCATION_CORE_PLUGINS")
+        self.env_allowed = None if allowed is None else _env_list(allowed)
         self.pm = pluggy.PluginManager(specs.PROJECT_NAME)
         self.pm.add_hookspecs(specs)
         self.records: dict[str, PluginInfo] = {}
@@ -206,15 +209,18 @@ class _Loader:
             self.pm.unregister(name=name)
         self.records[name] = attrs.evolve(record, hooks=(), error=str(error))
 
-    def disabled_by(self, name: str, configured: PluginsConfig) -> str | None:
+    def disabled_by(self, name: str) -> str | None:
         """What keeps entry point (or project module) *name* from loading, if anything."""
-        settings = self.settings
-        if name in settings.disable:
-            return ("plugins.disable" if name in configured.disable
-                    else "TRUNCATION_CORE_DISABLE_PLUGINS")
-        if settings.enable is not None and name not in settings.enable:
-            return ("plugins.enable" if configured.enable is not None
-                    and name not in configured.enable else "TRUNCATION_CORE_PLUGINS")
+        # The operator's switch is named first: configuration read by from_config() holds
+        # the environment's values too.
+        if name in self.env_disabled:
+            return "TRUNCATION_CORE_DISABLE_PLUGINS"
+        if name in self.settings.disable:
+            return "plugins.disable"
+        if self.env_allowed is not None and name not in self.env_allowed:
+            return "TRUNCATION_CORE_PLUGINS"
+        if self.settings.enable is not None and name not in self.settings.enable:
+            return "plugins.enable"
         return None
 
     # -- the sources, in order ----------------------------------------------------------------
@@ -225,7 +231,7 @@ class _Loader:
                           name="builtin." + module_path.rsplit(".", 1)[1],
                           kind="builtin", target=module_path)
 
-    def entrypoints(self, configured: PluginsConfig) -> None:
+    def entrypoints(self) -> None:
         from importlib.metadata import entry_points  # slow to import: only when loading
 
         for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -236,7 +242,7 @@ class _Loader:
                 warnings.warn(f"plugin {ep.name!r} from {dist_name} is registered twice; "
                               "keeping the first", PluginLoadWarning, stacklevel=5)
                 continue
-            why = self.disabled_by(ep.name, configured)
+            why = self.disabled_by(ep.name)
             if why is not None:
                 self.records[ep.name] = PluginInfo(
                     name=ep.name, kind="entrypoint", target=ep.value, distribution=dist_name,
@@ -262,12 +268,12 @@ class _Loader:
                     raise PluginLoadError(name, cause=LookupError(message))
                 warnings.warn(message, PluginLoadWarning, stacklevel=5)
 
-    def project(self, project_root: Path | None, configured: PluginsConfig) -> None:
+    def project(self, project_root: Path | None) -> None:
         for module_path in self.settings.modules:
             if module_path in self.settings.disable:
                 self.records[module_path] = PluginInfo(
                     name=module_path, kind="project", target=module_path, disabled=True,
-                    disabled_by=self.disabled_by(module_path, configured))
+                    disabled_by=self.disabled_by(module_path))
                 continue
             self.load_guarded(module_path, "project", target=module_path,
                               load=functools.partial(_import_project_module, module_path,
@@ -348,11 +354,11 @@ def load_plugins(*, settings: PluginsConfig, plugins: Iterable[object] = (),
     operator's environment, see :func:`effective_settings`) and *plugins* ask for."""
     environ = os.environ if environ is None else environ
     effective = effective_settings(settings, environ)
-    loader = _Loader(effective)
+    loader = _Loader(effective, environ)
     loader.builtins()
     if load_entrypoints and effective.autoload:
-        loader.entrypoints(settings)
-    loader.project(project_root, settings)
+        loader.entrypoints()
+    loader.project(project_root)
     loader.explicit(plugins)
     return loader.provides()
 

@@ -67,8 +67,8 @@ class MarkerRenderer:
         """The marker text for *omission*, separators included.
 
         The marker gets the omission with its coordinates in the artifact
-        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`), which the
-        metadata carries too.
+        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`),
+        which the metadata carries too.
         """
         marker = self._marker(omission.position, located(omission, self.artifact))
         return self.format(marker=marker, policy=self.policy) or ""
@@ -145,7 +145,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         )
     element = marker.element
     if element is not None:
-        return getattr(templates, marker.kind).format(
+        template: str = getattr(templates, marker.kind)
+        return template.format(
             count=element.count, total=element.total, kept=element.total - element.count,
             unit=element.unit, path=element.path, artifact_id=artifact.id if artifact else "",
             strategy=marker.strategy, tool=tool,
@@ -159,7 +160,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
         hint = ""
-    return getattr(templates, marker.kind).format(
+    omission_template: str = getattr(templates, marker.kind)
+    return omission_template.format(
         lines=region.lines, chars=region.chars, first_line=region.first_line,
         last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.hooks.models import Budget, Omission, frozen_mapping
+from truncation_core.hooks.models import Budget, Omission, frozen_mapping, omissions, strings
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
@@ -19,7 +19,7 @@ __all__ = ["TruncationMetadata", "TruncationResult", "estimate_tokens"]
 
 
 def estimate_tokens(chars: int) -> int:
-    """Approximate tokens as characters / 4, rounded up (FR-017)."""
+    """Approximate tokens as characters / 4, rounded up."""
     return (chars + 3) // 4
 
 
@@ -31,18 +31,18 @@ def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
 class TruncationMetadata:
     """What was done to one tool result, in numbers a program (or a model) can act on.
 
-    Sizes are in characters unless the name says otherwise (FR-016).
+    Sizes are in characters unless the name says otherwise.
     """
 
     #: The tool the result came from, if given.
     tool: str | None
-    #: True when the model sees less than the full content (FR-070).
+    #: True when the model sees less than the full content.
     was_truncated: bool
-    #: The strategy that produced the content, or None when nothing was cut (FR-068).
+    #: The strategy that produced the content, or None when nothing was cut.
     strategy_used: str | None
-    #: Size of the original content (FR-066).
+    #: Size of the original content.
     original_size: int
-    #: Size of what the model sees, markers included (FR-067).
+    #: Size of what the model sees, markers included.
     truncated_size: int
     #: Lines in the original content.
     original_lines: int
@@ -56,7 +56,7 @@ class TruncationMetadata:
     original_tokens: int
     #: The limits that were applied.
     limits: Budget
-    #: The artifact holding the full content (FR-069), or None.
+    #: The artifact holding the full content, or None.
     artifact_id: str | None = None
     #: Why the full content could not be kept, when spilling was on but failed.
     artifact_error: str | None = None
@@ -65,9 +65,9 @@ class TruncationMetadata:
     #: The omitted regions: their lines and bytes in the original, and in ``in_artifact``
     #: the numbers the marker shows, which read them back from the artifact (see
     #: :meth:`retrieve`).
-    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
+    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=omissions)
     #: Remarks, e.g. which fallback was taken and why.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
     #: Strategy-specific, machine-readable details. They may quote content (a highlighted
     #: line, a JSON key in a cut's path), so they are left out of the repr, which ends up in
     #: logs; ``to_dict`` and ``to_json`` include them.
@@ -79,7 +79,8 @@ class TruncationMetadata:
     #: beyond ``max_artifact_size``); ``artifact.cut`` says what it lacks.
     artifact_truncated: bool = False
     #: How the command ended, for output of a command run by truncation-core (``trunc run``,
-    #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout, wall time.
+    #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout,
+    #: wall time.
     command: CommandStatus | None = None
     #: Characters of the cut's output that the model does not see because they are terminal
     #: control: escape sequences (colours, cursor moves, titles, links) and progress frames

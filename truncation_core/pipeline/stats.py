@@ -1,4 +1,4 @@
-"""Per-tool counters: calls, truncations, artifacts and characters saved (NFR-015/016)."""
+"""Per-tool counters: calls, truncations, artifacts and characters saved."""
 
 from __future__ import annotations
 

@@ -42,6 +42,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
+from truncation_core.hooks.models import strings
+
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Budget
     from truncation_core.pipeline.results import TruncationResult
@@ -68,7 +70,7 @@ class CommandStatus:
     """How a command ended. Recorded in the metadata as ``command``."""
 
     #: The command line that ran.
-    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    argv: tuple[str, ...] = attrs.field(converter=strings)
     #: Its exit status, or None when a signal ended it.
     exit_code: int | None
     #: The signal that ended it (``SIGKILL`` ...), or None.
@@ -80,7 +82,7 @@ class CommandStatus:
     #: Wall time from start to exit, in seconds.
     duration_seconds: float = 0.0
     #: Remarks, e.g. that a process kept the output open after the command exited.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
 
     @property
     def shell_exit_code(self) -> int:
@@ -380,7 +382,8 @@ async def arun_command(
         while True:
             if read_task is None:
                 read_task = asyncio.ensure_future(proc.stdout.read(CHUNK))
-            tasks = {read_task} if exit_task.done() else {read_task, exit_task}
+            tasks: set[asyncio.Future[Any]] = (
+                {read_task} if exit_task.done() else {read_task, exit_task})
             done, _ = await asyncio.wait(tasks, timeout=watch.wait(loop.time(), None),
                                          return_when=asyncio.FIRST_COMPLETED)
             if read_task in done:

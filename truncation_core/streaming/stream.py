@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
+from truncation_core.config.checks import PositiveInt
 from truncation_core.errors import StoreError, StoreFull
 from truncation_core.highlights.bank import StreamHighlights
 from truncation_core.hooks.models import Budget, ContentFacts
@@ -74,6 +75,8 @@ _MAX_UTF8 = 4
 _ASYNC_BATCH = 256 * 1024
 
 AnyStr = TypeVar("AnyStr", str, bytes)
+#: ``bytes``, for annotations inside :class:`Stream`, whose ``bytes`` property shadows it.
+_Bytes = bytes
 
 
 class _Ring(Generic[AnyStr]):
@@ -81,7 +84,7 @@ class _Ring(Generic[AnyStr]):
 
     def __init__(self, keep: int, empty: AnyStr) -> None:
         self._keep = keep
-        self._empty = empty
+        self._empty: AnyStr = empty
         self._parts: deque[AnyStr] = deque()
         self._size = 0
         #: True once anything written has been dropped.
@@ -101,7 +104,8 @@ class _Ring(Generic[AnyStr]):
             self.trimmed = True
 
     def value(self) -> AnyStr:
-        return self._empty.join(self._parts)
+        joined: AnyStr = self._empty.join(self._parts)
+        return joined
 
 
 class Stream:
@@ -186,7 +190,7 @@ class Stream:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write(self, chunk: str | bytes | bytearray | memoryview) -> int:
+    def write(self, chunk: str | _Bytes | bytearray | memoryview) -> int:
         """Take the next chunk of the tool's output; returns its length.
 
         All chunks of one stream are ``str``, or all are bytes-like.
@@ -235,7 +239,7 @@ class Stream:
     def _write_text(self, chunk: str) -> None:
         self._count(chunk, "\n", "\r", "\r\n")
         self._chars += len(chunk)
-        data: bytes | None = None
+        data: _Bytes | None = None
         if chunk.isascii():  # O(1): CPython keeps the flag
             size = len(chunk)
         else:
@@ -249,7 +253,7 @@ class Stream:
         self._feed(chunk)
         self._keep(chunk, data)
 
-    def _write_bytes(self, chunk: bytes) -> None:
+    def _write_bytes(self, chunk: _Bytes) -> None:
         self._count(chunk, b"\n", b"\r", b"\r\n")
         self._bytes += len(chunk)
         text: str | None = None
@@ -269,7 +273,7 @@ class Stream:
             self._feed(text if text is not None else chunk.decode("ascii"))
         self._keep(chunk, chunk)
 
-    def _decode(self, chunk: bytes, final: bool = False) -> str:
+    def _decode(self, chunk: _Bytes, final: bool = False) -> str:
         text = self._decoder.decode(chunk, final)  # type: ignore[union-attr]
         self._decoder_idle = not self._decoder.getstate()[0]  # type: ignore[union-attr]
         self._chars += len(text)
@@ -305,7 +309,7 @@ class Stream:
 
     # -- the artifact ------------------------------------------------------------------------
 
-    def _keep(self, chunk: str | bytes, data: bytes | None) -> None:
+    def _keep(self, chunk: str | _Bytes, data: _Bytes | None) -> None:
         """Keep the chunk for the artifact: held back while within the limit, then written."""
         if not self._over:
             self._over = self._is_over(self._budget)
@@ -318,7 +322,7 @@ class Stream:
             return
         self._store(data)
 
-    def _store(self, data: bytes) -> None:
+    def _store(self, data: _Bytes) -> None:
         try:
             if self._writer is None:
                 self._open_writer()
@@ -447,10 +451,12 @@ class Stream:
         if room is None:
             raise ValueError(f"reserve: {len(reserve)} characters do not fit the budget "
                              f"({self._budget})")
-        return attrs.evolve(self._policy, inline_limit=room.chars, max_bytes=room.bytes,
-                            max_lines=room.lines), room
+        return attrs.evolve(
+            self._policy, inline_limit=PositiveInt(room.chars),
+            max_bytes=None if room.bytes is None else PositiveInt(room.bytes),
+            max_lines=None if room.lines is None else PositiveInt(room.lines)), room
 
-    def _full_text(self) -> tuple[str | KeptEnds, bytes | None]:
+    def _full_text(self) -> tuple[str | KeptEnds, _Bytes | None]:
         """The whole text when the two ends overlap, else the windows over it."""
         ring = self._ring.value()  # type: ignore[union-attr]
         head = "".join(self._head)

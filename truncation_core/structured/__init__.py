@@ -10,7 +10,7 @@ One file per format, each readable on its own:
 * :mod:`~truncation_core.structured.json_stream` — the same from ijson parse events, fed
   chunk by chunk, in memory bounded by the budget (large input, streams).
 * :mod:`~truncation_core.structured.jsonl` — JSON Lines: whole records, first and last.
-* :mod:`~truncation_core.structured.ranked` — ranked results (seed 002): the best-scored whole
+* :mod:`~truncation_core.structured.ranked` — ranked results: the best-scored whole
   results that fit.
 * :mod:`~truncation_core.structured.xml_element` — XML elements, parsed safely.
 * :mod:`~truncation_core.structured.dispatch` — which of these handles a given content, and

@@ -1,4 +1,4 @@
-"""Ranked results (seed 002): keep the highest-scored whole results that fit.
+"""Ranked results: keep the highest-scored whole results that fit.
 
 The input is JSON: a list of results, either the top-level value or a list inside a response
 object (the first member whose value is a list of objects carrying the score, else the
@@ -13,7 +13,7 @@ in score order, followed by one note item, ``"... 42 lower-scored results omitte
 If not even the best result fits, it alone is element-truncated to the budget (reason
 ``single_result_too_large``). Input that is not such a list falls back to ``element``.
 
-The metadata carries seed 002's ``truncation_info``: ``reason`` (``character_limit``,
+The metadata carries a ``truncation_info``: ``reason`` (``character_limit``,
 ``single_result_too_large`` or None), ``original_count``, ``returned_count``,
 ``estimated_chars``, ``limit_chars``, ``estimated_tokens`` and ``limit_tokens``.
 """
@@ -29,7 +29,7 @@ from truncation_core.config.model import Policy
 from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission, Size
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.pipeline.results import estimate_tokens
-from truncation_core.structured.dispatch import NoteCache, element_cut, text_fallback
+from truncation_core.structured.dispatch import element_cut, text_fallback
 from truncation_core.structured.json_element import (
     INF,
     Knobs,
@@ -39,6 +39,7 @@ from truncation_core.structured.json_element import (
     detect_style,
     fit,
 )
+from truncation_core.structured.notes import NoteCache
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
 from truncation_core.text.measure import count_lines, measure
 
@@ -157,7 +158,7 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
             if unbounded is not None:
                 reason = _binding_limit(measure("".join(unbounded.parts)), budget)
         details_fit: dict[str, Any] = {}
-    else:  # not even the best result fits whole: element-truncate it (seed 002, risk 4)
+    else:  # not even the best result fits whole: element-truncate it
         kept, reason = min(1, len(results)), "single_result_too_large"
         fitted = fit(document(kept), budget=budget, style=style, note=note_cache,
                      head_ratio=policy.head_ratio, max_depth=policy.max_depth)
@@ -187,7 +188,7 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
 
 
 def _binding_limit(size: Size, budget: Budget) -> str:
-    """Seed 002's reason for stopping: the limit the next result would break (characters
+    """The reason for stopping: the limit the next result would break (characters
     first, when it would break several)."""
     if size.chars > budget.chars:
         return "character_limit"

@@ -27,7 +27,6 @@ at most 64 KiB, or nothing.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING
 
 import attrs
@@ -39,7 +38,7 @@ from truncation_core.structured.dispatch import (
     starts_like_json,
 )
 from truncation_core.structured.ranked import ranked_cut
-from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse, parse_prefix
+from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_prefix
 
 if TYPE_CHECKING:
     from truncation_core.config.model import Policy
@@ -153,7 +152,7 @@ class ElementStreamCut:
         if self._parts is not None:  # the whole text was kept: join it once
             whole = "".join(self._parts)
             self._parts = [whole]
-            return attrs.evolve(facts, parse=functools.cache(lambda: parse(whole)))
+            return facts.parsing(whole)
         if self._parsed is not None:
             parsed = self._parsed
             return attrs.evolve(facts, parse=lambda: parsed)

@@ -46,7 +46,7 @@ class BudgetWriter:
                 raise Overflow
         if self._count_lines:
             self.lines_left -= text.count("\n")  # type: ignore[operator]
-            if self.lines_left < 0:  # type: ignore[operator]
+            if self.lines_left < 0:
                 raise Overflow
 
     def text(self) -> str:

@@ -14,6 +14,7 @@ thin wrappers over this package.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -56,6 +57,10 @@ MIN_PAGE_CHARS = 1000
 # -- results ----------------------------------------------------------------------------------
 
 
+def _frozen_arguments(value: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    return None if value is None else MappingProxyType(dict(value))
+
+
 @attrs.frozen(kw_only=True)
 class ToolError:
     #: 400 for a bad call (arguments, tool name, pattern), 404 for an unknown artifact, 500
@@ -77,7 +82,7 @@ class ToolResult:
     #: ``end_line`` (``lines`` for ``artifact_head``) is returned. Following them returns
     #: exactly the lines asked for.
     next_arguments: Mapping[str, Any] | None = attrs.field(
-        default=None, converter=lambda v: None if v is None else MappingProxyType(dict(v)))
+        default=None, converter=_frozen_arguments)
 
     @property
     def is_error(self) -> bool:
@@ -192,8 +197,27 @@ def _describe(value: object) -> str:
 # -- dispatch -----------------------------------------------------------------------------------
 
 
-def call_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
-    """Run one tool call. Never raises; see :class:`ToolResult`."""
+#: The names the model knows the tools by, while a call renders the calls it suggests.
+_shown_names: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "truncation_core_tool_names", default=None)
+
+
+def call_tool(truncator: Truncator, name: str, arguments: object = None, *,
+              names: Mapping[str, str] | None = None) -> ToolResult:
+    """Run one tool call. Never raises; see :class:`ToolResult`.
+
+    *names* maps a tool's name (``get_artifact``) to the name the model knows it by, when
+    that differs (an MCP proxy that prefixes the tools to avoid a clash): the calls a result
+    suggests (``Next page: ...``) use it. *name* is the tool's own name.
+    """
+    token = _shown_names.set(names)
+    try:
+        return _call_tool(truncator, name, arguments)
+    finally:
+        _shown_names.reset(token)
+
+
+def _call_tool(truncator: Truncator, name: str, arguments: object) -> ToolResult:
     tool = name if isinstance(name, str) and name in SPECS else None
     try:
         if tool is None:
@@ -236,6 +260,9 @@ def _header(ref: ArtifactRef, what: str) -> str:
 
 
 def _call(tool: str, **arguments: Any) -> str:
+    names = _shown_names.get()
+    if names:
+        tool = names.get(tool, tool)
     args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
     return f"{tool}({args})"
 

@@ -15,7 +15,7 @@ from truncation_core_tiktoken.files import bundled_path, load_ranks
 from truncation_core import Truncator
 from truncation_core.tokens import Tokenizer
 
-CORPUS = Path(__file__).resolve().parents[3] / "bench" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "corpus"
 LOG = (CORPUS / "npm-script-error.txt").read_text()[:30_000]
 TEXT = LOG + "错误\uff1a文件不存在 ファイル 파일 😀"
 
