@@ -128,8 +128,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         short = policy.reference_preview == "short"
         if artifact.cut is not None:
             cut = artifact.cut
-            template = templates.reference_cut_short if short else templates.reference_cut
-            return template.format(
+            form = templates.reference_cut_short if short else templates.reference_cut
+            return form.format(
                 artifact_id=artifact.id, summary=artifact.summary,
                 size=human_size(artifact.bytes), original_size=human_size(cut.original_bytes),
                 original_lines=cut.original_lines, original_bytes=cut.original_bytes,
@@ -137,8 +137,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
                 tail_lines=cut.original_lines - cut.tail_first_line + 1 if cut.tail_bytes else 0,
                 cut_first_line=cut.first_line, cut_last_line=cut.last_line,
                 cut_bytes=cut.omitted_bytes, tool=tool)
-        template = templates.reference_short if short else templates.reference
-        return template.format(
+        form = templates.reference_short if short else templates.reference
+        return form.format(
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
             tool=tool,
