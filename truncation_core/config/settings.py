@@ -176,6 +176,11 @@ class ToolConfig:
         """The settings this tool sets, in declaration order."""
         return self._values
 
+    def replace(self, **changes: Any) -> ToolConfig:
+        """A copy with *changes* (checked as the constructor checks them); None unsets a
+        setting, so that the tool inherits it again."""
+        return ToolConfig(**{**self._values, **changes})
+
     def __getattr__(self, name: str) -> Any:
         if name in OVERRIDE_NAMES:
             return self._values.get(name)

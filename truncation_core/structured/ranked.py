@@ -21,6 +21,7 @@ The metadata carries a ``truncation_info``: ``reason`` (``character_limit``,
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -31,12 +32,14 @@ from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.pipeline.results import estimate_tokens
 from truncation_core.structured.dispatch import element_cut, text_fallback
 from truncation_core.structured.json_element import (
+    _MASK,
     INF,
-    Knobs,
     Note,
+    Style,
     _path_segment,
-    _render,
+    _Plan,
     detect_style,
+    dump_string,
     fit,
 )
 from truncation_core.structured.notes import NoteCache
@@ -120,43 +123,37 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
         items: list[Any] = [results[i] for i in order[:kept]]
         omitted = len(results) - kept
         if omitted:
-            items.append(Note(note_cache(ElementOmission(
-                kind="ranked_results", count=omitted, total=len(results), unit="results",
-                path=list_path))))
+            items.append(Note(note(omitted)))
         if member is None:
             return items
         return tuple((k, items if k == member and v is results else v)
                      for k, v in parsed.value)
 
-    cache: dict[Any, Any] = {}
-    # The render cache is keyed by object identity: every document built while searching
-    # stays alive until the end, so that no identity is reused by a different list.
-    alive: list[Any] = []
-    whole = Knobs(INF, INF, INF, INF)
+    def note(omitted: int) -> str:
+        return note_cache(ElementOmission(kind="ranked_results", count=omitted,
+                                          total=len(results), unit="results", path=list_path))
 
-    def render(kept: int) -> str | None:
-        alive.append(document(kept))
-        out = _render(alive[-1], whole, budget=budget, style=style, note=note_cache,
-                      head_ratio=policy.head_ratio, cache=cache)
-        return None if out is None else "".join(out.parts)
-
+    layout = _Layout(parsed.value, member, results, order, budget=budget, style=style,
+                     note=note)
     reason: str | None = "character_limit"
-    out = render(1) if results else None
+    try:
+        out = layout.render(1) if results and layout.fits(1) else None
+        if out is not None:
+            lo, hi = 1, len(results)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if layout.fits(mid) else (lo, mid - 1)
+            kept = lo
+            out = layout.render(kept) or ""  # fits, so it is written
+            if kept == len(results):
+                reason = None
+            else:  # which limit the next result would break
+                following = layout.render(kept + 1)
+                if following is not None:
+                    reason = _binding_limit(measure(following), budget)
+    finally:
+        layout.plan.release()
     if out is not None:
-        lo, hi = 1, len(results)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if render(mid) is not None else (lo, mid - 1)
-        kept = lo
-        out = render(kept) or ""  # fits: rendering is deterministic
-        if kept == len(results):
-            reason = None
-        else:  # which limit the next result would break
-            alive.append(document(kept + 1))
-            unbounded = _render(alive[-1], whole, budget=Budget(chars=INF), style=style,
-                                note=note_cache, head_ratio=policy.head_ratio, cache={})
-            if unbounded is not None:
-                reason = _binding_limit(measure("".join(unbounded.parts)), budget)
         details_fit: dict[str, Any] = {}
     else:  # not even the best result fits whole: element-truncate it
         kept, reason = min(1, len(results)), "single_result_too_large"
@@ -185,6 +182,92 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
                omitted_lines=max(0, facts.lines - count_lines(out)), details=details,
                notes=("ranked: the best result alone is too large; it is cut inside",)
                if reason == "single_result_too_large" else ())
+
+
+class _Layout:
+    """The response with its best results kept whole: sized for any number kept, from each
+    result measured once (in score order, as far as a trial needs), and written once."""
+
+    def __init__(self, value: Any, member: str | None, results: list[Any], order: list[int],
+                 *, budget: Budget, style: Style, note: Callable[[int], str]) -> None:
+        self.plan = _Plan(value, budget=budget, style=style, note=lambda element: "",
+                          head_ratio=1.0, max_depth=INF)
+        self.results = results
+        self.order = order
+        self.note = note
+        self.budget = budget
+        #: The depth of the list of results, and the response around it.
+        self.depth = 0 if member is None else 1
+        self.before, self.after = "", ""
+        self.around: int | None = 0
+        if member is not None:
+            self._response(value, member, results)
+        #: Texts of the results measured so far, in score order (None: larger than the
+        #: budget), and prefix sums of their sizes.
+        self.texts: list[str | None] = []
+        self.sums = [0]
+
+    def _response(self, value: tuple[tuple[str, Any], ...], member: str,
+                  results: list[Any]) -> None:
+        plan = self.plan
+        opening, following = plan.prefixes(0)
+        pieces = ["{"]
+        mark = 0
+        for i, (key, item) in enumerate(value):
+            pieces.append(following if i else opening)
+            if key == member and item is results:
+                pieces.append(plan.key_text(key))
+                mark = len(pieces)
+                pieces.append("")
+                continue
+            text = plan.measure([(key, item)], True, 1, INF)[0][0]
+            if text is None:  # this member alone is larger than the budget
+                self.around = None
+                return
+            pieces.append(text)
+        pieces += [plan.closing(0), "}"]
+        self.before, self.after = "".join(pieces[:mark]), "".join(pieces[mark + 1:])
+        self.around = plan.size_of(self.before) + plan.size_of(self.after)
+
+    def _measured(self, kept: int) -> bool:
+        """Measure the best *kept* results, unless they are larger than the budget first."""
+        plan = self.plan
+        while len(self.texts) < kept:
+            if self.sums[-1] & _MASK > self.budget.chars:
+                return False
+            text = plan.measure([self.results[self.order[len(self.texts)]]], False,
+                                self.depth + 1, INF)[0][0]
+            self.texts.append(text)
+            self.sums.append(self.sums[-1] + (plan.size_of(text) if text is not None
+                                              else self.budget.chars + 1))
+        return None not in self.texts[:kept]
+
+    def fits(self, kept: int) -> bool:
+        """Whether the response with the best *kept* results (and a note) fits the budget."""
+        if self.around is None or not self._measured(kept):
+            return False
+        plan = self.plan
+        omitted = len(self.results) - kept
+        size = (self.around + self.sums[kept]
+                + plan.frame_size(self.depth, kept + (1 if omitted else 0)))
+        if omitted:
+            size += plan.size_of(dump_string(self.note(omitted)))
+        return plan.admits(size)
+
+    def render(self, kept: int) -> str | None:
+        """The response with the best *kept* results; None when one of them, or the response
+        around them, is larger than the budget."""
+        if self.around is None or not self._measured(kept):
+            return None
+        plan = self.plan
+        items: list[str] = self.texts[:kept]  # type: ignore[assignment]
+        omitted = len(self.results) - kept
+        if omitted:
+            items = [*items, dump_string(self.note(omitted))]
+        opening, following = plan.prefixes(self.depth)
+        listed = ("[" + opening + following.join(items) + plan.closing(self.depth) + "]"
+                  if items else "[]")
+        return self.before + listed + self.after
 
 
 def _binding_limit(size: Size, budget: Budget) -> str:

@@ -145,7 +145,7 @@ class ResultProcessor:
         # artifact threshold is out of reach, for every tool.
         structured = attrs.evolve(
             config, artifact_threshold=PositiveInt(2**62),
-            tools={tool: attrs.evolve(override, artifact_threshold=None)
+            tools={tool: override.replace(artifact_threshold=None)
                    for tool, override in config.tools.items()})
         self.structured = self._truncator(structured, store, (_StructuredStrategy(),))
         errors = attrs.evolve(
