@@ -12,6 +12,8 @@ fastest call; the ratio is the median over rounds of the two sides' times in tha
 * ``process()`` of a 1 MB log under the default configuration, for ``execute_command``
   (tail, highlights) and for no tool (head_tail), on plain text and on real terminal output
   (colours, redraws), against the same call in the baseline revision: ratio under 2;
+* a 50 MB log streamed in 1 MiB chunks (spill off), against the same stream in the baseline
+  revision: ratio under 2 (a stream keeps wider ends now);
 * ``process()`` of 2 kB under the limit against one pluggy hook call with one
   implementation, in this revision: ratio under 1.
 
@@ -45,7 +47,7 @@ _TIMER = textwrap.dedent('''
     sys.path.insert(1, sys.argv[2])  # bench/, for the texts
     import truncation_core
     from truncation_core import Truncator
-    from bench_view import texts
+    from bench_view import stream_texts, texts
     calls = int(sys.argv[3])
     out = {"package": truncation_core.__file__}
     for name, (text, tool) in texts().items():
@@ -55,6 +57,20 @@ _TIMER = textwrap.dedent('''
         for _ in range(calls):
             t0 = time.perf_counter()
             truncator.process(text, tool=tool)
+            best = min(best, time.perf_counter() - t0)
+        out[name] = best
+    chunk = 1024 * 1024
+    for name, (text, tool) in stream_texts().items():
+        truncator = Truncator({"store": {"backend": "memory"}, "spill": False},
+                              load_entrypoints=False)
+        data = text.encode()
+        best = float("inf")
+        for _ in range(max(1, calls // 3)):
+            t0 = time.perf_counter()
+            with truncator.stream(tool=tool) as stream:
+                for i in range(0, len(data), chunk):
+                    stream.write(data[i:i + chunk])
+            stream.result()
             best = min(best, time.perf_counter() - t0)
         out[name] = best
     print(json.dumps(out))
@@ -92,6 +108,14 @@ def texts() -> dict[str, tuple[str, str | None]]:
         "1 MB pytest --color log, execute_command": (colour, "execute_command"),
         "1 MB karma log (redraws), execute_command": (redrawn, "execute_command"),
     }
+
+
+def stream_texts() -> dict[str, tuple[str, str | None]]:
+    """Streams: name -> (text of about 50 MB, tool), written in 1 MiB chunks, spill off (a
+    stream keeps ends eight times the inline limit since the view may cut that wide)."""
+    plain = _log(50 * MB)
+    return {"50 MB log streamed, tail (no tool: head_tail)": (plain, None),
+            "50 MB log streamed, execute_command": (plain, "execute_command")}
 
 
 def _extract(revision: str, into: Path) -> Path:
