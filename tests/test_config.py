@@ -98,7 +98,8 @@ def test_policy_covers_every_tool_setting() -> None:
     policy_keys = {a.name for a in attrs.fields(Policy)}
     assert set(OVERRIDE_NAMES) <= policy_keys
     samples = {"strategy": "lines", "inline_limit": 123, "max_bytes": 456, "max_lines": 7,
-               "artifact_threshold": 999, "preview_limit": 55, "max_artifact_size": 4096,
+               "artifact_threshold": 999, "reference_preview": "short",
+               "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
                "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
                "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,

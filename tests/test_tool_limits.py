@@ -57,7 +57,12 @@ def test_bash_max_bytes_30000_gives_30_kb_of_tail() -> None:
 
 
 def test_control_a_preview_limit_set_on_the_tool_wins_and_validate_says_so() -> None:
-    tools = {"bash": {"strategy": "tail", "max_bytes": 30_000, "preview_limit": 2000}}
+    tools: dict[str, Any] = {"bash": {"strategy": "tail", "max_bytes": 30_000,
+                                      "preview_limit": 2000}}
+    # Under the default reference_preview (full) the preview limit does not bind.
+    assert len(make(tools).process(LOG, tool="bash").content) > 25_000
+    assert limit_warnings(config_from_mapping({"tools": tools})) == []
+    tools["bash"]["reference_preview"] = "short"
     assert len(make(tools).process(LOG, tool="bash").content) < 2600
     [warning] = limit_warnings(config_from_mapping({"tools": tools}))
     assert warning.startswith("tools.bash: content over artifact_threshold (50,000 characters)"

@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
@@ -31,6 +31,13 @@ from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
+    # The SDKs' own types for a tool definition, so that a type checker accepts what
+    # tool_schemas() returns where the SDK expects its tools. Only type checkers read these;
+    # without the SDK installed, a checker takes them as Any.
+    from anthropic.types import ToolParam as AnthropicToolParam
+    from openai.types.chat import ChatCompletionToolParam
+    from openai.types.responses import FunctionToolParam
+
     from truncation_core.retrieval import Retrieval
     from truncation_core.retrieval.asynchronous import AsyncRetrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
@@ -321,14 +328,36 @@ class Truncator:
 
         return reader_for(self.store)
 
+    # A literal format gets its SDK's type; any other string (``mcp``, or a format chosen at
+    # run time) plain dicts. The literal overloads overlap the last by design.
+    @overload
+    def tool_schemas(  # type: ignore[overload-overlap]
+            self, format: Literal["openai"] = ..., *, strict: bool = ...
+                     ) -> list[ChatCompletionToolParam]: ...
+    @overload
+    def tool_schemas(  # type: ignore[overload-overlap]
+            self, format: Literal["openai-responses"], *, strict: bool = ...
+                     ) -> list[FunctionToolParam]: ...
+    @overload
+    def tool_schemas(  # type: ignore[overload-overlap]
+            self, format: Literal["anthropic"], *, strict: bool = ...
+                     ) -> list[AnthropicToolParam]: ...
+    @overload
+    def tool_schemas(self, format: str, *, strict: bool = ...) -> list[dict[str, Any]]: ...
+
     def tool_schemas(self, format: str = "openai", *, strict: bool = False
-                     ) -> list[dict[str, Any]]:
+                     ) -> list[Any]:
         """JSON schemas of the artifact tools (``get_artifact``, ``artifact_head``,
         ``artifact_tail``, ``artifact_grep``, called as ``artifact_tools:`` says) in a
         function-calling *format*: ``openai``, ``openai-responses``, ``anthropic`` or ``mcp``.
 
         With *strict*, every property is required and optional ones are nullable
-        (``null`` means not given), as OpenAI's strict mode demands."""
+        (``null`` means not given), as OpenAI's strict mode demands.
+
+        Typed for the SDKs: ``openai`` gives ``ChatCompletionToolParam`` entries,
+        ``openai-responses`` ``FunctionToolParam`` and ``anthropic`` ``ToolParam``, so the
+        list passes as ``tools=`` to those clients under a type checker; ``mcp`` gives
+        plain dicts."""
         from truncation_core.tools.schemas import tool_schemas
 
         return tool_schemas(format, strict=strict, names=self.config.artifact_tools.all())

@@ -367,3 +367,56 @@ def test_async_retrieval_reads_the_same_bytes(truncator: Truncator) -> None:
     data, lines, match = asyncio.run(main())
     assert data == text.encode() and lines == "row 9\nrow 10\nrow 11\n"
     assert match == "row 2999"
+
+
+# -- static types: the SDKs' type checkers accept the schemas ------------------------------------
+
+_TYPED_USE = '''
+from anthropic import Anthropic
+from anthropic.types import ToolParam
+from openai import OpenAI
+from openai.types.chat import ChatCompletionToolParam
+from openai.types.responses import FunctionToolParam
+
+from truncation_core import Truncator
+
+
+def use(truncator: Truncator, openai: OpenAI, anthropic: Anthropic, fmt: str) -> None:
+    chat: list[ChatCompletionToolParam] = truncator.tool_schemas()
+    responses: list[FunctionToolParam] = truncator.tool_schemas("openai-responses")
+    messages: list[ToolParam] = truncator.tool_schemas("anthropic", strict=True)
+    openai.chat.completions.create(model="m", messages=[], tools=truncator.tool_schemas())
+    anthropic.messages.create(model="m", max_tokens=1, messages=[],
+                              tools=truncator.tool_schemas("anthropic"))
+    mcp: list[dict[str, object]] = truncator.tool_schemas("mcp")
+    chosen: list[dict[str, object]] = truncator.tool_schemas(fmt)
+    print(chat, responses, messages, mcp, chosen)
+'''
+
+#: The control: what tool_schemas() returned before it was typed for the SDKs.
+_UNTYPED_USE = '''
+from typing import Any
+
+from openai import OpenAI
+
+
+def use(tools: list[dict[str, Any]], openai: OpenAI) -> None:
+    openai.chat.completions.create(model="m", messages=[], tools=tools)
+'''
+
+
+@pytest.mark.slow
+def test_mypy_strict_accepts_the_schemas_where_the_sdks_expect_tools(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "typed_use.py").write_text(_TYPED_USE)
+    (tmp_path / "untyped_use.py").write_text(_UNTYPED_USE)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
+         "typed_use.py", "untyped_use.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=280)
+    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
+    # Only the control fails: plain dicts are not what the SDK's create() takes.
+    assert len(errors) == 1, done.stdout + done.stderr
+    assert errors[0].startswith("untyped_use.py:8: error: Argument \"tools\"")

@@ -31,6 +31,7 @@ from truncation_core.config.checks import (
     KeyPath,
     NonNegativeInt,
     PositiveInt,
+    PreviewForm,
     Ratio,
     SessionName,
     TokenizerName,
@@ -39,6 +40,7 @@ from truncation_core.config.checks import (
     check_key_path,
     check_non_negative_int,
     check_positive_int,
+    check_preview_form,
     check_ratio,
     check_session_name,
     check_tokenizer_name,
@@ -100,6 +102,7 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(PositiveInt, lambda v, _: check_positive_int(v))
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
+    conv.register_structure_hook(PreviewForm, lambda v, _: check_preview_form(v))
     conv.register_structure_hook(KeyPath, lambda v, _: check_key_path(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
     conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))

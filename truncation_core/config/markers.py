@@ -47,17 +47,32 @@ class MarkerConfig:
     tool_call: str = " (tool call {tool_call_id})"
     #: Fills ``{hint}`` when spilling was on but the artifact could not be stored.
     unavailable: str = "; the full output could not be kept: {reason}"
-    #: The artifact reference shown above a short preview, for content over
-    #: ``artifact_threshold``: the artifact reference format on its first line.
+    #: The artifact reference, for content over ``artifact_threshold``: above the cut (with
+    #: ``reference_preview: full``, the default), whose markers say how to read back what
+    #: they replace, so this line names the artifact (the artifact reference format) and the
+    #: other ways to read it.
     reference: str = (
+        "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines: search it with "
+        "{artifact_grep}, read lines with {get_artifact} or {artifact_tail}\n"
+    )
+    #: The reference when the artifact itself is cut (the output exceeded
+    #: ``max_artifact_size``): it must not claim the artifact holds everything.
+    reference_cut: str = (
+        "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size}), original "
+        "lines {cut_first_line:,}-{cut_last_line:,} of {original_lines:,} not kept (over "
+        "max_artifact_size): search it with {artifact_grep}, read lines with {get_artifact} "
+        "or {artifact_tail}\n"
+    )
+    #: The reference above a short preview (``reference_preview: short``): it says how to
+    #: start reading, since the preview shows little.
+    reference_short: str = (
         "[Artifact: {artifact_id}] {summary} ({size})\n"
         "{lines:,} lines / {chars:,} chars are stored in full. "
         'Read them with {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
         'end_line=100) and other line ranges, {artifact_tail} or {artifact_grep}. Preview:\n'
     )
-    #: The reference when the artifact itself is cut (the output exceeded
-    #: ``max_artifact_size``): it must not claim the artifact holds everything.
-    reference_cut: str = (
+    #: ``reference_cut`` above a short preview.
+    reference_cut_short: str = (
         "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size})\n"
         "The output ({original_lines:,} lines) is larger than max_artifact_size: the artifact "
         "keeps its first {head_lines:,} and last {tail_lines:,} lines; original lines "
@@ -139,12 +154,13 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "tool_call": ("tool_call_id",),
         "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
-        "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool",
-                      "tool_call", "tool_call_id", *TOOL_PLACEHOLDERS),
-        "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
-                          "original_bytes", "head_lines", "tail_lines", "cut_first_line",
-                          "cut_last_line", "cut_bytes", "tool", "tool_call", "tool_call_id",
-                          *TOOL_PLACEHOLDERS),
+        **dict.fromkeys(("reference", "reference_short"), (
+            "artifact_id", "summary", "size", "chars", "lines", "bytes", "tool", "tool_call",
+            "tool_call_id", *TOOL_PLACEHOLDERS)),
+        **dict.fromkeys(("reference_cut", "reference_cut_short"), (
+            "artifact_id", "summary", "size", "original_size", "original_lines",
+            "original_bytes", "head_lines", "tail_lines", "cut_first_line", "cut_last_line",
+            "cut_bytes", "tool", "tool_call", "tool_call_id", *TOOL_PLACEHOLDERS)),
         "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
                      "cut_first_line", "cut_last_line", "tool_call", "tool_call_id",
                      *TOOL_PLACEHOLDERS),

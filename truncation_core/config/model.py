@@ -258,8 +258,9 @@ def raised_for_own_limits(own: ToolConfig, values: Mapping[str, Any]) -> dict[st
     ``inline_limit`` rises to ``max_bytes`` (a character is at least one byte), or else to
     ``max_lines`` x :data:`LINE_ALLOWANCE_CHARS`; and its ``preview_limit`` rises to that
     inline limit, so that content over ``artifact_threshold`` gets the artifact reference
-    and, under it, a preview cut to the tool's own limits. Limits the tool sets itself are
-    kept as set (``trunc config validate`` says which one wins).
+    and, under it, a preview cut to the tool's own limits (``preview_limit`` binds only with
+    ``reference_preview: short``; the default shows the full cut under the reference). Limits
+    the tool sets itself are kept as set (``trunc config validate`` says which one wins).
     """
     if own.max_bytes is None and own.max_lines is None:
         return {}
@@ -301,7 +302,7 @@ def limit_warnings(config: Config) -> list[str]:
         if own.inline_limit is not None:
             check(f"tools.{tool}.", policy.inline_limit, own.max_bytes, own.max_lines,
                   f"tools.{tool}.inline_limit")
-        if policy.preview_limit < policy.inline_limit:
+        if policy.reference_preview == "short" and policy.preview_limit < policy.inline_limit:
             key = (f"tools.{tool}.preview_limit" if own.preview_limit is not None
                    else "preview_limit")
             warnings.append(

@@ -118,7 +118,8 @@ class MarkerRenderer:
         return note, key
 
     def reference(self) -> str:
-        """The artifact reference shown above a preview (empty when nothing is stored)."""
+        """The artifact reference shown above the cut of content over
+        ``artifact_threshold`` (empty when nothing is stored)."""
         if self.artifact is None:
             return ""
         return self.format(marker=self._marker("reference", None), policy=self.policy) or ""
@@ -144,9 +145,11 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     if marker.kind == "reference":
         if artifact is None:
             return ""
+        short = policy.reference_preview == "short"
         if artifact.cut is not None:
             cut = artifact.cut
-            return templates.reference_cut.format(
+            form = templates.reference_cut_short if short else templates.reference_cut
+            return form.format(
                 artifact_id=artifact.id, summary=artifact.summary,
                 size=human_size(artifact.bytes), original_size=human_size(cut.original_bytes),
                 original_lines=cut.original_lines, original_bytes=cut.original_bytes,
@@ -155,7 +158,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
                 cut_first_line=cut.first_line, cut_last_line=cut.last_line,
                 cut_bytes=cut.omitted_bytes, tool=tool, **names,
                 **_tool_call(templates, artifact))
-        return templates.reference.format(
+        form = templates.reference_short if short else templates.reference
+        return form.format(
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
             tool=tool, **names, **_tool_call(templates, artifact),

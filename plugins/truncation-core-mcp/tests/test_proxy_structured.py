@@ -145,8 +145,8 @@ async def test_artifact_tools_get_a_prefix_when_the_server_has_a_tool_of_that_na
         text = result.content[0].text
         hint = re.search(r'trunc_get_artifact\(artifact_id="(art_\w+)", start_line=(\d+), '
                          r'end_line=(\d+)\)', text)
-        assert hint is not None and "and other line ranges, trunc_artifact_tail or " \
-            "trunc_artifact_grep" in text
+        assert hint is not None and "search it with trunc_artifact_grep, read lines with " \
+            "trunc_get_artifact or trunc_artifact_tail" in text
         assert not re.search(r"(?<!trunc_)get_artifact\(", text)
         page = await client.call_tool("trunc_get_artifact", {
             "artifact_id": hint.group(1), "start_line": int(hint.group(2)),
@@ -166,6 +166,6 @@ async def test_an_artifact_tool_called_before_any_listing_still_avoids_the_clash
         "name": "get_artifact", "arguments": {"artifact_id": "y"}}}))
     assert answer["result"]["content"][0]["text"] == "downstream get_artifact called with y"
     answer = json.loads(wire.answer({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "trunc_get_artifact", "arguments": {"artifact_id": "y"}}}))
+        "name": "trunc_get_artifact", "arguments": {"artifact_id": "art_y"}}}))
     assert answer["result"]["isError"] is True
     assert "artifact_id" in answer["result"]["content"][0]["text"]  # our tool's own 400
