@@ -294,9 +294,20 @@ RANKED = ("Since the baseline, JSON results that carry a score are cut by `ranke
           "the tool's strategy is configured (the baseline cut them by `element`); the "
           "row below configures `element`.")
 PER_CUT = ("Since the baseline, a cut result also carries token figures (`tokens`, "
-           "`tokenizer`, `max_tokens`) and records the shown size in `stats()`, and its "
-           "marker names the original size: a fixed cost per cut that no setting turns off, "
-           "visible where the cut itself is cheap.")
+           "`tokenizer`, `max_tokens`) and records the shown size in `stats()` (no setting "
+           "turns these off), its marker names the original size, and the cut passes through "
+           "more layers (the pipeline, the checked hook host): a fixed cost per cut, visible "
+           "where the cut itself is cheap.")
+VIEW = ("Since the baseline, content over `artifact_threshold` shows the whole cut under "
+        "a one-line reference (`reference_preview: full`, the default) where the baseline "
+        "showed a 2,000-character preview, and the view drops terminal control (one scan "
+        "for escape sequences and carriage returns); the row below sets "
+        "`reference_preview: short`.")
+WINDOWS = ("Since the baseline, a stream keeps ends eight times the inline limit (the view "
+           "may cut that wide), not one; no setting turns that off.")
+SHORT = {**MEMORY, "reference_preview": "short"}
+LOG_1M = "process(), 1 MB log, no tool (head_tail)"
+COMMAND_1M = "process(), 1 MB log, execute_command (tail, highlights)"
 CONTROL = "control (same code both sides): "
 HEAD_TAIL_OFF = {"spill": False, **MEMORY}
 ELEMENT = {**MEMORY, "tools": {"search_files": {"strategy": "element"}}}
@@ -317,10 +328,15 @@ CASES: tuple[Case, ...] = (
          make=_process("log-100k.txt", None, HEAD_TAIL_OFF, "head_tail"), note=PER_CUT),
     Case(name="process(), 10 MB log, head_tail, spill off",
          make=_process("log-10m.txt", None, HEAD_TAIL_OFF, "head_tail")),
-    Case(name="process(), 1 MB log, no tool (head_tail)",
-         make=_process("log-1m.txt", None, MEMORY, "head_tail")),
-    Case(name="process(), 1 MB log, execute_command (tail, highlights)",
-         make=_process("log-1m.txt", "execute_command", MEMORY, "tail")),
+    Case(name=LOG_1M, make=_process("log-1m.txt", None, MEMORY, "head_tail"), note=VIEW),
+    Case(name="process(), 1 MB log, no tool (head_tail), reference_preview: short",
+         make=_process("log-1m.txt", None, SHORT, "head_tail"), against=LOG_1M,
+         after_only=True),
+    Case(name=COMMAND_1M, make=_process("log-1m.txt", "execute_command", MEMORY, "tail"),
+         note=VIEW),
+    Case(name="process(), 1 MB log, execute_command, reference_preview: short",
+         make=_process("log-1m.txt", "execute_command", SHORT, "tail"), against=COMMAND_1M,
+         after_only=True),
     Case(name="process(), 1 MB log, lines",
          make=_process("log-1m.txt", "bench_lines",
                       {**MEMORY, "tools": {"bench_lines": {"strategy": "lines"}}}, "lines")),
@@ -333,13 +349,14 @@ CASES: tuple[Case, ...] = (
          against=JSON_1M, after_only=True),
     Case(name="stream, 50 MB log, tail, spill off",
          make=_stream("log-1m.txt", 50, None, {"default_strategy": "tail", **HEAD_TAIL_OFF},
-                     "tail")),
+                     "tail"), note=WINDOWS),
     Case(name="stream, 50 MB log, execute_command, spill off",
-         make=_stream("log-1m.txt", 50, "execute_command", HEAD_TAIL_OFF, "tail")),
+         make=_stream("log-1m.txt", 50, "execute_command", HEAD_TAIL_OFF, "tail"),
+         note=WINDOWS),
     Case(name="stream, 50 MB log, tail, spill on (memory store)",
          make=_stream("log-1m.txt", 50, None,
                      {"default_strategy": "tail", "max_artifact_size": 64 * MB, **MEMORY},
-                     "tail")),
+                     "tail"), note=WINDOWS),
     Case(name=JSON_10M, make=_stream("array-10m.json", 1, "search_files", HEAD_TAIL_OFF,
                                     SCORED), note=RANKED),
     Case(name="stream, 10 MB JSON array, search_files, element configured (not ranked)",

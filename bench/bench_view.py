@@ -3,11 +3,10 @@
     .venv/bin/python bench/bench_view.py --baseline 3c1665e      # about a minute
     .venv/bin/python bench/bench_view.py --quick    # baseline: where HEAD left main
 
-The baseline is the package as of a git revision (``git archive``, into a temporary
-directory), so that the same run times both on the same machine under the same load.
-Each side runs in its own subprocess (a package imports once per process), several rounds
-alternating between the two; each round times ``process()`` a number of times and keeps its
-fastest call; the ratio is the median over rounds of the two sides' times in that round.
+The baseline is the package as of a git revision, timed in the same run as this tree (see
+:mod:`revision_timing`: one worker subprocess per side, both sides timing each case one right
+after the other in every round, each time the fastest of several calls; the ratio is the
+median over rounds).
 
 * ``process()`` of a 1 MB log under the default configuration, for ``execute_command``
   (tail, highlights) and for no tool (head_tail), on plain text and on real terminal output
@@ -25,56 +24,27 @@ Both sides use the default configuration with the memory store, so the artifact 
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
-import textwrap
-from io import BytesIO
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from revision_timing import (
+    ROOT,
+    alternate,
+    best_call,
+    default_baseline,
+    extract_package,
+    fastest,
+    median_ratio,
+    subject_name,
+)
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 RESULTS = HERE / "results" / "view.md"
 MB = 1_000_000
-
-#: Runs in a subprocess with the package to time first on sys.path: times each case.
-_TIMER = textwrap.dedent('''
-    import json, sys, time
-    sys.path.insert(0, sys.argv[1])
-    sys.path.insert(1, sys.argv[2])  # bench/, for the texts
-    import truncation_core
-    from truncation_core import Truncator
-    from bench_view import stream_texts, texts
-    calls = int(sys.argv[3])
-    out = {"package": truncation_core.__file__}
-    for name, (text, tool) in texts().items():
-        truncator = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
-        truncator.process(text, tool=tool)  # lazy imports, the tool's slot, the matcher
-        best = float("inf")
-        for _ in range(calls):
-            t0 = time.perf_counter()
-            truncator.process(text, tool=tool)
-            best = min(best, time.perf_counter() - t0)
-        out[name] = best
-    chunk = 1024 * 1024
-    for name, (text, tool) in stream_texts().items():
-        truncator = Truncator({"store": {"backend": "memory"}, "spill": False},
-                              load_entrypoints=False)
-        data = text.encode()
-        best = float("inf")
-        for _ in range(max(1, calls // 3)):
-            t0 = time.perf_counter()
-            with truncator.stream(tool=tool) as stream:
-                for i in range(0, len(data), chunk):
-                    stream.write(data[i:i + chunk])
-            stream.result()
-            best = min(best, time.perf_counter() - t0)
-        out[name] = best
-    print(json.dumps(out))
-''')
+CHUNK = 1024 * 1024
 
 
 def _corpus(name: str) -> str:
@@ -118,23 +88,51 @@ def stream_texts() -> dict[str, tuple[str, str | None]]:
             "50 MB log streamed, execute_command": (plain, "execute_command")}
 
 
-def _extract(revision: str, into: Path) -> Path:
-    """The package as of *revision*, under *into*."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "truncation_core"],
-                             check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
-    return into
+def samplers(calls: str) -> dict[str, Callable[[], float]]:
+    """Runs in each side's worker: a sampler per case, the fastest of *calls* calls (of a
+    third as many for streams). Both sides use the default configuration with the memory
+    store (spill off for streams); the artifact a call stores is deleted, untimed, before
+    the next."""
+    from truncation_core import Truncator
+
+    n = int(calls)
+    out: dict[str, Callable[[], float]] = {}
+    for name, (text, tool) in texts().items():
+        truncator = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
+        truncator.process(text, tool=tool)  # lazy imports, the tool's slot, the matcher
+        out[name] = _processing(truncator, text, tool, n)
+    for name, (text, tool) in stream_texts().items():
+        truncator = Truncator({"store": {"backend": "memory"}, "spill": False},
+                              load_entrypoints=False)
+        out[name] = _streaming(truncator, text.encode(), tool, max(1, n // 3))
+    return out
 
 
-def _time(package_root: Path, calls: int) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", _TIMER, str(package_root), str(HERE),
-                           str(calls)], check=True, capture_output=True, text=True)
-    result: dict[str, float] = json.loads(done.stdout)
-    package = str(result.pop("package"))
-    if not package.startswith(str(package_root)):
-        raise RuntimeError(f"timed the wrong package: {package}")
-    return result
+def _processing(truncator: Any, text: str, tool: str | None, calls: int
+                ) -> Callable[[], float]:
+    made: list[str] = []
+
+    def delete() -> None:
+        while made:
+            truncator.store.delete(made.pop())
+
+    def call() -> None:
+        artifact = truncator.process(text, tool=tool).artifact
+        if artifact is not None:
+            made.append(artifact.id)
+
+    return lambda: best_call(call, calls, setup=delete)
+
+
+def _streaming(truncator: Any, data: bytes, tool: str | None, calls: int
+               ) -> Callable[[], float]:
+    def call() -> None:
+        with truncator.stream(tool=tool) as stream:
+            for i in range(0, len(data), CHUNK):
+                stream.write(data[i:i + CHUNK])
+        stream.result()
+
+    return lambda: best_call(call, calls)
 
 
 def _pass_through(samples: int) -> tuple[float, float, float]:
@@ -165,32 +163,20 @@ def main() -> int:
     args = parser.parse_args()
     rounds, calls = (3, 5) if args.quick else (7, 9)
     if args.baseline is None:
-        args.baseline = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
-                                       check=True, capture_output=True,
-                                       text=True).stdout.strip()[:10]
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
-                            "truncation_core"], check=True, capture_output=True,
-                           text=True).stdout.strip()
-    subject_name = f"{head}{' + changes' if dirty else ''}"
+        args.baseline = default_baseline()
     lines = [f"Python {sys.version.split()[0]}; baseline {args.baseline}, subject "
-             f"{subject_name}; {rounds} alternating rounds of {calls} calls: fastest call, "
-             "median ratio", ""]
+             f"{subject_name()}; {rounds} rounds, both sides one after the other in each, "
+             f"fastest of {calls} calls: fastest time, median ratio", ""]
     with tempfile.TemporaryDirectory() as tmp:
-        baseline_root = _extract(args.baseline, Path(tmp))
-        times: dict[str, list[tuple[float, float]]] = {}
-        for _ in range(rounds):
-            base = _time(baseline_root, calls)
-            subject = _time(ROOT, calls)
-            for name in subject:
-                times.setdefault(name, []).append((subject[name], base[name]))
-    for name, pairs in times.items():
-        ratio = statistics.median(s / b for s, b in pairs)
+        baseline_root = extract_package(args.baseline, Path(tmp))
+        timed = alternate(baseline_root, "bench_view:samplers", rounds,
+                          subject_args=(str(calls),), baseline_args=(str(calls),))
+    for name in timed[0].subject:
+        ratio = median_ratio(timed, name)
         verdict = "ok" if ratio < 2 else "MISSED"
-        lines.append(f"{name:<44} {_ms(min(s for s, _ in pairs))}  vs baseline "
-                     f"{_ms(min(b for _, b in pairs))}  ratio {ratio:5.2f}  target 2  "
-                     f"{verdict}")
+        lines.append(f"{name:<44} {_ms(fastest(timed, name, side='subject'))}  vs baseline "
+                     f"{_ms(fastest(timed, name, side='baseline'))}  ratio {ratio:5.2f}  "
+                     f"target 2  {verdict}")
     subject_t, hook_t, ratio = _pass_through(5 if args.quick else 11)
     lines.append(f"{'process(), 2 kB under the limit':<44} {subject_t * 1e6:8.2f} µs  vs "
                  f"pluggy hook {hook_t * 1e6:8.2f} µs  ratio {ratio:5.2f}  target 1  "

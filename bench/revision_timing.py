@@ -9,7 +9,7 @@ sides for one sample of every case, the two samples of a case one right after th
 seconds, hits both samples of a pair alike. A sample is the fastest of a few calls; a ratio
 is the median over rounds of the two sides' samples of the same round.
 
-``entry`` names a function of a module in bench/ (``"bench_view:samplers"``) that takes
+``entry`` names a function of a module in bench/ (``"bench_revisions:samplers"``) that takes
 string arguments and returns ``{case name: sampler}``, where a sampler takes no argument
 and returns seconds; it runs in the worker, after the side's package was put first on
 ``sys.path``, so the module must import ``truncation_core`` only inside its functions.
