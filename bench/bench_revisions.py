@@ -455,13 +455,18 @@ def main() -> int:
                         help="only the cases whose name holds TEXT (any case)")
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.relative_to(ROOT)}")
     args = parser.parse_args()
+    if not _chosen(args.cases):
+        parser.error(f"cases: no case name holds {args.cases!r}")
     rounds = args.rounds or (5 if args.quick else 21)
     calls = 3 if args.quick else 5
     with tempfile.TemporaryDirectory(prefix="bench-revisions-") as tmp:
         folder = Path(tmp) / "inputs"
         folder.mkdir()
         write_inputs(folder)
-        baseline_root = extract_package(args.baseline, Path(tmp) / "baseline")
+        try:
+            baseline_root = extract_package(args.baseline, Path(tmp) / "baseline")
+        except ValueError as exc:
+            parser.error(str(exc))
         timed = alternate(baseline_root, "bench_revisions:samplers", rounds,
                           subject_args=("after", str(folder), str(calls), args.cases),
                           baseline_args=("before", str(folder), str(calls), args.cases),

@@ -168,7 +168,10 @@ def main() -> int:
              f"{subject_name()}; {rounds} rounds, both sides one after the other in each, "
              f"fastest of {calls} calls: fastest time, median ratio", ""]
     with tempfile.TemporaryDirectory() as tmp:
-        baseline_root = extract_package(args.baseline, Path(tmp))
+        try:
+            baseline_root = extract_package(args.baseline, Path(tmp))
+        except ValueError as exc:
+            parser.error(str(exc))
         timed = alternate(baseline_root, "bench_view:samplers", rounds,
                           subject_args=(str(calls),), baseline_args=(str(calls),))
     for name in timed[0].subject:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from io import BytesIO
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import attrs
 
@@ -68,10 +68,14 @@ def git(*args: str) -> str:
 
 
 def extract_package(revision: str, into: Path) -> Path:
-    """The package as of *revision* (``truncation_core/`` only), under *into*."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "truncation_core"],
-                             check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+    """The package as of *revision* (``truncation_core/`` only), under *into*; ValueError
+    when git has no such revision."""
+    done = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "truncation_core"],
+                          capture_output=True)
+    if done.returncode != 0:
+        raise ValueError(f"baseline: expected a git revision that has truncation_core/, got "
+                         f"{revision!r} (git: {done.stderr.decode(errors='replace').strip()})")
+    with tarfile.open(fileobj=BytesIO(done.stdout)) as tar:
         tar.extractall(into, filter="data")
     return into
 
@@ -101,6 +105,8 @@ class Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,
             env={**os.environ, **MALLOC})
         hello = self._answer()
+        if not isinstance(hello, dict):
+            raise RuntimeError(f"the worker timing {package_root} said {hello!r} first")
         package = str(hello["package"])
         if not package.startswith(str(package_root)):
             self.close()
@@ -108,7 +114,8 @@ class Worker:
                                f"{package_root}")
         self.cases: list[str] = list(hello["cases"])
 
-    def _answer(self) -> dict[str, object] | float:
+    def _answer(self) -> Any:
+        """The worker's next line, decoded: its greeting, then one sample per request."""
         assert self._process.stdout is not None
         line = self._process.stdout.readline()
         if not line:
@@ -116,15 +123,14 @@ class Worker:
             self._stderr.seek(0)
             raise RuntimeError(f"the worker timing {self.package_root} failed:\n"
                                f"{self._stderr.read()}")
-        answer: dict[str, object] | float = json.loads(line)
-        return answer
+        return json.loads(line)
 
     def sample(self, case: str) -> float:
         """Seconds: one sample of *case*."""
         assert self._process.stdin is not None
         self._process.stdin.write(json.dumps(case) + "\n")
         self._process.stdin.flush()
-        return float(self._answer())  # type: ignore[arg-type]
+        return float(self._answer())
 
     def close(self) -> None:
         if self._process.stdin is not None:
@@ -195,7 +201,7 @@ def median_ratio(rounds: Sequence[Round], case: str, baseline_case: str | None =
 def fastest(rounds: Sequence[Round], case: str, *, side: str) -> float:
     """The fastest time of *case* over all rounds, on *side* (``subject`` or
     ``baseline``)."""
-    return min(getattr(r, side)[case] for r in rounds)
+    return min((r.subject if side == "subject" else r.baseline)[case] for r in rounds)
 
 
 def best_call(call: Callable[[], object], calls: int, *,
