@@ -73,7 +73,12 @@ class ArtifactToolNames:
     names: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen,
                                            validator=_check_names)
 
+    #: Own name -> the name the model sees, worked out once (every marker names them).
+    _all: Mapping[str, str] = attrs.field(init=False, eq=False, repr=False)
+
     def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_all", MappingProxyType(
+            {tool: self.name(tool) for tool in ARTIFACT_TOOLS}))
         seen: dict[str, str] = {}
         for tool in ARTIFACT_TOOLS:
             name = self.name(tool)
@@ -89,7 +94,7 @@ class ArtifactToolNames:
 
     def all(self) -> dict[str, str]:
         """Own name -> the name the model sees, for every artifact tool."""
-        return {tool: self.name(tool) for tool in ARTIFACT_TOOLS}
+        return dict(self._all)
 
     def own_name(self, name: str) -> str | None:
         """The artifact tool the model means by *name*: its configured name, or its own

@@ -26,7 +26,6 @@ host holds, whatever a plugin returns.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -329,7 +328,12 @@ class Pipeline:
                 markers = markers.without_plugins()
                 return _head_tail(call, room, markers)
 
-        pools_for = functools.cache(lambda: call.pools_for or self._scan(call, notes))
+        scanned: list[Callable[[Omission], Pools] | None] = []
+
+        def pools_for() -> Callable[[Omission], Pools] | None:  # scanned once, when first asked
+            if not scanned:
+                scanned.append(call.pools_for or self._scan(call, notes))
+            return scanned[0]
 
         def view(room: Budget) -> tuple[Cut, list[str]]:
             cut_notes: list[str] = []
