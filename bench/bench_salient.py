@@ -23,11 +23,9 @@ Part 4, **process()**: about 9 MB of each output (repeated) and of the service l
 ``execute_command`` with highlights on and off; and ``process()`` within the limit against
 one pluggy hook call (the under-limit path must stay cheaper).
 
-Part 5, **a 1 MB log, now and before**: ``process()`` of 1 MB (a real Jenkins log, the service
-log, and corpus outputs repeated, some dense with matching lines) for ``execute_command`` and
-``read_file`` under the defaults, by this tree and by the package at ``--before`` (default:
-main before the highlights work, extracted with ``git archive``), each in fresh processes,
-alternating (the target: under 2x what it cost before).
+What a 1 MB log costs now against the package before this work is measured by
+``bench/bench_view.py`` (its cases include ``read_file`` and failing output dense with
+matching lines).
 
 Results go to ``bench/results/salient.md`` and to stdout.
 
@@ -342,101 +340,6 @@ def process_cost(samples: int) -> str:
         ("one pluggy hook call, one implementation", f"{hook * 1e6:.2f} µs", "1.00x")]))
 
 
-# -- part 5: a 1 MB log, against the code before the highlights work ------------------------
-
-#: main before the work on highlights (issues 13 and 14) began: "what it costs today".
-BEFORE = "3c1665ec3589df7293b9e64e8440b9d39d05a19e"
-LOG_SIZE = 1_000_000
-#: Corpus outputs repeated to 1 MB: real logs, and failing outputs dense with matching lines
-#: (the worst case: every few lines is classified, grouped and given its units).
-REPEATED = ("python-traceback-in-log", "pino-jsonl-error", "xcodebuild-specta-fail",
-            "cargo-test-failure", "ctest-asan-among-retries", "gcc-make-errors",
-            "pytest-many-failures")
-
-COST_CHILD = textwrap.dedent(r"""
-    import json, sys, time
-    tree, inputs, samples = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
-    sys.path.insert(0, tree)
-    import truncation_core
-    from truncation_core import Truncator
-    from truncation_core.storage.memory import MemoryStore
-    assert truncation_core.__file__.startswith(tree), truncation_core.__file__
-    out = {}
-    for tool in ("execute_command", "read_file"):
-        truncator = Truncator(load_entrypoints=False, store=MemoryStore())
-        for name, path in inputs.items():
-            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
-                text = f.read()
-            truncator.process(text, tool=tool)  # patterns compiled, caches warm
-            best = float("inf")
-            for _ in range(samples):
-                start = time.perf_counter()
-                truncator.process(text, tool=tool)
-                best = min(best, time.perf_counter() - start)
-            out[tool + "|" + name] = best
-    print(json.dumps(out))
-""")
-
-
-def _tree_at(revision: str, into: Path) -> Path:
-    """The package as it was at *revision*, extracted under *into*."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "truncation_core"],
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
-
-
-def before_after(samples: int, rounds: int, before: str) -> str:
-    from bench_recall import read_case
-    from bench_stream import service_log
-
-    cases = {c["name"]: c for c in json.loads((CORPUS / "manifest.json").read_text())["cases"]}
-    inputs: dict[str, str] = {}
-    jenkins = read_case(cases["jenkins-maven-unstable"])
-    inputs["Jenkins console log of a Maven build (real), its first 1 MB"] = \
-        jenkins[:jenkins.rindex("\n", 0, LOG_SIZE) + 1]
-    log = service_log(12_000)
-    inputs["service log, no salient line"] = (log * (LOG_SIZE // len(log) + 1))[:LOG_SIZE]
-    for name in REPEATED:
-        text = read_case(cases[name])
-        inputs[f"{name}, repeated"] = (text * (LOG_SIZE // len(text) + 1))[:LOG_SIZE]
-    with tempfile.TemporaryDirectory(prefix="truncbench-before-") as scratch:
-        root = Path(scratch)
-        paths = {}
-        for i, (name, text) in enumerate(inputs.items()):
-            paths[name] = str(root / f"input-{i}.txt")
-            with open(paths[name], "w", encoding="utf-8", errors="surrogateescape",
-                      newline="") as f:
-                f.write(text)
-        (root / "before").mkdir()
-        trees = {"before": str(_tree_at(before, root / "before")), "now": str(ROOT)}
-        best: dict[tuple[str, str], float] = {}
-        for round_ in range(rounds):
-            order = list(trees)
-            random.Random(round_).shuffle(order)  # noqa: S311 (an order, not a secret)
-            for tree in order:
-                out = subprocess.run(
-                    [sys.executable, "-c", COST_CHILD, trees[tree], json.dumps(paths),
-                     str(samples)], check=True, capture_output=True, text=True,
-                    env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
-                for key, seconds in json.loads(out.stdout).items():
-                    best[(tree, key)] = min(best.get((tree, key), float("inf")), seconds)
-    rows = []
-    for tool in ("execute_command", "read_file"):
-        for name in inputs:
-            key = f"{tool}|{name}"
-            then, now = best[("before", key)], best[("now", key)]
-            ratio = now / then
-            rows.append((f"`{tool}`", name, f"{then * 1e3:.1f} ms", f"{now * 1e3:.1f} ms",
-                         f"{ratio:.2f}x", "meets" if ratio < 2 else "MISSES"))
-    return (f"`process()` of 1 MB, defaults (highlights were on for `execute_command` only "
-            f"before; they are on for `read_file` now), this tree against `{before[:10]}` "
-            f"(main before the highlights work), each in fresh processes, {rounds} round(s) "
-            f"of {samples} samples, fastest.\n\n" +
-            _table(("tool", "1 MB of", "before", "now", "now / before", "target < 2x"),
-                   rows))
-
-
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
                       *("| " + " | ".join(row) + " |" for row in rows)])
@@ -447,8 +350,6 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="64 MB streams, fewer samples")
     parser.add_argument("--size-mb", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=None)
-    parser.add_argument("--before", default=BEFORE,
-                        help="the git revision part 5 compares with (default: %(default)s)")
     args = parser.parse_args()
     samples = 3 if args.quick else 7
     size = args.size_mb or (64 if args.quick else 200)
@@ -456,8 +357,7 @@ def main() -> None:
     parts = [("Key lines of real failing output", key_lines()),
              ("The multi-literal engine", engines(samples)),
              ("Streaming with highlights on", streams(size, rounds)),
-             ("process(): what highlights cost", process_cost(samples)),
-             ("A 1 MB log, now and before", before_after(samples, rounds, args.before))]
+             ("process(): what highlights cost", process_cost(samples))]
     text = "\n\n".join(f"## {title}\n\n{body}" for title, body in parts)
     print(text)
     RESULTS.parent.mkdir(exist_ok=True)

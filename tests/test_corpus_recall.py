@@ -23,13 +23,14 @@ import bench_recall  # noqa: E402
 
 # Floors: today's measured means, rounded DOWN to two decimals. They may only go up: raise
 # them when the detectors or the default view improve, never lower them to make a change pass.
-DEFAULT_FLOOR = 0.99  # measured 0.665 when the corpus was built; 0.992 with the detectors
-MATCHED_8000_FLOOR = 0.99  # measured 0.681; 0.997 with the detectors of issues 13 and 14
+DEFAULT_FLOOR = 1.0  # 0.665 when the corpus was built; 0.992 with the detectors; 1.000
+# once the reference tier used the whole budget and the view dropped terminal control
+MATCHED_8000_FLOOR = 1.0  # measured 0.681; 0.997 with the detectors of issues 13 and 14; 1.000
 #: The same on the failure cases alone, where the issues set their targets (>= 0.95).
-FAILURES_DEFAULT_FLOOR = 0.99  # measured 0.991
-FAILURES_MATCHED_8000_FLOOR = 0.99  # measured 0.997
+FAILURES_DEFAULT_FLOOR = 1.0  # measured 1.000
+FAILURES_MATCHED_8000_FLOOR = 1.0  # measured 1.000
 #: Highlight precision (pooled): the share of the block's lines that are key lines or in a
-#: key unit. The target is 0.5; measured 0.90 for both views. Kept below what is measured,
+#: key unit. The target is 0.5; measured 0.89 for both views. Kept below what is measured,
 #: with room for the wording of the view to change.
 PRECISION_FLOOR = 0.8
 
@@ -138,6 +139,19 @@ def test_highlight_precision_does_not_drop(score: bench_recall.Score) -> None:
         assert shown and hits / shown >= PRECISION_FLOOR, (view, hits, shown)
 
 
+def test_a_view_can_lose_to_the_tail(manifest: dict[str, Any]) -> None:
+    """Negative control: a head view of the same size loses to the tail on some case, so
+    test_no_case_loses_to_the_plain_tail_at_the_same_size can fail."""
+    from truncation_core import Truncator
+    from truncation_core.builtins.memory_store import MemoryStore
+
+    head = Truncator({"tools": {"execute_command": {"strategy": "head", "highlights": 0}}},
+                     load_entrypoints=False, store=MemoryStore())
+    views = {name: (lambda t: head.process(t, tool="execute_command"))
+             for name in bench_recall.LIBRARY_VIEWS}
+    assert bench_recall.score(manifest, views=views).losing_to_tail()
+
+
 def test_the_floor_bites_a_view_without_highlights(manifest: dict[str, Any]) -> None:
     """Negative control: the matched-budget view with highlights turned off falls below the
     floor, so the floor does guard what highlights contribute."""
@@ -185,9 +199,9 @@ def test_ansi_codes_do_not_hide_a_key_line() -> None:
 
 #: Per class of the manifest (each a bullet of issues 13 and 14, each made of real outputs
 #: whose source the manifest gives): the mean recall of its cases at the matched budget and
-#: under the default configuration may not drop below these (measured: every class at 0.97
-#: or more at the matched budget, 0.90 or more by default).
-CLASS_FLOORS = {"matched 8000": 0.95, "default": 0.85}
+#: under the default configuration may not drop below these (measured: every class at 1.00
+#: in both views since the reference tier uses the whole budget).
+CLASS_FLOORS = {"matched 8000": 1.0, "default": 1.0}
 
 
 def test_every_class_keeps_its_recall(manifest: dict[str, Any],

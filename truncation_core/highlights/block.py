@@ -37,9 +37,9 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   :data:`SHARE` of the budget (more of a short preview: see :func:`lift_highlights`).
 * The block counts against the budget: the content is cut again with the block's size taken
   off, and only lines still inside the (larger) omitted region are shown.
-* Numbers address the artifact as stored: when it is itself cut (over
-  ``max_artifact_size``), a line it keeps is shown with its number there, and a line it
-  dropped is shown as not kept (``marker.highlight_not_kept``), with no number
+* Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
+  a line it keeps is shown with its number there, and a line it dropped is shown as not kept
+  (``marker.highlight_not_kept``), with no number
   (:func:`truncation_core.pipeline.resume.artifact_line`).
 
 Patterns, units and records come from the ``salient_patterns``, ``salient_units`` and

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CLIP_MARK", "clean", "clip", "fold"]
+from truncation_core.text.terminal import strip_ansi
 
-#: CSI sequences (colours, cursor moves, erase), OSC sequences (titles, hyperlinks; within one
-#: line) and the two-character escapes.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|"
-                   r"\x1b[@-Z\\-_]")
+__all__ = ["CLIP_MARK", "clean", "clip", "fold"]
 
 #: Hexadecimal numbers (``0x7ffc91a46d30``, a commit id), then any digits.
 _NUMBERS = re.compile(r"0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b|\d+")
@@ -34,8 +31,9 @@ CLIP_MARK = " … "
 
 
 def clean(text: str) -> str:
-    """*text* without ANSI escape sequences."""
-    return _ANSI.sub("", text) if "\x1b" in text else text
+    """*text* without terminal escape sequences
+    (:func:`~truncation_core.text.terminal.strip_ansi`, which the view uses too)."""
+    return strip_ansi(text)
 
 
 def fold(text: str) -> str:

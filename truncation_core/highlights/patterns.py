@@ -30,6 +30,7 @@ import attrs
 
 from truncation_core.highlights.lines import clean, clip, fold
 from truncation_core.highlights.records import RECORD_CHARS, parse_record, record_text
+from truncation_core.hooks.models import strings
 from truncation_core.text.measure import count_terminators
 
 if TYPE_CHECKING:
@@ -44,10 +45,6 @@ PROBE_CHARS = 512
 _ESC = "\x1b"
 #: Characters of a line shown in the block (a longer one keeps its start and its end).
 LINE_CHARS = 320
-
-
-def _strings(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
 
 
 def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
@@ -84,7 +81,7 @@ class SalientPattern:
     #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
     name: str
     #: Literal strings, one of which every matching line contains.
-    keywords: tuple[str, ...] = attrs.field(converter=_strings, validator=_check_keywords)
+    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_keywords)
     #: A regular expression searched in lines that contain a keyword; None to take them all.
     regex: str | None = attrs.field(default=None, validator=_check_regex)
     #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...

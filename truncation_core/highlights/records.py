@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
 from truncation_core.highlights.lines import CLIP_MARK, clip
+from truncation_core.hooks.models import strings
 
 __all__ = ["RECORD_CHARS", "STRING_CHARS", "SalientRecord", "parse_record", "record_json",
            "record_text"]
@@ -43,10 +44,6 @@ RECORD_CHARS = 64 * 1024
 #: String values longer than this are cut inside the string when a record is shown.
 STRING_CHARS = 120
 _STRING = re.compile(r'"(?:[^"\\\r\n]|\\.)*"')
-
-
-def _strings(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
 
 
 def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
@@ -75,7 +72,7 @@ class SalientRecord:
     name: str
     #: Literal strings, one of which the line of every record you want contains
     #: (``'"error"'``, ``'"level":5'``): only those lines are parsed.
-    keywords: tuple[str, ...] = attrs.field(converter=_strings, validator=_check_keywords)
+    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_keywords)
     #: ``test(record: Mapping[str, Any]) -> bool``, given the parsed JSON object.
     test: Callable[[Mapping[str, Any]], bool] = attrs.field(validator=_check_test, repr=False)
     #: As for patterns: 0 is shown first, then 1 ...

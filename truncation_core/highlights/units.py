@@ -27,6 +27,8 @@ from typing import Any
 
 import attrs
 
+from truncation_core.hooks.models import strings
+
 __all__ = ["MAX_UNIT_LINES", "SalientUnit", "UnitLines", "lines_above", "lines_below"]
 
 #: The most lines a unit may look at on either side of its line.
@@ -46,10 +48,6 @@ class UnitLines:
 
 
 Choose = Callable[[UnitLines], Iterable[int]]
-
-
-def _strings(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
 
 
 def _check_names(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
@@ -76,7 +74,7 @@ class SalientUnit:
     #: A short name, for logs.
     name: str
     #: The names of the patterns (or records) whose lines this unit extends.
-    patterns: tuple[str, ...] = attrs.field(converter=_strings, validator=_check_names)
+    patterns: tuple[str, ...] = attrs.field(converter=strings, validator=_check_names)
     #: How many lines above and below the matching line ``choose`` is given (0 to 64).
     above: int = attrs.field(default=0, validator=_check_reach)
     below: int = attrs.field(default=0, validator=_check_reach)

@@ -9,7 +9,8 @@ For one tool result that is over its limit, a :class:`~truncation_core.Truncator
 4. ``format_marker``.
 
 ``provides`` is called once, when the plugin manager is built, to learn the names of the
-strategies and storage backends that plugins make available.
+strategies and storage backends that plugins make available. ``register_commands`` is called
+once, when the ``trunc`` command line starts, to add commands to it.
 
 Content within its limits never reaches a hook. An implementation that raises does not fail
 the tool call: the processor falls back to the built-ins and says so (see
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    import click
+
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import Policy
     from truncation_core.highlights.patterns import SalientPattern
@@ -60,10 +63,18 @@ def provides() -> Provides | None:
     :returns: a :class:`~truncation_core.hooks.models.Provides`, or None if the plugin provides no
         names (for example a plugin that only restyles markers).
 
+    :called: once, when a Truncator is built.
+    :cost: one call per plugin, per Truncator.
+
     .. versionadded:: 0.1
 
     Implementing this hook: declare every strategy your ``truncate`` handles and every backend
-    name you map to a store factory. A backend factory is called with the
+    name you map to a store factory, and in ``streamable`` the strategies whose ``truncate``
+    reads only the first and last characters of its ``text`` (as
+    :func:`~truncation_core.text.cut.cut_text` does): those also cut streams longer than the
+    ends a stream keeps. Return a :class:`~truncation_core.hooks.models.Provides` or None;
+    anything else (or a ``wrapper`` implementation) makes the plugin fail to load, with a
+    warning that names it. A backend factory is called with the
     :class:`~truncation_core.config.model.StoreConfig` and returns an
     :class:`~truncation_core.artifacts.model.ArtifactStore`.
     """
@@ -93,6 +104,9 @@ def select_strategy(
         the next implementation decide. The built-in implementation returns
         ``policy.strategy``, after sniffing structured content (see docs/strategies.md).
 
+    :called: for each result over its limits, first.
+    :cost: one call per cut result (nothing for results within limits).
+
     .. versionadded:: 0.1
     """
 
@@ -111,7 +125,11 @@ def truncate(
     Stops at first non-None result, see firstresult.
 
     :param strategy: the strategy name chosen by ``select_strategy``.
-    :param text: the whole content (already decoded when the tool returned bytes).
+    :param text: the whole content (already decoded when the tool returned bytes). For a
+        stream longer than the ends it keeps, and only for a strategy declared ``streamable``
+        in ``provides``, a :class:`~truncation_core.streaming.ends.KeptEnds` that answers for
+        the first and last characters (slicing and ``find`` there, ``len``, and line
+        terminators counted anywhere).
     :param budget: the limits the output must satisfy, markers included: characters, and
         optionally UTF-8 bytes and lines. The stricter limit wins.
     :param facts: facts about *text*, including its line count.
@@ -121,6 +139,10 @@ def truncate(
     :returns: a :class:`~truncation_core.hooks.models.Cut` whose ``text`` fits *budget*, or None
         when *strategy* is not yours. The processor checks the size of what you return and
         cuts with head_tail instead if it does not fit.
+
+    :called: for each result over its limits, after the artifact is kept; again with less
+        room when a highlights block is added.
+    :cost: the cut itself: a few calls per cut result.
 
     .. versionadded:: 0.1
 
@@ -132,16 +154,17 @@ def truncate(
 
 @hookspec(firstresult=True)
 def format_marker(marker: Marker, policy: Policy) -> str | None:
-    """Render one marker: an omission marker, or the artifact reference above a preview.
+    """Render one marker: an omission marker, or the artifact reference above the cut.
 
     Stops at first non-None result, see firstresult.
 
     :param marker: what to render. ``marker.kind`` is ``beginning``, ``middle`` or ``end`` for
         an omission (``marker.omission`` says what was left out, ``marker.artifact`` where it
         can be read back), or ``reference`` for the header shown when content exceeds
-        ``artifact_threshold``; or, for the notes that structured strategies put in place,
-        the name of their template (``json_items``, ``json_keys``, ``json_key``,
-        ``json_string``, ``json_depth``, ``jsonl_records``, ``ranked_results``,
+        ``artifact_threshold`` (above the cut, or above a short preview when
+        ``policy.reference_preview`` is ``short``); or, for the notes that structured
+        strategies put in place, the name of their template (``json_items``, ``json_keys``,
+        ``json_key``, ``json_string``, ``json_depth``, ``jsonl_records``, ``ranked_results``,
         ``xml_elements``, ``xml_text``), with ``marker.element`` saying what the note stands
         for. Return the bare note text: the strategy escapes it (as a JSON string or an XML
         comment).
@@ -150,6 +173,9 @@ def format_marker(marker: Marker, policy: Policy) -> str | None:
     :returns: the marker text, including any newlines that separate it from the content; or
         None to let the next implementation decide. The built-in implementation renders the
         templates from configuration.
+
+    :called: for each marker and note, while a strategy fits its output.
+    :cost: many calls per cut result: keep it cheap and free of side effects.
 
     .. versionadded:: 0.1
 
@@ -182,6 +208,9 @@ def store_artifact(
         The processor wraps whatever writer is returned so that it keeps at most
         ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifacts.limit`).
 
+    :called: when a cut result's content is kept (``spill`` on), before the strategy cuts.
+    :cost: one call per kept artifact.
+
     .. versionadded:: 0.1
 
     Implementing this hook: a ``wrapper=True`` implementation can wrap the writer that the
@@ -207,12 +236,17 @@ def stream_cutter(
     :param tool: the tool name given to ``stream``, or None.
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut` (``strategy``, ``feed(text)``,
-        ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its
-        limit and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces
-        the cut from the stream's windows; if it returns None or output over the budget, the
-        stream cuts as text. A stream short enough to be held whole is cut by ``truncate``
-        instead, exactly as :meth:`~truncation_core.Truncator.process` would cut it.
+    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut`
+        (``strategy``, ``feed(text)``, ``finish(text=, budget=, facts=, markers=)``), or
+        None. When the stream ends over its limit and ``select_strategy`` picks the cutter's
+        ``strategy``, its ``finish`` produces the cut from the stream's kept ends; if it
+        returns None or output over the budget, the stream cuts as the strategy's
+        ``truncate`` would if it is streamable, else as text. A stream short enough to be
+        held whole is cut by ``truncate`` instead, exactly as
+        :meth:`~truncation_core.Truncator.process` would cut it.
+
+    :called: when a stream opens.
+    :cost: one call per stream; the cutter is fed every chunk.
 
     .. versionadded:: 0.1
 
@@ -248,6 +282,9 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         the failure and summary lines of tool families: compilers and linters, TAP, JVM,
         .NET, browsers, sanitizers, Ruby, R, Haskell, Xcode (the
         ``truncation_core.builtins.salient_*`` modules).
+
+    :called: the first time a tool's highlights are needed.
+    :cost: one call per tool, per Truncator; the patterns then scan every cut result of the tool.
 
     .. versionadded:: 0.1
 
@@ -294,6 +331,10 @@ def salient_units(tool: str | None, policy: Policy) -> Iterable[SalientUnit] | N
         eslint problem, and more, per family (the ``truncation_core.builtins.salient*``
         modules).
 
+    :called: with ``salient_patterns``, the first time a tool's highlights are needed.
+    :cost: one call per tool, per Truncator; ``choose`` then runs for the first matches of
+        every group.
+
     .. versionadded:: 0.1
 
     Why a hook of its own, and data with a function rather than a function over the text:
@@ -338,6 +379,10 @@ def salient_records(tool: str | None, policy: Policy) -> Iterable[SalientRecord]
         above), and records with an ``err``, ``error``, ``exception``, ``exc_info`` or
         ``stack`` field that holds something.
 
+    :called: with ``salient_patterns``, the first time a tool's highlights are needed.
+    :cost: one call per tool, per Truncator; ``test`` then runs for each line that starts
+        with ``{`` and holds one of the rule's keywords.
+
     .. versionadded:: 0.1
 
     A record is shown cut as a record: each string value longer than 120 characters (a
@@ -349,4 +394,37 @@ def salient_records(tool: str | None, policy: Policy) -> Iterable[SalientRecord]
     fast: only lines holding one are parsed. ``test`` gets the parsed object (a ``dict``),
     must be a pure function of it, and may return False for records it cannot judge; an
     exception counts as False.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add commands to the ``trunc`` command line.
+
+    All results are collected (there are none: the implementation adds commands to *cli*).
+    Called once per run of ``trunc``, after plugins load with the configuration's plugin
+    settings (the file given with ``trunc --config``, or the one found from the working
+    directory), before a command that is not built in is dispatched, or when ``trunc --help``
+    lists the commands. A built-in command (``trunc apply``, ``trunc run`` ...) is dispatched
+    without loading plugins for commands, so that its start-up stays cheap. Never called by a
+    :class:`~truncation_core.Truncator`.
+
+    :param cli: the group the plugin's commands go into (a :class:`click.Group`): add
+        commands or groups with ``cli.add_command(...)`` or the ``@cli.command()`` /
+        ``@cli.group()`` decorators, and they become ``trunc <name>``. A command reaches the
+        configuration through ``click.get_current_context().obj`` (its ``config_path``, and
+        ``truncator()`` to build the configured Truncator).
+    :returns: None; what counts is what the implementation adds to *cli*.
+
+    :called: when ``trunc`` runs a command that is not built in, or lists the commands.
+    :cost: one call per plugin, per run of ``trunc``; none for built-in commands.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: keep the module that holds it cheap to import, and import what a
+    command needs (a web framework, an SDK) inside the command. A command named like a
+    built-in one, or like one that an earlier plugin added, is skipped with a warning. An
+    implementation that raises is reported on stderr by plugin name, without the exception's
+    message, and ``trunc`` goes on without that plugin's commands (with ``plugins.strict``
+    on, it stops with that error instead).
     """

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.hooks.models import Budget, ContentFacts, Cut
 from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.structured.notes import NoteCache, structured_details
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import count_lines
@@ -34,12 +35,10 @@ if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator
 
 __all__ = [
-    "NoteCache",
     "element_cut",
     "guarded",
     "new_json_stream",
     "starts_like_json",
-    "structured_details",
     "text_fallback",
 ]
 
@@ -49,24 +48,6 @@ log = logging.getLogger("truncation_core")
 _TEXT_STRATEGIES = ("head_tail", "head", "tail", "lines")
 #: Chunk size when feeding in-memory text to the streaming truncator.
 STREAM_CHUNK_CHARS = 1 << 20
-
-
-class NoteCache:
-    """Renders notes through ``format_marker`` once per distinct omission.
-
-    Fitting renders the same note many times (once per trial); the hook must have no side
-    effects, so its answer can be reused.
-    """
-
-    def __init__(self, markers: MarkerRenderer) -> None:
-        self._markers = markers
-        self._cache: dict[ElementOmission, str] = {}
-
-    def __call__(self, element: ElementOmission) -> str:
-        text = self._cache.get(element)
-        if text is None:
-            text = self._cache[element] = self._markers.note(element)
-        return text
 
 
 def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
@@ -86,18 +67,6 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
                         details={"fallback": name, "reason": reason})
 
 
-def structured_details(format: str, fitted: Any, **extra: Any) -> dict[str, Any]:
-    """The machine-readable part of the metadata for a fitted document."""
-    return {
-        "format": format,
-        "omitted": dict(fitted.omitted),
-        "cuts": list(fitted.cuts),
-        "cut_count": fitted.cut_count,
-        "limits": {k: (None if v >= (1 << 62) else v) for k, v in fitted.knobs._asdict().items()},
-        **extra,
-    }
-
-
 def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
     """A Cut whose omitted sizes are the difference between original and output.
 
@@ -114,13 +83,43 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
 
     Nothing in the structured package is meant to raise on content; this is the last line
     (for example a ``max_depth`` configured deeper than Python's recursion limit allows).
+
+    When the content is kept as an artifact and no artifact reference stands above the
+    output, the cut says how to read the rest (:mod:`~truncation_core.structured.rest`).
     """
+    note, key, room = _rest_note(budget, facts, policy, markers)
     try:
-        return cut(text, budget=budget, facts=facts, policy=policy, markers=markers, **extra)
+        result = cut(text, budget=room, facts=facts, policy=policy, markers=markers, **extra)
     except (RecursionError, MemoryError, Exception) as exc:
         log.warning("structured truncation failed (%s); cut as text", type(exc).__name__)
         return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
                              reason=f"structured truncation failed ({type(exc).__name__})")
+    if note:
+        from truncation_core.structured.rest import with_rest
+
+        result = with_rest(result, note, key, budget)
+    return result
+
+
+def _rest_note(budget: Budget, facts: ContentFacts, policy: Policy,
+               markers: MarkerRenderer) -> tuple[str, str, Budget]:
+    """The "how to read the rest" note and its key, and the budget left for the cut."""
+    if markers.artifact is None or facts.chars > policy.artifact_threshold:
+        return "", "", budget  # nothing kept, or the reference above says it
+    from truncation_core.structured.rest import MIN_ROOM_CHARS, rest_cost
+
+    try:
+        note, key = markers.rest()
+    except Exception as exc:  # a format_marker plugin that does not know the kind
+        log.warning("format_marker failed on the rest note (%s); left out",
+                    type(exc).__name__)
+        return "", "", budget
+    if not note:
+        return "", "", budget
+    room = budget.minus(rest_cost(note, key))
+    if room is None or room.chars < MIN_ROOM_CHARS:
+        return "", "", budget
+    return note, key, room
 
 
 def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
