@@ -82,9 +82,9 @@ def test_hook_recorder_sees_hooks_when_they_run() -> None:
     """Control for the test above: the recorder does record the pipeline."""
     truncator = Truncator({"inline_limit": 100}, load_entrypoints=False)
     with recorded_hooks(truncator) as calls:
-        truncator.process(log_text(50), tool="read_file")
+        truncator.process(log_text(50), tool="execute_command")
     assert calls[:3] == ["select_strategy", "store_artifact", "truncate"]
-    # Then markers, and (highlights are on for read_file) the salient hooks, once per tool.
+    # Then markers, and (highlights are on for execute_command) the salient hooks, once per tool.
     assert set(calls[3:]) == {"format_marker", "salient_patterns", "salient_units",
                               "salient_records"}
 

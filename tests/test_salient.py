@@ -664,10 +664,17 @@ def test_error_records_of_a_json_lines_log_are_shown_as_records() -> None:
 
 
 def test_highlights_are_on_for_every_tool_whose_output_is_cut_as_text() -> None:
+    """Except a file's or a diff's contents (source code), which get none unless configured:
+    the user's word for them still wins."""
     content = log_with(MARKS)
     truncator = make({"inline_limit": 4000, "artifact_threshold": 10**9})
-    for tool in ("read_file", "git_diff", "execute_command", "my_tool", None):
+    for tool in ("execute_command", "my_tool", None):
         assert "highlights from" in truncator.process(content, tool=tool).content, tool
+    for tool in ("read_file", "git_diff"):
+        assert "highlights from" not in truncator.process(content, tool=tool).content, tool
+    configured = make({"inline_limit": 4000, "artifact_threshold": 10**9,
+                       "tools": {"read_file": {"highlights": 8}}})
+    assert "highlights from" in configured.process(content, tool="read_file").content
     listing = json.dumps([{"name": f"file{i}.txt", "note": "error: none"} for i in range(900)])
     assert "highlights from" not in truncator.process(listing, tool="list_directory").content
 
@@ -682,7 +689,7 @@ def test_config_show_says_which_tools_get_highlights() -> None:
     rows = {r["key"]: (r["value"], r["source"]) for r in json.loads(done.output)
             if r["key"].startswith("highlights.")}
     assert rows["highlights.execute_command"] == (8, "on: tail cuts text")
-    assert rows["highlights.read_file"] == (8, "on: head_tail cuts text")
+    assert rows["highlights.read_file"] == (0, "off (highlights: 0)")
     assert rows["highlights.list_directory"][1].startswith("records: element")
     assert rows["highlights.(any other tool)"][0] == 8
 

@@ -137,14 +137,16 @@ class PluginsConfig:
 
 
 #: The strategies (and settings) common agent tools get unless configuration says otherwise.
-#: Configuration under ``tools`` overrides these key by key.
+#: Configuration under ``tools`` overrides these key by key. A file's or a diff's contents get
+#: no highlights: in source code, lines that look like failures (an error message in a
+#: string, a test count in a docstring) are not, and the block would spend the budget on them.
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
-        "read_file": ToolConfig(strategy="head_tail"),
+        "read_file": ToolConfig(strategy="head_tail", highlights=0),
         "execute_command": ToolConfig(strategy="tail"),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),
-        "git_diff": ToolConfig(strategy="head_tail"),
+        "git_diff": ToolConfig(strategy="head_tail", highlights=0),
     }
 )
 
