@@ -13,9 +13,11 @@ interpreter as the baseline, ``python -c pass``:
 * ``python -c "import truncation_core"``: target within 3x;
 * ``Truncator()`` (import, configuration and plugin discovery, no CLI), for reference.
 
-Rounds alternate the subjects and the baseline. Each time is the fastest of the rounds in CPU
-time (user + system, of the process and the processes it waited for): on a shared machine wall
-time also counts the time other processes hold the CPU. Wall times are printed for reference.
+Each round runs every subject right after a run of the baseline, and takes the ratio of their
+CPU times (user + system, of the process and the processes it waited for: on a shared machine
+wall time also counts the time other processes hold the CPU); the ratio printed is the median
+over the rounds, so that load on the machine hits both sides of each ratio alike. Times
+printed are the fastest of the rounds, with wall times for reference.
 A first, unmeasured round writes the bytecode caches (``PYTHONDONTWRITEBYTECODE`` is removed
 from the environment of the subjects), as an installed package has them.
 
@@ -30,6 +32,7 @@ import argparse
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -123,19 +126,26 @@ def main() -> None:
     env = _env()
     cpu: dict[str, float] = {}
     wall: dict[str, float] = {}
+    ratios: dict[str, list[float]] = defaultdict(list)
+    baseline = subjects[0]
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as cwd:
-        for name, argv, stdin, _ in subjects:  # bytecode caches, first-use work
+        for _name, argv, stdin, _ in subjects:  # bytecode caches, first-use work
             _run(argv, stdin, cwd, env)
         for _ in range(rounds):
-            for name, argv, stdin, _ in subjects:
+            for name, argv, stdin, _ in subjects[1:]:
+                # Each subject right after a baseline run: the pair sees the same load.
+                base_cpu, base_wall = _run(baseline[1], baseline[2], cwd, env)
                 c, w = _run(argv, stdin, cwd, env)
-                cpu[name] = min(cpu.get(name, c), c)
-                wall[name] = min(wall.get(name, w), w)
-        base = cpu["python -c pass"]
-        print(f"fastest of {rounds} rounds, CPU time (wall time in brackets), in an empty "
-              "directory")
-        for name, _, _, target in subjects:
-            ratio = cpu[name] / base
+                ratios[name].append(c / base_cpu)
+                for key, (c_, w_) in ((baseline[0], (base_cpu, base_wall)), (name, (c, w))):
+                    cpu[key] = min(cpu.get(key, c_), c_)
+                    wall[key] = min(wall.get(key, w_), w_)
+        print(f"{rounds} rounds; times: the fastest, in CPU time (wall time in brackets); "
+              "ratio: the median of the ratios to the baseline run just before")
+        print(f"{baseline[0]:24s} {cpu[baseline[0]] * 1000:7.1f} ms  "
+              f"[{wall[baseline[0]] * 1000:6.1f} ms]")
+        for name, _, _, target in subjects[1:]:
+            ratio = statistics.median(ratios[name])
             verdict = ("" if target is None else
                        f" (target <= {target:.0f}) {'OK' if ratio <= target else 'MISSED'}")
             print(f"{name:24s} {cpu[name] * 1000:7.1f} ms  [{wall[name] * 1000:6.1f} ms]  "

@@ -114,7 +114,7 @@ def test_the_floor_bites_a_view_without_highlights(manifest: dict[str, Any]) -> 
     """Negative control: the matched-budget view with highlights turned off falls below the
     floor, so the floor does guard what highlights contribute."""
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     off = Truncator({"inline_limit": bench_recall.BUDGET, "artifact_threshold": 10**12,
                      "tools": {"execute_command": {"highlights": 0}}},

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import attrs
 import click
 
 from truncation_core.cli.state import AppState, pass_state
 from truncation_core.errors import ConfigError
-from truncation_core.pipeline.results import TruncationResult
+
+if TYPE_CHECKING:
+    from truncation_core.pipeline.results import TruncationResult
 
 
 def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,

@@ -28,7 +28,6 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.converter import config_from_mapping
 from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config
 from truncation_core.errors import ConfigError
 
@@ -265,6 +264,10 @@ def load_config(
     for data, layer_sources in layers:
         merged = _merge(merged, data)
         sources.update(layer_sources)
+    if not merged:  # nothing to convert: cattrs is not imported
+        return LoadedConfig(config=Config(), path=file_path, sources=sources)
+    from truncation_core.config.converter import config_from_mapping
+
     try:
         config = config_from_mapping(merged)
     except ConfigError as exc:

@@ -23,13 +23,12 @@ host holds, whatever a plugin returns.
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.errors import StoreError, StoreFull
+from truncation_core.errors import StoreError, StoreFull, log
 from truncation_core.hooks.failures import (
     NOT_KEPT,
     GuardedWriter,
@@ -63,7 +62,6 @@ __all__ = ["Pipeline"]
 
 #: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
 #: content.
-log = logging.getLogger("truncation_core")
 
 
 class Pipeline:

@@ -37,7 +37,6 @@ from truncation_core.structured.dispatch import (
     new_json_stream,
     starts_like_json,
 )
-from truncation_core.structured.ranked import ranked_cut
 from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_prefix
 
 if TYPE_CHECKING:
@@ -68,7 +67,11 @@ class ElementStreamCut:
     def __init__(self, policy: Policy, strategy: str = "element") -> None:
         self._policy = policy
         self.strategy = strategy
-        self._cut = ranked_cut if strategy == "ranked" else element_cut
+        self._cut = element_cut
+        if strategy == "ranked":
+            from truncation_core.structured.ranked import ranked_cut
+
+            self._cut = ranked_cut
         # ranked parses whatever it is given, as JSON: nothing rules it out at the start.
         self._starts = (None if strategy == "ranked" else _ELEMENT_STARTS
                         if policy.strategy == strategy else _SNIFFED_STARTS)

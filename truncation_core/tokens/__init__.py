@@ -11,6 +11,8 @@ text and base64 (docs/tokens.md). Exact tokenizers come from plugins, such as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from truncation_core.tokens.contract import (
     Tokenizer,
     fit_prefix_by_count,
@@ -18,7 +20,9 @@ from truncation_core.tokens.contract import (
     utf8_size,
     visible_text,
 )
-from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
+
+if TYPE_CHECKING:
+    from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
 
 __all__ = [
     "ESTIMATE",
@@ -29,3 +33,13 @@ __all__ = [
     "utf8_size",
     "visible_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The estimate tokenizer's module loads its tables' reader: not needed to import the
+    # contract (a tokenizer plugin's entry module does, on every start-up).
+    if name in ("ESTIMATE", "EstimateTokenizer"):
+        from truncation_core.tokens import estimate
+
+        return getattr(estimate, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
