@@ -206,9 +206,12 @@ def _literals(keywords: frozenset[str], shared: int = 4) -> tuple[str, ...]:
     def has_rare(text: str) -> bool:
         return any(_rarity(char) < _RARE for char in text)
 
+    rare_keyword = {k: has_rare(k) for k in keywords}  # asked for each candidate, once here
+
     def covered(candidate: str) -> frozenset[str]:
         rare = has_rare(candidate)
-        return frozenset(k for k in keywords if candidate in k and (rare or not has_rare(k)))
+        return frozenset(k for k in keywords
+                         if candidate in k and (rare or not rare_keyword[k]))
 
     pieces = {k[i:i + n] for k in keywords for n in range(shared, len(k))
               for i in range(len(k) - n + 1)}
