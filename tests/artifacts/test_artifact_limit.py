@@ -211,7 +211,7 @@ def test_write_text_skips_the_middle_of_ascii_text() -> None:
     whole, a piece at a time)."""
     limit, piece = MARKER_RESERVE + 1000, 100
     text = "".join(f"line {i}\n" for i in range(100_000))  # about 1 MB
-    store, ref, written, writes = text_limited(text, limit, head_share=0.6, piece=piece,
+    _store, ref, written, writes = text_limited(text, limit, head_share=0.6, piece=piece,
                                                terminators=100_000)
     assert written == len(text) and ref.cut is not None and ref.cut.original_lines == 100_000
     assert sum(writes) < 2 * limit + 3 * piece  # the head, the tail's end: not 1 MB
