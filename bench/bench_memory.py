@@ -77,8 +77,10 @@ def measure(size: int, flavour: str, spill: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as workdir:
         code = _PROBE.format(bench_dir=bench_dir, workdir=workdir, size=size, flavour=flavour,
                              spill=spill)
+        # Run from the temporary directory: ``-c`` puts the working directory first on
+        # sys.path, which would shadow a package given on PYTHONPATH (an older checkout).
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=900, check=False)
+                              cwd=workdir, timeout=900, check=False)
     if done.returncode != 0:
         sys.exit(f"probe failed: {done.stderr[-2000:]}")
     result: dict[str, float] = json.loads(done.stdout)

@@ -11,7 +11,9 @@ interpreter as the baseline, ``python -c pass``:
 * ``trunc run -- true`` and ``echo hi | trunc apply`` (the console script next to the
   interpreter): target within 8x the baseline;
 * ``python -c "import truncation_core"``: target within 3x;
-* ``Truncator()`` (import, configuration and plugin discovery, no CLI), for reference.
+* ``Truncator()`` (import, configuration and plugin discovery, no CLI), for reference;
+* the libraries ``trunc apply`` cannot start without (click, attrs, pluggy, pathlib, json),
+  imported alone, for reference: the floor under the two commands.
 
 Each round runs every subject right after a run of the baseline, and takes the ratio of their
 CPU times (user + system, of the process and the processes it waited for: on a shared machine
@@ -62,6 +64,8 @@ def _subjects(python: str) -> list[tuple[str, list[str], bytes, float | None]]:
         ("import truncation_core", [python, "-c", "import truncation_core"], b"",
          IMPORT_TARGET),
         ("Truncator()", [python, "-c", "import truncation_core as t; t.Truncator()"], b"",
+         None),
+        ("libraries alone", [python, "-c", "import attrs, click, pluggy, pathlib, json"], b"",
          None),
     ]
 
