@@ -38,13 +38,17 @@ def test_defaults_are_seed_000s() -> None:
 
 
 def test_default_markers_are_seed_000s() -> None:
+    """FR-043's format, and the size of the whole output (FR-041)."""
     marker = MarkerConfig()
-    fmt = {"lines": 12340, "chars": 1234567, "hint": ""}
-    assert marker.middle.format(**fmt) == "\n... [12,340 lines / 1,234,567 chars omitted] ...\n"
-    assert marker.beginning.format(**fmt) == \
-        "... [Beginning omitted: 12,340 lines / 1,234,567 chars] ...\n"
-    assert marker.end.format(**fmt) == \
-        "\n... [Remainder omitted: 12,340 lines / 1,234,567 chars] ..."
+    fmt = {"lines": 12340, "chars": 1234567, "hint": "", "original_lines": 20000,
+           "original_chars": 2000000}
+    assert marker.middle.format(**fmt) == ("\n... [12,340 lines / 1,234,567 chars omitted of "
+                                           "20,000 lines / 2,000,000 chars] ...\n")
+    assert marker.beginning.format(**fmt) == ("... [Beginning omitted: 12,340 lines / "
+                                              "1,234,567 chars of 20,000 lines / 2,000,000 "
+                                              "chars] ...\n")
+    assert marker.end.format(**fmt) == ("\n... [Remainder omitted: 12,340 lines / 1,234,567 "
+                                        "chars of 20,000 lines / 2,000,000 chars] ...")
 
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
@@ -73,7 +77,8 @@ def test_per_tool_overrides_merge_key_by_key_with_builtin_policies() -> None:
     command = config.policy_for("execute_command")
     assert (command.strategy, command.inline_limit, command.head_ratio) == ("tail", 5000, 0.5)
     read = config.policy_for("read_file")
-    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 3000, 40)
+    # the tool's own max_lines raises its inline_limit (40 lines x 200 characters) to bind
+    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 8000, 40)
     mine = config.policy_for("my_tool")
     assert (mine.strategy, mine.spill, mine.inline_limit) == ("head_tail", False, 3000)
     untouched = config.policy_for("git_diff")
@@ -93,14 +98,16 @@ def test_policy_covers_every_tool_setting() -> None:
     policy_keys = {a.name for a in attrs.fields(Policy)}
     assert set(OVERRIDE_NAMES) <= policy_keys
     samples = {"strategy": "lines", "inline_limit": 123, "max_bytes": 456, "max_lines": 7,
-               "artifact_threshold": 999, "preview_limit": 55, "max_artifact_size": 4096,
+               "artifact_threshold": 999, "reference_preview": "short",
+               "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
                "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
-               "score_key": "meta.rank", "highlights": 4}
+               "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,
+               "tokenizer": "cl100k_base", "log_utilization_above": 0.75}
     assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
     policy = config_from_mapping({"tools": {"t": samples}}).policy_for("t")
     assert {key: getattr(policy, key) for key in samples} == samples
-    assert policy.tool_strategy
+    assert policy.tool_strategy and policy.explicit_strategy
 
 
 def test_every_setting_is_declared_once_and_derived() -> None:

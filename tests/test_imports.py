@@ -47,7 +47,8 @@ def test_the_probe_sees_an_import() -> None:
 #: no event loop, no importlib.metadata (plugins are found from their dist-info files),
 #: no logging or secrets/hashlib until something is logged or stored, and of the library:
 #: the converter, the other commands, retrieval's pages and grep, the JSON fitter, ranked,
-#: the estimate tokenizer.
+#: the estimate tokenizer's rank table and the regex module (the tokenizer itself is made
+#: with each tool's policy; its table loads on the first count).
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -55,7 +56,7 @@ NOT_AT_START_UP = (
     "truncation_core.cli.config", "truncation_core.cli.plugins",
     "truncation_core.retrieval.pages", "truncation_core.retrieval.grep",
     "truncation_core.structured.json_element", "truncation_core.structured.ranked",
-    "truncation_core.tokens.estimate", "truncation_core.storage.memory",
+    "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
 )
 #: Not needed by ``trunc apply`` of content within the limit (``trunc run`` of a command
 #: whose tool has highlights on does need them).

@@ -6,8 +6,9 @@ UTF-8 bytes and lines, alone and combined. The result is checked against the nai
 in ``tests/reference.py``, never against the code under test:
 
 * the output fits every limit, marker included;
-* the kept head is an exact prefix and the kept tail an exact suffix of the input, and between
-  them is exactly the documented marker (or the documented fallback);
+* the kept head is an exact prefix and the kept tail an exact suffix of the input (as a
+  terminal shows them: ``text.terminal.terminal_view``), and between them is exactly the
+  documented marker (or the documented fallback);
 * kept and omitted characters and lines add up to the original;
 * omission line numbers are exact;
 * cuts never split a character pair and fall on a line boundary whenever one is within the
@@ -38,6 +39,7 @@ from reference import (
 
 from truncation_core import Budget, TruncationResult, Truncator
 from truncation_core.structured.sniff import looks_like_xml, parse
+from truncation_core.text.terminal import terminal_view
 
 FALLBACK_NOTES = {
     "…": "marker did not fit the budget; used '…'",
@@ -144,9 +146,15 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
         assert first is not None, out[:200]
         assert first.group(1) == result.artifact.id
         assert len(first.group("summary")) <= 100
-        header_end = out.index("Preview:\n") + len("Preview:\n")
+        short = "Preview:\n" in out and not first.group("rest")
+        header_end = out.index("Preview:\n") + len("Preview:\n") if short else first.end()
         body = out[header_end:]
 
+    if not meta.omissions and meta.terminal_chars_removed:
+        # The whole text fits once terminal control is removed: it is shown whole.
+        assert body == terminal_view(text, redraws="\n" in text)
+        assert meta.terminal_chars_removed == len(text) - len(body)
+        return text, "", ""
     assert len(meta.omissions) == 1, meta.omissions
     region = meta.omissions[0]
     start, end = region.start, region.end
@@ -158,12 +166,18 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
     if position == "beginning":
         assert start == 0
 
-    # Exact prefix and suffix, and between them exactly one marker.
+    # Exact prefix and suffix, as a terminal shows them, and between them exactly one
+    # marker.
     head, tail = text[:start], text[end:]
-    assert len(head) + len(tail) <= len(body)
-    assert body.startswith(head)
-    assert body.endswith(tail)
-    marker = body[len(head):len(body) - len(tail)]
+    redraws = "\n" in text
+    shown_head = terminal_view(head, redraws=redraws)
+    shown_tail = terminal_view(tail, redraws=redraws)
+    assert len(shown_head) + len(shown_tail) <= len(body)
+    assert body.startswith(shown_head)
+    assert body.endswith(shown_tail)
+    marker = body[len(shown_head):len(body) - len(shown_tail)]
+    assert meta.terminal_chars_removed == (len(head) - len(shown_head)
+                                           + len(tail) - len(shown_tail))
 
     # Counts add up, against the naive line model.
     whole, first_line, last_line = region_lines(text, start, end)
@@ -179,13 +193,16 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
 
     expected = expected_marker(
         position, chars=end - start, lines=whole, first=first_line, last=last_line,
+        total_chars=len(text), total_lines=line_count(text),
         artifact_id=result.artifact.id if result.artifact else None,
         start_byte=utf8_len(text[:start]), end_byte=utf8_len(text[:end]))
     if marker != expected:
         assert marker in FALLBACK_NOTES, (marker, expected)
         assert FALLBACK_NOTES[marker] in meta.notes, meta.notes
-        # The documented marker really did not fit.
-        assert not fits(head + expected + tail, budget) or body is not out
+        # The documented marker really did not fit (in the budget the cut was made in:
+        # wider than *budget* when terminal control was removed from what it kept).
+        assert (not fits(head + expected + tail, budget) or body is not out
+                or meta.terminal_chars_removed)
 
     # Cuts: never inside a "\r\n" or surrogate pair; on a line boundary when one is near.
     assert not splits_pair(text, start)
@@ -232,11 +249,12 @@ def test_invariants_hold_on_messy_text(name: str, text: str, budget: Budget, hea
 
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
-@given(text=tool_output, budget=budgets, threshold=st.integers(1, 600))
+@given(text=tool_output, budget=budgets, threshold=st.integers(1, 600),
+       form=st.sampled_from(["full", "short"]))
 def test_invariants_hold_under_an_artifact_reference(name: str, text: str, budget: Budget,
-                                                     threshold: int) -> None:
+                                                     threshold: int, form: str) -> None:
     truncator = make_truncator(name, budget, spill=True, artifact_threshold=threshold,
-                               preview_limit=max(1, budget.chars // 2))
+                               reference_preview=form, preview_limit=max(1, budget.chars // 2))
     result = truncator.process(text)
     check_result(text, result, budget, name=name)
 
@@ -256,7 +274,7 @@ def test_a_budget_too_small_for_any_marker_gets_the_fallback(
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
 @given(line=one_line, newline=st.sampled_from(["", "\n", "\r\n", "\r"]),
-       chars=st.integers(70, 400), bytes_=st.none() | st.integers(250, 1200))
+       chars=st.integers(95, 400), bytes_=st.none() | st.integers(250, 1200))
 def test_a_single_line_longer_than_the_budget_still_gives_a_preview(
         name: str, line: str, newline: str, chars: int, bytes_: int | None) -> None:
     text = line + newline
@@ -281,10 +299,12 @@ def test_character_strategies_use_most_of_the_budget(name: str, text: str, chars
     if not result.metadata.was_truncated:
         return
     position = position_of(name, 0.6)
-    worst = expected_marker(position, chars=len(text), lines=line_count(text))
+    worst = expected_marker(position, chars=len(text), lines=line_count(text),
+                            total_chars=len(text), total_lines=line_count(text))
     room = min(len(text), chars - len(worst))
     assume(room > 0 and marker == expected_marker(
-        position, chars=result.metadata.omitted_chars, lines=result.metadata.omitted_lines))
+        position, chars=result.metadata.omitted_chars, lines=result.metadata.omitted_lines,
+        total_chars=len(text), total_lines=line_count(text)))
     assert len(head) + len(tail) >= (3 * room) // 4 - 3, (len(head), len(tail), room)
 
 
@@ -300,11 +320,12 @@ def test_lines_keeps_as_many_whole_lines_as_fit(direction: str, lines: list[str]
     result = make_truncator(f"lines-{direction}", budget).process(text)
     name = f"lines-{direction}"
     head, _marker, tail = check_result(text, result, budget, name=name)
-    if not result.metadata.was_truncated:
+    if not result.metadata.omissions:  # nothing left out (or all of it fits once cleaned)
         return
     kept = head if direction == "head" else tail
     position = position_of(name, 0.6)
-    worst = expected_marker(position, chars=len(text), lines=line_count(text))
+    worst = expected_marker(position, chars=len(text), lines=line_count(text),
+                            total_chars=len(text), total_lines=line_count(text))
     all_lines = [line + ending for line in lines]
     edge_line = all_lines[0] if direction == "head" else all_lines[-1]
     if cut_mid_line(name, result.metadata.notes):
@@ -326,13 +347,14 @@ def test_the_marker_is_used_when_it_fits_though_its_worst_case_does_not() -> Non
     """Regression (found by the property test above): the room reserved for the marker is
     its worst case (every number at its widest); when that exceeded the budget, the '…'
     fallback was used although the real marker, with smaller numbers, fitted exactly."""
-    text, budget = "\n" * 9 + "0", Budget(chars=162, lines=2)
+    text, budget = "\n" * 9 + "0", Budget(chars=185, lines=2)
     truncator = make_truncator("tail", budget, spill=True)
     result = truncator.process(text)
     _head, marker, tail = check_result(text, result, budget, name="tail")
     assert result.metadata.notes == ()
-    assert marker.startswith("... [Beginning omitted: 9 lines / 9 chars; get_artifact(")
-    assert tail == "0" and len(result.content) == 162  # the budget, exactly
+    assert marker.startswith("... [Beginning omitted: 9 lines / 9 chars of 10 lines / 10 "
+                             "chars; get_artifact(")
+    assert tail == "0" and len(result.content) == 185  # the budget, exactly
 
 
 @pytest.mark.parametrize("name", ["lines-head", "lines-tail"])

@@ -14,6 +14,10 @@
   :func:`is_line_start`);
 * the seam for streams, :class:`IncrementalCut`, and highlight patterns,
   :class:`SalientPattern`;
+* for tokenizers (``Provides(tokenizers=...)``): the :class:`Tokenizer` contract, the fits
+  built on ``count`` alone (:func:`fit_prefix_by_count`, :func:`fit_suffix_by_count`),
+  :func:`visible_text`, and the pre-tokenizer patterns of cl100k_base and o200k_base
+  (:data:`CL100K_PATTERN`, :data:`O200K_PATTERN`);
 * the storage protocol, for backends: :class:`StorageBackend`, :class:`ArtifactStore`,
   :class:`ArtifactWriter`, :class:`WriterBase`, :class:`SessionInfo`, :class:`CleanReport`,
   :class:`StoreConfig`, the artifact model (:class:`ArtifactInfo`, :class:`ArtifactRef`,
@@ -80,9 +84,18 @@ _EXPORTS = {
     "ConfigError": "truncation_core.errors",
     "StoreError": "truncation_core.errors",
     "StoreFull": "truncation_core.errors",
+    "TruncationCoreError": "truncation_core.errors",
+    "Tokenizer": "truncation_core.tokens.contract",
+    "fit_prefix_by_count": "truncation_core.tokens.contract",
+    "fit_suffix_by_count": "truncation_core.tokens.contract",
+    "visible_text": "truncation_core.tokens.contract",
+    "CL100K_PATTERN": "truncation_core.tokens.pretokenize",
+    "O200K_PATTERN": "truncation_core.tokens.pretokenize",
 }
 
 __all__ = [
+    "CL100K_PATTERN",
+    "O200K_PATTERN",
     "ArtifactCut",
     "ArtifactInfo",
     "ArtifactNotFound",
@@ -110,11 +123,15 @@ __all__ = [
     "StoreConfig",
     "StoreError",
     "StoreFull",
+    "Tokenizer",
+    "TruncationCoreError",
     "WriterBase",
     "count_lines",
     "cut_text",
     "fit_prefix",
+    "fit_prefix_by_count",
     "fit_suffix",
+    "fit_suffix_by_count",
     "hookimpl",
     "human_size",
     "is_line_start",
@@ -128,6 +145,7 @@ __all__ = [
     "snap_suffix",
     "validate_artifact_id",
     "validate_session_id",
+    "visible_text",
 ]
 
 
@@ -157,7 +175,13 @@ if TYPE_CHECKING:
         validate_session_id,
     )
     from truncation_core.config.model import Policy, StoreConfig
-    from truncation_core.errors import ArtifactNotFound, ConfigError, StoreError, StoreFull
+    from truncation_core.errors import (
+        ArtifactNotFound,
+        ConfigError,
+        StoreError,
+        StoreFull,
+        TruncationCoreError,
+    )
     from truncation_core.highlights.patterns import SalientPattern
     from truncation_core.hooks.models import (
         ArtifactSpan,
@@ -191,3 +215,10 @@ if TYPE_CHECKING:
         snap_suffix,
     )
     from truncation_core.text.measure import count_lines, is_line_start, measure
+    from truncation_core.tokens.contract import (
+        Tokenizer,
+        fit_prefix_by_count,
+        fit_suffix_by_count,
+        visible_text,
+    )
+    from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN

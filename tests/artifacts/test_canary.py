@@ -9,6 +9,7 @@ as formatted, tracebacks included.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -29,7 +30,7 @@ def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
     canary = "CANARY-" + secrets.token_hex(8)
     name_canary = "canary_" + secrets.token_hex(8)  # an identifier: a plausible argument name
     caplog.set_level(logging.DEBUG, logger="truncation_core")
-    t = Truncator({"inline_limit": 300, "max_artifact_size": 4000,
+    t = Truncator({"inline_limit": 400, "max_artifact_size": 4000,
                    "store": {"root": str(root_path)}}, load_entrypoints=False)
     content = "".join(f"line {i} {canary}\n" for i in range(2000))
     seen: list[str] = []
@@ -57,7 +58,15 @@ def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
                            ("artifact_tail", {"artifact_id": ref.id, "lines": canary})):
             call = t.call_tool(name, args)
             seen.append(repr(call))
-            if call.error is not None:
+            sent_names = {name, *args} - {"get_artifact", "artifact_grep", "artifact_tail",
+                                           "artifact_id", "pattern", "regex", "lines"}
+            if call.error is not None and sent_names:
+                # An unknown tool or argument name is what the model sent wrong: the answer
+                # (to the model, never a log) names it, escaped and capped.
+                [sent] = sent_names
+                assert json.dumps(sent[:40]) in call.error.message
+                assert json.dumps(sent[:40]) in call.content
+            elif call.error is not None:
                 seen.append(call.error.message)
         # Values returned by retrieval: their reprs leave the content out.
         seen += [repr(t.artifacts.lines(ref.id, 1, 3)), repr(t.artifacts.tail(ref.id, 2)),

@@ -3,7 +3,8 @@
 Works on the storage backend named by the configuration (``store.backend``: the filesystem
 store by default, or one a plugin provides), across all its sessions, through the storage
 protocol (:mod:`truncation_core.storage.protocol`): an artifact is found by id in whichever
-session holds it.
+session holds it. Where an artifact id is taken, the id of the tool call whose output it
+holds is taken too (the newest such artifact, in any session).
 """
 
 from __future__ import annotations
@@ -143,11 +144,27 @@ def _check_session(root: StorageBackend, session: str, sessions: list[SessionInf
                                    f"{did_you_mean(session, names)}")
 
 
-def _find(state: AppState, artifact_id: str) -> Retrieval:
-    """The reader of the session holding *artifact_id* (the id is validated first)."""
+def _find(state: AppState, handle: str) -> tuple[Retrieval, str]:
+    """The reader of the session holding the artifact *handle* names (an artifact id, or a
+    tool call id: its newest artifact), and the artifact's id. The handle is validated
+    first."""
+    from truncation_core.artifacts.model import is_tool_call_id, validate_artifact_id
+    from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
     from truncation_core.retrieval import reader_for
+    from truncation_core.storage.protocol import find_tool_call_anywhere
 
-    return reader_for(storage_backend(state).find(artifact_id))
+    backend = storage_backend(state)
+    if is_tool_call_id(handle):
+        found = find_tool_call_anywhere(backend, handle)
+        if found is None:
+            raise ArtifactNotFound.for_tool_call(handle)
+        store, ref = found
+        return reader_for(store), ref.id
+    try:
+        artifact_id = validate_artifact_id(handle)
+    except InvalidArtifactId:
+        raise InvalidArtifactId(handle, handles=True) from None
+    return reader_for(backend.find(artifact_id)), artifact_id
 
 
 @artifacts_group.command("show")
@@ -158,8 +175,11 @@ def _find(state: AppState, artifact_id: str) -> Retrieval:
 @pass_state
 def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int | None] | None,
                  as_json: bool) -> None:
-    """Print an artifact (or some of its lines) exactly as stored."""
-    store = _find(state, artifact_id)
+    """Print an artifact (or some of its lines) exactly as stored.
+
+    ARTIFACT_ID is the artifact's id, or the id of the tool call whose output it holds (the
+    newest artifact stored for it)."""
+    store, artifact_id = _find(state, artifact_id)
     start, end = line_range or (1, None)
     page = store.lines(artifact_id, start, end)
     if not page.text and start > 1:  # nothing there: say so, as get_artifact does
@@ -181,7 +201,7 @@ def _lines_command(name: str, help_text: str) -> Any:
     @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
     @pass_state
     def command(state: AppState, artifact_id: str, count: int, as_json: bool) -> None:
-        store = _find(state, artifact_id)
+        store, artifact_id = _find(state, artifact_id)
         page = (store.head(artifact_id, count) if name == "head"
                 else store.tail(artifact_id, count))
         if as_json:
@@ -223,7 +243,7 @@ def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
     from truncation_core.errors import TruncationCoreError
 
     try:
-        store = _find(state, artifact_id)
+        store, artifact_id = _find(state, artifact_id)
         result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
                             context=context, max_matches=max_count)
     except TruncationCoreError as exc:
@@ -291,8 +311,10 @@ def _progress() -> Any:
 @click.option("--session", help="The session to export (needed when there are several).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Archive to write (default: <session>.tar.gz).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was exported as JSON.")
 @pass_state
-def export_command(state: AppState, session: str | None, output: Path | None) -> None:
+def export_command(state: AppState, session: str | None, output: Path | None,
+                   as_json: bool) -> None:
     """Export a session and its artifacts to one archive."""
     from truncation_core.artifacts.archive import export_session
 
@@ -318,6 +340,9 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
             task = bar.add_task("export", total=info.bytes)
             report = export_session(root.session(session), output,
                                     progress=lambda n: bar.update(task, completed=n))
+    if as_json:
+        click.echo(json.dumps(attrs.asdict(report), indent=2))
+        return
     click.echo(f"exported {_count(report.artifacts, 'artifact')} of session {report.session} "
                f"to {report.path}")
 
@@ -325,8 +350,10 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
 @artifacts_group.command("import")
 @click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--session", help="Import into this session (default: the exported one).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was imported as JSON.")
 @pass_state
-def import_command(state: AppState, archive: Path, session: str | None) -> None:
+def import_command(state: AppState, archive: Path, session: str | None,
+                   as_json: bool) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
     from truncation_core.artifacts.archive import import_archive
 
@@ -339,6 +366,9 @@ def import_command(state: AppState, archive: Path, session: str | None) -> None:
             task = bar.add_task("import", total=None)  # content bytes: unknown until read
             report = import_archive(root, archive, session=session,
                                     progress=lambda n: bar.update(task, completed=n))
+    if as_json:
+        click.echo(json.dumps(attrs.asdict(report), indent=2))
+        return
     click.echo(f"imported {_count(len(report.imported), 'artifact')} into session "
                f"{report.session}"
                + (f" ({len(report.skipped)} already there)" if report.skipped else ""))

@@ -18,20 +18,25 @@ from truncation_core.errors import ConfigError, InvalidSessionId
 
 __all__ = [
     "DIRECTIONS",
+    "PREVIEW_FORMS",
     "Direction",
     "DirectoryPath",
     "KeyPath",
     "NonNegativeInt",
     "PositiveInt",
+    "PreviewForm",
     "Ratio",
     "SessionName",
+    "TokenizerName",
     "check_direction",
     "check_directory_path",
     "check_key_path",
     "check_non_negative_int",
     "check_positive_int",
+    "check_preview_form",
     "check_ratio",
     "check_session_name",
+    "check_tokenizer_name",
     "is_int",
     "validator",
 ]
@@ -43,8 +48,12 @@ NonNegativeInt = NewType("NonNegativeInt", int)
 DirectoryPath = NewType("DirectoryPath", str)
 SessionName = NewType("SessionName", str)
 KeyPath = NewType("KeyPath", str)
+TokenizerName = NewType("TokenizerName", str)
+PreviewForm = NewType("PreviewForm", str)
 
 DIRECTIONS = ("head", "tail")
+#: What an artifact reference stands above: the cut of the whole budget, or a short preview.
+PREVIEW_FORMS = ("full", "short")
 
 
 def is_int(value: object) -> bool:
@@ -66,6 +75,12 @@ def check_ratio(value: object) -> Ratio:
 def check_direction(value: object) -> Direction:
     if value not in DIRECTIONS:
         raise ValueError(f"must be one of {', '.join(DIRECTIONS)}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_preview_form(value: object) -> PreviewForm:
+    if value not in PREVIEW_FORMS:
+        raise ValueError(f"must be one of {', '.join(PREVIEW_FORMS)}, got {value!r}")
     return value  # type: ignore[return-value]
 
 
@@ -96,6 +111,15 @@ def check_key_path(value: object) -> KeyPath:
         raise ValueError("must be a dotted path of keys such as 'score' or "
                          f"'metadata.similarity_score', got {value!r}")
     return KeyPath(value)
+
+
+def check_tokenizer_name(value: object) -> TokenizerName:
+    """A tokenizer's name: ``estimate``, or one a plugin provides (checked against the loaded
+    plugins when the Truncator is built)."""
+    if type(value) is not str or not value or value != value.strip():
+        raise ValueError(f"must be a tokenizer name such as 'estimate' or 'o200k_base', "
+                         f"got {value!r}")
+    return TokenizerName(value)
 
 
 def validator(check: Callable[[object], Any]) -> Callable[[object, Any, object], None]:

@@ -28,12 +28,16 @@ from truncation_core.config.checks import (
     KeyPath,
     NonNegativeInt,
     PositiveInt,
+    PreviewForm,
     Ratio,
+    TokenizerName,
     check_direction,
     check_key_path,
     check_non_negative_int,
     check_positive_int,
+    check_preview_form,
     check_ratio,
+    check_tokenizer_name,
     validator,
 )
 from truncation_core.errors import ConfigError, did_you_mean
@@ -79,13 +83,29 @@ class Settings:
     max_lines: PositiveInt | None = setting(
         None, check_positive_int,
         "Optional limit in lines. Where several limits apply, the stricter wins.")
+    max_tokens: PositiveInt | None = setting(
+        None, check_positive_int,
+        "Optional limit in tokens, counted by `tokenizer`: what the model sees (markers, "
+        "reference, highlights and notes included) never counts more. Where several limits "
+        "apply, the stricter wins.")
+    tokenizer: TokenizerName = setting(
+        TokenizerName("estimate"), check_tokenizer_name,
+        "How tokens are counted, for `max_tokens` and `estimated_tokens`: `estimate` (built "
+        "in, never fewer than cl100k_base or o200k_base count), or a name a plugin provides "
+        "(`cl100k_base`, `o200k_base` with truncation-core-tiktoken).")
     artifact_threshold: PositiveInt = setting(
         PositiveInt(50_000), check_positive_int,
-        "Content over this many characters is shown as an artifact reference plus a short "
-        "preview instead of an inline truncation (needs `spill`).")
+        "Content over this many characters is shown under an artifact reference, a line "
+        "naming the stored output and the tools that read it (needs `spill`).")
+    reference_preview: PreviewForm = setting(
+        PreviewForm("full"), check_preview_form,
+        "What stands under an artifact reference: `full`, the same cut as inline content "
+        "gets, in the rest of the budget; `short`, a preview of at most `preview_limit` "
+        "characters under a longer reference (`marker.reference_short`).")
     preview_limit: PositiveInt = setting(
         PositiveInt(2000), check_positive_int,
-        "Characters of the preview under an artifact reference.")
+        "Characters of the preview under an artifact reference, with "
+        "`reference_preview: short`.")
     max_artifact_size: PositiveInt = setting(
         PositiveInt(10 * MIB), check_positive_int,
         "Bytes one artifact keeps at most; beyond it the artifact keeps the head and the tail "
@@ -117,6 +137,10 @@ class Settings:
         NonNegativeInt(0), check_non_negative_int,
         "Up to this many salient lines from the omitted part are shown in a highlights "
         "block; 0 turns highlights off.")
+    log_utilization_above: Ratio | None = setting(
+        None, check_ratio,
+        "Log at INFO (sizes and limits, never content) every result that uses more than this "
+        "share of its tightest limit, from 0 to 1; unset, nothing is logged.")
 
 
 #: Every setting's name, in the order they are declared (and documented).

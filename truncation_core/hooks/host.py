@@ -10,6 +10,7 @@ lists the plugins (``trunc plugins``) and finds which plugin's code raised an ex
 
 from __future__ import annotations
 
+import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
     from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "HookResultError", "PluginHost",
            "PluginInfo"]
@@ -66,6 +68,10 @@ class PluginHost:
         self.streamable: frozenset[str] = loaded.streamable
         #: ``plugins.strict``: a plugin's exception propagates instead of falling back.
         self.strict = loaded.strict
+        #: Tokenizer name -> factory, over every loaded plugin.
+        self.tokenizers: Mapping[str, Callable[[], Tokenizer]] = loaded.tokenizers
+        self._tokenizers: dict[str, Tokenizer] = {}
+        self._tokenizers_lock = threading.Lock()
 
     @classmethod
     def build(cls, *, settings: PluginsConfig, plugins: Iterable[object] = (),
@@ -132,6 +138,27 @@ class PluginHost:
         if plugin is None and suspect is not None:
             plugin = _owner(type(suspect).__module__, modules)
         return plugin, hook
+
+    def tokenizer(self, name: str) -> Tokenizer:
+        """The tokenizer named *name*, made by its plugin's factory on first use and shared
+        from then on. Raises ``KeyError`` for a name no plugin provides, and
+        :class:`HookResultError` when the factory returns something that is not a
+        :class:`~truncation_core.tokens.contract.Tokenizer` (what the factory raises
+        propagates: the caller says which setting names it)."""
+        tokenizer = self._tokenizers.get(name)
+        if tokenizer is not None:
+            return tokenizer
+        from truncation_core.tokens.contract import Tokenizer
+
+        factory = self.tokenizers[name]
+        with self._tokenizers_lock:
+            tokenizer = self._tokenizers.get(name)
+            if tokenizer is None:
+                made = factory()
+                if not isinstance(made, Tokenizer):
+                    raise self._wrong("provides", made, f"a Tokenizer (tokenizer {name!r})")
+                tokenizer = self._tokenizers[name] = made
+        return tokenizer
 
     def _wrong(self, hook: str, result: object, expected: str) -> HookResultError:
         return HookResultError(hook, type(result).__name__, expected, self.implementers(hook))

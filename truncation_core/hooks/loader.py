@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from truncation_core.config.model import PluginsConfig
     from truncation_core.hooks.models import Provides
     from truncation_core.storage.protocol import ArtifactStore
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -71,6 +72,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.filesystem_store",
     "truncation_core.builtins.ranked",
     "truncation_core.builtins.salient",
+    "truncation_core.builtins.estimate_tokenizer",
 )
 
 #: The operator's plugin switches: environment variable -> the setting it restricts.
@@ -99,6 +101,7 @@ class PluginInfo:
     hooks: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
     backends: tuple[str, ...] = ()
+    tokenizers: tuple[str, ...] = ()
     #: Why it is not loaded: the load error, or None.
     error: str | None = None
     #: Skipped because config or the environment disabled it (or it is not allowlisted).
@@ -127,6 +130,8 @@ class Loaded:
     #: The strategies that can cut a long stream from its kept ends.
     streamable: frozenset[str]
     strict: bool
+    #: Tokenizer name -> factory, over every loaded plugin.
+    tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(factory=dict)
 
 
 def _env_list(raw: str) -> tuple[str, ...]:
@@ -339,10 +344,11 @@ class _Loader:
 
         strategies: dict[str, str] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
+        tokenizers: dict[str, Callable[[], Tokenizer]] = {}
         streamable: set[str] = set()
         providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
-        # later plugin's entry for a name (a backend factory, a strategy) wins.
+        # later plugin's entry for a name (a backend factory, a tokenizer, a strategy) wins.
         for impl in self.pm.hook.provides.get_hookimpls():
             try:
                 if impl.wrapper or impl.hookwrapper:
@@ -362,6 +368,7 @@ class _Loader:
             self._note_duplicates(impl.plugin_name, provided, providers)
             strategies.update(provided.strategies)
             backends.update(provided.backends)
+            tokenizers.update(provided.tokenizers)
             streamable.difference_update(provided.strategies)
             streamable.update(provided.streamable)
             record = self.records.get(impl.plugin_name)
@@ -369,10 +376,12 @@ class _Loader:
                 self.records[impl.plugin_name] = attrs.evolve(
                     record,
                     strategies=(*record.strategies, *sorted(provided.strategies)),
-                    backends=(*record.backends, *sorted(provided.backends)))
+                    backends=(*record.backends, *sorted(provided.backends)),
+                    tokenizers=(*record.tokenizers, *sorted(provided.tokenizers)))
         return Loaded(pm=self.pm, records=tuple(self.records.values()),
                       strategies=strategies, backends=backends,
-                      streamable=frozenset(streamable), strict=self.settings.strict)
+                      streamable=frozenset(streamable), strict=self.settings.strict,
+                      tokenizers=tokenizers)
 
     @staticmethod
     def _note_duplicates(plugin: str, provided: Provides, providers: dict[str, str]) -> None:

@@ -20,6 +20,7 @@ import attrs
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.storage.protocol import ArtifactStore
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "ArtifactSpan",
@@ -286,10 +287,12 @@ class Marker:
     """Everything ``format_marker`` may use to render one marker."""
 
     #: ``beginning``, ``middle`` or ``end`` for an omission marker; ``reference`` for the
-    #: artifact reference shown above a preview when content exceeds ``artifact_threshold``;
+    #: artifact reference shown above the cut when content exceeds ``artifact_threshold``;
+    #: ``rest`` (and ``rest_key``, its key in a JSON object) for the note a structured cut
+    #: adds to say how to read what it left out;
     #: one of :data:`ElementKind` for a note that a structured strategy puts in place
     #: (``element`` says what it replaces).
-    kind: Literal["beginning", "middle", "end", "reference"] | ElementKind
+    kind: Literal["beginning", "middle", "end", "reference", "rest", "rest_key"] | ElementKind
     #: The omitted region (None for ``reference``).
     omission: Omission | None
     #: The strategy that is cutting.
@@ -347,6 +350,12 @@ class Provides:
     #: here is cut by the strategy's :class:`~truncation_core.streaming.incremental.IncrementalCut`
     #: if a ``stream_cutter`` offers one, else by ``head_tail``, and the metadata says so.
     streamable: frozenset[str] = attrs.field(factory=frozenset, converter=names)
+    #: Tokenizer name -> factory ``() -> Tokenizer`` (see
+    #: :class:`~truncation_core.tokens.contract.Tokenizer`), for the ``tokenizer`` setting.
+    #: A factory is called once per Truncator, the first time a policy names it; it should
+    #: return at once and load its vocabulary on first use.
+    tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(
+        factory=dict, converter=frozen_mapping)
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration (names of the wrong type, a streamable name
@@ -360,6 +369,10 @@ class Provides:
             if not isinstance(name, str) or not name or not callable(factory):
                 out.append(f"backends: expected non-empty names mapped to store factories, "
                            f"got {type(name).__name__} -> {type(factory).__name__}")
+        for name, make in self.tokenizers.items():
+            if not isinstance(name, str) or not name or not callable(make):
+                out.append(f"tokenizers: expected non-empty names mapped to tokenizer "
+                           f"factories, got {type(name).__name__} -> {type(make).__name__}")
         for name in sorted(map(str, self.streamable)):
             if name not in self.strategies:
                 out.append(f"streamable: {name!r} is not one of the strategies provided")

@@ -54,6 +54,9 @@ class Call:
     cutters: tuple[IncrementalCut, ...] = attrs.field(default=(), converter=_cutters, repr=False)
     #: The salient lines a stream found in any region, when it scanned as it went.
     pools_for: Callable[[Omission], Pools] | None = attrs.field(default=None, repr=False)
+    #: Text shown above the content (a command's header): it counts against ``max_tokens``
+    #: with the content (its characters, bytes and lines are already out of :attr:`budget`).
+    above: str = attrs.field(default="", repr=False)
 
     @property
     def whole(self) -> bool:

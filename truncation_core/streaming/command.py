@@ -44,7 +44,7 @@ import attrs
 from truncation_core.hooks.models import strings
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Budget
+    from truncation_core.config.model import Policy
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.streaming.stream import Stream
     from truncation_core.truncator import Truncator
@@ -128,7 +128,7 @@ class CommandResult:
         if isinstance(output, TruncationResult):
             result, header = output, _full_header(status, output)
         else:
-            header = _header_for(status, lines=output.lines, budget=output.policy.budget)
+            header = _header_for(status, lines=output.lines, policy=output.policy)
             result = output.result(reserve=header)
         return cls._made(result, status, header)
 
@@ -154,14 +154,28 @@ class CommandResult:
         }
 
 
-def _header_for(status: CommandStatus, *, lines: int, budget: Budget) -> str:
+def _header_for(status: CommandStatus, *, lines: int, policy: Policy) -> str:
     """The header above a command's output of *lines* lines: the full one, else the
-    one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of
-    *budget* in every limited unit."""
+    one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of the
+    policy's budget in every limited unit, tokens included."""
     from truncation_core.text.measure import measure
 
-    share = budget.scaled(HEADER_SHARE)
-    return next((h for h in _header_forms(status, lines) if share.admits(measure(h))), "")
+    share = policy.budget.scaled(HEADER_SHARE)
+
+    def fits(header: str) -> bool:
+        if not share.admits(measure(header)):
+            return False
+        if policy.max_tokens is None or policy.counter is None:
+            return True
+        room = policy.max_tokens * HEADER_SHARE
+        if policy.counter.byte_level and len(header.encode("utf-8", "surrogatepass")) <= room:
+            return True
+        try:
+            return policy.counter.count(header) <= room
+        except Exception:  # a plugin tokenizer's bug: the pipeline reports it; no header
+            return False
+
+    return next((h for h in _header_forms(status, lines) if fits(h)), "")
 
 
 def _full_header(status: CommandStatus, result: TruncationResult) -> str:
@@ -415,5 +429,5 @@ async def arun_command(
     status = _status(argv=argv, returncode=returncode, timed_out=timed_out, timeout=timeout,
                      seconds=loop.time() - start, notes=notes)
     await stream.flush()  # so that the stream's line count is the total
-    header = _header_for(status, lines=stream.stream.lines, budget=stream.stream.policy.budget)
+    header = _header_for(status, lines=stream.stream.lines, policy=stream.stream.policy)
     return CommandResult._made(await stream.result(reserve=header), status, header)

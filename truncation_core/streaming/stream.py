@@ -412,9 +412,18 @@ class Stream:
         policy, budget = self._room_left(reserve)
         if not self._over:
             self._over = self._is_over(budget)
-        if not self._over:
-            self._prefix = []
-            return TruncationResult("".join(self._head), policy=self._policy)
+        if not self._over:  # within its limits in characters, bytes and lines: and tokens?
+            text = "".join(self._head)
+            size = measure(text)
+            shown = reserve + text
+            within, tokens = self._pipeline.within_tokens(
+                self._policy, shown, utf8_size(shown) if reserve else size.bytes)
+            if within:
+                self._prefix = []
+                self._pipeline.record_use(self._policy, size, None if reserve else tokens,
+                                          truncated=False)
+                return TruncationResult(text, policy=self._policy)
+            self._over = True
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         view, raw = self._full_text()
@@ -434,7 +443,7 @@ class Stream:
                     text=view, facts=facts, strategy=strategy, artifact=artifact,
                     artifact_error=artifact_error,
                     byte_size_known=policy.spill or self._mode is bytes,
-                    cutters=self._cutters, pools_for=pools_for)
+                    cutters=self._cutters, pools_for=pools_for, above=reserve)
         result = pipeline.finish(call, notes)
         if not reserve:
             return result

@@ -13,6 +13,13 @@ in score order, followed by one note item, ``"... 42 lower-scored results omitte
 If not even the best result fits, it alone is element-truncated to the budget (reason
 ``single_result_too_large``). Input that is not such a list falls back to ``element``.
 
+``element`` hands scored results to ``ranked`` (:func:`element_or_ranked`): JSON whose list
+of results carries a numeric score in nearly every result (90% of the first 50, at least two),
+under ``score_key`` or else under one of :data:`SCORE_FIELDS` (the first found), is cut by
+keeping the best scores, and a note says which field was used. Not when the user's
+configuration names the tool's strategy (``tools.<name>.strategy``), nor with
+``detect_structure`` off: then ``element`` is what was asked for.
+
 The metadata carries a ``truncation_info``: ``reason`` (``character_limit``,
 ``single_result_too_large`` or None), ``original_count``, ``returned_count``,
 ``estimated_chars``, ``limit_chars``, ``estimated_tokens`` and ``limit_tokens``.
@@ -49,10 +56,18 @@ from truncation_core.text.measure import count_lines, measure
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator
 
-__all__ = ["find_results", "ranked_cut", "score_of"]
+__all__ = ["SCORE_FIELDS", "detect_score_key", "element_or_ranked", "find_results",
+           "ranked_cut", "score_of"]
 
 #: At most this many indices of returned results are listed in the metadata.
 MAX_LISTED = 50
+#: The fields search tools put a result's score in, tried in this order (each a key of the
+#: result itself) when the results do not carry ``score_key``.
+SCORE_FIELDS = ("score", "_score", "similarity_score", "similarity", "relevance",
+                "relevance_score", "search_score", "@search.score", "rerank_score",
+                "ranking_score", "confidence")
+#: Results a score field is looked for in, and the share of them that must carry it.
+_SAMPLE, _SCORED_SHARE = 50, 0.9
 
 
 def _member(pairs: tuple[Any, ...], key: str) -> Any:
@@ -96,10 +111,56 @@ def find_results(value: Any, path: tuple[str, ...]) -> tuple[str | None, list[An
     return None, None
 
 
+def detect_score_key(value: Any, configured: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The key path of the score that the results in the parsed JSON *value* carry: the
+    *configured* one (``score_key``) when they carry it, else the first of
+    :data:`SCORE_FIELDS`; None when they carry none (in 90% of the first 50 results, and at
+    least two)."""
+    for path in (configured, *((name,) for name in SCORE_FIELDS if (name,) != configured)):
+        _, results = find_results(value, path)
+        if results is not None and _scored(results, path):
+            return path
+    return None
+
+
+def _scored(results: list[Any], path: tuple[str, ...]) -> bool:
+    sample = results[:_SAMPLE]
+    scored = sum(score_of(r, path) is not None for r in sample)
+    return scored >= max(2, math.ceil(_SCORED_SHARE * len(sample)))
+
+
+def element_or_ranked(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+                      markers: MarkerRenderer, prefed: JsonStreamTruncator | None = None
+                      ) -> Cut:
+    """The ``element`` strategy, which hands JSON results carrying scores to ``ranked`` (see
+    the module docstring)."""
+    if policy.detect_structure and not policy.explicit_strategy and prefed is None \
+            and facts.chars <= policy.stream_threshold \
+            and (facts.looks_like_json or text[:1] in "[{"):
+        parsed = facts.parsed if facts.parsed is not NOT_PARSED else parse(text)
+        if parsed.format == "json" and not parsed.deep:
+            path = detect_score_key(parsed.value, tuple(policy.score_key.split(".")))
+            if path is not None:
+                cut = ranked_cut(text, budget=budget, facts=facts, policy=policy,
+                                 markers=attrs.evolve(markers, strategy="ranked"),
+                                 key_path=path)
+                if cut.strategy is None:  # ranked, not handed back to element
+                    field = ".".join(path) if len(path) > 1 else path[0]
+                    return attrs.evolve(cut, strategy="ranked", notes=(
+                        f"ranked: the results carry a numeric score in {field!r}, so the "
+                        "best-scored were kept (tools.<name>.strategy: element keeps the "
+                        "first and last instead)",
+                        *cut.notes))
+    return element_cut(text, budget=budget, facts=facts, policy=policy, markers=markers,
+                       prefed=prefed)
+
+
 def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
-               markers: MarkerRenderer, prefed: JsonStreamTruncator | None = None) -> Cut:
+               markers: MarkerRenderer, prefed: JsonStreamTruncator | None = None,
+               key_path: tuple[str, ...] | None = None) -> Cut:
     """The ``ranked`` strategy. *prefed*: as for
-    :func:`~truncation_core.structured.dispatch.element_cut`, for a stream."""
+    :func:`~truncation_core.structured.dispatch.element_cut`, for a stream. *key_path*: the
+    score's key path, when detected (default: ``score_key``)."""
     if facts.chars > policy.stream_threshold:
         return _as_element(text, budget, facts, policy, markers,
                            "larger than stream_threshold: cut by element instead", prefed)
@@ -109,7 +170,8 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
             return text_fallback(text, budget=budget, facts=facts, policy=policy,
                                  markers=markers, reason=parsed.error or "not JSON")
         return _as_element(text, budget, facts, policy, markers, "not a single JSON document")
-    key_path = tuple(policy.score_key.split("."))
+    if key_path is None:
+        key_path = tuple(policy.score_key.split("."))
     member, results = find_results(parsed.value, key_path)
     if results is None:
         return _as_element(text, budget, facts, policy, markers, "no list of results found")
@@ -175,7 +237,7 @@ def ranked_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy
         **({"limit_bytes": budget.bytes} if budget.bytes is not None else {}),
         **({"limit_lines": budget.lines} if budget.lines is not None else {}),
     }
-    details = {"format": "json", "results_path": list_path, "score_key": policy.score_key,
+    details = {"format": "json", "results_path": list_path, "score_key": ".".join(key_path),
                "truncation_info": info, "returned": order[:min(kept, MAX_LISTED)],
                **details_fit}
     return Cut(text=out, omitted_chars=max(0, facts.chars - len(out)),

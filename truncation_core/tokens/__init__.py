@@ -11,6 +11,7 @@ text and base64 (docs/tokens.md). Exact tokenizers come from plugins, such as
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from truncation_core.tokens.contract import (
@@ -36,10 +37,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # The estimate tokenizer's module loads its tables' reader: not needed to import the
-    # contract (a tokenizer plugin's entry module does, on every start-up).
+    # The estimate and its table load on first use: importing the contract stays cheap.
     if name in ("ESTIMATE", "EstimateTokenizer"):
-        from truncation_core.tokens import estimate
-
-        return getattr(estimate, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module("truncation_core.tokens.estimate"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'truncation_core.tokens' has no attribute {name!r}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from truncation_core.errors import TruncationCoreError
+from truncation_core import TruncationCoreError
 
 __all__ = ["EXPECTED_SHA256", "EncodingFileError", "bundled_path", "load_ranks"]
 
