@@ -123,7 +123,7 @@ def test_a_view_can_lose_to_the_tail(manifest: dict[str, Any]) -> None:
     """Negative control: a head view of the same size loses to the tail on some case, so
     the comparison above can fail."""
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     head = Truncator({"tools": {"execute_command": {"strategy": "head", "highlights": 0}}},
                      load_entrypoints=False, store=MemoryStore())
