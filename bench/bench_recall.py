@@ -165,7 +165,7 @@ class Score:
 
 def _truncators() -> dict[str, Callable[[str], Any]]:
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     default = Truncator(load_entrypoints=False, store=MemoryStore())
     matched = Truncator({"inline_limit": BUDGET, "artifact_threshold": 10**12},

@@ -211,6 +211,46 @@ def test_environment_overrides_the_file_allowlist(tmp_path: Path) -> None:
     assert plugins.enable == ("a",) and plugins.disable == ("c",)
 
 
+@pytest.mark.parametrize("data", [
+    {},
+    {"plugins": {"enable": ["example", "other"]}},
+    {"plugins": {"enable": []}},
+    {"plugins": {"disable": ["bad"], "autoload": False, "strict": True}},
+    {"plugins": {"enable": ["a"], "disable": ["b"], "autoload": True, "strict": False}},
+])
+def test_plugin_switches_alone_are_built_as_the_converter_builds_them(data: dict) -> None:
+    """Plugin switches alone (what the environment gives on every start-up) are built
+    without cattrs: the same Config the converter builds."""
+    from truncation_core.config.converter import config_from_mapping
+    from truncation_core.config.sources import _without_converter
+
+    assert _without_converter(data) == config_from_mapping(data)
+
+
+@pytest.mark.parametrize("data", [
+    {"plugins": {"enable": "example"}},  # a string, not a list
+    {"plugins": {"enable": ["a", 3]}},
+    {"plugins": {"strict": "yes"}},
+    {"plugins": {"modules": ["pkg.hooks"]}},
+    {"plugins": {"unknown": True}},
+    {"plugins": ["example"]},
+    {"plugins": {}, "inline_limit": 5},
+    {"inline_limit": 5},
+])
+def test_anything_else_goes_to_the_converter(data: dict) -> None:
+    """Anything beyond well-formed switches is left to the converter, which checks it
+    (negative control for the shortcut above: it must not accept what the converter refuses)."""
+    from truncation_core.config.sources import _without_converter
+
+    assert _without_converter(data) is None
+
+
+def test_a_bad_switch_in_a_file_is_still_an_error(tmp_path: Path) -> None:
+    write(tmp_path / ".truncation.yaml", "plugins:\n  strict: 'yes'\n")
+    with pytest.raises(ConfigError, match=r"plugins\.strict"):
+        load_config(start=tmp_path, environ={})
+
+
 # -- errors carry their source ---------------------------------------------------------------
 
 

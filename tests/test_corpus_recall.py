@@ -143,7 +143,7 @@ def test_a_view_can_lose_to_the_tail(manifest: dict[str, Any]) -> None:
     """Negative control: a head view of the same size loses to the tail on some case, so
     test_no_case_loses_to_the_plain_tail_at_the_same_size can fail."""
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     head = Truncator({"tools": {"execute_command": {"strategy": "head", "highlights": 0}}},
                      load_entrypoints=False, store=MemoryStore())
@@ -156,7 +156,7 @@ def test_the_floor_bites_a_view_without_highlights(manifest: dict[str, Any]) -> 
     """Negative control: the matched-budget view with highlights turned off falls below the
     floor, so the floor does guard what highlights contribute."""
     from truncation_core import Truncator
-    from truncation_core.builtins.memory_store import MemoryStore
+    from truncation_core.storage.memory import MemoryStore
 
     off = Truncator({"inline_limit": bench_recall.BUDGET, "artifact_threshold": 10**12,
                      "tools": {"execute_command": {"highlights": 0}}},

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("cattrs", "yaml", "click", "rich", "ijson")
 
@@ -31,3 +33,84 @@ def test_processing_with_a_config_object_does_not_load_them_either() -> None:
 def test_the_probe_sees_an_import() -> None:
     """Control: the probe does report a heavy module once something imports it."""
     assert imported_after("import truncation_core.config.converter") == ["cattrs"]
+
+
+# -- what a start-up of ``trunc`` imports ----------------------------------------------------
+#
+# Each command runs as a new process, in an empty directory (no configuration file), with only
+# the first-party plugins allowed (an entry point installed by something else could import
+# anything), and reports ``sys.modules`` when it is done (``-X importtime`` does not list what
+# ``importlib.import_module`` imports: the built-in plugins, the commands).
+
+#: Not needed by ``trunc apply`` on a small input, nor by ``trunc run``: configuration is
+#: not converted (cattrs), no YAML file, no table printed (rich), no JSON streamed (ijson),
+#: no event loop, no importlib.metadata (plugins are found from their dist-info files),
+#: no logging or secrets/hashlib until something is logged or stored, and of the library:
+#: the converter, the other commands, retrieval's pages and grep, the JSON fitter, ranked,
+#: the estimate tokenizer's rank table and the regex module (the tokenizer itself is made
+#: with each tool's policy; its table loads on the first count).
+NOT_AT_START_UP = (
+    "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
+    "secrets", "hashlib", "difflib",
+    "truncation_core.config.converter", "truncation_core.cli.artifacts",
+    "truncation_core.cli.config", "truncation_core.cli.plugins",
+    "truncation_core.retrieval.pages", "truncation_core.retrieval.grep",
+    "truncation_core.structured.json_element", "truncation_core.structured.ranked",
+    "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
+)
+#: Not needed by ``trunc apply`` of content within the limit for a tool without highlights
+#: (``read_file``). With highlights on (the default for other tools, and ``trunc run``), a
+#: stream builds its matcher and its bank of salient lines when it opens. (The patterns
+#: module itself is loaded by the built-in detectors, which declare their patterns with
+#: ``truncation_core.plugin.SalientPattern`` as a third party's plugin does.)
+NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
+                 "truncation_core.highlights.bank")
+
+
+def modules_of(code: str, cwd: Path, stdin: bytes = b"") -> set[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    env["TRUNCATION_CORE_PLUGINS"] = "example,mcp,redis,tiktoken"
+    out = cwd / "modules.json"
+    probe = (f"import sys\n{code}\nloaded = sorted(sys.modules)\n"
+             f"import json\nwith open({str(out)!r}, 'w') as f: json.dump(loaded, f)\n")
+    subprocess.run([sys.executable, "-c", probe], input=stdin, capture_output=True, cwd=cwd,
+                   env=env, timeout=120, check=True)
+    return set(json.loads(out.read_text()))
+
+
+def trunc(*args: str) -> str:
+    """Code that runs ``trunc ARGS`` as the console script does, up to its exit."""
+    return (f"sys.argv = ['trunc', *{list(args)!r}]\n"
+            "from truncation_core.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass")
+
+
+def test_trunc_apply_imports_only_what_it_uses(tmp_path: Path) -> None:
+    modules = modules_of(trunc("apply", "--tool", "read_file"), tmp_path, b"hi\n")
+    assert {"truncation_core.cli.apply", "click", "attr", "pluggy"} <= modules  # the probe
+    assert {"truncation_core_example", "truncation_core_tiktoken"} <= modules  # plugins load
+    assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_APPLY}) == []
+    highlighted = modules_of(trunc("apply"), tmp_path, b"hi\n")  # the control: on for no tool
+    assert "truncation_core.highlights.bank" in highlighted
+    assert sorted(highlighted & set(NOT_AT_START_UP)) == []
+
+
+def test_trunc_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    modules = modules_of(trunc("run", "--", sys.executable, "-c", "pass"), tmp_path)
+    assert {"truncation_core.streaming.command", "truncation_core.highlights.patterns"} <= (
+        modules)
+    assert sorted(modules & set(NOT_AT_START_UP)) == []
+
+
+def test_import_truncation_core_imports_none_of_the_libraries(tmp_path: Path) -> None:
+    modules = modules_of("import truncation_core", tmp_path)
+    assert "truncation_core" in modules
+    assert sorted(modules & {"attr", "attrs", "pluggy", "click", *NOT_AT_START_UP}) == []
+
+
+def test_the_start_up_probe_sees_what_a_configuration_file_needs(tmp_path: Path) -> None:
+    """Control: with a configuration to convert, cattrs and YAML are imported (the probe
+    would see a regression)."""
+    (tmp_path / ".truncation.yaml").write_text("inline_limit: 5000\n", encoding="utf-8")
+    modules = modules_of(trunc("apply"), tmp_path, b"hi\n")
+    assert {"cattrs", "yaml", "truncation_core.config.converter"} <= modules

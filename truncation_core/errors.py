@@ -1,4 +1,4 @@
-"""Every exception truncation-core raises.
+"""Every exception truncation-core raises, and the logger for what it recovers from.
 
 Messages never contain tool output: they name fields, ids and sizes only. An id that fails
 validation is described by its length and a short hash, never echoed, because it came from a
@@ -7,9 +7,11 @@ model and may carry anything (including newlines that would forge log lines).
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import logging
 
 
 class TruncationCoreError(Exception):
@@ -128,6 +130,8 @@ class PatternError(ArtifactError, ValueError):
 def describe_untrusted(value: object) -> str:
     """Describe a value from an untrusted source without repeating it."""
     if isinstance(value, str):
+        import hashlib
+
         digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         return f"a string of {len(value)} characters (sha256 {digest}…)"
     return f"a value of type {type(value).__name__}"
@@ -135,5 +139,22 @@ def describe_untrusted(value: object) -> str:
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """``; did you mean 'x'?`` for the closest candidate, or the empty string."""
+    import difflib  # only for an error message
+
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+class _Logger:
+    """The ``truncation_core`` logger, looked up on each use: importing :mod:`logging` costs
+    milliseconds at start-up (with what it imports), and most runs never log."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger("truncation_core"), name)
+
+
+#: Where the library reports what it recovered from (a plugin's failure, a store error):
+#: types, names and sizes, never content.
+log = cast("logging.Logger", _Logger())

@@ -8,7 +8,6 @@ pipeline (:mod:`truncation_core.pipeline.pipeline`), which a stream uses too.
 from __future__ import annotations
 
 import itertools
-import logging
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -20,7 +19,7 @@ import attrs
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy
-from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean
+from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean, log
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
@@ -48,7 +47,6 @@ __all__ = ["Truncator"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-log = logging.getLogger("truncation_core")
 
 #: A character is at most 4 bytes of UTF-8, and a byte-level token at least one byte.
 _MAX_TOKENS_PER_CHAR = 4

@@ -128,6 +128,99 @@ def test_a_crlf_split_between_chunks_counts_once_wherever_it_falls(share: float,
     assert (ref.cut, ref.lines, ref.chars) == (whole.cut, whole.lines, whole.chars)
 
 
+def text_limited(text: str, limit: int, *, head_share: float, piece: int,
+                 terminators: int | None, before: bytes = b""):  # type: ignore[no-untyped-def]
+    """Store *text* through ``write_text`` (after *before*, written as bytes), with pieces
+    of *piece* bytes; return the store, the ref, what write_text returned, and how many
+    writes it made."""
+    store = MemoryStore()
+    data = before + text.encode("utf-8", "surrogatepass")
+    info = ArtifactInfo(tool="t", chars=len(data), lines=len(naive_lines(data)))
+    writer = SizeLimitedWriter(store.writer(info), info=info, limit=limit,
+                               head_share=head_share, piece=piece)
+    writes = []
+    real_write = writer.write
+
+    def counted(data: bytes) -> None:
+        writes.append(len(data))
+        real_write(data)
+
+    writer.write = counted  # type: ignore[method-assign]
+    with writer:
+        real_write(before)
+        written = writer.write_text(text, terminators=terminators)
+        ref = writer.commit()
+    return store, ref, written, writes
+
+
+text_pieces = st.sampled_from(["\n", "\r\n", "\r", "short", "x" * 300, "0123456789", "é", "😀",
+                               "\ud800", "\udfff"])
+ascii_pieces = st.sampled_from(["\n", "\r\n", "\r", "short", "x" * 300, "0123456789"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(st.one_of(ascii_pieces, text_pieces), min_size=1, max_size=200),
+       ascii_only=st.booleans(), extra=st.integers(0, 1500),
+       share=st.sampled_from([0.0, 0.3, 0.6, 1.0]), piece=st.integers(1, 700),
+       known=st.booleans(), before=st.sampled_from([b"", b"\r", b"x\n" * 400]))
+def test_write_text_stores_what_writing_the_encoded_text_stores(
+        parts: list[str], ascii_only: bool, extra: int, share: float, piece: int,
+        known: bool, before: bytes) -> None:
+    """write_text encodes a piece at a time and, for ASCII over the limit, only counts the
+    middle it drops: the artifact, its line map and its counts are those of one write of the
+    whole encoding, wherever the pieces and the dropped middle begin and end (a "\r\n" across
+    either edge included), and whether the terminator count is given or not."""
+    if ascii_only:
+        parts = [p for p in parts if p.isascii()] or ["\n"]
+    text = "".join(parts)
+    encoded = text.encode("utf-8", "surrogatepass")
+    limit = MARKER_RESERVE + extra
+    whole_store, whole = store_limited(before + encoded, limit, head_share=share)
+    terminators = (text.count("\n") + text.count("\r") - text.count("\r\n")) if known else None
+    store, ref, written, _ = text_limited(text, limit, head_share=share, piece=piece,
+                                          terminators=terminators, before=before)
+    assert written == len(encoded)
+    assert store.read(ref.id) == whole_store.read(whole.id)
+    assert (ref.cut, ref.lines, ref.chars, ref.bytes, ref.sha256) == (
+        whole.cut, whole.lines, whole.chars, whole.bytes, whole.sha256)
+
+
+@pytest.mark.parametrize("unit", ["a\r\n", "ab\r\n\r", "\r\n"])
+@pytest.mark.parametrize("share", [0.0, 0.6, 1.0])
+@pytest.mark.parametrize("known", [True, False])
+def test_write_text_counts_a_crlf_across_either_edge_of_the_skipped_middle_once(
+        unit: str, share: float, known: bool) -> None:
+    """Every position of the middle's two edges against a "\r\n" pair (the limit and the
+    piece size move them), compared with one write of the whole encoding."""
+    text = unit * 700
+    terminators = (text.count("\n") + text.count("\r") - text.count("\r\n")) if known else None
+    for extra in range(0, 40, 3):
+        for piece in (1, 2, 3, 5, 8):
+            limit = MARKER_RESERVE + 200 + extra
+            whole_store, whole = store_limited(text.encode(), limit, head_share=share)
+            store, ref, _, _ = text_limited(text, limit, head_share=share, piece=piece,
+                                            terminators=terminators)
+            assert store.read(ref.id) == whole_store.read(whole.id)
+            assert (ref.cut, ref.lines, ref.chars) == (whole.cut, whole.lines, whole.chars), (
+                extra, piece)
+
+
+def test_write_text_skips_the_middle_of_ascii_text() -> None:
+    """The middle of a long ASCII text is counted, not written: write_text makes writes for
+    the head and the tail's end only (negative control: text that is not ASCII is written
+    whole, a piece at a time)."""
+    limit, piece = MARKER_RESERVE + 1000, 100
+    text = "".join(f"line {i}\n" for i in range(100_000))  # about 1 MB
+    _store, ref, written, writes = text_limited(text, limit, head_share=0.6, piece=piece,
+                                               terminators=100_000)
+    assert written == len(text) and ref.cut is not None and ref.cut.original_lines == 100_000
+    assert sum(writes) < 2 * limit + 3 * piece  # the head, the tail's end: not 1 MB
+    wide = text.replace("line 5\n", "ligne é\n")
+    _, wide_ref, _, wide_writes = text_limited(wide, limit, head_share=0.6, piece=piece,
+                                               terminators=100_000)
+    assert sum(wide_writes) == len(wide.encode()) and wide_ref.cut is not None
+
+
 def test_process_says_the_artifact_is_cut_in_reference_hint_and_metadata() -> None:
     t = Truncator({"max_artifact_size": 20_000, "inline_limit": 3000, "store":
                    {"backend": "memory"}, "tools": {"wide": {"artifact_threshold": 10**9}}},

@@ -126,7 +126,7 @@ def test_ids_come_from_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
         calls.append(n)
         return real(n)
 
-    monkeypatch.setattr(artifacts_module.secrets, "token_hex", spy)
+    monkeypatch.setattr(secrets, "token_hex", spy)
     artifact_id = new_artifact_id()
     assert calls == [16]  # 128 bits
     assert re.fullmatch(r"art_[0-9]+_[0-9a-f]{32}", artifact_id)

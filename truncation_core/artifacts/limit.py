@@ -12,9 +12,16 @@ Memory: whatever is sure to be part of the head (up to the last line end within 
 share of the limit) goes to the inner writer at once; the rest is held by reference (no copy)
 until the size is known, so at most the tail's share of the limit plus a line. Once over the
 limit, only the writes that may hold the tail are held, still by reference; the tail is cut
-to its exact size once, at commit. Line and character counts are computed only when content
-is cut, over what is kept and dropped (the head's as it goes out, what is dropped where it
-lies).
+to its exact size once, at commit. A write larger than :data:`PIECE` is taken a piece at a
+time (each copied from a view of it), so that what is held beside the content stays within
+the limit plus a piece, however large the writes: the part of one large write that precedes
+its tail is never copied whole. Line and character counts are computed only when content is
+cut, over what is kept and dropped (the head's as it goes out, what is dropped where it lies).
+
+Text in memory is written with :meth:`SizeLimitedWriter.write_text`, which encodes it a piece
+at a time. ASCII text over the limit is encoded only for its head and for the end that holds
+its tail: the middle, which is dropped, is counted without a copy (its size is its length,
+its line terminators the whole text's count less those of the two ends).
 """
 
 from __future__ import annotations
@@ -28,10 +35,12 @@ from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
 from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
 from truncation_core.storage.protocol import ArtifactWriter, WriterBase
 
-__all__ = ["MARKER_RESERVE", "SizeLimitedWriter"]
+__all__ = ["MARKER_RESERVE", "PIECE", "SizeLimitedWriter"]
 
 #: Bytes of the limit kept free for the marker line.
 MARKER_RESERVE = 512
+#: Writes larger than this are taken this many bytes at a time.
+PIECE = 1 << 20
 
 def _ends_with_terminator(data: bytes | bytearray) -> bool:
     return bool(data) and data[-1] in (0x0A, 0x0D)
@@ -42,11 +51,12 @@ class SizeLimitedWriter(WriterBase):
     *limit* bytes: the head (``head_share`` of the room) and the tail of anything larger."""
 
     def __init__(self, inner: ArtifactWriter, *, info: ArtifactInfo, limit: int,
-                 head_share: float = 0.6) -> None:
+                 head_share: float = 0.6, piece: int = PIECE) -> None:
         super().__init__()
         self._inner = inner
         self._info = info
         self._limit = limit
+        self._piece = piece
         room = max(0, limit - MARKER_RESERVE)
         self._head_budget = int(room * min(max(head_share, 0.0), 1.0))
         self._tail_budget = room - self._head_budget
@@ -73,8 +83,70 @@ class SizeLimitedWriter(WriterBase):
         """The artifact's id when the backend knows it before commit."""
         return getattr(self._inner, "id", None)
 
+    def write_text(self, text: str, *, terminators: int | None = None) -> int:
+        """Write *text* as UTF-8, a lone surrogate as three bytes (the bytes of
+        ``text.encode("utf-8", "surrogatepass")``, and the same artifact), encoding a piece
+        at a time; return the number of bytes.
+
+        When the text is ASCII and the limit cuts it, only the head and the end that may hold
+        the tail are encoded: the middle is counted as dropped without being copied, its line
+        terminators from *terminators* (those of the whole *text*, when known) less those of
+        the two ends, else counted where they lie.
+        """
+        piece, end = self._piece, len(text)
+        if not text.isascii():
+            size = 0
+            for start in range(0, end, piece):
+                chunk = text[start:start + piece].encode("utf-8", "surrogatepass")
+                size += len(chunk)
+                self.write(chunk)
+            return size
+        pos = 0
+        while pos < end and not self._cutting:
+            self.write(text[pos:pos + piece].encode("ascii"))
+            pos += piece
+        # The tail is cut, at commit, from the last writes: they must hold its share and the
+        # byte before it (a "\r" whose "\n" begins the tail).
+        resume = end - self._tail_budget - piece
+        if self._cutting and resume > pos:
+            self._skip(text, pos, resume, terminators)
+            pos = resume
+        for start in range(pos, end, piece):
+            self.write(text[start:start + piece].encode("ascii"))
+        return end
+
+    def _skip(self, text: str, start: int, end: int, terminators: int | None) -> None:
+        """Count ASCII ``text[start:end]`` as written and dropped, without encoding it. The
+        caller makes sure that it lies after the head and before the tail's share of what
+        follows: so does everything the tail holds so far, which is dropped first."""
+        if self._finished is not False:
+            raise ValueError("write() after commit() or abort()")
+        while self._tail:
+            dropped = self._tail.popleft()
+            self._tail_size -= len(dropped)
+            self._drop(dropped, 0, len(dropped))
+        if terminators is None:
+            inside = _terminators(text, start, end)
+        else:  # a "\r\n" across an edge counts once in the whole, twice in the parts
+            inside = (terminators - _terminators(text, 0, start)
+                      - _terminators(text, end, len(text))
+                      + _pair_at(text, start) + _pair_at(text, end))
+        if self._last_dropped == 0x0D and text[start] == "\n":  # a pair split between drops
+            inside -= 1
+        self._dropped_bytes += end - start
+        self._dropped_terminators += inside
+        self._last_dropped = self._last_byte = ord(text[end - 1])
+        self._total += end - start
+
     def _write(self, data: bytes) -> None:
-        data = bytes(data)
+        if len(data) > self._piece:
+            view, piece = memoryview(data), self._piece
+            for start in range(0, len(view), piece):
+                self._write_piece(bytes(view[start:start + piece]))
+        else:
+            self._write_piece(bytes(data))
+
+    def _write_piece(self, data: bytes) -> None:
         self._total += len(data)
         self._last_byte = data[-1]
         if self._cutting:
@@ -229,6 +301,20 @@ class SizeLimitedWriter(WriterBase):
         self._held = []
         self._tail.clear()
         self._inner.abort()
+
+
+def _terminators(text: str, start: int, end: int) -> int:
+    """Line terminators inside ``text[start:end]``, a ``"\r\n"`` pair once (as
+    :func:`~truncation_core.retrieval.scanning.count_terminators` counts them in bytes)."""
+    count = text.count("\n", start, end)
+    if text.find("\r", start, end) != -1:
+        count += text.count("\r", start, end) - text.count("\r\n", start, end)
+    return count
+
+
+def _pair_at(text: str, i: int) -> int:
+    """1 when a ``"\r\n"`` pair spans position *i* (its ``"\r"`` before, its ``"\n"`` at)."""
+    return int(0 < i < len(text) and text[i - 1] == "\r" and text[i] == "\n")
 
 
 def _last_line_end(data: bytes, within: int) -> int:

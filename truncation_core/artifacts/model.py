@@ -9,8 +9,8 @@ the head and tail of its content. How backends store them is
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import time
 
 import attrs
@@ -67,6 +67,8 @@ def is_tool_call_id(value: object) -> bool:
 
 def new_artifact_id(now: float | None = None) -> str:
     """A fresh, unpredictable artifact id: 128 random bits from :mod:`secrets`."""
+    import secrets  # not at start-up: it imports hashlib (OpenSSL), which takes milliseconds
+
     stamp = int(time.time() if now is None else now)
     return f"art_{max(stamp, 1)}_{secrets.token_hex(16)}"
 
@@ -86,9 +88,13 @@ def validate_artifact_id(value: object) -> str:
 
 
 def new_session_id(now: float | None = None) -> str:
-    """A fresh session id, ``s<unix timestamp>-<16 hex digits>``."""
+    """A fresh session id, ``s<unix timestamp>-<16 hex digits>``: 64 random bits from
+    :func:`os.urandom`, the source :mod:`secrets` draws from (``secrets.token_hex(8)`` is
+    ``os.urandom(8).hex()``). Every Truncator opens its store with a new session, so this
+    runs at start-up, where importing :mod:`secrets` (hmac, OpenSSL, random) would cost
+    more than the rest of the store."""
     stamp = int(time.time() if now is None else now)
-    return f"s{max(stamp, 1)}-{secrets.token_hex(8)}"
+    return f"s{max(stamp, 1)}-{os.urandom(8).hex()}"
 
 
 def validate_session_id(value: object) -> str:
@@ -118,8 +124,9 @@ def human_size(n: int) -> str:
 #: Characters a summary must not carry into the model's context or a terminal: controls
 #: (an ESC starts a terminal escape sequence), bidirectional overrides and invisible
 #: formatting characters (they make text read differently from what it is), and lone
-#: surrogates. Each becomes U+FFFD.
-_UNSAFE_IN_SUMMARY = re.compile(
+#: surrogates. Each becomes U+FFFD. (Compiled on first use, by :mod:`re`'s cache: compiling
+#: it takes a millisecond, at every start-up if it were done on import.)
+_UNSAFE_IN_SUMMARY = (
     "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ud800-\udfff]")
 
 
@@ -129,7 +136,7 @@ def clip_summary(summary: str) -> str:
     call's arguments may fill with anything)."""
     # Bounded before it is split: a summary may come from a huge argument.
     bounded = summary.lstrip()[:20 * SUMMARY_MAX_CHARS]
-    one_line = _UNSAFE_IN_SUMMARY.sub("\ufffd", " ".join(bounded.split()))
+    one_line = re.sub(_UNSAFE_IN_SUMMARY, "\ufffd", " ".join(bounded.split()))
     if len(one_line) <= SUMMARY_MAX_CHARS:
         return one_line
     return one_line[: SUMMARY_MAX_CHARS - 1] + "…"

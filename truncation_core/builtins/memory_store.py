@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.storage.memory import NAME, MemoryStore
+
+if TYPE_CHECKING:
+    from truncation_core.config.model import StoreConfig
+    from truncation_core.storage.memory import MemoryStore
+
+NAME = "memory"
+
+
+def open_store(config: StoreConfig) -> MemoryStore:
+    """A memory store for *config*; the backend's module is imported when one is opened."""
+    from truncation_core.storage.memory import MemoryStore
+
+    return MemoryStore.from_config(config)
 
 
 @hookimpl(trylast=True)
 def provides() -> Provides:
-    return Provides(backends={NAME: MemoryStore.from_config})
+    return Provides(backends={NAME: open_store})

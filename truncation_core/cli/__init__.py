@@ -7,6 +7,7 @@ with a non-zero exit status, never as a traceback.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,31 @@ from truncation_core.errors import TruncationCoreError
 __all__ = ["cli", "main"]
 
 
+#: The built-in commands: name -> (module, attribute). A command's module is imported when
+#: the command runs or is listed (``--help``): ``trunc apply`` does not import the others.
+BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
+    "apply": ("truncation_core.cli.apply", "apply_command"),
+    "artifacts": ("truncation_core.cli.artifacts", "artifacts_group"),
+    "config": ("truncation_core.cli.config", "config_group"),
+    "plugins": ("truncation_core.cli.plugins", "plugins_command"),
+    "run": ("truncation_core.cli.run", "run_command"),
+}
+
+
 class TruncGroup(click.Group):
-    """A click group that turns library errors into clean CLI errors, and finds the commands
-    that plugins add (see :mod:`truncation_core.cli.extensions`)."""
+    """A click group that turns library errors into clean CLI errors, imports a built-in
+    command's module on first use (:data:`BUILTIN_COMMANDS`), and finds the commands that
+    plugins add (see :mod:`truncation_core.cli.extensions`)."""
+
+    #: Names of commands that are not a plugin's, whether their module is imported yet or not.
+    builtin_names = frozenset(BUILTIN_COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in BUILTIN_COMMANDS:
+            module, attribute = BUILTIN_COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            self.add_command(command, cmd_name)
         if command is None:
             from truncation_core.cli.extensions import plugin_commands
 
@@ -34,7 +54,7 @@ class TruncGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         from truncation_core.cli.extensions import plugin_commands
 
-        return sorted({*super().list_commands(ctx), *plugin_commands(ctx)})
+        return sorted({*super().list_commands(ctx), *BUILTIN_COMMANDS, *plugin_commands(ctx)})
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -55,20 +75,6 @@ class TruncGroup(click.Group):
 def cli(ctx: click.Context, config_path: Path | None) -> None:
     """Truncate tool output for LLM agents, keeping the full content as artifacts."""
     ctx.obj = AppState(config_path=config_path)
-
-
-def _register() -> None:
-    from truncation_core.cli import apply, config, plugins, run
-    from truncation_core.cli import artifacts as artifacts_cli
-
-    cli.add_command(apply.apply_command)
-    cli.add_command(plugins.plugins_command)
-    cli.add_command(config.config_group)
-    cli.add_command(artifacts_cli.artifacts_group)
-    cli.add_command(run.run_command)
-
-
-_register()
 
 
 def main() -> None:

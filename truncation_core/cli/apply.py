@@ -13,9 +13,9 @@ import click
 from truncation_core.cli.completion import complete_strategies, complete_tools
 from truncation_core.cli.state import AppState, pass_state
 from truncation_core.errors import ConfigError
-from truncation_core.pipeline.results import TruncationResult
 
 if TYPE_CHECKING:
+    from truncation_core.pipeline.results import TruncationResult
     from truncation_core.truncator import Truncator
 
 

@@ -22,7 +22,8 @@ def plugin_commands(ctx: click.Context) -> dict[str, click.Command]:
     root = ctx.find_root()
     found: dict[str, click.Command] | None = root.meta.get(_FOUND)
     if found is None:
-        builtin = set(root.command.commands) if isinstance(root.command, click.Group) else set()
+        builtin = ({*root.command.commands, *getattr(root.command, "builtin_names", ())}
+                   if isinstance(root.command, click.Group) else set())
         found = root.meta[_FOUND] = _load(root, builtin)
     return found
 

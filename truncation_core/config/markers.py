@@ -8,7 +8,6 @@ Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -203,6 +202,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
 
 def marker_template_problems(markers: MarkerConfig, path: str = "marker") -> list[str]:
     """One message per template that uses an unknown placeholder or does not format."""
+    import string  # configuration from a mapping only
+
     problems = []
     for name, allowed in MARKER_PLACEHOLDERS.items():
         template = getattr(markers, name)

@@ -28,8 +28,7 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.converter import config_from_mapping
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config, PluginsConfig
 from truncation_core.errors import ConfigError
 
 __all__ = ["LoadedConfig", "find_config_file", "load_config"]
@@ -229,6 +228,28 @@ def _annotate(problems: tuple[str, ...], sources: Mapping[str, str]) -> list[str
     return annotated
 
 
+_SWITCHES: Mapping[str, type] = {"enable": list, "disable": list, "autoload": bool,
+                                  "strict": bool}
+
+
+def _without_converter(data: Mapping[str, Any]) -> Config | None:
+    """The configuration of *data* when it is empty, or holds nothing but plugin switches as
+    the environment gives them (lists of names, flags): what the converter would build, without
+    importing cattrs on every start-up. None for anything else."""
+    if not data:
+        return Config()
+    if data.keys() != {"plugins"} or not isinstance(data["plugins"], dict):
+        return None
+    switches = data["plugins"]
+    for key, value in switches.items():
+        kind = _SWITCHES.get(key)
+        if kind is None or type(value) is not kind:
+            return None
+        if isinstance(value, list) and not all(type(name) is str for name in value):
+            return None
+    return Config(plugins=PluginsConfig(**switches))
+
+
 def load_config(
     path: Path | str | None = None,
     *,
@@ -265,6 +286,11 @@ def load_config(
     for data, layer_sources in layers:
         merged = _merge(merged, data)
         sources.update(layer_sources)
+    trivial = _without_converter(merged)
+    if trivial is not None:  # nothing to convert: cattrs is not imported
+        return LoadedConfig(config=trivial, path=file_path, sources=sources)
+    from truncation_core.config.converter import config_from_mapping
+
     try:
         config = config_from_mapping(merged)
     except ConfigError as exc:

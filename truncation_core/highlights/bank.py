@@ -13,12 +13,12 @@ for an omitted region, each group's count and its first matches in the region
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from typing import TYPE_CHECKING
 
 import attrs
 
+from truncation_core.errors import log
 from truncation_core.highlights.lines import clean
 from truncation_core.highlights.patterns import PROBE_CHARS, Hit, Matcher, scan_lines
 from truncation_core.highlights.records import RECORD_CHARS
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["ABOVE_CHARS", "MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHighlights",
            "UnitLine"]
 
-log = logging.getLogger("truncation_core")
 
 #: Pieces of a stream are scanned once this many characters have gathered.
 _BATCH_CHARS = 64 * 1024

@@ -26,14 +26,13 @@ not plugin bugs: they always degrade, as docs/artifacts.md describes.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
-from truncation_core.errors import StoreError
+from truncation_core.errors import StoreError, log
 from truncation_core.storage.protocol import ArtifactWriter
 
 if TYPE_CHECKING:
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["NOT_KEPT", "GuardedWriter", "PluginFailure", "WriterFailed", "report"]
 
-log = logging.getLogger("truncation_core")
 
 #: What happens when keeping the content fails.
 NOT_KEPT = "the full content is not kept"

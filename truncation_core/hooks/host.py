@@ -11,7 +11,6 @@ lists the plugins (``trunc plugins``) and finds which plugin's code raised an ex
 from __future__ import annotations
 
 import threading
-import traceback
 import types
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -120,6 +119,8 @@ class PluginHost:
             if len(exc.plugins) == 1:
                 return exc.plugins[0], exc.hook
             return " or ".join(exc.plugins) or None, exc.hook
+        import traceback  # only after a failure
+
         implementations: dict[types.CodeType, tuple[str, str]] = {}
         for hook_name in self.hook_names():
             for impl in getattr(self.pm.hook, hook_name).get_hookimpls():

@@ -5,45 +5,47 @@ description a store is given.
 in memory with one pass (a terminator count); the rest is O(1) or deferred until a hook asks
 (the byte size, a JSON parse). A stream builds its facts from its counts instead
 (:mod:`truncation_core.streaming.stream`).
+
+The byte size of text is O(1) for ASCII; for other text it is measured a piece at a time
+(:class:`Utf8Size`), or learnt from writing the artifact, which encodes the text a piece at a
+time too: no full-size encoding of the content is made beside it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.hooks.models import ContentFacts
 from truncation_core.structured.sniff import looks_like_json, looks_like_xml, parse_in
-from truncation_core.text.measure import count_lines, count_terminators, utf8_size
+from truncation_core.text.measure import count_lines, count_terminators
 from truncation_core.text.offsets import raw_locator, text_locator
 
-__all__ = ["PROVISIONAL_FACTS", "artifact_info", "content_facts", "summary_for"]
+__all__ = ["PROVISIONAL_FACTS", "Utf8Size", "artifact_info", "content_facts", "summary_for"]
 
 #: Context keys that describe the result for its artifact's one-line summary, in order.
 _SUMMARY_KEYS = ("summary", "path", "command", "query", "url")
 
 
 def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None = None,
-                  byte_offsets: bool = True,
+                  byte_size: Callable[[], int] | None = None, byte_offsets: bool = True,
                   scope: contextlib.ExitStack | None = None) -> ContentFacts:
     """Facts about *text*: one pass to count line terminators, the rest O(1) or deferred.
 
-    *encoded* is the content as bytes when already at hand (the tool's own bytes, or the
-    encoding made for the artifact); otherwise the byte size is measured on first use. When
-    the tool returned bytes (*from_bytes*), *encoded* must be those bytes: byte offsets then
-    refer to them, even where they are not valid UTF-8. With *byte_offsets* false, omissions
-    get no byte offsets (:meth:`ContentFacts.byte_offset` answers None). With *scope*, a
-    parse (if anything asks for it) keeps the cyclic GC paused until *scope* closes.
+    *encoded* is the content as bytes when already at hand (the tool's own bytes); otherwise
+    the byte size comes from *byte_size* (a :class:`Utf8Size`, which writing the artifact
+    informs), or is measured on first use. When the tool returned bytes (*from_bytes*),
+    *encoded* must be those bytes: byte offsets then refer to them, even where they are not
+    valid UTF-8. With *byte_offsets* false, omissions get no byte offsets
+    (:meth:`ContentFacts.byte_offset` answers None). With *scope*, a parse (if anything asks
+    for it) keeps the cyclic GC paused until *scope* closes.
     """
     terminators = count_terminators(text)
     json = looks_like_json(text)
-    # Measured on first use, and once: an O(1) length for ASCII, an encode otherwise.
-    byte_size = (encoded.__len__ if encoded is not None
-                 else text.__len__ if text.isascii()
-                 else functools.cache(lambda: utf8_size(text)))
+    if byte_size is None:
+        byte_size = encoded.__len__ if encoded is not None else Utf8Size(text)
     locate: Callable[[int], int] | None = None
     if from_bytes and encoded is not None:
         locate = raw_locator(encoded, encoded, total_chars=len(text), total_bytes=len(encoded),
@@ -56,6 +58,34 @@ def content_facts(text: str, *, from_bytes: bool = False, encoded: bytes | None 
         byte_size=byte_size, locate_byte=locate,
         looks_like_xml=not json and looks_like_xml(text),
         parse=lambda: parse_in(text, scope), scope=scope)
+
+
+#: Characters encoded at a time to measure the UTF-8 size of text that is not ASCII.
+_MEASURE_CHARS = 1 << 20
+
+
+class Utf8Size:
+    """The UTF-8 size of *text* (a lone surrogate counting three bytes): O(1) for ASCII;
+    otherwise measured on first use, a piece at a time (a whole encoding would be a
+    full-size copy of the content), unless writing the artifact told it first
+    (:meth:`learn`)."""
+
+    __slots__ = ("_size", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._size: int | None = len(text) if text.isascii() else None
+
+    def __call__(self) -> int:
+        if self._size is None:
+            text = self._text
+            self._size = sum(len(text[i:i + _MEASURE_CHARS].encode("utf-8", "surrogatepass"))
+                             for i in range(0, len(text), _MEASURE_CHARS))
+        return self._size
+
+    def learn(self, size: int) -> None:
+        """The size, as the bytes of the whole text written somewhere showed it."""
+        self._size = size
 
 
 #: Facts used to open a stream's artifact before its size is known.

@@ -26,13 +26,12 @@ host holds, whatever a plugin returns.
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.errors import StoreError, StoreFull
+from truncation_core.errors import StoreError, StoreFull, log
 from truncation_core.hooks.failures import (
     NOT_KEPT,
     GuardedWriter,
@@ -42,7 +41,7 @@ from truncation_core.hooks.failures import (
 )
 from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.pipeline.call import Call
-from truncation_core.pipeline.facts import artifact_info, content_facts
+from truncation_core.pipeline.facts import Utf8Size, artifact_info, content_facts
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.pipeline.results import TokenFigures, TruncationMetadata, TruncationResult
 from truncation_core.pipeline.stats import log_use, utilization
@@ -51,6 +50,7 @@ from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
+    from truncation_core.artifacts.limit import SizeLimitedWriter
     from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
     from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import Pools
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from truncation_core.hooks.host import PluginHost
     from truncation_core.hooks.models import Size
     from truncation_core.pipeline.stats import StatsRecorder
-    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
+    from truncation_core.storage.protocol import ArtifactStore
     from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.tokens.contract import Tokenizer
 
@@ -66,10 +66,6 @@ __all__ = ["ORIGINAL_SAMPLE_CHARS", "Pipeline"]
 
 #: A large original's tokens are extrapolated from this many characters at each of its ends.
 ORIGINAL_SAMPLE_CHARS = 4096
-
-#: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
-#: content.
-log = logging.getLogger("truncation_core")
 
 
 class Pipeline:
@@ -153,7 +149,7 @@ class Pipeline:
             return policy.strategy
         return chosen
 
-    def open_artifact(self, info: ArtifactInfo, policy: Policy) -> ArtifactWriter | None:
+    def open_artifact(self, info: ArtifactInfo, policy: Policy) -> SizeLimitedWriter | None:
         """A writer for a new artifact, through the ``store_artifact`` hook.
 
         Every path that keeps content (``process``, streams) opens its writer here. The
@@ -181,25 +177,37 @@ class Pipeline:
         return SizeLimitedWriter(GuardedWriter(writer, failed), info=info,
                                  limit=policy.max_artifact_size, head_share=policy.head_ratio)
 
-    def keep(self, data: bytes, facts: ContentFacts, policy: Policy, tool: str | None,
-             context: Mapping[str, Any], notes: list[str]
+    def keep(self, content: str | bytes, facts: ContentFacts, policy: Policy, tool: str | None,
+             context: Mapping[str, Any], notes: list[str], *, size: Utf8Size | None = None
              ) -> tuple[ArtifactRef | None, str | None]:
-        """Keep the full content as an artifact; on failure, say why instead of raising."""
+        """Keep the full content (the text, or the tool's bytes) as an artifact; on failure,
+        say why instead of raising.
+
+        Text is encoded as it is written, a piece at a time, and the size limiter holds only
+        what its tail needs: no full-size copy of the content is made (an ASCII text's middle
+        that the limit drops is not even encoded). Writing it tells *size* the UTF-8 size.
+        """
         try:
             writer = self.open_artifact(artifact_info(tool, context, facts), policy)
             if writer is None:
                 return None, "no storage backend accepted it"
             with writer:
-                writer.write(data)
+                if isinstance(content, str):
+                    written = writer.write_text(content, terminators=facts.terminators)
+                    if size is not None:
+                        size.learn(written)
+                else:
+                    writer.write(content)
                 ref = writer.commit()
         except StoreFull:
-            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, len(data))
+            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool,
+                        facts.bytes)
             return None, "the artifact store is full"
         except WriterFailed as exc:  # reported where it was caught
             notes.append(exc.note)
             return None, "the artifact store failed"
         except (StoreError, OSError) as exc:
-            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, len(data),
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, facts.bytes,
                         type(exc).__name__)
             return None, "the artifact store failed"
         log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
@@ -258,22 +266,25 @@ class Pipeline:
         # facts, the only holder of the document, are gone before it resumes. Content that
         # is never parsed never pauses it.
         with contextlib.ExitStack() as document_alive:
-            # Encode once, up front, when the artifact will need the bytes: facts then know
-            # the byte size without a second pass.
-            data = raw if raw is not None else (
-                text.encode("utf-8", "surrogatepass") if policy.spill else None)
+            # Bytes are kept (or were given): their size is known from the tool's bytes, or
+            # measured on first use (O(1) for ASCII), or learnt by encoding the artifact.
             # Byte offsets say where omitted parts lie in the stored bytes (or the tool's
-            # own); for text that is not kept they would cost a full encode and address
-            # nothing.
-            facts = content_facts(text, from_bytes=raw is not None, encoded=data,
-                                  byte_offsets=data is not None, scope=document_alive)
+            # own); for text that is not kept they would address nothing.
+            bytes_known = raw is not None or policy.spill
+            size = Utf8Size(text)
+            facts = content_facts(text, from_bytes=raw is not None, encoded=raw,
+                                  byte_size=size if raw is None else None,
+                                  byte_offsets=bytes_known,
+                                  scope=document_alive)
             notes: list[str] = []
             strategy = self.select(tool, facts, policy, context, notes)
-            artifact, artifact_error = (self.keep(data, facts, policy, tool, context, notes)
-                                        if data is not None and policy.spill else (None, None))
+            artifact, artifact_error = (
+                self.keep(raw if raw is not None else text, facts, policy, tool, context, notes,
+                          size=size)
+                if policy.spill else (None, None))
             call = Call(tool=tool, policy=policy, budget=budget, context=context, text=text,
                         facts=facts, strategy=strategy, artifact=artifact,
-                        artifact_error=artifact_error, byte_size_known=data is not None)
+                        artifact_error=artifact_error, byte_size_known=bytes_known)
             del facts
             result = self.finish(call, notes)
             del call

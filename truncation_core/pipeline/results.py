@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import math
 import threading
 from collections.abc import Mapping
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from truncation_core.errors import log
 from truncation_core.hooks.models import Budget, Omission, frozen_mapping, omissions, strings
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TokenFigures", "TruncationMetadata", "TruncationResult", "estimate_tokens"]
 
-log = logging.getLogger("truncation_core")
 
 
 def estimate_tokens(chars: int) -> int:

@@ -11,13 +11,13 @@ without measuring bytes, lines or tokens is placed by its characters.
 from __future__ import annotations
 
 import itertools
-import logging
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import attrs
 
+from truncation_core.errors import log
 from truncation_core.hooks.models import frozen_mapping
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BUCKETS", "Stats", "StatsRecorder", "ToolStats", "log_use", "utilization"]
 
-log = logging.getLogger("truncation_core")
 
 #: The key under which calls made without a tool name are counted.
 NO_TOOL = "(no tool)"

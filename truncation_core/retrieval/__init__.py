@@ -20,16 +20,39 @@ only for matches.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, BinaryIO
+import importlib
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from truncation_core.retrieval.decoding import DECODE_ERRORS, decode
-from truncation_core.retrieval.grep import GREP_MAX_MATCHES, GrepMatch, GrepResult, grep
-from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail
-from truncation_core.retrieval.scanning import CHUNK, line_number_at, line_start
+from truncation_core.retrieval.scanning import CHUNK, GREP_MAX_MATCHES, line_number_at, line_start
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.retrieval.grep import GrepMatch, GrepResult, grep
+    from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail
     from truncation_core.storage.protocol import ArtifactStore
+
+#: Names of :mod:`.pages` and :mod:`.grep`, loaded on first use: a store is opened on every
+#: start-up, and reading an artifact back is rarer.
+_LAZY = {
+    "GrepMatch": "truncation_core.retrieval.grep",
+    "GrepResult": "truncation_core.retrieval.grep",
+    "grep": "truncation_core.retrieval.grep",
+    "Line": "truncation_core.retrieval.pages",
+    "Page": "truncation_core.retrieval.pages",
+    "read_lines": "truncation_core.retrieval.pages",
+    "read_page": "truncation_core.retrieval.pages",
+    "read_tail": "truncation_core.retrieval.pages",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "DECODE_ERRORS",
@@ -80,6 +103,8 @@ class Retrieval:
         costing *line_cost* more, e.g. room for its number); ``page.next_line`` says where
         to go on.
         """
+        from truncation_core.retrieval.pages import read_lines
+
         with self.open(artifact_id) as f:
             return read_lines(f, start, end, max_chars=max_chars, line_cost=line_cost,
                               artifact_id=artifact_id)
@@ -93,6 +118,8 @@ class Retrieval:
     def tail(self, artifact_id: str, n: int = 10, *, max_chars: int | None = None,
              line_cost: int = 0) -> Page:
         """The last *n* lines, read from the end of the artifact."""
+        from truncation_core.retrieval.pages import read_tail
+
         total = self.known_lines(artifact_id)
         with self.open(artifact_id) as f:
             return read_tail(f, n, max_chars=max_chars, line_cost=line_cost,
@@ -121,6 +148,8 @@ class Retrieval:
         is where the next page starts."""
         if offset < 0:
             raise ValueError(f"offset: must be 0 or more, got {offset}")
+        from truncation_core.retrieval.pages import read_page
+
         with self.open(artifact_id) as f:
             return read_page(f, offset=offset, max_chars=max_chars, artifact_id=artifact_id)
 
@@ -128,6 +157,8 @@ class Retrieval:
              ignore_case: bool = False, context: int = 0,
              max_matches: int = GREP_MAX_MATCHES, start_line: int = 1) -> GrepResult:
         """Lines matching *pattern* (literal unless *regex*), see :func:`grep`."""
+        from truncation_core.retrieval.grep import grep
+
         with self.open(artifact_id) as f:
             return grep(f, pattern, regex=regex, ignore_case=ignore_case, context=context,
                         max_matches=max_matches, start_line=start_line,

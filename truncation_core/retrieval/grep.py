@@ -22,6 +22,7 @@ from truncation_core.retrieval.patterns import compile_pattern
 from truncation_core.retrieval.scanning import (
     CHUNK,
     CR,
+    GREP_MAX_MATCHES,
     chunks,
     count_range,
     count_terminators,
@@ -31,9 +32,9 @@ from truncation_core.retrieval.scanning import (
 
 __all__ = ["GrepMatch", "GrepResult", "grep"]
 
-#: Default limits for grep: matches returned, characters shown of a long matching line, and
-#: the time a regular expression may take over the whole artifact.
-GREP_MAX_MATCHES = 100
+#: Default limits for grep: matches returned (:data:`GREP_MAX_MATCHES`, defined with the
+#: scanning helpers), characters shown of a long matching line, and the time a regular
+#: expression may take over the whole artifact.
 GREP_LINE_CHARS = 500
 GREP_TIMEOUT = 2.0
 

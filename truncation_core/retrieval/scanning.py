@@ -29,6 +29,11 @@ __all__ = [
     "strip_terminator",
 ]
 
+#: How many matching lines grep returns by default (:mod:`~truncation_core.retrieval.grep`);
+#: here, so that :class:`~truncation_core.retrieval.Retrieval` can name it without importing
+#: grep.
+GREP_MAX_MATCHES = 100
+
 #: How much is read at a time.
 CHUNK = 1 << 16
 

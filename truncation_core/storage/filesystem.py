@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import errno
 import functools
-import hashlib
 import json
-import logging
 import re
-import secrets
 import stat
 import threading
 import time
@@ -46,7 +43,7 @@ from truncation_core.artifacts.model import (
     validate_session_id,
 )
 from truncation_core.config.model import StoreConfig
-from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
+from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull, log
 from truncation_core.retrieval import Retrieval
 from truncation_core.retrieval.decoding import utf8_chars
 from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
@@ -60,7 +57,6 @@ if TYPE_CHECKING:
 __all__ = ["ArtifactRoot", "FilesystemStore"]
 
 NAME = "filesystem"
-log = logging.getLogger("truncation_core")
 
 #: Temporary files younger than this are writes in progress (a slow stream may pause for a
 #: long time); older ones are leftovers of a crashed writer, and the sweep removes them.
@@ -91,6 +87,8 @@ def _gone_name(artifact_id: str) -> str:
 
 
 def _temp_name(artifact_id: str, kind: str) -> str:
+    import secrets  # imported when storing, not at start-up (it imports OpenSSL)
+
     return f".tmp-{artifact_id}.{kind}.{secrets.token_hex(4)}"
 
 
@@ -512,6 +510,8 @@ class FilesystemStore(Retrieval):
         """The metadata of an artifact whose metadata file is missing or damaged, from its
         content, read once: sizes, line count, sha256 and modification time (the tool and
         summary are lost)."""
+        import hashlib  # not at start-up: it loads OpenSSL, which takes milliseconds
+
         try:
             f = directory.open_file(name)
         except FileNotFoundError:
@@ -572,6 +572,8 @@ class FilesystemWriter(WriterBase):
 
     def __init__(self, store: FilesystemStore, directory: Directory, info: ArtifactInfo, *,
                  artifact_id: str | None = None, created_at: float | None = None) -> None:
+        import hashlib  # not at start-up: it loads OpenSSL, which takes milliseconds
+
         super().__init__()
         self._store = store
         self._dir = directory

@@ -29,7 +29,6 @@ Decisions, and why:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import selectors
@@ -374,6 +373,8 @@ async def arun_command(
     **context: Any,
 ) -> CommandResult:
     """The async form of :func:`run_command` (the command's standard input is empty)."""
+    import asyncio  # loaded already by whoever runs the event loop
+
     argv = _checked(argv)
     stream = truncator.astream(tool=tool, command=shlex.join(argv), **context)
     loop = asyncio.get_running_loop()

@@ -34,11 +34,9 @@ the stream is cut with ``head_tail`` and the notes say so.
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import contextlib
 import functools
-import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -46,8 +44,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import attrs
 
 from truncation_core.config.checks import PositiveInt
-from truncation_core.errors import StoreError, StoreFull
-from truncation_core.highlights.bank import StreamHighlights
+from truncation_core.errors import StoreError, StoreFull, log
 from truncation_core.hooks.models import Budget, ContentFacts
 from truncation_core.pipeline.call import Call
 from truncation_core.pipeline.facts import PROVISIONAL_FACTS, artifact_info, content_facts
@@ -58,7 +55,10 @@ from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
 
 if TYPE_CHECKING:
+    import asyncio
+
     from truncation_core.config.model import Policy
+    from truncation_core.highlights.bank import StreamHighlights
     from truncation_core.highlights.patterns import Matcher
     from truncation_core.pipeline.pipeline import Pipeline
     from truncation_core.storage.protocol import ArtifactWriter
@@ -66,7 +66,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncStream", "Stream"]
 
-log = logging.getLogger("truncation_core")
 
 #: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character
 #: (and a few more: a broken sequence at the edge is up to 3 bytes).
@@ -131,8 +130,11 @@ class Stream:
         window = window_for(policy)
         self._window = window
         self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
-        self._highlights = None if matcher is None else StreamHighlights(
-            matcher, keep=policy.highlights, window=window)
+        self._highlights: StreamHighlights | None = None
+        if matcher is not None:  # the matcher's module is loaded: the bank's costs little
+            from truncation_core.highlights.bank import StreamHighlights
+
+            self._highlights = StreamHighlights(matcher, keep=policy.highlights, window=window)
         self._mode: type | None = None
         # Exact totals.
         self._chars = 0
@@ -564,6 +566,8 @@ class AsyncStream:
         await self._run(self._stream.write, batch)
 
     async def _run(self, function: Callable[..., Any], *args: Any) -> Any:
+        import asyncio  # loaded already by whoever runs the event loop
+
         if self._inflight is not None:
             await asyncio.shield(self._inflight)
         self._inflight = asyncio.ensure_future(asyncio.to_thread(function, *args))

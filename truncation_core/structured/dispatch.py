@@ -17,13 +17,13 @@ Nothing here raises on content.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from truncation_core.config.model import Policy
+from truncation_core.errors import log
 from truncation_core.hooks.models import Budget, ContentFacts, Cut
 from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.notes import NoteCache, structured_details
@@ -42,7 +42,6 @@ __all__ = [
     "text_fallback",
 ]
 
-log = logging.getLogger("truncation_core")
 
 #: The text strategies a fallback can use, and how each keeps the text.
 _TEXT_STRATEGIES = ("head_tail", "head", "tail", "lines")

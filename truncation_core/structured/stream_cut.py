@@ -27,7 +27,7 @@ at most 64 KiB, or nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -36,10 +36,11 @@ from truncation_core.structured.dispatch import (
     new_json_stream,
     starts_like_json,
 )
-from truncation_core.structured.ranked import element_or_ranked, ranked_cut
 from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_prefix
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from truncation_core.config.model import Policy
     from truncation_core.hooks.models import Budget, ContentFacts, Cut
     from truncation_core.pipeline.markers import MarkerRenderer
@@ -59,6 +60,14 @@ _SNIFFED_STARTS = "{[<"
 _CHECK_CHARS = 64 * 1024
 
 
+def _element_or_ranked(text: str, **kwargs: Any) -> Cut:
+    """:func:`~truncation_core.structured.ranked.element_or_ranked`, imported on the first
+    cut: most streams never get that far, and it brings the JSON fitter."""
+    from truncation_core.structured.ranked import element_or_ranked
+
+    return element_or_ranked(text, **kwargs)
+
+
 class ElementStreamCut:
     """An :class:`~truncation_core.streaming.incremental.IncrementalCut` for ``element``, and for
     ``ranked`` (*strategy*), which parses the same content the same way, and hands to
@@ -67,7 +76,12 @@ class ElementStreamCut:
     def __init__(self, policy: Policy, strategy: str = "element") -> None:
         self._policy = policy
         self.strategy = strategy
-        self._cut = ranked_cut if strategy == "ranked" else element_or_ranked
+        if strategy == "ranked":
+            from truncation_core.structured.ranked import ranked_cut
+
+            self._cut: Callable[..., Cut] = ranked_cut
+        else:
+            self._cut = _element_or_ranked
         # ranked parses whatever it is given, as JSON: nothing rules it out at the start.
         self._starts = (None if strategy == "ranked" else _ELEMENT_STARTS
                         if policy.strategy == strategy else _SNIFFED_STARTS)

