@@ -514,8 +514,9 @@ class FilesystemStore(Retrieval):
         summary are lost)."""
         try:
             f = directory.open_file(name)
-        except FileNotFoundError:
-            raise ArtifactNotFound(artifact_id) from None
+        except FileNotFoundError:  # deleted since it was found (an eviction): say why
+            raise ArtifactNotFound(artifact_id,
+                                   reason=self._gone_reason(directory, artifact_id)) from None
         terminators = chars = 0
         digest = hashlib.sha256()
         last = b""
