@@ -43,7 +43,7 @@ from truncation_core.config.checks import (
     is_int,
 )
 from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
-from truncation_core.errors import did_you_mean
+from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",
@@ -162,6 +162,8 @@ def _join(path: str, key: object) -> str:
 
 def _describe(exc: BaseException, where: str) -> list[str]:
     """``path: message`` lines for one leaf error found at *where*."""
+    if isinstance(exc, ConfigError):  # raised by a class that checks itself (MarkerConfig),
+        return list(exc.problems)  # its problems already name their keys
     if isinstance(exc, ForbiddenExtraKeysError):
         # Reported under the unknown key's own path, so that the path names the culprit.
         known = ([a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl)
