@@ -57,6 +57,11 @@ class PluginLoadWarning(UserWarning):
     """Issued instead of :class:`PluginLoadError` when plugin loading is not strict."""
 
 
+class UntrustedConfigWarning(UserWarning):
+    """A config file found by searching was skipped: another user could have written it
+    (see :mod:`truncation_core.config.trust`)."""
+
+
 class ArtifactError(TruncationCoreError):
     """Base class for artifact storage and retrieval errors."""
 
