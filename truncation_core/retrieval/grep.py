@@ -17,7 +17,7 @@ import attrs
 
 from truncation_core.errors import PatternError
 from truncation_core.retrieval.decoding import decode, fit_chars, utf8_boundary_before
-from truncation_core.retrieval.pages import Line, read_page
+from truncation_core.retrieval.pages import Line, clipped_lines
 from truncation_core.retrieval.patterns import compile_pattern
 from truncation_core.retrieval.scanning import (
     CHUNK,
@@ -322,9 +322,8 @@ def _context_before(f: BinaryIO, line_offset: int, line_no: int, n: int, width: 
         return ()
     window = _BoundedView(f, line_offset)
     starts = line_starts_from_end(window, n, chunk=chunk)  # type: ignore[arg-type]
-    page = read_page(window, offset=starts[-1], first_line=line_no - len(starts),  # type: ignore[arg-type]
-                     chunk=chunk)
-    return tuple(_clip(line, width) for line in page.lines())
+    return tuple(clipped_lines(f, starts[-1], first_line=line_no - len(starts), count=n,
+                               width=width, stop=line_offset, chunk=chunk))
 
 
 def _context_after(f: BinaryIO, line_end: int, line_no: int, n: int, width: int,
@@ -336,15 +335,9 @@ def _context_after(f: BinaryIO, line_end: int, line_no: int, n: int, width: int,
     if not two:
         return ()
     skip = 2 if two == b"\r\n" else 1
-    page = read_page(f, offset=line_end + skip, first_line=line_no + 1, max_lines=n,
-                     chunk=chunk)
-    return tuple(_clip(line, width) for line in page.lines())
-
-
-def _clip(line: Line, width: int) -> Line:
-    if len(line.text) <= width:
-        return line
-    return attrs.evolve(line, text=line.text[:width], clipped=True)
+    # Lines are clipped while they are read: a neighbour of a match may be any size.
+    return tuple(clipped_lines(f, line_end + skip, first_line=line_no + 1, count=n,
+                               width=width, chunk=chunk))
 
 
 class _BoundedView:
