@@ -394,15 +394,20 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
 def import_command(state: AppState, archive: Path, session: str | None) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
     from truncation_core.artifacts.archive import import_archive
+    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
 
-    root = storage_backend(state)
+    truncator = state.truncator()
+    root = truncator.store.backend
+    # An artifact of any tool may be in the archive: the largest limit any tool has.
+    tools = (None, *BUILTIN_TOOL_POLICIES, *truncator.config.tools)
+    limit = max(truncator.policy(tool).max_artifact_size for tool in tools)
     bar = _progress()
     if bar is None:
-        report = import_archive(root, archive, session=session)
+        report = import_archive(root, archive, session=session, max_artifact_size=limit)
     else:
         with bar:
             task = bar.add_task("import", total=None)  # content bytes: unknown until read
-            report = import_archive(root, archive, session=session,
+            report = import_archive(root, archive, session=session, max_artifact_size=limit,
                                     progress=lambda n: bar.update(task, completed=n))
     click.echo(f"imported {_count(len(report.imported), 'artifact')} into session "
                f"{report.session}"
