@@ -26,7 +26,7 @@ from truncation_core.artifacts.archive import (
     import_archive,
 )
 from truncation_core.artifacts.model import ArtifactRef, new_artifact_id
-from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.storage.filesystem import ArtifactRoot
 
 SESSION = "s1700000000-0123456789abcdef"
 FSIZE = 16 << 20  # the file-size cap of the negative controls
@@ -167,7 +167,7 @@ def test_the_cli_import_uses_the_largest_configured_limit(tmp_path: Path,
 
     from truncation_core.cli import cli
 
-    archive, aid = gzip_bomb(tmp_path / "bomb.tar.gz", size=12 << 20)
+    archive, _ = gzip_bomb(tmp_path / "bomb.tar.gz", size=12 << 20)
     monkeypatch.chdir(tmp_path)
     refused = CliRunner().invoke(cli, ["artifacts", "import", str(archive)])
     assert refused.exit_code == 1 and "max_artifact_size (10,485,760)" in refused.stderr
