@@ -22,6 +22,7 @@ not bear out.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -47,7 +48,7 @@ from truncation_core.artifacts.model import (
 from truncation_core.errors import ArtifactError
 from truncation_core.storage.protocol import ArtifactStore, StorageBackend
 
-__all__ = ["ArchiveError", "ExportReport", "ImportLimits", "ImportReport", "export_session",
+__all__ = ["ArchiveError", "ExportError", "ExportReport", "ImportLimits", "ImportReport", "export_session",
            "import_archive"]
 
 FORMAT = "truncation-core-artifacts"
@@ -69,6 +70,11 @@ Progress = Callable[[int], None]
 
 class ArchiveError(ArtifactError, ValueError):
     """An archive is malformed or unsafe; nothing from it was kept."""
+
+
+class ExportError(ArtifactError, OSError):
+    """The archive could not be written (a missing directory, a read-only filesystem, a full
+    disk); nothing was left at its path."""
 
 
 @attrs.frozen(kw_only=True)
@@ -119,7 +125,11 @@ def export_session(store: ArtifactStore, path: Path | str, *,
     # The archive holds every artifact: mode 0600 whatever the umask, and a fresh temporary
     # name (O_EXCL, O_NOFOLLOW), so that nothing planted next to the target is written through.
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o600)
+    except OSError as exc:
+        raise _export_error(target, exc) from None
     try:
         with open(fd, "wb") as out, tarfile.open(fileobj=out, mode="w:gz",
                                                  format=tarfile.PAX_FORMAT) as tar:
@@ -136,11 +146,18 @@ def export_session(store: ArtifactStore, path: Path | str, *,
                     progress(total)
                 _add_bytes(tar, f"{ref.id}.meta.json", ref_document(ref))
         os.replace(tmp, target)  # replaces a symlink at target, never writes through it
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, ArtifactError):
+            raise _export_error(target, exc) from None
         raise
     return ExportReport(path=str(target), session=store.session_id, artifacts=len(entries),
                         bytes=total)
+
+
+def _export_error(target: Path, exc: OSError) -> ExportError:
+    code = exc.errno if exc.errno is not None else errno.EIO
+    return ExportError(code, f"{target}: cannot write the archive: {os.strerror(code)}")
 
 
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:

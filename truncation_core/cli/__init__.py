@@ -7,6 +7,11 @@ with a non-zero exit status, never as a traceback.
 
 from __future__ import annotations
 
+import errno
+import io
+import os
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +25,24 @@ __all__ = ["cli", "main"]
 
 
 class TruncGroup(click.Group):
-    """A click group that turns library errors into clean CLI errors."""
+    """A click group that turns library errors, and the system's (a missing directory, a
+    read-only filesystem, a full disk), into clean CLI errors."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except TruncationCoreError as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            raise  # the reader went away (| head): main() ends quietly
+        except OSError as exc:
+            raise click.ClickException(describe_os_error(exc)) from None
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``<file>: <what the system says>``, without a traceback."""
+    what = exc.strerror or type(exc).__name__
+    return f"{exc.filename}: {what}" if exc.filename is not None else what
 
 
 @click.group(cls=TruncGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -57,5 +73,42 @@ def _register() -> None:
 _register()
 
 
+def _closed(*_args: object) -> Any:
+    raise OSError(errno.EBADF, "standard output is closed")
+
+
+class _ClosedBinaryOutput(io.RawIOBase):
+    """The bytes side of :class:`_ClosedOutput`."""
+
+    def writable(self) -> bool:
+        return True
+
+    write = _closed  # type: ignore[assignment]
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started with it closed (``trunc ... >&-``): writing
+    fails with a clear error, and nothing is left to fail again when Python exits."""
+
+    encoding = "utf-8"
+    buffer = _ClosedBinaryOutput()
+    write = _closed  # type: ignore[assignment]
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+
 def main() -> None:
-    cli(prog_name="trunc")
+    if sys.stdout is None:  # started with descriptor 1 closed (trunc ... >&-)
+        sys.stdout = _ClosedOutput()
+    try:
+        cli(prog_name="trunc")
+    except BrokenPipeError:
+        # The reader closed the pipe (trunc ... | head): stop quietly, as a shell's tools do,
+        # and let nothing flush into the closed pipe again on the way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
