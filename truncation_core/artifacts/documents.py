@@ -33,7 +33,7 @@ _REF_TYPES: dict[str, tuple[type, ...]] = {
     "tool": (str, type(None)), "tool_call_id": (str, type(None)), "server": (str, type(None)),
     "summary": (str,), "content_type": (str,), "chars": (int,), "bytes": (int,),
     "lines": (int,), "sha256": (str, type(None)), "created_at": (int, float),
-    "truncated": (bool,),
+    "truncated": (bool,), "interrupted": (str, type(None)),
 }
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 #: Sizes, counts and times are below this: a larger number is not one we wrote (JSON allows

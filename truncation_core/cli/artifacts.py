@@ -126,6 +126,8 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
         source = r.summary or (r.tool or "-")
         if r.truncated:
             source += " (cut)"
+        if r.interrupted:
+            source += " (partial)"
         table.add_row(r.id, r.size, f"{r.lines:,}", source, _age(now - r.created_at),
                       r.session or "-")
     console().print(table)

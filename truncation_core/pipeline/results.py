@@ -81,6 +81,9 @@ class TruncationMetadata:
     #: How the command ended, for output of a command run by truncation-core (``trunc run``,
     #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout, wall time.
     command: CommandStatus | None = None
+    #: Set when the content is partial: its stream (or command) was interrupted, and this is
+    #: what had arrived (``interrupted after 1,234 lines (KeyboardInterrupt)``).
+    interrupted: str | None = None
 
     def retrieve(self, omission: Omission) -> dict[str, Any] | None:
         """The arguments of the ``get_artifact`` call that reads *omission* back (one of
