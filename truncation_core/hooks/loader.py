@@ -11,7 +11,8 @@ So an explicitly passed plugin runs first, and the built-ins last. Entry points 
 this module rather than :meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that
 order is deterministic and a plugin that fails to load (an import error, a hook that does
 not exist, a ``provides`` that returns the wrong thing, even ``sys.exit``) is reported by name
-(a warning, or an error in strict mode) instead of crashing the host.
+(a warning, or an error in strict mode) instead of crashing the host. Plugins passed in code
+are checked the same way.
 
 Which plugins load is decided by configuration and code, and restricted further by the
 operator's environment, whatever way the Truncator is built (:func:`effective_settings`):
@@ -123,6 +124,8 @@ class Loaded:
     strategies: Mapping[str, str]
     #: Backend name -> store factory, over every loaded plugin.
     backends: Mapping[str, Callable[..., ArtifactStore]]
+    #: Backend name -> the plugin whose factory it is.
+    backend_providers: Mapping[str, str]
     #: The strategies that can cut a long stream from its kept ends.
     streamable: frozenset[str]
     strict: bool
@@ -274,10 +277,13 @@ class _Loader:
                                                      project_root))
 
     def explicit(self, plugins: Iterable[object]) -> None:
+        # Checked as every other plugin: one that cannot be registered (a hook name that
+        # does not exist, wrong arguments) fails to load with a warning naming it.
         for index, plugin in enumerate(plugins):
             name = getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}"
-            self.register(plugin, name=f"explicit.{name}", kind="explicit",
-                          target=getattr(plugin, "__module__", None) or name)
+            self.load_guarded(f"explicit.{name}", "explicit",
+                              target=getattr(plugin, "__module__", None) or name,
+                              load=functools.partial(lambda p: p, plugin))
 
     # -- what they provide ---------------------------------------------------------------------
 
@@ -290,6 +296,7 @@ class _Loader:
 
         strategies: dict[str, str] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
+        backend_providers: dict[str, str] = {}
         streamable: set[str] = set()
         providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
@@ -313,6 +320,7 @@ class _Loader:
             self._note_duplicates(impl.plugin_name, provided, providers)
             strategies.update(provided.strategies)
             backends.update(provided.backends)
+            backend_providers.update(dict.fromkeys(provided.backends, impl.plugin_name))
             streamable.difference_update(provided.strategies)
             streamable.update(provided.streamable)
             record = self.records.get(impl.plugin_name)
@@ -323,6 +331,7 @@ class _Loader:
                     backends=(*record.backends, *sorted(provided.backends)))
         return Loaded(pm=self.pm, records=tuple(self.records.values()),
                       strategies=strategies, backends=backends,
+                      backend_providers=backend_providers,
                       streamable=frozenset(streamable), strict=self.settings.strict)
 
     @staticmethod

@@ -167,6 +167,8 @@ class Stream:
         self._aborted = False
         #: Why the stream is partial, once interrupted.
         self._interrupted: str | None = None
+        #: Plugin failures while the stream was written, for the result's notes.
+        self._failures: list[str] = []
 
     def __repr__(self) -> str:  # never the content
         return (f"Stream(tool={self._tool!r}, chars={self._chars}, bytes={self._bytes}, "
@@ -304,7 +306,18 @@ class Stream:
         if self._highlights is not None:
             self._highlights.feed(text)
         if self._feeding:
-            self._feeding = [cutter for cutter in self._feeding if cutter.feed(text) is not False]
+            self._feeding = [cutter for cutter in self._feeding if self._fed(cutter, text)]
+
+    def _fed(self, cutter: IncrementalCut, text: str) -> bool:
+        """Feed *cutter*; False once it wants no more, or raised (a plugin's bug: reported,
+        and the cutter is not used to finish either)."""
+        try:
+            return cutter.feed(text) is not False
+        except Exception as exc:
+            self._pipeline.failed(exc, "stream_cutter", "that cutter is not used",
+                                  self._tool, self._failures, suspect=cutter)
+            self._cutters = [c for c in self._cutters if c is not cutter]
+            return False
 
     def _terminators(self) -> int:
         return self._newlines + self._returns - self._crlfs
@@ -463,7 +476,7 @@ class Stream:
                                   byte_offsets=self._byte_offsets(), scope=scope)
         else:
             facts = self._kept_ends_facts(view, scope)
-        notes: list[str] = []
+        notes: list[str] = list(self._failures)
         pipeline = self._pipeline
         strategy = pipeline.select(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
