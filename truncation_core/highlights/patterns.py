@@ -25,6 +25,7 @@ from truncation_core.text.measure import count_terminators
 
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Omission
+    from truncation_core.text.bounded_regex import SalientRegex
 
 __all__ = ["LINE_CHARS", "PROBE_CHARS", "Highlight", "Matcher", "SalientPattern", "scan_lines"]
 
@@ -104,8 +105,7 @@ class Matcher:
         self.patterns = tuple(ordered)
         #: What scanning looks for: every line holding a keyword holds one of these.
         self.literals = _literals(frozenset(k for p in ordered for k in p.keywords))
-        self._checks = [(p, p.keywords, re.compile(p.regex) if p.regex else None)
-                        for p in ordered]
+        self._checks = [(p, p.keywords, _bounded(p)) for p in ordered]
 
     def __bool__(self) -> bool:
         return bool(self.literals)
@@ -121,6 +121,15 @@ class Matcher:
         """A search for each literal. A stream keeps its own from chunk to chunk, so that
         what they learn about the text (which characters are common in it) carries over."""
         return [_LiteralSearch(literal) for literal in self.literals]
+
+
+def _bounded(pattern: SalientPattern) -> SalientRegex | None:
+    """The pattern's regular expression, searched under a deadline: a plugin's pattern with
+    catastrophic backtracking must not hang ``process()`` (see
+    :class:`~truncation_core.text.bounded_regex.SalientRegex`)."""
+    from truncation_core.text.bounded_regex import SalientRegex
+
+    return SalientRegex(pattern.regex, name=pattern.name) if pattern.regex else None
 
 
 # -- finding lines that hold a keyword ---------------------------------------------------------
