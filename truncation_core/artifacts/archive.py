@@ -48,8 +48,8 @@ from truncation_core.artifacts.model import (
 from truncation_core.errors import ArtifactError
 from truncation_core.storage.protocol import ArtifactStore, StorageBackend
 
-__all__ = ["ArchiveError", "ExportError", "ExportReport", "ImportLimits", "ImportReport", "export_session",
-           "import_archive"]
+__all__ = ["ArchiveError", "ExportError", "ExportReport", "ImportLimits", "ImportReport",
+           "export_session", "import_archive"]
 
 FORMAT = "truncation-core-artifacts"
 VERSION = 1

@@ -83,7 +83,7 @@ class _ClosedBinaryOutput(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
-    write = _closed  # type: ignore[assignment]
+    write = _closed
 
 
 class _ClosedOutput(io.TextIOBase):
@@ -92,7 +92,7 @@ class _ClosedOutput(io.TextIOBase):
 
     encoding = "utf-8"
     buffer = _ClosedBinaryOutput()
-    write = _closed  # type: ignore[assignment]
+    write = _closed
 
     def writable(self) -> bool:
         return True
