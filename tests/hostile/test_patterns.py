@@ -227,3 +227,49 @@ def test_check_cost_still_refuses_the_old_cases() -> None:
             check_cost(pattern)
     for pattern in (r"\d{4}-\d{2}", ".{0,100000}", "(?#{100000})b", "[]{100000}]"):
         check_cost(pattern)
+
+
+# -- the built-in salient patterns run on re, without a deadline --------------------------------
+
+FRAGMENTS = ["E ", "   ", "\t", "Error", "Exception", "error", "ERROR", "error[", "]", ":",
+             "a", "A", ".", "_", "1", "0", " passed", " failed", "FAILED", "FAIL", "--- ",
+             "panic", "exit status", "exit code", "*** ", "npm ", "ERR!", "fatal", "Killed",
+             "✕", "Ran ", " tests in", "test result:", "(", "x" * 40, "a." * 20, "E" * 30]
+
+
+def test_the_built_in_patterns_are_trusted_and_the_others_are_not() -> None:
+    from truncation_core.builtins.salient import PATTERNS
+
+    for pattern in PATTERNS:
+        if pattern.regex:
+            assert SalientRegex(pattern.regex, name=pattern.name).search == \
+                re.compile(pattern.regex).search
+    assert SalientRegex(r"plugin\s+pattern", name="p").search.__name__ == "_bounded_search"
+
+
+def test_the_built_in_patterns_never_backtrack_catastrophically() -> None:
+    """Lines of up to 512 characters (a probe) made of what the built-in patterns look for,
+    searched with each pattern under a deadline of a second of CPU, in a child: none comes
+    near it. The control: the same harness stops a catastrophic pattern."""
+    outcome = run_bounded(f"""
+        import regex
+        from hypothesis import HealthCheck, given, settings, strategies as st
+        from truncation_core.builtins.salient import PATTERNS
+        compiled = [regex.compile(p.regex) for p in PATTERNS if p.regex]
+        evil = regex.compile({EVIL!r})
+        probes = st.lists(st.sampled_from({FRAGMENTS!r}), max_size=80).map(
+            lambda parts: "".join(parts)[:512])
+        @settings(max_examples=300, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(probes)
+        def bounded(probe):
+            for r in compiled:
+                r.search(probe, timeout=1.0)
+        bounded()
+        try:
+            evil.search("a" * 500 + "b", timeout=1.0)
+            report(control="finished")
+        except TimeoutError:
+            report(control="stopped")
+    """, timeout=600)
+    assert outcome.result == {"control": "stopped"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from truncation_core.highlights.patterns import SalientPattern
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.text.bounded_regex import trust_salient
 
 PATTERNS = (
     SalientPattern(
@@ -75,6 +76,10 @@ PATTERNS = (
         regex=r"^E {3}",
     ),
 )
+
+
+# Reviewed, and tested over hostile lines: searched without a deadline (see SalientRegex).
+trust_salient(p.regex for p in PATTERNS if p.regex)
 
 
 @hookimpl(trylast=True)
