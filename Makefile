@@ -1,18 +1,24 @@
 # Two targets a newcomer needs: `make demo` and `make test`. Both build .venv on first use.
-# `make lint` runs ruff over the repository (configured in pyproject.toml).
+# `make lint` runs ruff over the repository and mypy --strict over the package (both configured
+# in pyproject.toml); `make test-fast` is the day-to-day subset (see pyproject's markers).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
-$(STAMP): pyproject.toml plugins/truncation-core-example/pyproject.toml \
-		plugins/truncation-core-tiktoken/pyproject.toml
+# First-party plugin distributions, installed beside the core as a user would install them.
+PLUGINS := \
+	plugins/truncation-core-example \
+	plugins/truncation-core-mcp \
+	plugins/truncation-core-redis \
+	plugins/truncation-core-tiktoken
+
+$(STAMP): pyproject.toml $(PLUGINS:%=%/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]" -e plugins/truncation-core-example \
-		-e plugins/truncation-core-tiktoken
+	$(BIN)/python -m pip install --quiet -e ".[test]" $(PLUGINS:%=-e %)
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -21,8 +27,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -X dev -m pytest
 
+# The edit-run loop: no property test, no test that starts a process (tests/conftest.py marks
+# them slow). `make test` stays the whole suite, which CI runs.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -86,9 +86,9 @@ def case_process(path: str) -> dict[str, float]:
 
 def case_stream(path: str, budget: int) -> dict[str, float]:
     from truncation_core import Budget, Truncator
+    from truncation_core.pipeline.facts import content_facts
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
-    from truncation_core.pipeline.facts import content_facts
 
     truncator = Truncator({"spill": False})
     policy = truncator.policy("search_files")

@@ -23,9 +23,37 @@ def _settings_table() -> str:
     return settings_table()
 
 
+def _hooks_table() -> str:
+    """One row per hook: whether it stops at the first answer, when it is called, its cost,
+    all read from the specifications."""
+    import inspect
+    import re
+
+    from truncation_core.hooks import specs
+
+    marker = f"{specs.PROJECT_NAME}_spec"
+    rows = ["| hook | answers | when it is called | cost |", "| --- | --- | --- | --- |"]
+    for name, function in sorted(vars(specs).items()):
+        options = getattr(function, marker, None)
+        if not callable(function) or options is None:
+            continue
+        doc = inspect.getdoc(function) or ""
+        called = re.search(r":called: (.*?)\n(?=\s*:|\s*\n|$)", doc, re.S)
+        cost = re.search(r":cost: (.*?)\n(?=\s*:|\s*\n|$)", doc, re.S)
+        if called is None or cost is None:
+            raise SystemExit(f"hook {name}: its docstring needs :called: and :cost: lines")
+        answers = "the first that is not None" if options.get("firstresult") else "all"
+        params = ", ".join(inspect.signature(function).parameters)
+        anchor = re.sub(r"[^\w\- ]", "", f"{name}({params})").replace(" ", "-")
+        when, spent = (" ".join(m.group(1).split()).replace("``", "`") for m in (called, cost))
+        rows.append(f"| [`{name}`](#{anchor}) | {answers} | {when} | {spent} |")
+    return "\n".join(rows) + "\n"
+
+
 #: page -> what the generated part is made from -> how to render it.
 PARTS: dict[str, tuple[str, Callable[[], str]]] = {
     "configuration.md": ("truncation_core/config/settings.py", _settings_table),
+    "hooks.md": ("truncation_core/hooks/specs.py", _hooks_table),
 }
 
 

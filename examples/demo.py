@@ -52,14 +52,16 @@ def show(title: str, result: TruncationResult, original: str, truncator: Truncat
     if meta["details"]:
         keys.append("details")  # structured strategies: what was cut, by path
     print(textwrap.indent(json.dumps({k: meta[k] for k in keys}, indent=2), "  "))
-    if result.metadata.strategy_used == "element":
+    if result.metadata.strategy_used in ("element", "ranked"):
         print("--- still valid JSON " + "-" * 57)
         content = result.content
         preview = content[content.index("\n{") + 1:] if "\n{" in content else content
-        shown = json.loads(preview)  # raises if the element strategy broke the JSON
+        shown = json.loads(preview)  # raises if the strategy broke the JSON
         kept = [r for r in shown["results"] if isinstance(r, dict)]
+        which = ("the best-scored" if result.metadata.strategy_used == "ranked"
+                 else "first and last included")
         print(f"  json.loads() of what the model sees (below the artifact reference) works: "
-              f"{len(kept)} of {shown['total_count']:,} results, first and last included")
+              f"{len(kept)} of {shown['total_count']:,} results, {which}")
     print("--- nothing is lost " + "-" * 58)
     assert result.artifact is not None, "spill is on by default: the artifact must exist"
     kept = truncator.artifacts.read(result.artifact.id)
@@ -112,7 +114,7 @@ def run() -> None:
     show("execute_command: a 60,000-line build log (tail strategy)", log_result, log,
          truncator)
     found = search_results()
-    show("search_files: 3,000 search results as JSON (element strategy)",
+    show("search_files: 3,000 scored search results as JSON (ranked: the best scores)",
          truncator.process(found, tool="search_files", query="handler"), found, truncator)
     read_back(truncator, log_result)
     stats = truncator.stats().total

@@ -12,11 +12,15 @@ import re
 
 TERMINATOR_CHARS = "\r\n"
 
-#: The default markers of seed 000 (FR-043 and the head/tail variants), numbers like 12,340.
+#: The default markers of seed 000 (FR-043 and the head/tail variants, with the original's
+#: size, FR-041), numbers like 12,340.
 DEFAULT_MARKERS = {
-    "middle": "\n... [{lines:,} lines / {chars:,} chars omitted{hint}] ...\n",
-    "beginning": "... [Beginning omitted: {lines:,} lines / {chars:,} chars{hint}] ...\n",
-    "end": "\n... [Remainder omitted: {lines:,} lines / {chars:,} chars{hint}] ...",
+    "middle": ("\n... [{lines:,} lines / {chars:,} chars omitted of {total_lines:,} lines / "
+               "{total_chars:,} chars{hint}] ...\n"),
+    "beginning": ("... [Beginning omitted: {lines:,} lines / {chars:,} chars of "
+                  "{total_lines:,} lines / {total_chars:,} chars{hint}] ...\n"),
+    "end": ("\n... [Remainder omitted: {lines:,} lines / {chars:,} chars of {total_lines:,} "
+            "lines / {total_chars:,} chars{hint}] ..."),
 }
 DEFAULT_HINT = ('; get_artifact(artifact_id="{id}", start_line={first}, end_line={last})'
                 '; bytes {start_byte}:{end_byte}')
@@ -86,10 +90,12 @@ def splits_pair(text: str, pos: int) -> bool:
     )
 
 
-def expected_marker(position: str, *, chars: int, lines: int, first: int = 0, last: int = 0,
+def expected_marker(position: str, *, chars: int, lines: int, total_chars: int,
+                    total_lines: int, first: int = 0, last: int = 0,
                     artifact_id: str | None = None, unavailable: str | None = None,
                     start_byte: int = 0, end_byte: int = 0) -> str:
-    """The default marker for an omission, rendered from seed 000's format by hand.
+    """The default marker for an omission from an original of *total_chars* characters and
+    *total_lines* lines, rendered from seed 000's format by hand.
 
     With an artifact, the hint names the omitted lines and the omitted byte range of the
     artifact (*start_byte*..*end_byte*, computed by the caller from the original)."""
@@ -100,4 +106,5 @@ def expected_marker(position: str, *, chars: int, lines: int, first: int = 0, la
         hint = f"; the full output could not be kept: {unavailable}"
     else:
         hint = ""
-    return DEFAULT_MARKERS[position].format(lines=lines, chars=chars, hint=hint)
+    return DEFAULT_MARKERS[position].format(lines=lines, chars=chars, hint=hint,
+                                            total_chars=total_chars, total_lines=total_lines)

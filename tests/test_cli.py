@@ -124,7 +124,7 @@ def test_apply_json_is_one_document(trunc) -> None:  # type: ignore[no-untyped-d
 
 def test_apply_strategy_option(trunc) -> None:  # type: ignore[no-untyped-def]
     text = log_lines(300)
-    done = trunc("apply", "--strategy", "head", "--limit", "400", "--json", stdin=text)
+    done = trunc("apply", "--strategy", "head", "--limit", "500", "--json", stdin=text)
     document = json.loads(done.stdout)
     assert document["metadata"]["strategy_used"] == "head"
     assert document["content"].startswith(text[:200])
@@ -160,6 +160,43 @@ def test_apply_streams_a_large_file_with_the_result_process_gives(
             == expected.content.replace(expected.artifact.id, "ID"))
     assert shown["metadata"]["strategy_used"] == expected.metadata.strategy_used == "element"
     assert shown["artifact"]["bytes"] == len(document)
+
+
+def test_apply_and_run_take_every_limit(trunc) -> None:  # type: ignore[no-untyped-def]
+    """--max-lines, --max-bytes, --max-tokens and --tokenizer, each the stricter limit."""
+    text = log_lines(300)
+    lines = trunc("apply", "--max-lines", "5", "--json", stdin=text)
+    assert lines.returncode == 0, lines.stderr
+    document = json.loads(lines.stdout)
+    assert line_count(document["content"]) <= 5
+    assert document["metadata"]["limits"]["lines"] == 5
+    by_bytes = json.loads(trunc("apply", "--max-bytes", "700", "--json", stdin=text).stdout)
+    assert len(by_bytes["content"].encode()) <= 700
+    tokens = trunc("apply", "--max-tokens", "120", "--tokenizer", "o200k_base", "--tool",
+                   "read_file", "--json", stdin=text)
+    meta = json.loads(tokens.stdout)["metadata"]
+    assert meta["max_tokens"] == 120 and meta["tokenizer"] == "o200k_base"
+    assert meta["estimated_tokens"] <= 120
+    human = trunc("apply", "--max-tokens", "120", stdin=text)
+    assert re.search(r"\([0-9]+ tokens by estimate, limit 120\)", human.stderr), human.stderr
+    run = trunc("run", "--max-tokens", "100", "--max-lines", "12", "--json", "--",
+                sys.executable, "-c", "for i in range(500): print('line', i)")
+    assert run.returncode == 0, run.stderr
+    shown = json.loads(run.stdout)
+    assert line_count(shown["content"]) <= 12
+    assert shown["metadata"]["max_tokens"] == 100
+    assert shown["content"].endswith("line 499\n")
+
+
+def test_a_bad_limit_option_is_named(trunc) -> None:  # type: ignore[no-untyped-def]
+    typo = trunc("apply", "--tokenizer", "o200k_bse", stdin="x" * 10_000)
+    assert_clean_user_error(typo, code=2)
+    assert "Invalid value for '--tokenizer': unknown tokenizer 'o200k_bse'; did you mean " \
+           "'o200k_base'?" in typo.stderr
+    for args in (("--max-tokens", "0"), ("--max-lines", "-1"), ("--max-bytes", "x")):
+        done = trunc("apply", *args, stdin="x")
+        assert_clean_user_error(done, code=2)
+        assert args[0] in done.stderr
 
 
 def test_a_bad_value_in_the_config_file_is_not_blamed_on_an_option(trunc) -> None:  # type: ignore[no-untyped-def]
@@ -243,10 +280,14 @@ def test_plugins_lists_the_builtins_and_the_example_plugin(trunc) -> None:  # ty
     assert example["strategies"] == ["sample"]
     assert example["hooks"] == ["provides", "truncate"]
 
+    assert plugins["builtin.estimate_tokenizer"]["tokenizers"] == ["estimate"]
+    # The tiktoken plugin is installed with the test dependencies (Makefile, .ci/run).
+    assert plugins["tiktoken"]["tokenizers"] == ["cl100k_base", "o200k_base"]
+
     table = trunc("plugins")
     assert table.returncode == 0
     for text in ("builtin.head_tail", "example", "truncation-core-example 0.1.0", "sample",
-                 "memory (store)"):
+                 "memory (store)", "o200k_base (tokenizer)"):
         assert text in table.stdout
 
 

@@ -200,7 +200,7 @@ def test_progress_bars_with_carriage_returns() -> None:
             sys.stdout.write(f"\rdownloading {i / 20:5.1f}%")
         sys.stdout.write("\r\ndone\n")
         """
-    truncator = make({"inline_limit": 300})
+    truncator = make({"inline_limit": 340})
     done = run_command(truncator, python(code))
     raw = stored(truncator, done.result)
     assert raw.count(b"\r") == 2002 and raw.endswith(b"100.0%\r\ndone\n")

@@ -8,8 +8,9 @@ import attrs
 import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
+from truncation_core.config.converter import config_from_mapping
 from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, config_from_mapping
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
 from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
 
 
@@ -37,13 +38,17 @@ def test_defaults_are_seed_000s() -> None:
 
 
 def test_default_markers_are_seed_000s() -> None:
+    """FR-043's format, and the size of the whole output (FR-041)."""
     marker = MarkerConfig()
-    fmt = {"lines": 12340, "chars": 1234567, "hint": ""}
-    assert marker.middle.format(**fmt) == "\n... [12,340 lines / 1,234,567 chars omitted] ...\n"
-    assert marker.beginning.format(**fmt) == \
-        "... [Beginning omitted: 12,340 lines / 1,234,567 chars] ...\n"
-    assert marker.end.format(**fmt) == \
-        "\n... [Remainder omitted: 12,340 lines / 1,234,567 chars] ..."
+    fmt = {"lines": 12340, "chars": 1234567, "hint": "", "original_lines": 20000,
+           "original_chars": 2000000}
+    assert marker.middle.format(**fmt) == ("\n... [12,340 lines / 1,234,567 chars omitted of "
+                                           "20,000 lines / 2,000,000 chars] ...\n")
+    assert marker.beginning.format(**fmt) == ("... [Beginning omitted: 12,340 lines / "
+                                              "1,234,567 chars of 20,000 lines / 2,000,000 "
+                                              "chars] ...\n")
+    assert marker.end.format(**fmt) == ("\n... [Remainder omitted: 12,340 lines / 1,234,567 "
+                                        "chars of 20,000 lines / 2,000,000 chars] ...")
 
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
@@ -95,11 +100,12 @@ def test_policy_covers_every_tool_setting() -> None:
                "artifact_threshold": 999, "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
                "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
-               "score_key": "meta.rank", "highlights": 4}
+               "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,
+               "tokenizer": "cl100k_base", "log_utilization_above": 0.75}
     assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
     policy = config_from_mapping({"tools": {"t": samples}}).policy_for("t")
     assert {key: getattr(policy, key) for key in samples} == samples
-    assert policy.tool_strategy
+    assert policy.tool_strategy and policy.explicit_strategy
 
 
 def test_every_setting_is_declared_once_and_derived() -> None:
@@ -213,6 +219,11 @@ def test_the_whole_config_must_be_a_mapping(data: Any) -> None:
         ({"plugins": {"disabled": ["x"]}}, "plugins.disabled: unknown key; did you mean "
                                            "'disable'?"),
         ({"zzz": 1}, "zzz: unknown key"),
+        ({"store": {"retension_days": 3}},
+         "store.retension_days: unknown key; did you mean 'retention_days'?"),
+        ({"store": {"backend": "memory", "url": "redis://localhost"}}, "store.url: unknown key"),
+        ({"store": {"backend": "filesystem", "options": {"url": "x"}}},
+         "store.options: unknown key"),
     ],
 )
 def test_unknown_keys_are_errors_with_a_suggestion(data: dict[str, Any], message: str) -> None:
@@ -292,3 +303,80 @@ def test_the_converter_float_hook_is_strict() -> None:
     for bad in (True, "0.5", None):
         with pytest.raises(TypeError, match="must be a number"):
             converter.structure(bad, float)
+
+
+# -- a backend's own settings (store.options) ----------------------------------------------
+
+
+def test_other_store_keys_are_the_backends_options() -> None:
+    """A backend from a plugin has settings of its own: the keys of ``store`` the core does
+    not know are kept, as written, for its factory to check."""
+    config = config_from_mapping({"store": {"backend": "kv", "url": "kv://host/0",
+                                            "prefix": "agents", "quota": 1000}})
+    assert config.store.quota == 1000
+    assert dict(config.store.options) == {"url": "kv://host/0", "prefix": "agents"}
+    assert dict(config.store.resolved().options) == dict(config.store.options)
+    with pytest.raises(TypeError):
+        config.store.options["url"] = "changed"  # type: ignore[index]
+    assert config_from_mapping({"store": {"backend": "kv"}}).store.options == {}
+
+
+def test_store_options_print_and_round_trip_where_they_were_written() -> None:
+    from truncation_core.config.converter import converter
+
+    config = config_from_mapping({"store": {"backend": "kv", "url": "kv://host/0"}})
+    data = converter.unstructure(config)["store"]
+    assert data["url"] == "kv://host/0" and "options" not in data
+    assert config_from_mapping({"store": data}) == config.__class__(store=config.store)
+
+
+def test_store_options_come_from_the_environment_too() -> None:
+    from truncation_core.config.sources import load_config
+
+    loaded = load_config(environ={"TRUNCATION_CORE_STORE__BACKEND": "kv",
+                                  "TRUNCATION_CORE_STORE__URL": "kv://host/0",
+                                  "TRUNCATION_CORE_STORE__SOCKET_TIMEOUT": "2.5"},
+                         start="/")
+    assert dict(loaded.config.store.options) == {"url": "kv://host/0", "socket_timeout": 2.5}
+
+
+def test_store_options_keys_must_be_strings() -> None:
+    assert problems({"store": {"backend": "kv", 1: "x"}}) == ("store[1]: unknown key",)
+
+
+def test_the_backend_factory_gets_the_options_and_reports_bad_ones() -> None:
+    from truncation_core.plugin import Provides, hookimpl
+    from truncation_core.storage.memory import MemoryStore
+
+    seen = []
+
+    class KeyValuePlugin:
+        @hookimpl
+        def provides(self) -> Provides:
+            def factory(config: Any) -> MemoryStore:
+                seen.append(dict(config.options))
+                bad = [f"store.{key}: unknown key for the kv backend"
+                       for key in config.options if key != "url"]
+                if bad:
+                    raise ConfigError(bad)
+                return MemoryStore(config.session)
+
+            return Provides(backends={"kv": factory})
+
+    Truncator({"store": {"backend": "kv", "url": "kv://h"}}, plugins=[KeyValuePlugin()],
+              load_entrypoints=False)
+    assert seen == [{"url": "kv://h"}]
+    with pytest.raises(ConfigError) as info:
+        Truncator({"store": {"backend": "kv", "ulr": "kv://h"}}, plugins=[KeyValuePlugin()],
+                  load_entrypoints=False)
+    assert info.value.problems == ("store.ulr: unknown key for the kv backend",)
+
+
+def test_store_options_built_in_code_are_checked_for_builtin_backends() -> None:
+    from truncation_core.config.model import StoreConfig
+
+    with pytest.raises(ConfigError, match=r"url: unknown key \(the filesystem backend has no "):
+        StoreConfig(options={"url": "redis://localhost"})
+    with pytest.raises(ConfigError, match="retension_days: unknown key; did you mean"):
+        StoreConfig(backend="memory", options={"retension_days": 1})
+    assert StoreConfig(backend="kv", options={"url": "x"}).options == {"url": "x"}

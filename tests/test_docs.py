@@ -55,6 +55,8 @@ def documented_default(value: Any) -> str:
     """How the reference writes a default: ``none`` for None, YAML spelling otherwise."""
     if value is None:
         return "none"
+    if isinstance(value, attrs.Factory):  # type: ignore[arg-type]
+        return documented_default(value.factory())
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
     return f"`{value}`"
@@ -206,9 +208,10 @@ def _result_fields() -> list[str]:
     from truncation_core.pipeline.results import TruncationMetadata
     from truncation_core.pipeline.stats import ToolStats
 
-    return sorted({*(a.name for a in attrs.fields(TruncationMetadata)),
+    return sorted({*TruncationMetadata.field_names(),
                    *(a.name for a in attrs.fields(Omission)), "chars",
-                   *(a.name for a in attrs.fields(ToolStats)), "truncation_rate"})
+                   *(a.name for a in attrs.fields(ToolStats)), "truncation_rate",
+                   "utilization_quantiles"})
 
 
 @pytest.mark.parametrize("name", _result_fields())

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from truncation_core import ContentFacts, Policy, Truncator, hookimpl
-from truncation_core.structured import stream_cut
+from truncation_core.structured import sniff
 from truncation_core.structured.gc_pause import paused_gc
 
 DOCUMENT = "[" + ", ".join(f'{{"id": {i}, "tags": ["a", "b"]}}' for i in range(3000)) + "]"
@@ -127,21 +127,22 @@ def test_a_finished_stream_no_longer_holds_its_parsed_document(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The stream object outlives its result (``with ... as s``); the parse must not."""
     parses: list[weakref.ref[Any]] = []
-    real_parse = stream_cut.parse
+    truncator = Truncator({"inline_limit": 2000, "spill": False}, load_entrypoints=False)
+    expected = truncator.process(DOCUMENT, tool="search_files").content
+    real_parse = sniff.parse
 
     def observed_parse(text: str) -> Any:
         parsed = real_parse(text)
         parses.append(weakref.ref(parsed))
         return parsed
 
-    monkeypatch.setattr(stream_cut, "parse", observed_parse)
-    truncator = Truncator({"inline_limit": 2000, "spill": False}, load_entrypoints=False)
+    monkeypatch.setattr(sniff, "parse", observed_parse)
     with truncator.stream(tool="search_files") as s:
         for start in range(0, len(DOCUMENT), 4096):
             s.write(DOCUMENT[start:start + 4096])
         result = s.result()
     assert result.metadata.strategy_used == "element"
-    assert result.content == truncator.process(DOCUMENT, tool="search_files").content
+    assert result.content == expected
     assert len(parses) == 1
     assert s.result() is result  # still answers, from the result it kept
     assert parses[0]() is None

@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from truncation_core import ConfigError, Provides, Truncator, hookimpl
+from truncation_core import (
+    ConfigError,
+    PluginLoadError,
+    PluginLoadWarning,
+    Provides,
+    Truncator,
+    hookimpl,
+)
 from truncation_core.storage.memory import MemoryStore
 
 
@@ -135,3 +142,71 @@ def test_hook_provides_a_plugin_overrides_a_builtin_backend() -> None:
     assert truncator.store is mine
     result = truncator.process("z\n" * 100)
     assert mine.stat(result.artifact.id) == result.artifact  # type: ignore[union-attr]
+
+
+# -- a bad answer is a plugin's bug, reported like an exception ------------------------------
+
+
+class _Answers:
+    """A plugin whose provides() returns *value* (or is a wrapper)."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.__name__ = name
+        self.value = value
+
+    @hookimpl
+    def provides(self) -> Any:
+        return self.value
+
+
+class _Wrapper:
+    __name__ = "wrapper"
+
+    @hookimpl(wrapper=True)
+    def provides(self) -> Any:
+        return (yield)
+
+
+BAD_ANSWERS = [
+    ("a-dict", {"strategies": {"x": "y"}}),
+    ("a-str", "tail"),
+    ("a-list", [Provides()]),
+    ("bad-names", Provides(strategies={"": "empty name"})),
+    ("bad-backend", Provides(backends={"b": "not callable"})),
+    ("bad-streamable", Provides(strategies={"s": "d"}, streamable={"other"})),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), BAD_ANSWERS, ids=[n for n, _ in BAD_ANSWERS])
+def test_hook_provides_a_wrong_answer_skips_the_plugin_with_a_warning(
+        name: str, value: Any) -> None:
+    with pytest.warns(PluginLoadWarning, match=f"plugin 'explicit.{name}' failed to load: "
+                                               "TypeError: provides"):
+        truncator = Truncator(plugins=[_Answers(name, value)], load_entrypoints=False,
+                              store=MemoryStore())
+    record = {p.name: p for p in truncator.plugins.list_plugins()}[f"explicit.{name}"]
+    assert record.status == "error" and record.hooks == ()
+    assert truncator.process("x\n" * 9000).metadata.strategy_used == "head_tail"
+
+
+def test_hook_provides_as_a_wrapper_is_refused_with_a_warning() -> None:
+    with pytest.warns(PluginLoadWarning, match="plugin 'explicit.wrapper' failed to load: "
+                                               "TypeError: provides.. must be a plain"):
+        truncator = Truncator(plugins=[_Wrapper()], load_entrypoints=False, store=MemoryStore())
+    assert "head_tail" in truncator.plugins.strategies  # the others' answers still count
+
+
+@pytest.mark.parametrize(("name", "value"), BAD_ANSWERS[:2], ids=[n for n, _ in BAD_ANSWERS[:2]])
+def test_hook_provides_a_wrong_answer_raises_in_strict_mode(name: str, value: Any) -> None:
+    with pytest.raises(PluginLoadError, match=f"plugin 'explicit.{name}' failed to load"):
+        Truncator({"plugins": {"strict": True}}, plugins=[_Answers(name, value)],
+                  load_entrypoints=False, store=MemoryStore())
+
+
+def test_hook_provides_declares_which_strategies_can_cut_long_streams() -> None:
+    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
+    assert truncator.plugins.streamable == {"head", "tail", "head_tail", "lines"}
+    # A plugin that provides a name again decides for it: here, not streamable.
+    again = Truncator(plugins=[_Answers("mine", Provides(strategies={"tail": "my tail"}))],
+                      load_entrypoints=False, store=MemoryStore())
+    assert again.plugins.streamable == {"head", "head_tail", "lines"}

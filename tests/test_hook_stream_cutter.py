@@ -121,3 +121,60 @@ def test_a_cutter_that_needs_no_more_is_not_fed_but_still_finishes() -> None:
                    [content.encode()[i:i + 77] for i in range(0, len(content), 77)]):
         assert streamed(truncator, chunks).content == "[77 chars of JSON]"
         assert plugin.cutter.fed == 77
+
+
+# -- a plugin's strategy runs in long streams exactly as in process() ------------------------
+
+
+class _TaggedTail:
+    """Overrides ``tail``: the built-in cut, tagged in the details. Declares it streamable
+    when *streamable*."""
+
+    def __init__(self, streamable: bool) -> None:
+        self.__name__ = f"tagged-tail-{streamable}"
+        self.streamable = streamable
+        self.texts: list[str] = []
+
+    @hookimpl
+    def provides(self) -> Provides:
+        return Provides(strategies={"tail": "the tail, tagged"},
+                        streamable={"tail"} if self.streamable else ())
+
+    @hookimpl
+    def truncate(self, strategy: str, text: Any, budget: Any, facts: Any,
+                 markers: Any) -> Cut | None:
+        if strategy != "tail":
+            return None
+        from truncation_core.plugin import cut_text
+
+        self.texts.append(type(text).__name__)
+        cut = cut_text(text, budget=budget, facts=facts, markers=markers, head_share=0.0)
+        return Cut(text=cut.text, omitted_chars=cut.omitted_chars,
+                   omitted_lines=cut.omitted_lines, omissions=cut.omissions,
+                   details={"by": "tagged"})
+
+
+def test_a_plugin_overriding_a_streamable_strategy_cuts_long_streams() -> None:
+    """The plugin's truncate wins in a stream longer than its kept ends, as in process()."""
+    plugin = _TaggedTail(streamable=True)
+    truncator = make({"inline_limit": 300, "default_strategy": "tail"}, plugins=[plugin])
+    log = "".join(f"step {i}: ok\n" for i in range(20000))
+    result = streamed(truncator, [log[i:i + 4096] for i in range(0, len(log), 4096)])
+    assert result.metadata.details == {"by": "tagged"}
+    assert plugin.texts == ["KeptEnds"]  # given the stream's ends, not the whole text
+    processed = truncator.process(log)
+    assert processed.metadata.details == {"by": "tagged"}
+    assert result.content.splitlines()[1:] == processed.content.splitlines()[1:]
+
+
+def test_a_plugin_strategy_that_does_not_stream_is_not_given_kept_ends() -> None:
+    """Overriding ``tail`` without declaring it streamable: a long stream is cut by
+    head_tail, and the notes say why; process() still uses the plugin."""
+    plugin = _TaggedTail(streamable=False)
+    truncator = make({"inline_limit": 300, "default_strategy": "tail"}, plugins=[plugin])
+    log = "".join(f"step {i}: ok\n" for i in range(20000))
+    result = streamed(truncator, [log])
+    assert plugin.texts == [] and result.metadata.strategy_used == "head_tail"
+    assert "strategy 'tail' cannot cut a stream this long; cut with head_tail instead" in (
+        result.metadata.notes)
+    assert truncator.process(log).metadata.details == {"by": "tagged"}

@@ -77,3 +77,29 @@ def test_every_hook_has_a_test_hook_module_with_tests(name: str) -> None:
     assert tests, f"{path.name} defines no tests"
     assert any(t.startswith(f"test_hook_{name}") for t in tests), (
         f"{path.name} needs a test named test_hook_{name}...")
+
+
+def _generator() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hooks_at_a_glance_table_is_generated_from_the_specs() -> None:
+    """The summary table (hook, first answer or all, when called, cost) says what the
+    specifications say (regenerate with ``python docs/generate.py``)."""
+    text = hooks_doc()
+    assert _generator().generated("hooks.md", text) == text  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", hook_names())
+def test_every_hook_says_when_it_is_called_and_what_it_costs(name: str) -> None:
+    doc = inspect.getdoc(getattr(hookspecs, name)) or ""
+    assert ":called:" in doc and ":cost:" in doc, name
+    row = next(line for line in hooks_doc().splitlines() if line.startswith(f"| [`{name}`]"))
+    firstresult = getattr(hookspecs, name).truncation_core_spec.get("firstresult")
+    assert ("the first that is not None" in row) == bool(firstresult)

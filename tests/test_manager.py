@@ -20,6 +20,7 @@ import pytest
 from distributions import SiteDir
 
 from truncation_core import (
+    ConfigError,
     PluginLoadError,
     PluginLoadWarning,
     Provides,
@@ -242,9 +243,9 @@ def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
     with pytest.raises(PluginLoadError):
         make({"plugins": {"strict": True}}, plugins=[Typo()], load_entrypoints=False)
     known = message.split("known hooks: ", 1)[1]
-    assert known.split(", ") == ["format_marker", "provides", "salient_patterns",
-                                 "select_strategy", "store_artifact", "stream_cutter",
-                                 "truncate"]
+    assert known.split(", ") == ["format_marker", "provides", "register_commands",
+                                 "salient_patterns", "select_strategy", "store_artifact",
+                                 "stream_cutter", "truncate"]
 
 
 def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> None:
@@ -256,11 +257,12 @@ def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> No
     from truncation_core.config.model import PluginsConfig
     from truncation_core.hooks.loader import _Loader, hook_names
 
-    loader = _Loader(PluginsConfig())
+    loader = _Loader(PluginsConfig(), {})
     loader.builtins()
     with pytest.raises(pluggy.PluginValidationError):
         loader.register(Typo(), name="typo", kind="explicit", target=None)
-    assert hook_names(loader.pm) == ["format_marker", "provides", "salient_patterns",
+    assert hook_names(loader.pm) == ["format_marker", "provides", "register_commands",
+                                     "salient_patterns",
                                      "select_strategy", "store_artifact", "stream_cutter",
                                      "truncate"]
 
@@ -447,3 +449,71 @@ def test_cli_plugins_loads_project_plugins_from_the_config_directory(
                                                             ["format_marker"])
     applied = run(trunc_exe, trunc_env, project / "sub", "apply", stdin=LOG)
     assert applied.returncode == 0 and "[project]" in applied.stdout
+
+
+# -- the operator's switches reach every way the library is built ----------------------------
+
+
+def test_environment_switches_reach_a_truncator_built_from_a_mapping(
+        two_plugins: Any, monkeypatch: pytest.MonkeyPatch, recwarn: Any) -> None:
+    """``Truncator(config={...})`` reads no configuration from the environment, but the
+    operator's plugin switches restrict it as they restrict the CLI."""
+    monkeypatch.setenv("TRUNCATION_CORE_DISABLE_PLUGINS", "one")
+    truncator = make({"plugins": {"disable": ["two"]}})
+    assert statuses(truncator) == {"example": "loaded", "one": "disabled", "two": "disabled"}
+    records = {p.name: p for p in truncator.plugins.list_plugins()}
+    assert records["one"].disabled_by == "TRUNCATION_CORE_DISABLE_PLUGINS"
+    assert records["two"].disabled_by == "plugins.disable"
+    assert "[one]" not in truncator.process(LOG).content
+    monkeypatch.setenv("TRUNCATION_CORE_PLUGINS", "example,two")
+    # The allowlist narrows what configuration enables; it never loads what it left out.
+    assert statuses(make({"plugins": {"enable": ["example"]}})) == {
+        "example": "loaded", "one": "disabled", "two": "disabled"}
+    monkeypatch.delenv("TRUNCATION_CORE_PLUGINS")
+    monkeypatch.delenv("TRUNCATION_CORE_DISABLE_PLUGINS")
+    monkeypatch.setenv("TRUNCATION_CORE_DISABLE_PLUGIN_AUTOLOAD", "1")
+    assert statuses(make()) == {}
+    monkeypatch.delenv("TRUNCATION_CORE_DISABLE_PLUGIN_AUTOLOAD")
+    monkeypatch.setenv("TRUNCATION_CORE_STRICT_PLUGINS", "1")
+    with pytest.raises(PluginLoadError, match="plugin 'two' from tc-two"):
+        make()
+
+
+def test_a_strategy_of_a_disabled_plugin_warns_once_and_falls_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Disabling a plugin whose strategy the configuration names is not an error: one
+    warning names the plugin, what disabled it and the key, and the default stands in."""
+    monkeypatch.setenv("TRUNCATION_CORE_DISABLE_PLUGINS", "example")
+    with pytest.warns(PluginLoadWarning) as caught:
+        truncator = make({"default_strategy": "sample", "tools": {"t": {"strategy": "sample",
+                                                                        "inline_limit": 300}}})
+    messages = [str(w.message) for w in caught]
+    assert messages == [
+        "default_strategy names 'sample', which no loaded plugin provides; disabled plugin "
+        "'example' (TRUNCATION_CORE_DISABLE_PLUGINS) may provide it: using head_tail",
+        "tools.t.strategy names 'sample', which no loaded plugin provides; disabled plugin "
+        "'example' (TRUNCATION_CORE_DISABLE_PLUGINS) may provide it: using the default "
+        "strategy"]
+    assert truncator.policy("t").strategy == "head_tail"
+    assert truncator.policy("t").inline_limit == 300  # the rest of the override stays
+    assert truncator.process(LOG, tool="t").metadata.strategy_used == "head_tail"
+
+
+def test_an_unknown_strategy_with_no_plugin_disabled_is_still_an_error() -> None:
+    """Negative control: without a disabled plugin, an unknown name is a typo."""
+    with pytest.raises(ConfigError, match="default_strategy: unknown strategy 'sampel'"):
+        make({"default_strategy": "sampel"})
+
+
+def test_cli_goes_on_when_a_configured_plugin_is_disabled(
+        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / ".truncation.yaml").write_text("default_strategy: sample\n")
+    env = {**trunc_env, "TRUNCATION_CORE_DISABLE_PLUGINS": "example"}
+    for args in (("apply", "--limit", "300"), ("config", "validate"), ("artifacts", "list")):
+        done = run(trunc_exe, env, tmp_path, *args, stdin=LOG)
+        assert done.returncode == 0, (args, done.stderr)
+        warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+        assert warnings == [
+            "warning: default_strategy names 'sample', which no loaded plugin provides; "
+            "disabled plugin 'example' (TRUNCATION_CORE_DISABLE_PLUGINS) may provide it: "
+            "using head_tail"], args

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from faults import Broken, BrokenWriter
-from reference import expected_marker
+from reference import expected_marker, line_count
 
 from truncation_core import Cut, Provides, Truncator, hookimpl
 from truncation_core.errors import PluginLoadError, PluginLoadWarning
@@ -134,6 +134,7 @@ def test_store_failure_degrades_to_an_inline_truncation_that_says_so(
     assert not result.content.startswith("[Artifact:")
     region = meta.omissions[0]
     assert expected_marker("middle", chars=region.chars, lines=region.lines,
+                           total_chars=len(LOG), total_lines=line_count(LOG),
                            unavailable="the artifact store failed") in result.content
     error = "TypeError" if at == "bad-commit" else "ValueError"
     assert meta.notes == (f"plugin 'explicit.broken' raised {error} in store_artifact; the "

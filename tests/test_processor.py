@@ -27,6 +27,7 @@ from truncation_core import (
     Truncator,
     hookimpl,
 )
+from truncation_core.tokens.estimate import EstimateTokenizer
 
 
 @contextmanager
@@ -120,9 +121,17 @@ def test_over_the_limit_is_cut_by_the_selected_strategy_within_budget() -> None:
     assert truncator.store.list() == [result.artifact]
     assert meta.artifact_id == result.artifact.id
     assert meta.original_bytes == len(text)
-    assert meta.estimated_tokens == (len(result.content) + 3) // 4
-    assert meta.original_tokens == (len(text) + 3) // 4
+    # Counted by the default tokenizer, estimate (tests/tokens/ checks it against real ones).
+    assert meta.tokenizer == "estimate" and meta.max_tokens is None
+    assert meta.estimated_tokens == EstimateTokenizer().count(result.content)
+    # 6,000 characters is more than a stream keeps of it (two windows): extrapolated from
+    # its ends, as a stream would, and said so.
+    assert not meta.original_tokens_counted
+    assert abs(meta.original_tokens - EstimateTokenizer().count(text)) < 0.05 * meta.original_tokens
     assert meta.limits == Budget(chars=500)
+    small = truncator.process(log_text(25)).metadata  # within two windows: counted whole
+    assert small.was_truncated and small.original_tokens_counted
+    assert small.original_tokens == EstimateTokenizer().count(log_text(25))
 
 
 def test_config_mapping_is_accepted_directly() -> None:
@@ -284,7 +293,8 @@ def test_spill_off_keeps_nothing_and_the_marker_has_no_hint() -> None:
     assert truncator.store.list() == []
     assert result.metadata.original_bytes is None
     region = result.metadata.omissions[0]
-    assert expected_marker("middle", chars=region.chars, lines=region.lines) in result.content
+    assert expected_marker("middle", chars=region.chars, lines=region.lines,
+                           total_chars=len(text), total_lines=line_count(text)) in result.content
     assert "get_artifact" not in result.content
 
 
@@ -301,6 +311,7 @@ def test_marker_tells_how_to_read_back_what_it_replaces() -> None:
     result = truncator.process(text, tool="read_file")
     region = result.metadata.omissions[0]
     marker = expected_marker("middle", chars=region.chars, lines=region.lines,
+                             total_chars=len(text), total_lines=line_count(text),
                              first=region.first_line, last=region.last_line,
                              artifact_id=result.artifact.id,  # type: ignore[union-attr]
                              start_byte=len(text[:region.start].encode()),
@@ -344,6 +355,7 @@ def test_a_failing_store_degrades_to_an_inline_truncation_that_says_so(
     assert not result.content.startswith("[Artifact:")  # no reference to a missing artifact
     region = meta.omissions[0]
     assert expected_marker("middle", chars=region.chars, lines=region.lines,
+                           total_chars=len(text), total_lines=line_count(text),
                            unavailable=reason) in result.content
     assert truncator.stats()["read_file"].artifacts == 0
     if at != "open":

@@ -66,8 +66,13 @@ def test_to_dict() -> None:
     truncator.process(SMALL, tool="a")
     data = truncator.stats().to_dict()
     assert list(data) == ["a", "b"]
+    use = [0] * 21
+    use[len(SMALL) * 20 // 1000] = 1
     assert data["a"] == {"calls": 1, "truncations": 0, "artifacts": 0, "chars_saved": 0,
-                         "truncation_rate": 0.0}
+                         "utilization": use, "truncation_rate": 0.0,
+                         "utilization_quantiles": {"p50": (use.index(1) + 1) / 20,
+                                                   "p90": (use.index(1) + 1) / 20,
+                                                   "p99": (use.index(1) + 1) / 20}}
     assert data["b"]["truncation_rate"] == 1.0
 
 

@@ -179,6 +179,7 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
 
     expected = expected_marker(
         position, chars=end - start, lines=whole, first=first_line, last=last_line,
+        total_chars=len(text), total_lines=line_count(text),
         artifact_id=result.artifact.id if result.artifact else None,
         start_byte=utf8_len(text[:start]), end_byte=utf8_len(text[:end]))
     if marker != expected:
@@ -256,7 +257,7 @@ def test_a_budget_too_small_for_any_marker_gets_the_fallback(
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
 @given(line=one_line, newline=st.sampled_from(["", "\n", "\r\n", "\r"]),
-       chars=st.integers(70, 400), bytes_=st.none() | st.integers(250, 1200))
+       chars=st.integers(95, 400), bytes_=st.none() | st.integers(250, 1200))
 def test_a_single_line_longer_than_the_budget_still_gives_a_preview(
         name: str, line: str, newline: str, chars: int, bytes_: int | None) -> None:
     text = line + newline
@@ -281,10 +282,12 @@ def test_character_strategies_use_most_of_the_budget(name: str, text: str, chars
     if not result.metadata.was_truncated:
         return
     position = position_of(name, 0.6)
-    worst = expected_marker(position, chars=len(text), lines=line_count(text))
+    worst = expected_marker(position, chars=len(text), lines=line_count(text),
+                            total_chars=len(text), total_lines=line_count(text))
     room = min(len(text), chars - len(worst))
     assume(room > 0 and marker == expected_marker(
-        position, chars=result.metadata.omitted_chars, lines=result.metadata.omitted_lines))
+        position, chars=result.metadata.omitted_chars, lines=result.metadata.omitted_lines,
+        total_chars=len(text), total_lines=line_count(text)))
     assert len(head) + len(tail) >= (3 * room) // 4 - 3, (len(head), len(tail), room)
 
 
@@ -304,7 +307,8 @@ def test_lines_keeps_as_many_whole_lines_as_fit(direction: str, lines: list[str]
         return
     kept = head if direction == "head" else tail
     position = position_of(name, 0.6)
-    worst = expected_marker(position, chars=len(text), lines=line_count(text))
+    worst = expected_marker(position, chars=len(text), lines=line_count(text),
+                            total_chars=len(text), total_lines=line_count(text))
     all_lines = [line + ending for line in lines]
     edge_line = all_lines[0] if direction == "head" else all_lines[-1]
     if cut_mid_line(name, result.metadata.notes):
@@ -326,13 +330,14 @@ def test_the_marker_is_used_when_it_fits_though_its_worst_case_does_not() -> Non
     """Regression (found by the property test above): the room reserved for the marker is
     its worst case (every number at its widest); when that exceeded the budget, the '…'
     fallback was used although the real marker, with smaller numbers, fitted exactly."""
-    text, budget = "\n" * 9 + "0", Budget(chars=162, lines=2)
+    text, budget = "\n" * 9 + "0", Budget(chars=185, lines=2)
     truncator = make_truncator("tail", budget, spill=True)
     result = truncator.process(text)
     _head, marker, tail = check_result(text, result, budget, name="tail")
     assert result.metadata.notes == ()
-    assert marker.startswith("... [Beginning omitted: 9 lines / 9 chars; get_artifact(")
-    assert tail == "0" and len(result.content) == 162  # the budget, exactly
+    assert marker.startswith("... [Beginning omitted: 9 lines / 9 chars of 10 lines / 10 "
+                             "chars; get_artifact(")
+    assert tail == "0" and len(result.content) == 185  # the budget, exactly
 
 
 @pytest.mark.parametrize("name", ["lines-head", "lines-tail"])

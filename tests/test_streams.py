@@ -20,6 +20,7 @@ from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.streaming.ends import KeptEnds, MiddleUnavailable
 from truncation_core.text.measure import measure
+from truncation_core.tokens.estimate import EstimateTokenizer
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:
@@ -113,6 +114,8 @@ def normalized(result: Any) -> dict[str, Any]:
     if result.artifact is not None:
         content = content.replace(result.artifact.id, "<id>")
         meta["artifact_id"] = "<id>"
+        # The id is random, and its tokens with it: the count is of what is shown.
+        assert meta.pop("estimated_tokens") == EstimateTokenizer().count(result.content)
         for region in meta["omissions"]:
             if region["retrieve"] is not None:
                 region["retrieve"]["artifact_id"] = "<id>"

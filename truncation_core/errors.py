@@ -62,19 +62,27 @@ class UntrustedConfigWarning(UserWarning):
     (see :mod:`truncation_core.config.trust`)."""
 
 
+class PluginDisabledWarning(PluginLoadWarning):
+    """Configuration names a strategy or backend that no loaded plugin provides, while a
+    plugin that may provide it is disabled: the default stands in. Not a configuration
+    error: the operator (or the configuration) chose to disable the plugin."""
+
+
 class ArtifactError(TruncationCoreError):
     """Base class for artifact storage and retrieval errors."""
 
 
 class InvalidArtifactId(ArtifactError, ValueError):
-    """An artifact id does not have the form ``art_<timestamp>_<32 hex digits>``."""
+    """An artifact id does not have the form ``art_<timestamp>_<32 hex digits>`` (nor, where
+    a tool call id is accepted too, that of a tool call id)."""
 
-    def __init__(self, value: object) -> None:
+    def __init__(self, value: object, *, handles: bool = False) -> None:
         self.description = describe_untrusted(value)
-        super().__init__(
-            "artifact_id: expected the form art_<unix timestamp>_<32 lowercase hex digits>, "
-            f"got {self.description}"
-        )
+        expected = ("an artifact id (art_<unix timestamp>_<32 lowercase hex digits>) or a tool "
+                    "call id (1 to 128 ASCII letters, digits, '_', '.', ':' or '-', starting "
+                    "with a letter or digit, not with art_)" if handles
+                    else "the form art_<unix timestamp>_<32 lowercase hex digits>")
+        super().__init__(f"artifact_id: expected {expected}, got {self.description}")
 
 
 class InvalidSessionId(ArtifactError, ValueError):
@@ -99,6 +107,15 @@ class ArtifactNotFound(ArtifactError, LookupError):
 
     def __str__(self) -> str:  # LookupError would otherwise quote the message
         return str(self.args[0])
+
+    @classmethod
+    def for_tool_call(cls, tool_call_id: str) -> ArtifactNotFound:
+        """No artifact is stored for *tool_call_id*. The id is described, not repeated: it
+        comes from a model's tool call, and may be copied from anything."""
+        error = cls(tool_call_id)
+        error.args = (f"no artifact is stored for the tool call id given "
+                      f"({describe_untrusted(tool_call_id)})",)
+        return error
 
 
 class StoreError(ArtifactError, OSError):

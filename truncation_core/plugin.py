@@ -14,13 +14,19 @@
   :func:`is_line_start`);
 * the seam for streams, :class:`IncrementalCut`, and highlight patterns,
   :class:`SalientPattern`;
+* for tokenizers (``Provides(tokenizers=...)``): the :class:`Tokenizer` contract, the fits
+  built on ``count`` alone (:func:`fit_prefix_by_count`, :func:`fit_suffix_by_count`),
+  :func:`visible_text`, and the pre-tokenizer patterns of cl100k_base and o200k_base
+  (:data:`CL100K_PATTERN`, :data:`O200K_PATTERN`);
 * the storage protocol, for backends: :class:`StorageBackend`, :class:`ArtifactStore`,
   :class:`ArtifactWriter`, :class:`WriterBase`, :class:`SessionInfo`, :class:`CleanReport`,
   :class:`StoreConfig`, the artifact model (:class:`ArtifactInfo`, :class:`ArtifactRef`,
   :class:`ArtifactCut`, :func:`new_artifact_id`, :func:`validate_artifact_id`,
-  :func:`new_session_id`, :func:`validate_session_id`), the metadata documents
+  :func:`new_session_id`, :func:`validate_session_id`, :func:`human_size`), the metadata
+  documents
   (:func:`ref_document`, :func:`ref_from_document`), :class:`Retrieval` for backends that
-  read faster than through ``open``, and the errors a backend raises.
+  read faster than through ``open``, and the errors a backend raises (``ConfigError`` for
+  its settings).
 
 Names load on first use, so that a plugin module importing this stays cheap to import. To
 test a plugin, see :mod:`truncation_core.testing`.
@@ -73,12 +79,23 @@ _EXPORTS = {
     "ref_document": "truncation_core.artifacts.documents",
     "ref_from_document": "truncation_core.artifacts.documents",
     "Retrieval": "truncation_core.retrieval",
+    "human_size": "truncation_core.artifacts.model",
     "ArtifactNotFound": "truncation_core.errors",
+    "ConfigError": "truncation_core.errors",
     "StoreError": "truncation_core.errors",
     "StoreFull": "truncation_core.errors",
+    "TruncationCoreError": "truncation_core.errors",
+    "Tokenizer": "truncation_core.tokens.contract",
+    "fit_prefix_by_count": "truncation_core.tokens.contract",
+    "fit_suffix_by_count": "truncation_core.tokens.contract",
+    "visible_text": "truncation_core.tokens.contract",
+    "CL100K_PATTERN": "truncation_core.tokens.pretokenize",
+    "O200K_PATTERN": "truncation_core.tokens.pretokenize",
 }
 
 __all__ = [
+    "CL100K_PATTERN",
+    "O200K_PATTERN",
     "ArtifactCut",
     "ArtifactInfo",
     "ArtifactNotFound",
@@ -88,6 +105,7 @@ __all__ = [
     "ArtifactWriter",
     "Budget",
     "CleanReport",
+    "ConfigError",
     "ContentFacts",
     "Cut",
     "ElementOmission",
@@ -105,12 +123,17 @@ __all__ = [
     "StoreConfig",
     "StoreError",
     "StoreFull",
+    "Tokenizer",
+    "TruncationCoreError",
     "WriterBase",
     "count_lines",
     "cut_text",
     "fit_prefix",
+    "fit_prefix_by_count",
     "fit_suffix",
+    "fit_suffix_by_count",
     "hookimpl",
+    "human_size",
     "is_line_start",
     "measure",
     "new_artifact_id",
@@ -122,6 +145,7 @@ __all__ = [
     "snap_suffix",
     "validate_artifact_id",
     "validate_session_id",
+    "visible_text",
 ]
 
 
@@ -144,13 +168,20 @@ if TYPE_CHECKING:
         ArtifactCut,
         ArtifactInfo,
         ArtifactRef,
+        human_size,
         new_artifact_id,
         new_session_id,
         validate_artifact_id,
         validate_session_id,
     )
     from truncation_core.config.model import Policy, StoreConfig
-    from truncation_core.errors import ArtifactNotFound, StoreError, StoreFull
+    from truncation_core.errors import (
+        ArtifactNotFound,
+        ConfigError,
+        StoreError,
+        StoreFull,
+        TruncationCoreError,
+    )
     from truncation_core.highlights.patterns import SalientPattern
     from truncation_core.hooks.models import (
         ArtifactSpan,
@@ -184,3 +215,10 @@ if TYPE_CHECKING:
         snap_suffix,
     )
     from truncation_core.text.measure import count_lines, is_line_start, measure
+    from truncation_core.tokens.contract import (
+        Tokenizer,
+        fit_prefix_by_count,
+        fit_suffix_by_count,
+        visible_text,
+    )
+    from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN

@@ -7,7 +7,9 @@ pipeline (:mod:`truncation_core.pipeline.pipeline`), which a stream uses too.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -17,25 +19,37 @@ import attrs
 
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
-from truncation_core.config.model import Config, Policy, config_from_mapping
-from truncation_core.errors import ConfigError, PluginLoadWarning, StoreError, did_you_mean
+from truncation_core.config.model import Config, Policy
+from truncation_core.errors import (
+    ConfigError,
+    PluginDisabledWarning,
+    PluginLoadWarning,
+    StoreError,
+    did_you_mean,
+)
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
 from truncation_core.pipeline.pipeline import Pipeline
 from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
-from truncation_core.pipeline.stats import CallCounter, Stats, StatsRecorder
+from truncation_core.pipeline.stats import BUCKETS, CallCounter, Stats, StatsRecorder, log_use
 from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
+    from truncation_core.tokens.contract import Tokenizer
     from truncation_core.tools.calls import ToolResult
 
 __all__ = ["Truncator"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+log = logging.getLogger("truncation_core")
+
+#: A character is at most 4 bytes of UTF-8, and a byte-level token at least one byte.
+_MAX_TOKENS_PER_CHAR = 4
 
 
 @attrs.frozen
@@ -47,13 +61,26 @@ class _ToolSlot:
     budget: Budget
     count_call: CallCounter
     #: A ``str`` this long or shorter is within every limit without measuring it: the inline
-    #: limit, or -1 when bytes or lines are limited too (then the text must be measured).
+    #: limit (and a quarter of ``max_tokens`` under a byte-level tokenizer), or -1 when bytes
+    #: or lines are limited too, or tokens under another tokenizer (then it is measured).
     unmeasured_chars: int
+    #: The utilization histogram's counters (see :mod:`truncation_core.pipeline.stats`).
+    use: list[itertools.count[int]]
+    #: A result longer than this is over ``log_utilization_above`` of ``inline_limit``.
+    log_chars: int
 
     @classmethod
-    def of(cls, policy: Policy, count_call: CallCounter) -> _ToolSlot:
-        plain = policy.max_bytes is None and policy.max_lines is None
-        return cls(policy, policy.budget, count_call, policy.inline_limit if plain else -1)
+    def of(cls, policy: Policy, count_call: CallCounter,
+           use: list[itertools.count[int]]) -> _ToolSlot:
+        unmeasured = (policy.inline_limit
+                      if policy.max_bytes is None and policy.max_lines is None else -1)
+        if policy.max_tokens is not None and unmeasured >= 0:
+            byte_level = policy.counter is not None and policy.counter.byte_level
+            unmeasured = (min(unmeasured, policy.max_tokens // _MAX_TOKENS_PER_CHAR)
+                          if byte_level else -1)
+        share = policy.log_utilization_above
+        log_chars = sys.maxsize if share is None else int(share * policy.inline_limit)
+        return cls(policy, policy.budget, count_call, unmeasured, use, log_chars)
 
 
 class Truncator:
@@ -89,6 +116,8 @@ class Truncator:
         if config is None:
             config = Config()
         elif not isinstance(config, Config):
+            from truncation_core.config.converter import config_from_mapping
+
             config = config_from_mapping(config)
         self.plugins = PluginHost.build(settings=config.plugins, plugins=plugins,
                                         load_entrypoints=load_entrypoints,
@@ -155,7 +184,7 @@ class Truncator:
                                    plugin=self.plugins.backend_providers.get(config.backend))
             message = (f"store.backend: the {config.backend!r} backend could not be opened "
                        f"({failure.describe(f'the {NAME} backend keeps artifacts instead')})")
-            logging.getLogger("truncation_core").warning("%s", message)
+            log.warning("%s", message)
             warnings.warn(message, PluginLoadWarning, stacklevel=3)
             return FilesystemStore.from_config(attrs.evolve(config, backend=NAME))
         return store
@@ -175,9 +204,26 @@ class Truncator:
     def _slot(self, tool: str | None) -> _ToolSlot:
         slot = self._slots.get(tool)
         if slot is None:
-            new = _ToolSlot.of(self.config.policy_for(tool), self._stats.call_counter(tool))
+            policy = self.config.policy_for(tool)
+            policy = attrs.evolve(policy, counter=self._tokenizer(policy))
+            new = _ToolSlot.of(policy, self._stats.call_counter(tool),
+                               self._stats.use_counters(tool))
             slot = self._slots.setdefault(tool, new)
         return slot
+
+    def _tokenizer(self, policy: Policy) -> Tokenizer:
+        """The tokenizer *policy* names, from its plugin; ``estimate`` if the plugin's
+        factory fails (which is reported), unless ``plugins.strict``."""
+        try:
+            return self.plugins.tokenizer(policy.tokenizer)
+        except Exception as exc:
+            if self.plugins.strict:
+                raise
+            failure = PluginFailure.of(exc, "provides", self.plugins)
+            log.warning("%s (tool=%s)", failure.describe(
+                f"tokenizer {policy.tokenizer!r} could not be made; counting with estimate"),
+                policy.tool)
+            return self.plugins.tokenizer("estimate")
 
     def stats(self) -> Stats:
         """Per-tool calls, truncations, artifacts created, characters saved, and rates."""
@@ -208,6 +254,10 @@ class Truncator:
         slot.count_call()
         if type(content) is str:
             if len(content) <= slot.unmeasured_chars:
+                next(slot.use[len(content) * (BUCKETS - 1) // slot.budget.chars])
+                if len(content) > slot.log_chars:
+                    log_use(tool, len(content) / slot.budget.chars, "inline_limit",
+                            chars=len(content), truncated=False)
                 return TruncationResult(content, policy=slot.policy)
             text, raw = content, None
         elif isinstance(content, bytes | bytearray | memoryview):
@@ -221,10 +271,16 @@ class Truncator:
             raise TypeError(f"content: expected str or bytes, got {type(content).__name__}")
         policy = slot.policy
         if context.get("already_truncated"):
+            self._pipeline.record_use(policy, measure(text), None, truncated=False)
             return TruncationResult(text, metadata=TruncationMetadata.unchanged(
                 text, policy, opted_out=True))
-        if len(text) <= slot.budget.chars and slot.budget.admits(measure(text)):
-            return TruncationResult(text, policy=policy)
+        if len(text) <= slot.budget.chars:
+            size = measure(text)
+            if slot.budget.admits(size):
+                within, tokens = self._pipeline.within_tokens(policy, text, size.bytes)
+                if within:
+                    self._pipeline.record_use(policy, size, tokens, truncated=False)
+                    return TruncationResult(text, policy=policy)
         return self._pipeline.run(text, raw, policy, slot.budget, tool, context)
 
     def stream(self, *, tool: str | None = None, **context: Any) -> Stream:
@@ -292,13 +348,17 @@ class Truncator:
 
         return tool_schemas(format)
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None
-                  ) -> ToolResult:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
+                  names: Mapping[str, str] | None = None) -> ToolResult:
         """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
-        raises: errors come back in the result (400 bad call, 404 unknown artifact)."""
+        raises: errors come back in the result (400 bad call, 404 unknown artifact).
+
+        *names* maps tool names to the names the model knows the tools by, when they differ
+        (``{"get_artifact": "trunc_get_artifact"}``): the calls the result suggests use them.
+        """
         from truncation_core.tools.calls import call_tool
 
-        return call_tool(self, name, arguments)
+        return call_tool(self, name, arguments, names=names)
 
     def tool(self, name: str | Callable[..., Any] | None = None) -> Any:
         """Decorator: the function's result goes through :meth:`process` as tool *name*
@@ -313,14 +373,15 @@ class Truncator:
             return wrap_tool(self, name, getattr(name, "__name__", "tool"))
 
         def decorate(fn: _F) -> _F:
-            return wrap_tool(self, fn, name or getattr(fn, "__name__", "tool"))  # type: ignore[return-value]
+            tool_name = name if isinstance(name, str) else getattr(fn, "__name__", "tool")
+            return wrap_tool(self, fn, tool_name)  # type: ignore[return-value]
 
         return decorate
 
     async def aprocess(self, content: str | bytes, *, tool: str | None = None,
                        **context: Any) -> TruncationResult:
         """:meth:`process` for async code: content over its limit is cut and stored in a
-        worker thread, so the event loop is never blocked (NFR-004). Content within its
+        worker thread, so the event loop is never blocked. Content within its
         limit is returned at once."""
         slot = self._slots.get(tool) or self._slot(tool)
         if type(content) is str and len(content) <= slot.unmeasured_chars:
@@ -332,7 +393,8 @@ class Truncator:
 
 
 def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | None) -> Config:
-    """*config*, once every strategy and backend it names is one the loaded plugins provide.
+    """*config*, once every strategy, backend and tokenizer it names is one the loaded
+    plugins provide.
 
     An unknown name is a configuration error (a typo), unless a plugin that might provide it
     was disabled (by configuration or the operator's environment): then one warning says
@@ -341,17 +403,30 @@ def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | N
     disabled = plugins.disabled()
     problems: list[str] = []
     fallbacks: dict[str, Any] = {}
-    available = sorted(plugins.strategies)
-    for path, name in config.strategy_names().items():
-        if name in plugins.strategies:
-            continue
-        if disabled:
-            _warn_disabled(disabled, path, name, "head_tail" if path == "default_strategy"
-                           else "the default strategy")
-            fallbacks[path] = name
-            continue
-        problems.append(f"{path}: unknown strategy {name!r}{did_you_mean(name, available)}"
-                        f" (available: {', '.join(available)})")
+    for kind, names, available in (
+            ("strategy", config.strategy_names(), plugins.strategies),
+            ("tokenizer", config.tokenizer_names(), plugins.tokenizers)):
+        known = sorted(available)
+        for path, name in names.items():
+            if name in available:
+                continue
+            if disabled:
+                instead = {"default_strategy": "head_tail", "tokenizer": "estimate"}.get(
+                    path, f"the default {kind}")
+                _warn_disabled(disabled, path, name, instead)
+                fallbacks[path] = name
+                continue
+            hint = did_you_mean(name, known)
+            if not hint and kind == "tokenizer":
+                elsewhere = (name if name in _PROVIDED_ELSEWHERE
+                             else did_you_mean(name, _PROVIDED_ELSEWHERE)[16:-2])
+                if elsewhere:
+                    package = _PROVIDED_ELSEWHERE[elsewhere]
+                    hint = (f"{'' if elsewhere == name else f'; did you mean {elsewhere!r}?'}"
+                            f"; {elsewhere!r} is provided by the {package} plugin (pip "
+                            f"install {package})")
+            problems.append(f"{path}: unknown {kind} {name!r}{hint}"
+                            f" (available: {', '.join(known)})")
     backend = config.store.backend
     if store is None and backend not in plugins.backends:
         if disabled:
@@ -367,25 +442,33 @@ def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | N
     if not fallbacks:
         return config
     defaults = Config()
-    tools = {tool: (override if f"tools.{tool}.strategy" not in fallbacks
-                    else _without_strategy(override))
+    tools = {tool: _without(override, {key for key in ("strategy", "tokenizer")
+                                       if f"tools.{tool}.{key}" in fallbacks})
              for tool, override in config.tools.items()}
     return attrs.evolve(
         config, tools=tools,
         default_strategy=(defaults.default_strategy if "default_strategy" in fallbacks
                           else config.default_strategy),
+        tokenizer=defaults.tokenizer if "tokenizer" in fallbacks else config.tokenizer,
         store=(attrs.evolve(config.store, backend=defaults.store.backend)
                if "store.backend" in fallbacks else config.store))
 
 
-def _without_strategy(override: Any) -> Any:
+#: Names first-party plugins provide, for the error when the plugin is not installed.
+_PROVIDED_ELSEWHERE = {"cl100k_base": "truncation-core-tiktoken",
+                       "o200k_base": "truncation-core-tiktoken"}
+
+
+def _without(override: Any, keys: set[str]) -> Any:
+    if not keys:
+        return override
     from truncation_core.config.settings import ToolConfig
 
-    return ToolConfig(**{k: v for k, v in override.overrides.items() if k != "strategy"})
+    return ToolConfig(**{k: v for k, v in override.overrides.items() if k not in keys})
 
 
 def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> None:
     which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
     warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; disabled "
                   f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it: "
-                  f"using {instead}", PluginLoadWarning, stacklevel=4)
+                  f"using {instead}", PluginDisabledWarning, stacklevel=4)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import secrets
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from redis_server import redis_server  # noqa: F401 (a fixture)
 
 from truncation_core import Truncator
 from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.storage.memory import MemoryBackend
+from truncation_core.storage.protocol import ArtifactStore
 
 
 @pytest.fixture
@@ -28,6 +33,50 @@ def store(root_path: Path) -> Iterator[FilesystemStore]:
 @pytest.fixture
 def truncator(root_path: Path) -> Truncator:
     return Truncator({"store": {"root": str(root_path)}}, load_entrypoints=False)
+
+
+#: The backends every backend-neutral test runs on: the built-in ones, and the redis plugin's
+#: (against a real redis-server the tests start).
+BACKENDS = ("filesystem", "memory", "redis")
+
+#: ``make(session=None, **redis_settings) -> store``: a store of the backend under test.
+StoreMaker = Callable[..., ArtifactStore]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def make_store(request: pytest.FixtureRequest,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[StoreMaker]:
+    """Stores of one backend (each parameter), all of one family: a store made with a
+    session id reaches what another made with that id stored. Redis settings (such as a tiny
+    ``chunk_size``) apply to the redis backend only."""
+    kind = request.param
+    if kind == "filesystem":
+        root = ArtifactRoot(str(tmp_path_factory.mktemp("stores") / "artifacts"))
+
+        def filesystem(session: str | None = None, **_: Any) -> ArtifactStore:
+            return FilesystemStore(root, session)
+
+        yield filesystem
+        root.close()
+    elif kind == "memory":
+        memory = MemoryBackend()
+
+        def in_memory(session: str | None = None, **_: Any) -> ArtifactStore:
+            return memory.session(session)
+
+        yield in_memory
+    else:
+        server = request.getfixturevalue("redis_server")
+        from truncation_core_redis import RedisStore
+
+        client = server.client()
+        prefix = "t" + secrets.token_hex(4)
+
+        def redis(session: str | None = None, **settings: Any) -> ArtifactStore:
+            return RedisStore(client=client, session=session, prefix=prefix, **settings)
+
+        yield redis
+        client.close()
 
 
 def put(store: FilesystemStore | object, data: bytes, **info: object) -> ArtifactRef:

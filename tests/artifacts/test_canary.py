@@ -29,7 +29,7 @@ def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
     canary = "CANARY-" + secrets.token_hex(8)
     name_canary = "canary_" + secrets.token_hex(8)  # an identifier: a plausible argument name
     caplog.set_level(logging.DEBUG, logger="truncation_core")
-    t = Truncator({"inline_limit": 300, "max_artifact_size": 4000,
+    t = Truncator({"inline_limit": 400, "max_artifact_size": 4000,
                    "store": {"root": str(root_path)}}, load_entrypoints=False)
     content = "".join(f"line {i} {canary}\n" for i in range(2000))
     seen: list[str] = []

@@ -83,7 +83,7 @@ def test_list_show_head_tail_grep(workspace: Path) -> None:
 def test_errors_are_one_clear_line(workspace: Path) -> None:
     make_artifact(workspace)
     result = CliRunner().invoke(cli, ["artifacts", "show", "../../etc/passwd"])
-    assert result.exit_code != 0 and "artifact_id: expected the form" in result.output
+    assert result.exit_code != 0 and "artifact_id: expected an artifact id (art_" in result.output
     result = CliRunner().invoke(cli, ["artifacts", "show", "art_1_" + "0" * 32])
     assert result.exit_code != 0 and "not found" in result.output
     result = CliRunner().invoke(cli, ["artifacts", "clean", "--older-than", "7x"])

@@ -209,6 +209,7 @@ def test_bad_calls_get_structured_errors(small: Truncator, name: str, arguments:
     assert result.content.startswith(f"Error {code}")
 
 
+@pytest.mark.slow
 def test_catastrophic_backtracking_is_answered_or_stopped(small: Truncator) -> None:
     """RE2 answers (a+)+$ in linear time; a pattern RE2 does not take (a look-ahead) runs on
     the regex module, whose deadline stops it."""
@@ -370,6 +371,7 @@ def test_decorated_async_tool_stays_async(small: Truncator) -> None:
     assert "Beginning omitted" in out and out.endswith("out 2999\n")
 
 
+@pytest.mark.slow
 def test_aprocess_does_not_block_the_event_loop(truncator: Truncator) -> None:
     big = "".join(f"{i:08d} a long build log line that goes on\n" for i in range(600_000))
 
@@ -434,3 +436,24 @@ def test_a_store_failure_is_reported_without_the_stores_message(
     assert answer.is_error and answer.error is not None and answer.error.code == 500
     assert "the artifact store failed (StoreError)" in answer.content
     assert "CANARY" not in answer.content
+
+
+def test_calls_a_result_suggests_use_the_names_the_model_knows(small: Truncator) -> None:
+    """With ``names``, every call a result suggests uses the shown name; a line of the
+    artifact that mentions a tool name is left as it is."""
+    text = "".join(f"line {i} get_artifact artifact_grep\n" for i in range(400))
+    art = stored(small, text)
+    names = {name: f"trunc_{name}" for name in TOOL_NAMES}
+    page = small.call_tool("get_artifact", {"artifact_id": art}, names=names)
+    footer = page.content.splitlines()[-1]
+    assert footer.startswith("[Next page: trunc_get_artifact(artifact_id=")
+    assert "line 0 get_artifact artifact_grep" in page.content  # content untouched
+    tail = small.call_tool("artifact_tail", {"artifact_id": art, "lines": 5}, names=names)
+    assert tail.content.splitlines()[-1].startswith("[Earlier lines: trunc_get_artifact(")
+    grep = small.call_tool("artifact_grep", {"artifact_id": art, "pattern": "line",
+                                             "max_matches": 3}, names=names)
+    assert grep.content.splitlines()[-1].startswith("[More matches from line 4: "
+                                                    "trunc_artifact_grep(")
+    # Control: without names, the tools' own names; and the mapping does not outlive a call.
+    again = small.call_tool("get_artifact", {"artifact_id": art})
+    assert again.content.splitlines()[-1].startswith("[Next page: get_artifact(")

@@ -246,3 +246,18 @@ def test_a_depth_limit_beyond_the_recursion_limit_still_never_raises():
         assert "structured truncation failed" in result.metadata.details["reason"]
     else:
         json.loads(result.content)
+
+
+def test_a_budget_of_zero_lines_admits_no_json():
+    """Every output has at least one line. (The fitter before the one-pass rewrite checked
+    lines only at a newline, so an indented document fell back to its one-line note and
+    returned it for a budget of 0 lines.)"""
+    from truncation_core.structured.json_element import Style, fit
+    from truncation_core.structured.sniff import parse
+
+    value = parse(json.dumps({"a": [1, 2, 3], "b": "x" * 50})).value
+    for style in (Style(), Style(indent="  ", item_sep=",", key_sep=": ")):
+        assert fit(value, budget=Budget(chars=1000, lines=0), style=style, note=str,
+                   head_ratio=0.6, max_depth=32) is None
+        assert fit(value, budget=Budget(chars=1000, lines=1), style=style, note=str,
+                   head_ratio=0.6, max_depth=32) is not None

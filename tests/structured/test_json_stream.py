@@ -139,7 +139,7 @@ BOUNDED = textwrap.dedent("""
     from truncation_core import Budget, Truncator
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
-    from truncation_core.truncator import content_facts
+    from truncation_core.pipeline.facts import content_facts
 
     def hwm():
         for line in open("/proc/self/status"):

@@ -92,5 +92,8 @@ def test_generic_bisection_fits_for_any_count(text: str, budget: int) -> None:
     start = fit_suffix_by_count(count, text, budget)
     assert count(text[:end]) <= max(budget, 0) and _no_split(text, end)
     assert count(text[start:]) <= max(budget, 0) and _no_split(text, start)
-    if end < len(text):  # maximal for a monotonic count
-        assert count(text[: end + 1 + (text[end : end + 2] == "\r\n")]) > budget
+    if end < len(text):  # maximal for a monotonic count: the next point a fit may stop at
+        pair = text[end:end + 2] == "\r\n" or (
+            len(text) > end + 1 and "\ud800" <= text[end] <= "\udbff"
+            and "\udc00" <= text[end + 1] <= "\udfff")
+        assert count(text[: end + 1 + pair]) > budget

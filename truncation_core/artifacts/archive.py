@@ -1,4 +1,4 @@
-"""Exporting a session with its artifacts to one archive, and importing it back (seed 004).
+"""Exporting a session with its artifacts to one archive, and importing it back.
 
 An archive is a gzip-compressed tar file::
 
@@ -177,7 +177,7 @@ class _Counting(io.RawIOBase):
         return True
 
     def read(self, n: int = -1) -> bytes:
-        data = self._f.read(n)
+        data: bytes = self._f.read(n)
         self._n += len(data)
         self._report(self._n)
         return data
@@ -300,7 +300,8 @@ def _read_index(tar: tarfile.TarFile, limits: ImportLimits) -> _Index:
 def _read_member(tar: tarfile.TarFile, member: tarfile.TarInfo, limit: int) -> bytes:
     if member.size > limit:
         raise ArchiveError(f"archive member {member.name!r} is too large")
-    return _extract(tar, member).read()
+    data: bytes = _extract(tar, member).read()
+    return data
 
 
 def _count(tar: tarfile.TarFile, member: tarfile.TarInfo) -> _Content:

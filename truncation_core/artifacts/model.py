@@ -20,11 +20,13 @@ from truncation_core.errors import InvalidArtifactId, InvalidSessionId
 __all__ = [
     "ARTIFACT_ID_REGEX",
     "SESSION_ID_REGEX",
+    "TOOL_CALL_ID_REGEX",
     "ArtifactCut",
     "ArtifactInfo",
     "ArtifactRef",
     "content_name",
     "human_size",
+    "is_tool_call_id",
     "new_artifact_id",
     "new_session_id",
     "validate_artifact_id",
@@ -46,6 +48,21 @@ SUMMARY_MAX_CHARS = 100
 #: only, so that two sessions never share a directory on a case-insensitive filesystem.
 SESSION_ID_REGEX = r"[a-z0-9][a-z0-9_-]{0,63}"
 _SESSION_PATTERN = re.compile(SESSION_ID_REGEX)
+
+
+#: A tool call id as hosts make them (``call_...``, ``toolu_...``, an MCP request id): ASCII
+#: letters, digits and ``_ . : -``, starting with a letter or digit, at most 128 characters,
+#: and not starting with ``art_`` (a malformed artifact id is an error, not a handle). Only
+#: such ids are shown in markers and accepted in place of an artifact id.
+TOOL_CALL_ID_REGEX = r"(?!art_)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}"
+_TOOL_CALL_PATTERN = re.compile(TOOL_CALL_ID_REGEX)
+
+
+def is_tool_call_id(value: object) -> bool:
+    """True when *value* is a tool call id that can stand for its artifact (see
+    :data:`TOOL_CALL_ID_REGEX`), and not itself an artifact id."""
+    return (type(value) is str and len(value) <= 128
+            and _TOOL_CALL_PATTERN.fullmatch(value) is not None)
 
 
 def new_artifact_id(now: float | None = None) -> str:
@@ -87,7 +104,7 @@ def content_name(artifact_id: str, content_type: str) -> str:
 
 
 def human_size(n: int) -> str:
-    """``2.3 MB``-style size, in decimal units as in seed 000's reference format."""
+    """``2.3 MB``-style size, in decimal units, as artifact references show it."""
     if n < 1000:
         return f"{n} B"
     value = float(n)
@@ -107,7 +124,7 @@ _UNSAFE_IN_SUMMARY = re.compile(
 
 
 def clip_summary(summary: str) -> str:
-    """Clip a summary to the 100 characters FR-060 allows, on one line, without control or
+    """Clip a summary to the 100 characters a reference allows, on one line, without control or
     invisible formatting characters (it comes from a command line or a path, which a tool
     call's arguments may fill with anything)."""
     # Bounded before it is split: a summary may come from a huge argument.

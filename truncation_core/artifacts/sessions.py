@@ -1,4 +1,4 @@
-"""Sessions: a scope whose artifacts are deleted when it ends, unless kept (FR-053).
+"""Sessions: a scope whose artifacts are deleted when it ends, unless kept.
 
 ``with truncator.session() as s:`` (or ``async with``) makes every artifact stored by that
 Truncator inside the block go to the session's own store, in the current thread or task and

@@ -1,10 +1,11 @@
-"""The ``element`` strategy (FR-022, FR-035..039): JSON, JSON Lines and XML, cut between elements.
+"""The ``element`` strategy: JSON, JSON Lines and XML, cut between elements.
 
 The output stays valid JSON (JSON Lines, well-formed XML) whenever the input is: arrays keep
 their first and last items, objects a subset of their members, long strings their ends, and
-deep subtrees collapse, each with a note in place saying what was left out. Content that is
-none of these formats is cut by a text strategy, and the metadata says why. The algorithms
-live in :mod:`truncation_core.structured`; docs/structured.md describes them.
+deep subtrees collapse, each with a note in place saying what was left out. JSON results that
+carry scores are cut by ``ranked`` instead, unless the tool's strategy is configured. Content
+that is none of these formats is cut by a text strategy, and the metadata says why. The
+algorithms live in :mod:`truncation_core.structured`; docs/structured.md describes them.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
-    from truncation_core.structured.dispatch import element_cut, guarded
+    from truncation_core.structured.dispatch import guarded
+    from truncation_core.structured.ranked import element_or_ranked
 
-    return guarded(element_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)
+    return guarded(element_or_ranked, text, budget=budget, facts=facts, policy=policy,
+                   markers=markers)
 
 
 @hookimpl(trylast=True)

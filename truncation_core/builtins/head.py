@@ -1,4 +1,4 @@
-"""The ``head`` strategy: keep the beginning (FR-018)."""
+"""The ``head`` strategy: keep the beginning."""
 
 from __future__ import annotations
 

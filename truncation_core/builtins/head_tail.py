@@ -1,4 +1,4 @@
-"""The ``head_tail`` strategy, the default: keep the beginning and the end (FR-020, FR-025..030).
+"""The ``head_tail`` strategy, the default: keep the beginning and the end.
 
 The head gets ``head_ratio`` of the budget (60% by default), the tail what the head leaves.
 """

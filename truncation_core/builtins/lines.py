@@ -1,4 +1,4 @@
-"""The ``lines`` strategy: keep the first or last whole lines that fit (FR-021, FR-031..034).
+"""The ``lines`` strategy: keep the first or last whole lines that fit.
 
 ``direction`` chooses the end. Lines are never split, except the first (or last) line when
 it does not fit the budget next to the marker: it is cut so that the preview is not empty,

@@ -1,6 +1,7 @@
 """The default ``format_marker``: the templates from configuration (``marker:``).
 
-With the default templates the markers are seed 000's, with numbers written like ``12,340``:
+With the default templates the markers are the specified ones, with numbers written like
+``12,340``:
 ``\\n... [X lines / Y chars omitted] ...\\n`` for head_tail, ``... [Beginning omitted: X lines /
 Y chars] ...`` for tail and ``... [Remainder omitted: X lines / Y chars] ...`` for head. When
 the omitted part is kept, ``{hint}`` says how to read it back. Notes of structured strategies

@@ -1,8 +1,8 @@
-"""The ``ranked`` strategy (seed 002): the best-scored whole results that fit.
+"""The ``ranked`` strategy: the best-scored whole results that fit.
 
 For a JSON list of results (top-level, or the list inside a response object), each with a
 score under ``score_key``: results are kept from the highest score down while they fit, never
-cut inside; the metadata carries seed 002's ``truncation_info``. A single result too large by
+cut inside; the metadata carries a ``truncation_info``. A single result too large by
 itself is element-truncated (reason ``single_result_too_large``). See
 :mod:`truncation_core.structured.ranked` and docs/structured.md.
 """

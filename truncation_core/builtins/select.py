@@ -3,7 +3,7 @@
 Content that looks like JSON (or XML) goes to ``element`` when all of these hold:
 
 * ``detect_structure`` is on (the default), globally and for the tool;
-* the tool's own policy does not name a strategy: neither a built-in tool policy (FR-071..075:
+* the tool's own policy does not name a strategy: neither a built-in tool policy (
   ``read_file`` and ``git_diff`` keep ``head_tail``, ``execute_command`` keeps ``tail``) nor
   ``tools.<name>.strategy`` in configuration. ``default_strategy`` is not the tool's policy: it
   applies to content that is not structured.

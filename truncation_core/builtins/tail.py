@@ -1,4 +1,4 @@
-"""The ``tail`` strategy: keep the end, where command output puts its errors (FR-019)."""
+"""The ``tail`` strategy: keep the end, where command output puts its errors."""
 
 from __future__ import annotations
 

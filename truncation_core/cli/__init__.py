@@ -26,7 +26,21 @@ __all__ = ["cli", "main"]
 
 class TruncGroup(click.Group):
     """A click group that turns library errors, and the system's (a missing directory, a
-    read-only filesystem, a full disk), into clean CLI errors."""
+    read-only filesystem, a full disk), into clean CLI errors, and finds the commands that
+    plugins add (see :mod:`truncation_core.cli.extensions`)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            from truncation_core.cli.extensions import plugin_commands
+
+            command = plugin_commands(ctx).get(cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from truncation_core.cli.extensions import plugin_commands
+
+        return sorted({*super().list_commands(ctx), *plugin_commands(ctx)})
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

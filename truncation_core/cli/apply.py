@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any, BinaryIO
 
 import attrs
@@ -15,8 +16,11 @@ from truncation_core.pipeline.results import TruncationResult
 
 
 def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
-                  session: str | None = None) -> dict[str, Any]:
-    """Config overrides for ``--strategy`` and ``--limit``, scoped to ``--tool`` if given.
+                  session: str | None = None, limits: Mapping[str, Any] | None = None
+                  ) -> dict[str, Any]:
+    """Config overrides for ``--strategy``, ``--limit`` and the other limits (*limits*:
+    ``max_tokens``, ``max_bytes``, ``max_lines``, ``tokenizer``, each None when not given),
+    scoped to ``--tool`` if given.
 
     ``--strategy`` is what the user asked for, whatever the content: without ``--tool`` it
     sets ``default_strategy`` and turns off the structure sniff, which would otherwise send
@@ -31,6 +35,7 @@ def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
             settings["detect_structure"] = False
     if limit is not None:
         settings["inline_limit"] = limit
+    settings.update({key: value for key, value in (limits or {}).items() if value is not None})
     overrides: dict[str, Any] = ({"tools": {tool: settings}} if tool else settings) if settings \
         else {}
     if session is not None:
@@ -38,19 +43,41 @@ def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
     return overrides
 
 
+#: The options that set one limit each, as ``trunc apply`` and ``trunc run`` take them.
+LIMIT_OPTIONS = {"max_tokens": "--max-tokens", "max_bytes": "--max-bytes",
+                 "max_lines": "--max-lines", "tokenizer": "--tokenizer"}
+
+
+def limit_options(f: Any) -> Any:
+    """``--max-tokens``, ``--max-bytes``, ``--max-lines`` and ``--tokenizer``."""
+    f = click.option("--tokenizer", help="How tokens are counted: estimate (the default), or "
+                     "a name a plugin provides, such as o200k_base.")(f)
+    f = click.option("--max-lines", type=click.IntRange(min=1), help="Limit in lines.")(f)
+    f = click.option("--max-bytes", type=click.IntRange(min=1),
+                     help="Limit in UTF-8 bytes.")(f)
+    f = click.option("--max-tokens", type=click.IntRange(min=1),
+                     help="Limit in tokens, counted by --tokenizer (or the configured one).")(f)
+    return f
+
+
 _CHUNK = 1 << 20
 
 
 def name_the_option(exc: ConfigError, tool: str | None, *, strategy: str | None = None,
-                    session: str | None = None) -> Exception:
-    """A bad ``--strategy`` or ``--session`` value as a usage error naming the option, not
-    the config key it set. Only for an option that was given (its value then replaces the
-    configuration's); a problem in the configuration file is left as it is."""
+                    session: str | None = None,
+                    limits: Mapping[str, Any] | None = None) -> Exception:
+    """A bad ``--strategy``, ``--session`` or ``--tokenizer`` (or limit) value as a usage
+    error naming the option, not the config key it set. Only for an option that was given
+    (its value then replaces the configuration's); a problem in the configuration file is
+    left as it is."""
     options = {}
     if strategy is not None:
         options[f"tools.{tool}.strategy: " if tool else "default_strategy: "] = "--strategy"
     if session is not None:
         options["store.session: "] = "--session"
+    for key, value in (limits or {}).items():
+        if value is not None:
+            options[f"tools.{tool}.{key}: " if tool else f"{key}: "] = LIMIT_OPTIONS[key]
     for problem in exc.problems:
         for key, option in options.items():
             if problem.startswith(key):
@@ -76,9 +103,11 @@ def describe(result: TruncationResult) -> list[str]:
     if not m.was_truncated:
         return [f"unchanged: {m.original_size:,} chars, {m.original_lines:,} lines"
                 + (" (the tool marked it as already truncated)" if m.opted_out else "")]
+    tokens = (f"{m.estimated_tokens:,} tokens by {m.tokenizer}"
+              + (f", limit {m.max_tokens:,}" if m.max_tokens is not None else ""))
     lines = [
         f"truncated with {m.strategy_used}: {m.original_size:,} chars, {m.original_lines:,} "
-        f"lines -> {m.truncated_size:,} chars (~{m.estimated_tokens:,} tokens)",
+        f"lines -> {m.truncated_size:,} chars ({tokens})",
         f"omitted: {m.omitted_lines:,} lines / {m.omitted_chars:,} chars",
     ]
     for region in m.omissions:
@@ -98,20 +127,29 @@ def describe(result: TruncationResult) -> list[str]:
 @click.option("--tool", help="Tool name: selects the tool's policy (e.g. execute_command).")
 @click.option("--strategy", help="Strategy to use instead of the configured one.")
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
+@limit_options
 @click.option("--session", help="Store the artifact in this session (default: a new one).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print content, metadata and artifact as one JSON document.")
 @pass_state
 def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy: str | None,
-                  limit: int | None, session: str | None, as_json: bool) -> None:
+                  limit: int | None, max_tokens: int | None, max_bytes: int | None,
+                  max_lines: int | None, tokenizer: str | None, session: str | None,
+                  as_json: bool) -> None:
     """Print what the model would see of SOURCE (a file, or - for standard input).
 
     The content goes to stdout and the metadata to stderr, or both to stdout with --json.
+    Every limit can be given: --limit (characters), --max-tokens, --max-bytes, --max-lines;
+    the stricter wins.
     """
+    limits = {"max_tokens": max_tokens, "max_bytes": max_bytes, "max_lines": max_lines,
+              "tokenizer": tokenizer}
     try:
-        truncator = state.truncator(overrides_for(tool, strategy, limit, session=session))
+        truncator = state.truncator(overrides_for(tool, strategy, limit, session=session,
+                                                  limits=limits))
     except ConfigError as exc:
-        raise name_the_option(exc, tool, strategy=strategy, session=session) from None
+        raise name_the_option(exc, tool, strategy=strategy, session=session,
+                              limits=limits) from None
     # Streamed in chunks: memory stays bounded by the budget, whatever the file's size, and
     # the result is the one process() gives for the whole content.
     with truncator.stream(tool=tool) as stream:

@@ -3,7 +3,8 @@
 Works on the storage backend named by the configuration (``store.backend``: the filesystem
 store by default, or one a plugin provides), across all its sessions, through the storage
 protocol (:mod:`truncation_core.storage.protocol`): an artifact is found by id in whichever
-session holds it.
+session holds it. Where an artifact id is taken, the id of the tool call whose output it
+holds is taken too (the newest such artifact, in any session).
 """
 
 from __future__ import annotations
@@ -146,11 +147,27 @@ def _check_session(root: StorageBackend, session: str, sessions: list[SessionInf
                                    f"{did_you_mean(session, names)}")
 
 
-def _find(state: AppState, artifact_id: str) -> Retrieval:
-    """The reader of the session holding *artifact_id* (the id is validated first)."""
+def _find(state: AppState, handle: str) -> tuple[Retrieval, str]:
+    """The reader of the session holding the artifact *handle* names (an artifact id, or a
+    tool call id: its newest artifact), and the artifact's id. The handle is validated
+    first."""
+    from truncation_core.artifacts.model import is_tool_call_id, validate_artifact_id
+    from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
     from truncation_core.retrieval import reader_for
+    from truncation_core.storage.protocol import find_tool_call_anywhere
 
-    return reader_for(storage_backend(state).find(artifact_id))
+    backend = storage_backend(state)
+    if is_tool_call_id(handle):
+        found = find_tool_call_anywhere(backend, handle)
+        if found is None:
+            raise ArtifactNotFound.for_tool_call(handle)
+        store, ref = found
+        return reader_for(store), ref.id
+    try:
+        artifact_id = validate_artifact_id(handle)
+    except InvalidArtifactId:
+        raise InvalidArtifactId(handle, handles=True) from None
+    return reader_for(backend.find(artifact_id)), artifact_id
 
 
 @artifacts_group.command("show")
@@ -163,12 +180,13 @@ def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int |
                  as_json: bool) -> None:
     """Print an artifact (or some of its lines) exactly as stored.
 
-    The bytes are copied from the artifact to the output a chunk at a time, so that an
-    artifact of any size, or one long line, takes little memory.
+    ARTIFACT_ID is the artifact's id, or the id of the tool call whose output it holds (the
+    newest artifact stored for it). The bytes are copied from the artifact to the output a
+    chunk at a time, so that an artifact of any size, or one long line, takes little memory.
     """
     from truncation_core.retrieval import line_start
 
-    store = _find(state, artifact_id)
+    store, artifact_id = _find(state, artifact_id)
     start, end = line_range or (1, None)
     ref = store.stat(artifact_id)
     with store.open(artifact_id) as f:
@@ -252,7 +270,7 @@ def _lines_command(name: str, help_text: str) -> Any:
     @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
     @pass_state
     def command(state: AppState, artifact_id: str, count: int, as_json: bool) -> None:
-        store = _find(state, artifact_id)
+        store, artifact_id = _find(state, artifact_id)
         page = (store.head(artifact_id, count) if name == "head"
                 else store.tail(artifact_id, count))
         if as_json:
@@ -266,6 +284,12 @@ def _lines_command(name: str, help_text: str) -> Any:
 
 _lines_command("head", "Print the first lines of an artifact.")
 _lines_command("tail", "Print the last lines of an artifact (read from its end).")
+
+
+class _GrepError(click.ClickException):
+    """An error of ``trunc artifacts grep``: exit 2, as grep does (1 means "no match")."""
+
+    exit_code = 2
 
 
 @artifacts_group.command("grep")
@@ -288,13 +312,11 @@ def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
     from truncation_core.errors import TruncationCoreError
 
     try:
-        store = _find(state, artifact_id)
+        store, artifact_id = _find(state, artifact_id)
         result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
                             context=context, max_matches=max_count)
     except TruncationCoreError as exc:
-        error = click.ClickException(str(exc))
-        error.exit_code = 2  # 1 means "no match"
-        raise error from None
+        raise _GrepError(str(exc)) from None
     if as_json:
         click.echo(json.dumps({
             "artifact_id": artifact_id, "more": result.more, "matches": [

@@ -99,7 +99,7 @@ def validate_command(state: AppState, path: Path | None) -> None:
     """Check the configuration (PATH, or the one found) and the plugins it names."""
     import warnings
 
-    from truncation_core.errors import PluginLoadWarning
+    from truncation_core.errors import PluginDisabledWarning, PluginLoadWarning
     from truncation_core.truncator import Truncator
 
     if path is not None:
@@ -112,7 +112,9 @@ def validate_command(state: AppState, path: Path | None) -> None:
         truncator = Truncator(loaded.config, project_root=loaded.project_root)
     problems = []
     for w in caught:
-        if issubclass(w.category, PluginLoadWarning):
+        if issubclass(w.category, PluginDisabledWarning):
+            click.secho(f"warning: {w.message}", fg="yellow", err=True)
+        elif issubclass(w.category, PluginLoadWarning):
             problems.append(str(w.message))
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)

@@ -39,8 +39,10 @@ def plugins_command(state: AppState, as_json: bool, hook_name: str | None) -> No
         table.add_column(column)
     for p in infos:
         dist = f"{p.distribution} {p.version}" if p.distribution else "-"
-        provides = ", ".join([*p.strategies, *(f"{b} (store)" for b in p.backends)]) or "-"
-        status = p.status if p.error is None else f"error: {p.error}"
+        provides = ", ".join([*p.strategies, *(f"{b} (store)" for b in p.backends),
+                              *(f"{t} (tokenizer)" for t in p.tokenizers)]) or "-"
+        status = (f"error: {p.error}" if p.error is not None
+                  else f"disabled ({p.disabled_by})" if p.disabled_by else p.status)
         style = "red" if p.error else ("dim" if p.disabled else None)
         table.add_row(p.name, p.kind, dist, ", ".join(p.hooks) or "-", provides, status,
                       style=style)

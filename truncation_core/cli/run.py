@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from truncation_core.cli.apply import describe
+from truncation_core.cli.apply import describe, limit_options
 from truncation_core.cli.state import AppState, console, pass_state
 
 
@@ -65,6 +65,7 @@ def termination_as_exit() -> Iterator[None]:
 @click.option("--tool", default="execute_command", show_default=True,
               help="Tool name whose policy applies.")
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
+@limit_options
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
               callback=lambda _ctx, _param, v: _finite(v),
               help="Seconds; then the command is killed with its process group (exit 124).")
@@ -73,12 +74,17 @@ def termination_as_exit() -> Iterator[None]:
               help="Print content, metadata and artifact as one JSON document.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @pass_state
-def run_command(state: AppState, tool: str, limit: int | None, timeout: float | None,
-                session: str | None, as_json: bool, command: tuple[str, ...]) -> None:
+def run_command(state: AppState, tool: str, limit: int | None, max_tokens: int | None,
+                max_bytes: int | None, max_lines: int | None, tokenizer: str | None,
+                timeout: float | None, session: str | None, as_json: bool,
+                command: tuple[str, ...]) -> None:
     """Run COMMAND, stream its output (stdout and stderr, merged) through the truncator, and
     print what the model would see: a short header (exit code, wall time, total lines) and
     the cut output. The full output is kept as an artifact. Exits with the command's own
     exit code (124 after --timeout, 128+N when killed by signal N).
+
+    Every limit can be given: --limit (characters), --max-tokens, --max-bytes, --max-lines;
+    the stricter wins, the header included.
 
     Put the command after --:  trunc run --timeout 600 -- pytest -x tests/
     """
@@ -86,10 +92,13 @@ def run_command(state: AppState, tool: str, limit: int | None, timeout: float | 
     from truncation_core.errors import ConfigError
     from truncation_core.streaming.command import run_command as run
 
+    limits = {"max_tokens": max_tokens, "max_bytes": max_bytes, "max_lines": max_lines,
+              "tokenizer": tokenizer}
     try:
-        truncator = state.truncator(overrides_for(tool, None, limit, session=session))
+        truncator = state.truncator(overrides_for(tool, None, limit, session=session,
+                                                  limits=limits))
     except ConfigError as exc:
-        raise name_the_option(exc, tool, session=session) from None
+        raise name_the_option(exc, tool, session=session, limits=limits) from None
     try:
         with termination_as_exit(), live_progress() as progress:
             done = run(truncator, list(command), tool=tool, timeout=timeout, stdin=None,

@@ -21,13 +21,22 @@ if TYPE_CHECKING:
 
 @contextmanager
 def plugin_warnings_to_stderr() -> Iterator[None]:
-    """Show plugin load warnings as one ``warning:`` line each, without Python's noise."""
+    """Show plugin load warnings as one ``warning:`` line each, without Python's noise.
+
+    A warning already shown in this run of ``trunc`` is not shown again: plugins may load
+    twice, for the commands they add and for the Truncator that a command builds.
+    """
+    ctx = click.get_current_context(silent=True)
+    shown: set[str] = (set() if ctx is None else
+                       ctx.find_root().meta.setdefault("truncation_core.warnings_shown", set()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PluginLoadWarning)
         yield
     for warning in caught:
         if issubclass(warning.category, PluginLoadWarning):
-            click.secho(f"warning: {warning.message}", fg="yellow", err=True)
+            if str(warning.message) not in shown:
+                shown.add(str(warning.message))
+                click.secho(f"warning: {warning.message}", fg="yellow", err=True)
         else:
             warnings.showwarning(warning.message, warning.category, warning.filename,
                                  warning.lineno)

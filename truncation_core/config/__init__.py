@@ -8,14 +8,10 @@ and ``Policy`` from it; :mod:`~truncation_core.config.markers` holds the marker 
 error messages.
 """
 
+from typing import Any
+
 from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import (
-    Config,
-    PluginsConfig,
-    Policy,
-    StoreConfig,
-    config_from_mapping,
-)
+from truncation_core.config.model import Config, PluginsConfig, Policy, StoreConfig
 from truncation_core.config.settings import ToolConfig
 
 __all__ = [
@@ -27,3 +23,12 @@ __all__ = [
     "ToolConfig",
     "config_from_mapping",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The converter imports cattrs: only configuration given as a mapping needs it.
+    if name == "config_from_mapping":
+        from truncation_core.config.converter import config_from_mapping
+
+        return config_from_mapping
+    raise AttributeError(f"module 'truncation_core.config' has no attribute {name!r}")

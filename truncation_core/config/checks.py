@@ -25,6 +25,7 @@ __all__ = [
     "PositiveInt",
     "Ratio",
     "SessionName",
+    "TokenizerName",
     "check_direction",
     "check_directory_path",
     "check_key_path",
@@ -32,6 +33,7 @@ __all__ = [
     "check_positive_int",
     "check_ratio",
     "check_session_name",
+    "check_tokenizer_name",
     "is_int",
     "validator",
 ]
@@ -43,6 +45,7 @@ NonNegativeInt = NewType("NonNegativeInt", int)
 DirectoryPath = NewType("DirectoryPath", str)
 SessionName = NewType("SessionName", str)
 KeyPath = NewType("KeyPath", str)
+TokenizerName = NewType("TokenizerName", str)
 
 DIRECTIONS = ("head", "tail")
 
@@ -96,6 +99,15 @@ def check_key_path(value: object) -> KeyPath:
         raise ValueError("must be a dotted path of keys such as 'score' or "
                          f"'metadata.similarity_score', got {value!r}")
     return KeyPath(value)
+
+
+def check_tokenizer_name(value: object) -> TokenizerName:
+    """A tokenizer's name: ``estimate``, or one a plugin provides (checked against the loaded
+    plugins when the Truncator is built)."""
+    if type(value) is not str or not value or value != value.strip():
+        raise ValueError(f"must be a tokenizer name such as 'estimate' or 'o200k_base', "
+                         f"got {value!r}")
+    return TokenizerName(value)
 
 
 def validator(check: Callable[[object], Any]) -> Callable[[object, Any, object], None]:

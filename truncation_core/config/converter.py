@@ -33,6 +33,7 @@ from truncation_core.config.checks import (
     PositiveInt,
     Ratio,
     SessionName,
+    TokenizerName,
     check_direction,
     check_directory_path,
     check_key_path,
@@ -40,13 +41,17 @@ from truncation_core.config.checks import (
     check_positive_int,
     check_ratio,
     check_session_name,
+    check_tokenizer_name,
     is_int,
 )
+from truncation_core.config.markers import marker_template_problems
+from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
 from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
 from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",
+    "config_from_mapping",
     "converter",
     "problems_from",
     "structure",
@@ -95,8 +100,11 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))
     conv.register_structure_hook(DirectoryPath, lambda v, _: check_directory_path(v))
     conv.register_structure_hook(SessionName, lambda v, _: check_session_name(v))
+    conv.register_structure_hook(TokenizerName, lambda v, _: check_tokenizer_name(v))
     conv.register_structure_hook(ToolConfig, _structure_tool_config)
     conv.register_unstructure_hook(ToolConfig, lambda tool: dict(tool.overrides))
+    conv.register_structure_hook(StoreConfig, _store_hook(conv))
+    conv.register_unstructure_hook(StoreConfig, _unstructure_store(conv))
     return conv
 
 
@@ -131,12 +139,50 @@ def _described(value: Any) -> str:
 def _mapping_first(cl: type, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
     """The generated hook for an attrs class, after checking that the data is a mapping
     (otherwise cattrs fails with "argument of type 'NoneType' is not iterable")."""
-    structure_fields = make_dict_structure_fn(cl, conv)
+    structure_fields: Callable[[Any, Any], Any] = make_dict_structure_fn(cl, conv)
 
     def hook(value: Any, type_: Any) -> Any:
         if not isinstance(value, Mapping):
             raise TypeError(f"must be a mapping of keys to values, got {_described(value)}")
         return structure_fields(value, type_)
+
+    return hook
+
+
+def _store_hook(conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """``store`` keeps the keys it does not know as the backend's ``options``: a backend from a
+    plugin has settings of its own (``url``, ``prefix``), which its factory checks. A built-in
+    backend has none, so there they are unknown keys, reported here."""
+    structure_fields = _mapping_first(StoreConfig, conv)
+    own = {a.name for a in attrs.fields(StoreConfig)} - {"options"}
+
+    def hook(value: Any, type_: Any) -> Any:
+        if not isinstance(value, Mapping):
+            return structure_fields(value, type_)
+        fields = {k: v for k, v in value.items() if k in own}
+        options = {k: v for k, v in value.items() if k not in own}
+        backend = fields.get("backend", StoreConfig().backend)
+        builtin = isinstance(backend, str) and backend in BUILTIN_BACKENDS
+        unknown = {k for k in options if builtin or not isinstance(k, str)}
+        if unknown:
+            raise ForbiddenExtraKeysError(None, StoreConfig, unknown)
+        store = structure_fields(fields, type_)
+        return attrs.evolve(store, options=options) if options else store
+
+    return hook
+
+
+def _unstructure_store(conv: cattrs.Converter) -> Callable[[Any], Any]:
+    """A store's options back at the level they were written at (``store.url``)."""
+    from cattrs.gen import make_dict_unstructure_fn
+
+    unstructure_fields = make_dict_unstructure_fn(StoreConfig, conv)
+
+    def hook(store: StoreConfig) -> dict[str, Any]:
+        data = unstructure_fields(store)
+        data.pop("options", None)
+        data.update(store.options)
+        return data
 
     return hook
 
@@ -175,7 +221,8 @@ def _describe(exc: BaseException, where: str) -> list[str]:
         return list(exc.problems)  # its problems already name their keys
     if isinstance(exc, ForbiddenExtraKeysError):
         # Reported under the unknown key's own path, so that the path names the culprit.
-        known = ([a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl)
+        known = ([a.name for a in attrs.fields(exc.cl) if a.name != "options"]
+                 if attrs.has(exc.cl)
                  else list(OVERRIDE_NAMES) if exc.cl is ToolConfig else [])
         # Keys from YAML may be anything hashable (null, a number): sorted by their repr.
         return [f"{_join(where, key)}: unknown key"
@@ -209,3 +256,21 @@ def problems_from(exc: BaseException, path: str = "") -> list[str]:
 
     walk(exc, path)
     return out
+
+
+def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Config:
+    """Build a :class:`Config` from a mapping with the config file's keys.
+
+    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
+    """
+    try:
+        config: Config = structure(data, Config)
+    except ConfigError:
+        raise
+    except STRUCTURE_ERRORS as exc:
+        # cattrs' exception groups, our checks (ValueError), a non-mapping (TypeError).
+        raise ConfigError(problems_from(exc) or [str(exc)], source=source) from None
+    problems = marker_template_problems(config.marker)
+    if problems:
+        raise ConfigError(problems, source=source)
+    return config

@@ -28,20 +28,28 @@ class MarkerConfig:
     a ``format_marker`` plugin.
     """
 
-    #: Between a kept head and a kept tail (head_tail). FR-043's format.
-    middle: str = "\n... [{lines:,} lines / {chars:,} chars omitted{hint}] ...\n"
+    #: Between a kept head and a kept tail (head_tail), with the size of the whole output.
+    middle: str = ("\n... [{lines:,} lines / {chars:,} chars omitted of {original_lines:,} "
+                   "lines / {original_chars:,} chars{hint}] ...\n")
     #: Before a kept tail (tail, lines from the tail).
-    beginning: str = "... [Beginning omitted: {lines:,} lines / {chars:,} chars{hint}] ...\n"
+    beginning: str = ("... [Beginning omitted: {lines:,} lines / {chars:,} chars of "
+                      "{original_lines:,} lines / {original_chars:,} chars{hint}] ...\n")
     #: After a kept head (head, lines from the head).
-    end: str = "\n... [Remainder omitted: {lines:,} lines / {chars:,} chars{hint}] ..."
+    end: str = ("\n... [Remainder omitted: {lines:,} lines / {chars:,} chars of "
+                "{original_lines:,} lines / {original_chars:,} chars{hint}] ...")
     #: Fills ``{hint}`` when the omitted part is kept as an artifact.
     hint: str = (
         '; get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
+        "{tool_call}"
     )
+    #: Fills ``{tool_call}`` when the call that produced the output has an id (the
+    #: ``tool_call_id`` given to ``process``), which the artifact tools accept in place of the
+    #: artifact id.
+    tool_call: str = " (tool call {tool_call_id})"
     #: Fills ``{hint}`` when spilling was on but the artifact could not be stored.
     unavailable: str = "; the full output could not be kept: {reason}"
     #: The artifact reference shown above a short preview, for content over
-    #: ``artifact_threshold``. FR-059's format on its first line.
+    #: ``artifact_threshold``: the artifact reference format on its first line.
     reference: str = (
         "[Artifact: {artifact_id}] {summary} ({size})\n"
         "{lines:,} lines / {chars:,} chars are stored in full. "
@@ -73,7 +81,7 @@ class MarkerConfig:
     # Notes that structured strategies (element, ranked) put in place of what they leave out.
     # Each is inserted where the omitted part stood, escaped so that the output stays valid
     # JSON (a string) or XML (a comment). See docs/structured.md.
-    #: An array item standing for the items left out of the middle of an array (seed 000).
+    #: An array item standing for the items left out of the middle of an array.
     json_items: str = "... {count:,} items omitted ..."
     #: The value of the member standing for the members left out of an object.
     json_keys: str = "{count:,} keys omitted"
@@ -126,15 +134,18 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
                       "original_lines", "original_chars", "strategy", "tool"),
         "end": ("lines", "chars", "first_line", "last_line", "hint",
                 "original_lines", "original_chars", "strategy", "tool"),
-        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars"),
+        "hint": ("artifact_id", "start_line", "end_line", "lines", "chars", "tool_call",
+                 "tool_call_id"),
+        "tool_call": ("tool_call_id",),
         "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
-        "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool"),
+        "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool",
+                      "tool_call", "tool_call_id"),
         "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
                           "original_bytes", "head_lines", "tail_lines", "cut_first_line",
-                          "cut_last_line", "cut_bytes", "tool"),
+                          "cut_last_line", "cut_bytes", "tool", "tool_call", "tool_call_id"),
         "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
-                     "cut_first_line", "cut_last_line"),
+                     "cut_first_line", "cut_last_line", "tool_call", "tool_call_id"),
         "hint_not_kept": ("lines", "chars", "cut_first_line", "cut_last_line"),
         **dict.fromkeys(
             ("json_items", "json_keys", "json_key", "json_string", "json_depth",
@@ -158,7 +169,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "count": 45, "total": 50, "kept": 5, "unit": "items", "path": "$.results",
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
-        "original_line": 4242,
+        "original_line": 4242, "tool_call": " (tool call call_abc123)",
+        "tool_call_id": "call_abc123",
     }
 )
 

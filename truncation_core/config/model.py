@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -32,9 +32,12 @@ from truncation_core.config.checks import (
     check_session_name,
     validator,
 )
-from truncation_core.config.markers import MarkerConfig, marker_template_problems
+from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.settings import SETTING_NAMES, Settings, ToolConfig
 from truncation_core.hooks.models import Budget, frozen_mapping
+
+if TYPE_CHECKING:
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
@@ -44,7 +47,6 @@ __all__ = [
     "Policy",
     "StoreConfig",
     "ToolConfig",
-    "config_from_mapping",
 ]
 
 
@@ -59,6 +61,20 @@ def _optional_str_tuple(value: Any) -> tuple[str, ...] | None:
 #: Where the filesystem backend keeps artifacts, relative to the workspace (the directory of
 #: the config file, or the working directory).
 DEFAULT_STORE_ROOT = ".truncation/artifacts"
+#: The backends built into the core: they take no settings beyond :class:`StoreConfig`'s own,
+#: so any other key under ``store`` is an error when one of them is selected.
+BUILTIN_BACKENDS = frozenset({"filesystem", "memory"})
+
+
+def _check_options(instance: StoreConfig, _attribute: attrs.Attribute[Any],
+                   value: Mapping[str, Any]) -> None:
+    if value and instance.backend in BUILTIN_BACKENDS:
+        from truncation_core.errors import ConfigError, did_you_mean
+
+        known = [a.name for a in attrs.fields(StoreConfig) if a.name != "options"]
+        raise ConfigError([f"{key}: unknown key{did_you_mean(str(key), known)} (the "
+                           f"{instance.backend} backend has no such setting)"
+                           for key in sorted(value, key=str)])
 
 
 @attrs.frozen(kw_only=True)
@@ -83,6 +99,12 @@ class StoreConfig:
     fsync: bool = False
     #: Bytes one session may hold; storing more evicts its oldest artifacts. None: no quota.
     quota: PositiveInt | None = attrs.field(default=None, validator=validator(check_positive_int))
+    #: The backend's own settings: every other key under ``store`` (``url`` and ``prefix``
+    #: for ``redis``), as written. The backend's factory checks them and raises
+    #: :class:`~truncation_core.errors.ConfigError` naming ``store.<key>``. The built-in
+    #: backends take none.
+    options: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping,
+                                             validator=_check_options)
 
     def resolved(self, workspace: Path | None = None) -> StoreConfig:
         """This config with ``root`` made absolute against *workspace* (default: the working
@@ -142,12 +164,21 @@ class Policy(Settings):
     #: ``tools.<name>.strategy``) rather than ``default_strategy``: content that looks like
     #: JSON or XML then keeps it.
     tool_strategy: bool = False
+    #: True when the user's configuration names this tool's strategy
+    #: (``tools.<name>.strategy``), not only a built-in tool policy: then ``element`` never
+    #: turns scored results over to ``ranked`` (see docs/structured.md).
+    explicit_strategy: bool = False
     #: The marker templates.
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
+    #: The tokenizer named by ``tokenizer``, as the Truncator resolved it from its plugins
+    #: (None in a policy made from configuration alone, :meth:`Config.policy_for`).
+    counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def budget(self) -> Budget:
-        """The inline limits as a budget: chars, and optional bytes and lines."""
+        """The inline limits as a budget: chars, and optional bytes and lines. The token limit
+        (``max_tokens``) is not part of it: the pipeline holds it, counting with the
+        policy's ``tokenizer`` (strategies cut to this budget, and need not count tokens)."""
         return Budget(chars=self.inline_limit, bytes=self.max_bytes, lines=self.max_lines)
 
 
@@ -174,7 +205,17 @@ class Config(Settings):
             if layer is not None:
                 values.update(layer.overrides)
                 values["tool_strategy"] |= layer.strategy is not None
+        own = self.tools.get(tool or "")
+        values["explicit_strategy"] = own is not None and own.strategy is not None
         return Policy(tool=tool, marker=self.marker, **values)
+
+    def tokenizer_names(self) -> dict[str, str]:
+        """Every tokenizer name the configuration asks for, keyed by its config path."""
+        names = {"tokenizer": str(self.tokenizer)}
+        for tool, override in self.tools.items():
+            if override.tokenizer is not None:
+                names[f"tools.{tool}.tokenizer"] = override.tokenizer
+        return names
 
     def strategy_names(self) -> dict[str, str]:
         """Every strategy name the configuration asks for, keyed by its config path."""
@@ -183,24 +224,3 @@ class Config(Settings):
             if override.strategy is not None:
                 names[f"tools.{tool}.strategy"] = override.strategy
         return names
-
-
-def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Config:
-    """Build a :class:`Config` from a mapping with the config file's keys.
-
-    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
-    """
-    from truncation_core.config.converter import STRUCTURE_ERRORS, problems_from, structure
-    from truncation_core.errors import ConfigError
-
-    try:
-        config = structure(data, Config)
-    except ConfigError:
-        raise
-    except STRUCTURE_ERRORS as exc:
-        # cattrs' exception groups, our checks (ValueError), a non-mapping (TypeError).
-        raise ConfigError(problems_from(exc) or [str(exc)], source=source) from None
-    problems = marker_template_problems(config.marker)
-    if problems:
-        raise ConfigError(problems, source=source)
-    return config

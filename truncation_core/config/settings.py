@@ -29,11 +29,13 @@ from truncation_core.config.checks import (
     NonNegativeInt,
     PositiveInt,
     Ratio,
+    TokenizerName,
     check_direction,
     check_key_path,
     check_non_negative_int,
     check_positive_int,
     check_ratio,
+    check_tokenizer_name,
     validator,
 )
 from truncation_core.errors import ConfigError, did_you_mean
@@ -79,6 +81,16 @@ class Settings:
     max_lines: PositiveInt | None = setting(
         None, check_positive_int,
         "Optional limit in lines. Where several limits apply, the stricter wins.")
+    max_tokens: PositiveInt | None = setting(
+        None, check_positive_int,
+        "Optional limit in tokens, counted by `tokenizer`: what the model sees (markers, "
+        "reference, highlights and notes included) never counts more. Where several limits "
+        "apply, the stricter wins.")
+    tokenizer: TokenizerName = setting(
+        TokenizerName("estimate"), check_tokenizer_name,
+        "How tokens are counted, for `max_tokens` and `estimated_tokens`: `estimate` (built "
+        "in, never fewer than cl100k_base or o200k_base count), or a name a plugin provides "
+        "(`cl100k_base`, `o200k_base` with truncation-core-tiktoken).")
     artifact_threshold: PositiveInt = setting(
         PositiveInt(50_000), check_positive_int,
         "Content over this many characters is shown as an artifact reference plus a short "
@@ -117,6 +129,10 @@ class Settings:
         NonNegativeInt(0), check_non_negative_int,
         "Up to this many salient lines from the omitted part are shown in a highlights "
         "block; 0 turns highlights off.")
+    log_utilization_above: Ratio | None = setting(
+        None, check_ratio,
+        "Log at INFO (sizes and limits, never content) every result that uses more than this "
+        "share of its tightest limit, from 0 to 1; unset, nothing is logged.")
 
 
 #: Every setting's name, in the order they are declared (and documented).
@@ -167,6 +183,11 @@ class ToolConfig:
     def overrides(self) -> Mapping[str, Any]:
         """The settings this tool sets, in declaration order."""
         return self._values
+
+    def replace(self, **changes: Any) -> ToolConfig:
+        """A copy with *changes* (checked as the constructor checks them); None unsets a
+        setting, so that the tool inherits it again."""
+        return ToolConfig(**{**self._values, **changes})
 
     def __getattr__(self, name: str) -> Any:
         if name in OVERRIDE_NAMES:

@@ -33,7 +33,8 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config, config_from_mapping
+from truncation_core.config.converter import config_from_mapping
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config
 from truncation_core.errors import ConfigError, UntrustedConfigWarning
 
 __all__ = ["LoadedConfig", "find_config_file", "load_config"]

@@ -28,7 +28,8 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   off, and only lines still inside the (larger) omitted region are shown.
 * Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
   a line it keeps is shown with its number there, and a line it dropped is shown as not kept
-  (``marker.highlight_not_kept``), with no number (:func:`truncation_core.pipeline.resume.artifact_line`).
+  (``marker.highlight_not_kept``), with no number
+  (:func:`truncation_core.pipeline.resume.artifact_line`).
 
 Keywords are what keeps scanning fast: only lines holding one are classified (and run the
 patterns' regular expressions), and those lines are found with ``str.find``, each literal

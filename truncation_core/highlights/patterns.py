@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from truncation_core.hooks.models import strings
 from truncation_core.text.measure import count_terminators
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ class SalientPattern:
     #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
     name: str
     #: Literal strings, one of which every matching line contains.
-    keywords: tuple[str, ...] = attrs.field(converter=tuple, validator=_check_keywords)
+    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_keywords)
     #: A regular expression searched in lines that contain a keyword; None to take them all.
     regex: str | None = attrs.field(default=None, validator=_check_regex)
     #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...

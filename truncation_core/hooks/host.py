@@ -10,6 +10,7 @@ lists the plugins (``trunc plugins``) and finds which plugin's code raised an ex
 
 from __future__ import annotations
 
+import threading
 import traceback
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
     from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "HookResultError", "PluginHost",
            "PluginInfo"]
@@ -69,6 +71,10 @@ class PluginHost:
         self.streamable: frozenset[str] = loaded.streamable
         #: ``plugins.strict``: a plugin's exception propagates instead of falling back.
         self.strict = loaded.strict
+        #: Tokenizer name -> factory, over every loaded plugin.
+        self.tokenizers: Mapping[str, Callable[[], Tokenizer]] = loaded.tokenizers
+        self._tokenizers: dict[str, Tokenizer] = {}
+        self._tokenizers_lock = threading.Lock()
 
     @classmethod
     def build(cls, *, settings: PluginsConfig, plugins: Iterable[object] = (),
@@ -134,6 +140,27 @@ class PluginHost:
             plugin = _owner(type(suspect).__module__, modules)
         return plugin, hook
 
+    def tokenizer(self, name: str) -> Tokenizer:
+        """The tokenizer named *name*, made by its plugin's factory on first use and shared
+        from then on. Raises ``KeyError`` for a name no plugin provides, and
+        :class:`HookResultError` when the factory returns something that is not a
+        :class:`~truncation_core.tokens.contract.Tokenizer` (what the factory raises
+        propagates: the caller says which setting names it)."""
+        tokenizer = self._tokenizers.get(name)
+        if tokenizer is not None:
+            return tokenizer
+        from truncation_core.tokens.contract import Tokenizer
+
+        factory = self.tokenizers[name]
+        with self._tokenizers_lock:
+            tokenizer = self._tokenizers.get(name)
+            if tokenizer is None:
+                made = factory()
+                if not isinstance(made, Tokenizer):
+                    raise self._wrong("provides", made, f"a Tokenizer (tokenizer {name!r})")
+                tokenizer = self._tokenizers[name] = made
+        return tokenizer
+
     def _wrong(self, hook: str, result: object, expected: str) -> HookResultError:
         return HookResultError(hook, type(result).__name__, expected, self.implementers(hook))
 
@@ -145,7 +172,7 @@ class PluginHost:
                                             context=context)
         if chosen is not None and not isinstance(chosen, str):
             raise self._wrong("select_strategy", chosen, "a strategy name")
-        return chosen  # type: ignore[no-any-return]
+        return chosen
 
     def truncate(self, *, strategy: str, text: str, budget: Budget, facts: ContentFacts,
                  policy: Policy, markers: MarkerRenderer) -> Cut | None:
@@ -155,21 +182,22 @@ class PluginHost:
                                   policy=policy, markers=markers)
         if cut is not None and not isinstance(cut, Cut):
             raise self._wrong("truncate", cut, "a Cut")
-        return cut  # type: ignore[no-any-return]
+        return cut
 
     def format_marker(self, *, marker: Marker, policy: Policy) -> str | None:
         text = self._hook.format_marker(marker=marker, policy=policy)
         if text is not None and not isinstance(text, str):
             raise self._wrong("format_marker", text, "a str")
-        return text  # type: ignore[no-any-return]
+        return text
 
     def store_artifact(self, *, store: ArtifactStore, info: ArtifactInfo,
                        policy: Policy) -> ArtifactWriter | None:
-        writer = self._hook.store_artifact(store=store, info=info, policy=policy)
+        writer: ArtifactWriter | None = self._hook.store_artifact(store=store, info=info,
+                                                                  policy=policy)
         if writer is not None and not all(callable(getattr(writer, name, None))
                                           for name in ("write", "commit", "abort")):
             raise self._wrong("store_artifact", writer, "an ArtifactWriter")
-        return writer  # type: ignore[no-any-return]
+        return writer
 
     def salient_patterns(self, *, tool: str | None, policy: Policy
                          ) -> tuple[list[SalientPattern], HookResultError | None]:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from truncation_core.config.model import PluginsConfig
     from truncation_core.hooks.models import Provides
     from truncation_core.storage.protocol import ArtifactStore
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -71,6 +72,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.filesystem_store",
     "truncation_core.builtins.ranked",
     "truncation_core.builtins.salient",
+    "truncation_core.builtins.estimate_tokenizer",
 )
 
 #: The operator's plugin switches: environment variable -> the setting it restricts.
@@ -99,6 +101,7 @@ class PluginInfo:
     hooks: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
     backends: tuple[str, ...] = ()
+    tokenizers: tuple[str, ...] = ()
     #: Why it is not loaded: the load error, or None.
     error: str | None = None
     #: Skipped because config or the environment disabled it (or it is not allowlisted).
@@ -129,6 +132,8 @@ class Loaded:
     #: The strategies that can cut a long stream from its kept ends.
     streamable: frozenset[str]
     strict: bool
+    #: Tokenizer name -> factory, over every loaded plugin.
+    tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(factory=dict)
 
 
 def _env_list(raw: str) -> tuple[str, ...]:
@@ -164,8 +169,11 @@ def effective_settings(settings: PluginsConfig,
 class _Loader:
     """Registers plugins on one manager and keeps what each one is."""
 
-    def __init__(self, settings: PluginsConfig) -> None:
+    def __init__(self, settings: PluginsConfig, environ: Mapping[str, str]) -> None:
         self.settings = settings
+        self.env_disabled = _env_list(environ.get("TRUNCATION_CORE_DISABLE_PLUGINS", ""))
+        allowed = environ.get("TRUNCATION_CORE_PLUGINS")
+        self.env_allowed = None if allowed is None else _env_list(allowed)
         self.pm = pluggy.PluginManager(specs.PROJECT_NAME)
         self.pm.add_hookspecs(specs)
         self.records: dict[str, PluginInfo] = {}
@@ -209,15 +217,18 @@ class _Loader:
             self.pm.unregister(name=name)
         self.records[name] = attrs.evolve(record, hooks=(), error=str(error))
 
-    def disabled_by(self, name: str, configured: PluginsConfig) -> str | None:
+    def disabled_by(self, name: str) -> str | None:
         """What keeps entry point (or project module) *name* from loading, if anything."""
-        settings = self.settings
-        if name in settings.disable:
-            return ("plugins.disable" if name in configured.disable
-                    else "TRUNCATION_CORE_DISABLE_PLUGINS")
-        if settings.enable is not None and name not in settings.enable:
-            return ("plugins.enable" if configured.enable is not None
-                    and name not in configured.enable else "TRUNCATION_CORE_PLUGINS")
+        # The operator's switch is named first: configuration read by from_config() holds
+        # the environment's values too.
+        if name in self.env_disabled:
+            return "TRUNCATION_CORE_DISABLE_PLUGINS"
+        if name in self.settings.disable:
+            return "plugins.disable"
+        if self.env_allowed is not None and name not in self.env_allowed:
+            return "TRUNCATION_CORE_PLUGINS"
+        if self.settings.enable is not None and name not in self.settings.enable:
+            return "plugins.enable"
         return None
 
     # -- the sources, in order ----------------------------------------------------------------
@@ -228,7 +239,7 @@ class _Loader:
                           name="builtin." + module_path.rsplit(".", 1)[1],
                           kind="builtin", target=module_path)
 
-    def entrypoints(self, configured: PluginsConfig) -> None:
+    def entrypoints(self) -> None:
         from importlib.metadata import entry_points  # slow to import: only when loading
 
         for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -239,7 +250,7 @@ class _Loader:
                 warnings.warn(f"plugin {ep.name!r} from {dist_name} is registered twice; "
                               "keeping the first", PluginLoadWarning, stacklevel=5)
                 continue
-            why = self.disabled_by(ep.name, configured)
+            why = self.disabled_by(ep.name)
             if why is not None:
                 self.records[ep.name] = PluginInfo(
                     name=ep.name, kind="entrypoint", target=ep.value, distribution=dist_name,
@@ -265,12 +276,12 @@ class _Loader:
                     raise PluginLoadError(name, cause=LookupError(message))
                 warnings.warn(message, PluginLoadWarning, stacklevel=5)
 
-    def project(self, project_root: Path | None, configured: PluginsConfig) -> None:
+    def project(self, project_root: Path | None) -> None:
         for module_path in self.settings.modules:
             if module_path in self.settings.disable:
                 self.records[module_path] = PluginInfo(
                     name=module_path, kind="project", target=module_path, disabled=True,
-                    disabled_by=self.disabled_by(module_path, configured))
+                    disabled_by=self.disabled_by(module_path))
                 continue
             self.load_guarded(module_path, "project", target=module_path,
                               load=functools.partial(_import_project_module, module_path,
@@ -297,10 +308,11 @@ class _Loader:
         strategies: dict[str, str] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
         backend_providers: dict[str, str] = {}
+        tokenizers: dict[str, Callable[[], Tokenizer]] = {}
         streamable: set[str] = set()
         providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
-        # later plugin's entry for a name (a backend factory, a strategy) wins.
+        # later plugin's entry for a name (a backend factory, a tokenizer, a strategy) wins.
         for impl in self.pm.hook.provides.get_hookimpls():
             try:
                 if impl.wrapper or impl.hookwrapper:
@@ -321,6 +333,7 @@ class _Loader:
             strategies.update(provided.strategies)
             backends.update(provided.backends)
             backend_providers.update(dict.fromkeys(provided.backends, impl.plugin_name))
+            tokenizers.update(provided.tokenizers)
             streamable.difference_update(provided.strategies)
             streamable.update(provided.streamable)
             record = self.records.get(impl.plugin_name)
@@ -328,11 +341,13 @@ class _Loader:
                 self.records[impl.plugin_name] = attrs.evolve(
                     record,
                     strategies=(*record.strategies, *sorted(provided.strategies)),
-                    backends=(*record.backends, *sorted(provided.backends)))
+                    backends=(*record.backends, *sorted(provided.backends)),
+                    tokenizers=(*record.tokenizers, *sorted(provided.tokenizers)))
         return Loaded(pm=self.pm, records=tuple(self.records.values()),
                       strategies=strategies, backends=backends,
                       backend_providers=backend_providers,
-                      streamable=frozenset(streamable), strict=self.settings.strict)
+                      streamable=frozenset(streamable), strict=self.settings.strict,
+                      tokenizers=tokenizers)
 
     @staticmethod
     def _note_duplicates(plugin: str, provided: Provides, providers: dict[str, str]) -> None:
@@ -357,11 +372,11 @@ def load_plugins(*, settings: PluginsConfig, plugins: Iterable[object] = (),
     operator's environment, see :func:`effective_settings`) and *plugins* ask for."""
     environ = os.environ if environ is None else environ
     effective = effective_settings(settings, environ)
-    loader = _Loader(effective)
+    loader = _Loader(effective, environ)
     loader.builtins()
     if load_entrypoints and effective.autoload:
-        loader.entrypoints(settings)
-    loader.project(project_root, settings)
+        loader.entrypoints()
+    loader.project(project_root)
     loader.explicit(plugins)
     return loader.provides()
 

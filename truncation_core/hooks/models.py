@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -20,6 +20,7 @@ import attrs
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.storage.protocol import ArtifactStore
+    from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
     "ArtifactSpan",
@@ -39,6 +40,22 @@ MarkerPosition = Literal["beginning", "middle", "end"]
 #: :class:`ElementOmission`); each has a template of the same name in ``marker:``.
 ElementKind = Literal["json_items", "json_keys", "json_key", "json_string", "json_depth",
                       "jsonl_records", "ranked_results", "xml_elements", "xml_text"]
+
+
+def strings(value: Iterable[str]) -> tuple[str, ...]:
+    """A tuple of *value*: the converter for fields of strings of frozen attrs classes (typed,
+    so that type checkers see what the field accepts)."""
+    return tuple(value)
+
+
+def names(value: Iterable[str]) -> frozenset[str]:
+    """A frozenset of *value*: the converter for fields holding a set of names."""
+    return frozenset(value)
+
+
+def omissions(value: Iterable[Omission]) -> tuple[Omission, ...]:
+    """A tuple of *value*: the converter for fields holding omitted regions."""
+    return tuple(value)
 
 
 def frozen_mapping(value: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
@@ -256,11 +273,11 @@ class Cut:
     #: Lines of the original that are not in the output at all.
     omitted_lines: int
     #: The omitted regions, in order, for strategies that cut contiguous text.
-    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
+    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=omissions)
     #: The strategy that really produced the output, when it differs from the one asked for.
     strategy: str | None = None
     #: Human-readable remarks, e.g. why a fallback was taken.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
     #: Machine-readable, strategy-specific details (JSON-serialisable).
     details: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping)
 
@@ -330,7 +347,13 @@ class Provides:
     #: :func:`~truncation_core.text.cut.cut_text` does. A stream of a strategy not listed
     #: here is cut by the strategy's :class:`~truncation_core.streaming.incremental.IncrementalCut`
     #: if a ``stream_cutter`` offers one, else by ``head_tail``, and the metadata says so.
-    streamable: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
+    streamable: frozenset[str] = attrs.field(factory=frozenset, converter=names)
+    #: Tokenizer name -> factory ``() -> Tokenizer`` (see
+    #: :class:`~truncation_core.tokens.contract.Tokenizer`), for the ``tokenizer`` setting.
+    #: A factory is called once per Truncator, the first time a policy names it; it should
+    #: return at once and load its vocabulary on first use.
+    tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(
+        factory=dict, converter=frozen_mapping)
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration (names of the wrong type, a streamable name
@@ -344,6 +367,10 @@ class Provides:
             if not isinstance(name, str) or not name or not callable(factory):
                 out.append(f"backends: expected non-empty names mapped to store factories, "
                            f"got {type(name).__name__} -> {type(factory).__name__}")
+        for name, make in self.tokenizers.items():
+            if not isinstance(name, str) or not name or not callable(make):
+                out.append(f"tokenizers: expected non-empty names mapped to tokenizer "
+                           f"factories, got {type(name).__name__} -> {type(make).__name__}")
         for name in sorted(map(str, self.streamable)):
             if name not in self.strategies:
                 out.append(f"streamable: {name!r} is not one of the strategies provided")

@@ -9,7 +9,8 @@ For one tool result that is over its limit, a :class:`~truncation_core.Truncator
 4. ``format_marker``.
 
 ``provides`` is called once, when the plugin manager is built, to learn the names of the
-strategies and storage backends that plugins make available.
+strategies and storage backends that plugins make available. ``register_commands`` is called
+once, when the ``trunc`` command line starts, to add commands to it.
 
 Content within its limits never reaches a hook. An implementation that raises does not fail
 the tool call: the processor falls back to the built-ins and says so (see
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    import click
+
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import Policy
     from truncation_core.highlights.patterns import SalientPattern
@@ -58,10 +61,18 @@ def provides() -> Provides | None:
     :returns: a :class:`~truncation_core.hooks.models.Provides`, or None if the plugin provides no
         names (for example a plugin that only restyles markers).
 
+    :called: once, when a Truncator is built.
+    :cost: one call per plugin, per Truncator.
+
     .. versionadded:: 0.1
 
     Implementing this hook: declare every strategy your ``truncate`` handles and every backend
-    name you map to a store factory. A backend factory is called with the
+    name you map to a store factory, and in ``streamable`` the strategies whose ``truncate``
+    reads only the first and last characters of its ``text`` (as
+    :func:`~truncation_core.text.cut.cut_text` does): those also cut streams longer than the
+    ends a stream keeps. Return a :class:`~truncation_core.hooks.models.Provides` or None;
+    anything else (or a ``wrapper`` implementation) makes the plugin fail to load, with a
+    warning that names it. A backend factory is called with the
     :class:`~truncation_core.config.model.StoreConfig` and returns an
     :class:`~truncation_core.artifacts.model.ArtifactStore`.
     """
@@ -91,6 +102,9 @@ def select_strategy(
         the next implementation decide. The built-in implementation returns
         ``policy.strategy``, after sniffing structured content (see docs/strategies.md).
 
+    :called: for each result over its limits, first.
+    :cost: one call per cut result (nothing for results within limits).
+
     .. versionadded:: 0.1
     """
 
@@ -109,7 +123,11 @@ def truncate(
     Stops at first non-None result, see firstresult.
 
     :param strategy: the strategy name chosen by ``select_strategy``.
-    :param text: the whole content (already decoded when the tool returned bytes).
+    :param text: the whole content (already decoded when the tool returned bytes). For a
+        stream longer than the ends it keeps, and only for a strategy declared ``streamable``
+        in ``provides``, a :class:`~truncation_core.streaming.ends.KeptEnds` that answers for
+        the first and last characters (slicing and ``find`` there, ``len``, and line
+        terminators counted anywhere).
     :param budget: the limits the output must satisfy, markers included: characters, and
         optionally UTF-8 bytes and lines. The stricter limit wins.
     :param facts: facts about *text*, including its line count.
@@ -119,6 +137,10 @@ def truncate(
     :returns: a :class:`~truncation_core.hooks.models.Cut` whose ``text`` fits *budget*, or None
         when *strategy* is not yours. The processor checks the size of what you return and
         cuts with head_tail instead if it does not fit.
+
+    :called: for each result over its limits, after the artifact is kept; again with less
+        room when a highlights block is added.
+    :cost: the cut itself: a few calls per cut result.
 
     .. versionadded:: 0.1
 
@@ -148,6 +170,9 @@ def format_marker(marker: Marker, policy: Policy) -> str | None:
     :returns: the marker text, including any newlines that separate it from the content; or
         None to let the next implementation decide. The built-in implementation renders the
         templates from configuration.
+
+    :called: for each marker and note, while a strategy fits its output.
+    :cost: many calls per cut result: keep it cheap and free of side effects.
 
     .. versionadded:: 0.1
 
@@ -180,6 +205,9 @@ def store_artifact(
         The processor wraps whatever writer is returned so that it keeps at most
         ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifacts.limit`).
 
+    :called: when a cut result's content is kept (``spill`` on), before the strategy cuts.
+    :cost: one call per kept artifact.
+
     .. versionadded:: 0.1
 
     Implementing this hook: a ``wrapper=True`` implementation can wrap the writer that the
@@ -205,12 +233,17 @@ def stream_cutter(
     :param tool: the tool name given to ``stream``, or None.
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut` (``strategy``, ``feed(text)``,
-        ``finish(text=, budget=, facts=, markers=)``), or None. When the stream ends over its
-        limit and ``select_strategy`` picks the cutter's ``strategy``, its ``finish`` produces
-        the cut from the stream's windows; if it returns None or output over the budget, the
-        stream cuts as text. A stream short enough to be held whole is cut by ``truncate``
-        instead, exactly as :meth:`~truncation_core.Truncator.process` would cut it.
+    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut`
+        (``strategy``, ``feed(text)``, ``finish(text=, budget=, facts=, markers=)``), or
+        None. When the stream ends over its limit and ``select_strategy`` picks the cutter's
+        ``strategy``, its ``finish`` produces the cut from the stream's kept ends; if it
+        returns None or output over the budget, the stream cuts as the strategy's
+        ``truncate`` would if it is streamable, else as text. A stream short enough to be
+        held whole is cut by ``truncate`` instead, exactly as
+        :meth:`~truncation_core.Truncator.process` would cut it.
+
+    :called: when a stream opens.
+    :cost: one call per stream; the cutter is fed every chunk.
 
     .. versionadded:: 0.1
 
@@ -238,10 +271,14 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects (``name``, ``keywords``,
-        ``regex``, ``rank``), or None. The built-in implementation returns generic patterns
-        for error and exception headers, tracebacks, ``FAILED``, ``error:``, ``panic``, test
-        summaries and exit statuses (see :mod:`truncation_core.builtins.salient`).
+    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects
+        (``name``, ``keywords``, ``regex``, ``rank``), or None. The built-in implementation
+        returns generic patterns for error and exception headers, tracebacks, ``FAILED``,
+        ``error:``, ``panic``, test summaries and exit statuses (see
+        :mod:`truncation_core.builtins.salient`).
+
+    :called: the first time a tool's highlights are needed.
+    :cost: one call per tool, per Truncator; the patterns then scan every cut result of the tool.
 
     .. versionadded:: 0.1
 
@@ -255,4 +292,37 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
     Implementing this hook: keywords are literal and case-sensitive; every line you want must
     contain one of them (they are what makes scanning fast), and the regex then picks the
     lines you mean. Lines are matched on their first 512 characters.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add commands to the ``trunc`` command line.
+
+    All results are collected (there are none: the implementation adds commands to *cli*).
+    Called once per run of ``trunc``, after plugins load with the configuration's plugin
+    settings (the file given with ``trunc --config``, or the one found from the working
+    directory), before a command that is not built in is dispatched, or when ``trunc --help``
+    lists the commands. A built-in command (``trunc apply``, ``trunc run`` ...) is dispatched
+    without loading plugins for commands, so that its start-up stays cheap. Never called by a
+    :class:`~truncation_core.Truncator`.
+
+    :param cli: the group the plugin's commands go into (a :class:`click.Group`): add
+        commands or groups with ``cli.add_command(...)`` or the ``@cli.command()`` /
+        ``@cli.group()`` decorators, and they become ``trunc <name>``. A command reaches the
+        configuration through ``click.get_current_context().obj`` (its ``config_path``, and
+        ``truncator()`` to build the configured Truncator).
+    :returns: None; what counts is what the implementation adds to *cli*.
+
+    :called: when ``trunc`` runs a command that is not built in, or lists the commands.
+    :cost: one call per plugin, per run of ``trunc``; none for built-in commands.
+
+    .. versionadded:: 0.1
+
+    Implementing this hook: keep the module that holds it cheap to import, and import what a
+    command needs (a web framework, an SDK) inside the command. A command named like a
+    built-in one, or like one that an earlier plugin added, is skipped with a warning. An
+    implementation that raises is reported on stderr by plugin name, without the exception's
+    message, and ``trunc`` goes on without that plugin's commands (with ``plugins.strict``
+    on, it stops with that error instead).
     """

@@ -10,7 +10,7 @@ argument instead of a dozen.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from truncation_core.streaming.incremental import IncrementalCut
 
 __all__ = ["Call"]
+
+
+def _cutters(value: Iterable[IncrementalCut]) -> tuple[IncrementalCut, ...]:
+    return tuple(value)
 
 
 @attrs.frozen(kw_only=True)
@@ -47,9 +51,12 @@ class Call:
     #: Whether the original's byte size was measured (it is given in the metadata).
     byte_size_known: bool = False
     #: A stream's incremental cutters, for strategies that need all of the content.
-    cutters: tuple[IncrementalCut, ...] = attrs.field(default=(), converter=tuple, repr=False)
+    cutters: tuple[IncrementalCut, ...] = attrs.field(default=(), converter=_cutters, repr=False)
     #: The salient lines a stream found in any region, when it scanned as it went.
     pools_for: Callable[[Omission], Pools] | None = attrs.field(default=None, repr=False)
+    #: Text shown above the content (a command's header): it counts against ``max_tokens``
+    #: with the content (its characters, bytes and lines are already out of :attr:`budget`).
+    above: str = attrs.field(default="", repr=False)
 
     @property
     def whole(self) -> bool:

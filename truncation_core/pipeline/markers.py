@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.artifacts.model import human_size
+from truncation_core.artifacts.model import human_size, is_tool_call_id
 from truncation_core.hooks.models import (
     ArtifactSpan,
     ContentFacts,
@@ -67,8 +67,8 @@ class MarkerRenderer:
         """The marker text for *omission*, separators included.
 
         The marker gets the omission with its coordinates in the artifact
-        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`), which the
-        metadata carries too.
+        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`),
+        which the metadata carries too.
         """
         marker = self._marker(omission.position, located(omission, self.artifact))
         return self.format(marker=marker, policy=self.policy) or ""
@@ -133,15 +133,16 @@ def render_configured(marker: Marker, policy: Policy) -> str:
                 head_lines=cut.head_last_line,
                 tail_lines=cut.original_lines - cut.tail_first_line + 1 if cut.tail_bytes else 0,
                 cut_first_line=cut.first_line, cut_last_line=cut.last_line,
-                cut_bytes=cut.omitted_bytes, tool=tool)
+                cut_bytes=cut.omitted_bytes, tool=tool, **_tool_call(templates, artifact))
         return templates.reference.format(
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
-            tool=tool,
+            tool=tool, **_tool_call(templates, artifact),
         )
     element = marker.element
     if element is not None:
-        return getattr(templates, marker.kind).format(
+        template: str = getattr(templates, marker.kind)
+        return template.format(
             count=element.count, total=element.total, kept=element.total - element.count,
             unit=element.unit, path=element.path, artifact_id=artifact.id if artifact else "",
             strategy=marker.strategy, tool=tool,
@@ -155,11 +156,23 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
         hint = ""
-    return getattr(templates, marker.kind).format(
+    omission_template: str = getattr(templates, marker.kind)
+    return omission_template.format(
         lines=region.lines, chars=region.chars, first_line=region.first_line,
         last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,
     )
+
+
+def _tool_call(templates: MarkerConfig, artifact: ArtifactRef) -> dict[str, str]:
+    """``{tool_call}`` and ``{tool_call_id}``: the id of the call whose output the artifact
+    holds, when it has one the artifact tools accept (other ids are not shown: they may be
+    anything a host sends)."""
+    call_id = artifact.tool_call_id
+    if call_id is None or not is_tool_call_id(call_id):
+        return {"tool_call": "", "tool_call_id": ""}
+    return {"tool_call": templates.tool_call.format(tool_call_id=call_id),
+            "tool_call_id": call_id}
 
 
 def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> str:
@@ -174,7 +187,8 @@ def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> s
                                               cut_first_line=cut.first_line,
                                               cut_last_line=cut.last_line)
     fields = {"artifact_id": artifact.id, "start_line": span.start_line,
-              "end_line": span.end_line, "lines": region.lines, "chars": region.chars}
+              "end_line": span.end_line, "lines": region.lines, "chars": region.chars,
+              **_tool_call(templates, artifact)}
     if span.complete or cut is None:
         hint = templates.hint.format(**fields)
     else:

@@ -41,11 +41,9 @@ from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
 from truncation_core.pipeline.call import Call
 from truncation_core.pipeline.facts import artifact_info, content_facts
 from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.pipeline.results import (
-    TruncationMetadata,
-    TruncationResult,
-    estimate_tokens,
-)
+from truncation_core.pipeline.results import TokenFigures, TruncationMetadata, TruncationResult
+from truncation_core.pipeline.stats import log_use, utilization
+from truncation_core.pipeline.tokens import CallTokens, Shown, fit_tokens
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import measure
 
@@ -55,11 +53,16 @@ if TYPE_CHECKING:
     from truncation_core.highlights.bank import Pools
     from truncation_core.highlights.patterns import Matcher
     from truncation_core.hooks.host import PluginHost
+    from truncation_core.hooks.models import Size
     from truncation_core.pipeline.stats import StatsRecorder
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
     from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.tokens.contract import Tokenizer
 
-__all__ = ["Pipeline"]
+__all__ = ["ORIGINAL_SAMPLE_CHARS", "Pipeline"]
+
+#: A large original's tokens are extrapolated from this many characters at each of its ends.
+ORIGINAL_SAMPLE_CHARS = 4096
 
 #: The library's logger. Records carry sizes, tool names, strategies and artifact ids; never
 #: content.
@@ -92,6 +95,42 @@ class Pipeline:
         failure = PluginFailure.of(exc, hook, self.plugins, suspect)
         report(failure, instead, tool=tool, notes=notes)
         return failure
+
+    # -- tokens and utilization ----------------------------------------------------------------
+
+    def call_tokens(self, policy: Policy, notes: list[str] | None) -> CallTokens | None:
+        """The token limit of a call under *policy*, or None without ``max_tokens``."""
+        if policy.max_tokens is None:
+            return None
+
+        def failed(exc: Exception, tokenizer: Tokenizer) -> None:
+            self.failed(exc, "provides", f"counted with estimate instead of "
+                        f"{getattr(tokenizer, 'name', '?')!r}", policy.tool, notes,
+                        suspect=tokenizer)
+
+        return CallTokens(_tokenizer_of(policy), policy.max_tokens, failed)
+
+    def within_tokens(self, policy: Policy, text: str, size_bytes: int
+                      ) -> tuple[bool, int | None]:
+        """Whether *text* (*size_bytes* in UTF-8) is within ``max_tokens``, and its count
+        when it had to be counted (content within its other limits, on its way through)."""
+        tokens = self.call_tokens(policy, None)
+        if tokens is None:
+            return True, None
+        if tokens.byte_level and size_bytes <= tokens.limit:
+            return True, None
+        n = tokens.count(text)
+        return n <= tokens.limit, n
+
+    def record_use(self, policy: Policy, size: Size, tokens: int | None, *,
+                   truncated: bool) -> None:
+        """Count a result in the utilization histogram, and log it when it is over
+        ``log_utilization_above``."""
+        share, limit = utilization(size, policy, tokens)
+        self._stats.record_use(policy.tool, share)
+        threshold = policy.log_utilization_above
+        if threshold is not None and share > threshold:
+            log_use(policy.tool, share, limit, chars=size.chars, truncated=truncated)
 
     # -- the steps -----------------------------------------------------------------------------
 
@@ -232,6 +271,29 @@ class Pipeline:
 
     def finish(self, call: Call, notes: list[str]) -> TruncationResult:
         """What the model sees of *call*, and the metadata saying what was done."""
+        # -- max_tokens: cut by characters, then count what is shown (pipeline/tokens.py) --
+        tokens = self.call_tokens(call.policy, notes)
+        if tokens is not None:
+            shown, counted = self._fit_tokens(call, tokens)
+            notes.extend(shown.notes)
+            return self._result(call, shown.content, shown.cut, notes, tokens=tokens,
+                                counted=counted)
+        content, cut = self._shown(call, notes)
+        return self._result(call, content, cut, notes)
+
+    def _fit_tokens(self, call: Call, tokens: CallTokens) -> tuple[Shown, int | None]:
+        def render(chars: int) -> Shown:
+            tried: list[str] = []
+            content, cut = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)),
+                                       tried)
+            return Shown(content=content, cut=cut, notes=tuple(tried))
+
+        shown, counted, _ = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
+                                       above=call.above)
+        return shown, counted
+
+    def _shown(self, call: Call, notes: list[str]) -> tuple[str, Cut]:
+        """What the model sees of *call* within its budget (characters, bytes, lines)."""
         policy, facts, artifact = call.policy, call.facts, call.artifact
         markers = MarkerRenderer(format=self._format_marker, policy=policy,
                                  strategy=call.strategy, tool=call.tool, facts=facts,
@@ -266,7 +328,7 @@ class Pipeline:
         if policy.highlights and cut.omissions:
             cut = self._lift_highlights(call, cut, budget, notes,
                                         lambda room: cut_within(room, []))
-        return self._result(call, header + cut.text, cut, notes)
+        return header + cut.text, cut
 
     def _format_marker(self, **kwargs: Any) -> str | None:
         return self.plugins.format_marker(**kwargs)
@@ -333,7 +395,8 @@ class Pipeline:
             pools_for=call.pools_for or _scanned(matcher, call),
             recut=recut, artifact_line=lambda line: artifact_line(line, artifact))
 
-    def _result(self, call: Call, content: str, cut: Cut, notes: list[str]
+    def _result(self, call: Call, content: str, cut: Cut, notes: list[str], *,
+                tokens: CallTokens | None = None, counted: int | None = None
                 ) -> TruncationResult:
         facts, artifact = call.facts, call.artifact
         omissions = cut.omissions
@@ -354,8 +417,6 @@ class Pipeline:
             original_lines=facts.lines,
             omitted_chars=cut.omitted_chars,
             omitted_lines=cut.omitted_lines,
-            estimated_tokens=estimate_tokens(len(content)),
-            original_tokens=estimate_tokens(facts.chars),
             limits=call.budget,
             artifact_id=artifact.id if artifact else None,
             artifact_error=call.artifact_error,
@@ -364,13 +425,46 @@ class Pipeline:
             notes=(*notes, *cut.notes),
             details=cut.details,
             artifact_truncated=artifact is not None and artifact.truncated,
+            **self._token_fields(call, content, tokens, counted),
         )
         self._stats.record_truncation(call.tool, chars_saved=facts.chars - len(content),
                                       artifact=artifact is not None)
+        # Against the policy's limits: a command's header is out of its characters, bytes and
+        # lines already, and counted in its tokens (which max_tokens holds whole).
+        self.record_use(call.policy, measure(content), counted, truncated=True)
         log.debug("truncated tool=%s strategy=%s chars=%d->%d omitted_lines=%d artifact=%s",
                   call.tool, metadata.strategy_used, facts.chars, len(content),
                   cut.omitted_lines, metadata.artifact_id)
         return TruncationResult(content, artifact=artifact, metadata=metadata)
+
+
+    @staticmethod
+    def _token_fields(call: Call, content: str, tokens: CallTokens | None,
+                      counted: int | None) -> dict[str, Any]:
+        """The metadata's tokenizer, limit and token figures (counted when read)."""
+        from truncation_core.streaming.ends import window_for
+
+        tokenizer = tokens.tokenizer if tokens is not None else _tokenizer_of(call.policy)
+        # A stream keeps window_for(policy) characters at each end: process() samples the
+        # same ones, so that both give the same figures.
+        text, sample = call.text, min(ORIGINAL_SAMPLE_CHARS, window_for(call.policy))
+        whole = isinstance(text, str) and len(text) <= 2 * sample
+        figures = TokenFigures(
+            tokenizer, shown=content, original_chars=call.facts.chars,
+            shown_tokens=counted if not call.above else None,
+            original=text if whole else None,  # type: ignore[arg-type]
+            samples=() if whole else (text[:sample], text[len(text) - sample:]))
+        return {"tokenizer": tokenizer.name, "max_tokens": call.policy.max_tokens,
+                "tokens": figures}
+
+
+def _tokenizer_of(policy: Policy) -> Tokenizer:
+    """The policy's tokenizer; ``estimate`` for a policy made without a Truncator."""
+    if policy.counter is not None:
+        return policy.counter
+    from truncation_core.tokens.estimate import EstimateTokenizer
+
+    return EstimateTokenizer()
 
 
 def _counts_are_sane(cut: Cut) -> bool:

@@ -3,24 +3,130 @@
 from __future__ import annotations
 
 import json
+import logging
+import math
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.hooks.models import Budget, Omission, frozen_mapping
+from truncation_core.hooks.models import Budget, Omission, frozen_mapping, omissions, strings
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.config.model import Policy
     from truncation_core.streaming.command import CommandStatus
+    from truncation_core.tokens.contract import Tokenizer
 
-__all__ = ["TruncationMetadata", "TruncationResult", "estimate_tokens"]
+__all__ = ["TokenFigures", "TruncationMetadata", "TruncationResult", "estimate_tokens"]
+
+log = logging.getLogger("truncation_core")
 
 
 def estimate_tokens(chars: int) -> int:
-    """Approximate tokens as characters / 4, rounded up (FR-017)."""
+    """Characters / 4, rounded up: the ``truncation_info`` figure of (``ranked``).
+
+    Not a token count (real ones are up to 3 times larger): the metadata's
+    ``estimated_tokens`` is counted by the policy's tokenizer instead.
+    """
     return (chars + 3) // 4
+
+
+class TokenFigures:
+    """The token counts of one result under its tokenizer, each counted when first read.
+
+    What the model sees is counted whole (its count is given when the pipeline counted it
+    already, to fit ``max_tokens``). The original is counted whole when it is at hand
+    (*original*); a large one is not kept, and its count is extrapolated from what is kept
+    of it (*samples*: its first and last characters, as a stream keeps them) by their
+    tokens per character: :attr:`original_counted` says which.
+
+    Counting never raises: a plugin tokenizer that fails is replaced by ``estimate``, and
+    a warning is logged.
+    """
+
+    __slots__ = ("_counted", "_lock", "_original", "_original_chars", "_samples", "_shown",
+                 "_shown_tokens", "_tokenizer", "_values")
+
+    def __init__(self, tokenizer: Tokenizer, *, shown: str, original_chars: int,
+                 shown_tokens: int | None = None, original: str | None = None,
+                 samples: tuple[str, ...] = ()) -> None:
+        self._tokenizer = tokenizer
+        self._shown = shown
+        self._shown_tokens = shown_tokens
+        self._original = original
+        self._original_chars = original_chars
+        self._samples = samples
+        self._counted = original is not None
+        self._values: tuple[int, int] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def tokenizer(self) -> str:
+        return self._tokenizer.name
+
+    def _count(self, text: str) -> int:
+        try:
+            n = self._tokenizer.count(text)
+            if type(n) is int and n >= 0:
+                return n
+            raise TypeError(f"count() returned a {type(n).__name__}, not a count")
+        except Exception as exc:
+            log.warning("tokenizer %r raised %s while counting a result's tokens; counted "
+                        "with estimate", self._tokenizer.name, type(exc).__name__)
+            from truncation_core.tokens.estimate import EstimateTokenizer
+
+            self._tokenizer = EstimateTokenizer()
+            return self._tokenizer.count(text)
+
+    def values(self) -> tuple[int, int]:
+        """``(tokens of what the model sees, tokens of the original)``."""
+        if self._values is None:
+            with self._lock:
+                if self._values is None:
+                    self._values = self._compute()
+                    # Counted: the texts are no longer needed.
+                    self._shown = self._original = None  # type: ignore[assignment]
+                    self._samples = ()
+        return self._values
+
+    def _compute(self) -> tuple[int, int]:
+        shown = self._shown_tokens if self._shown_tokens is not None else self._count(
+            self._shown)
+        if self._original is not None:
+            original = shown if self._original is self._shown else self._count(self._original)
+            return shown, original
+        sampled = [s for s in self._samples if s]
+        chars = sum(map(len, sampled))
+        if not chars:  # nothing kept of it: what the model sees stands for it
+            sampled, chars = [self._shown], len(self._shown)
+        tokens = sum(map(self._count, sampled))
+        return shown, math.ceil(self._original_chars * tokens / max(chars, 1))
+
+    @property
+    def original_counted(self) -> bool:
+        return self._counted
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TokenFigures):
+            return NotImplemented
+        return (self.tokenizer, self.values(), self._counted) == (
+            other.tokenizer, other.values(), other._counted)
+
+    def __hash__(self) -> int:
+        return hash((self.tokenizer, self.values(), self._counted))
+
+    def __repr__(self) -> str:  # never the content, and no counting for a repr
+        values = "not counted yet" if self._values is None else (
+            f"shown={self._values[0]}, original={self._values[1]}")
+        return f"TokenFigures(tokenizer={self.tokenizer!r}, {values})"
+
+
+def _default_figures() -> TokenFigures:
+    from truncation_core.tokens.estimate import EstimateTokenizer
+
+    return TokenFigures(EstimateTokenizer(), shown="", original="", original_chars=0)
 
 
 def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
@@ -31,18 +137,18 @@ def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
 class TruncationMetadata:
     """What was done to one tool result, in numbers a program (or a model) can act on.
 
-    Sizes are in characters unless the name says otherwise (FR-016).
+    Sizes are in characters unless the name says otherwise.
     """
 
     #: The tool the result came from, if given.
     tool: str | None
-    #: True when the model sees less than the full content (FR-070).
+    #: True when the model sees less than the full content.
     was_truncated: bool
-    #: The strategy that produced the content, or None when nothing was cut (FR-068).
+    #: The strategy that produced the content, or None when nothing was cut.
     strategy_used: str | None
-    #: Size of the original content (FR-066).
+    #: Size of the original content.
     original_size: int
-    #: Size of what the model sees, markers included (FR-067).
+    #: Size of what the model sees, markers included.
     truncated_size: int
     #: Lines in the original content.
     original_lines: int
@@ -50,13 +156,10 @@ class TruncationMetadata:
     omitted_chars: int
     #: Lines of the original that the model does not see at all.
     omitted_lines: int
-    #: Estimated tokens of what the model sees (chars / 4).
-    estimated_tokens: int
-    #: Estimated tokens of the original content.
-    original_tokens: int
-    #: The limits that were applied.
+    #: The limits that were applied (in characters, bytes and lines; ``max_tokens`` is the
+    #: limit in tokens).
     limits: Budget
-    #: The artifact holding the full content (FR-069), or None.
+    #: The artifact holding the full content, or None.
     artifact_id: str | None = None
     #: Why the full content could not be kept, when spilling was on but failed.
     artifact_error: str | None = None
@@ -65,9 +168,9 @@ class TruncationMetadata:
     #: The omitted regions: their lines and bytes in the original, and in ``in_artifact``
     #: the numbers the marker shows, which read them back from the artifact (see
     #: :meth:`retrieve`).
-    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=tuple)
+    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=omissions)
     #: Remarks, e.g. which fallback was taken and why.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
     #: Strategy-specific, machine-readable details. They may quote content (a highlighted
     #: line, a JSON key in a cut's path), so they are left out of the repr, which ends up in
     #: logs; ``to_dict`` and ``to_json`` include them.
@@ -79,11 +182,45 @@ class TruncationMetadata:
     #: beyond ``max_artifact_size``); ``artifact.cut`` says what it lacks.
     artifact_truncated: bool = False
     #: How the command ended, for output of a command run by truncation-core (``trunc run``,
-    #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout, wall time.
+    #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout,
+    #: wall time.
     command: CommandStatus | None = None
     #: Set when the content is partial: its stream (or command) was interrupted, and this is
     #: what had arrived (``interrupted after 1,234 lines (KeyboardInterrupt)``).
     interrupted: str | None = None
+    #: The tokenizer the token figures are counted with (the policy's ``tokenizer``, or
+    #: ``estimate`` when a plugin's tokenizer failed).
+    tokenizer: str = "estimate"
+    #: The limit in tokens that was applied, or None.
+    max_tokens: int | None = None
+    #: The token figures, counted when first read (see :attr:`estimated_tokens`).
+    _tokens: TokenFigures = attrs.field(factory=_default_figures, alias="tokens", repr=False)
+
+    #: The names of the fields and figures :meth:`to_dict` gives, in its order.
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        names = [a.name for a in attrs.fields(cls) if not a.name.startswith("_")]
+        return (*names, *_TOKEN_FIGURES)
+
+    @property
+    def estimated_tokens(self) -> int:
+        """Tokens of what the model sees, under :attr:`tokenizer`: exact under a named
+        tokenizer; under ``estimate``, never fewer than cl100k_base or o200k_base count.
+        Within ``max_tokens`` when one applies. Counted when first read."""
+        return self._tokens.values()[0]
+
+    @property
+    def original_tokens(self) -> int:
+        """Tokens of the original content under :attr:`tokenizer`: counted whole when
+        :attr:`original_tokens_counted`, else extrapolated from the parts that were kept
+        (its first and last characters) by their tokens per character."""
+        return self._tokens.values()[1]
+
+    @property
+    def original_tokens_counted(self) -> bool:
+        """True when :attr:`original_tokens` is a count of the whole original; False when it
+        is extrapolated (large content, which is not held in memory to be counted)."""
+        return self._tokens.original_counted
 
     def retrieve(self, omission: Omission) -> dict[str, Any] | None:
         """The arguments of the ``get_artifact`` call that reads *omission* back (one of
@@ -101,6 +238,8 @@ class TruncationMetadata:
         ``retrieve`` (see :meth:`retrieve`)."""
         # attrs.asdict keeps tuples; a plain dict has lists, as its JSON does.
         data = attrs.asdict(self, recurse=True, value_serializer=_tuples_as_lists)
+        del data["_tokens"]
+        data.update({name: getattr(self, name) for name in _TOKEN_FIGURES})
         data["details"] = dict(self.details)
         for region, omission in zip(data["omissions"], self.omissions, strict=True):
             region["chars"] = omission.chars
@@ -118,6 +257,11 @@ class TruncationMetadata:
         from truncation_core.text.measure import count_lines
 
         chars = len(content)
+        tokenizer = policy.counter
+        if tokenizer is None:
+            from truncation_core.tokens.estimate import EstimateTokenizer
+
+            tokenizer = EstimateTokenizer()
         return cls(
             tool=policy.tool,
             was_truncated=False,
@@ -127,12 +271,18 @@ class TruncationMetadata:
             original_lines=count_lines(content),
             omitted_chars=0,
             omitted_lines=0,
-            estimated_tokens=estimate_tokens(chars),
-            original_tokens=estimate_tokens(chars),
             limits=policy.budget,
             notes=("the tool marked its result as already truncated",) if opted_out else (),
             opted_out=opted_out,
+            tokenizer=tokenizer.name,
+            max_tokens=policy.max_tokens,
+            tokens=TokenFigures(tokenizer, shown=content, original=content,
+                                original_chars=chars),
         )
+
+
+#: The token figures :meth:`TruncationMetadata.to_dict` gives besides the fields.
+_TOKEN_FIGURES = ("estimated_tokens", "original_tokens", "original_tokens_counted")
 
 
 @attrs.frozen(repr=False)

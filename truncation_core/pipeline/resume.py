@@ -1,13 +1,15 @@
 """Resume coordinates in the stored artifact: the numbers a marker and a highlight show.
 
 A cut finds an omitted region in the original output: its lines (``first_line`` to
-``last_line``) and its bytes (``start_byte`` to ``end_byte``, from :mod:`truncation_core.text.offsets`).
+``last_line``) and its bytes (``start_byte`` to ``end_byte``, from
+:mod:`truncation_core.text.offsets`).
 The model reads it back from the artifact, with ``get_artifact(start_line=..., end_line=...)``.
 While the artifact holds the whole output, the two are the same numbers. When the output
 exceeded ``max_artifact_size``, the artifact keeps only its head and its tail, with one marker
 line between them (:mod:`truncation_core.artifacts.limit`), so original numbers past the head
 do not address it. This module maps them, once, for the marker (through
-:class:`~truncation_core.pipeline.markers.MarkerRenderer`), the metadata and the highlights block alike,
+:class:`~truncation_core.pipeline.markers.MarkerRenderer`), the metadata and the highlights block
+alike,
 so that every number shown to the model addresses the artifact as stored and the metadata gives
 the same numbers:
 

@@ -30,7 +30,8 @@ def _surrogatepass_replace(exc: UnicodeError) -> tuple[str, int]:
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
     try:
-        return _surrogatepass(exc)
+        text, end = _surrogatepass(exc)
+        return str(text), end
     except UnicodeDecodeError:
         return "\ufffd", exc.end
 

@@ -151,6 +151,7 @@ class _Matcher:
         # RE2 searches the bytes themselves. For regex, surrogateescape keeps one character
         # per undecodable byte, so that character offsets map back to byte offsets exactly.
         text: str | bytes
+        to_bytes: Callable[[int], int]
         if self.compiled.on_bytes:
             text, to_bytes = buf, _same
         elif buf.isascii():

@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 from truncation_core.errors import StoreError, StoreFull
 
-__all__ = ["Directory", "store_error"]
+__all__ = ["Directory", "os", "store_error"]
 
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK

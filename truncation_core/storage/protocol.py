@@ -19,6 +19,13 @@ index reads only the chunks a page needs). Export and import
 (:mod:`truncation_core.artifacts.archive`), sessions, the artifact tools and ``trunc
 artifacts`` use nothing else.
 
+An agent (or a host) knows the id of the tool call whose output was cut, not the artifact id:
+:func:`resolve_handle` turns either into the artifact id, over :meth:`ArtifactStore.list`
+(the newest artifact stored for a tool call wins), so every backend accepts tool call ids; a
+backend with an index may answer faster with an optional method ``find_tool_call(tool_call_id)
+-> ArtifactRef | None``, which :func:`find_tool_call` uses when it is there.
+:func:`find_tool_call_anywhere` looks across a backend's sessions (``trunc artifacts``).
+
 Every method taking an artifact id or a session id validates it first and raises
 :class:`~truncation_core.errors.InvalidArtifactId` or
 :class:`~truncation_core.errors.InvalidSessionId` before touching storage. Failures of the
@@ -32,7 +39,13 @@ from typing import BinaryIO, Protocol, runtime_checkable
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
+from truncation_core.artifacts.model import (
+    ArtifactInfo,
+    ArtifactRef,
+    is_tool_call_id,
+    validate_artifact_id,
+)
+from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
 
 __all__ = [
     "ArtifactStore",
@@ -41,6 +54,9 @@ __all__ = [
     "SessionInfo",
     "StorageBackend",
     "WriterBase",
+    "find_tool_call",
+    "find_tool_call_anywhere",
+    "resolve_handle",
 ]
 
 
@@ -233,3 +249,62 @@ class WriterBase:
 
     def _abort(self) -> None:
         raise NotImplementedError
+
+
+# -- tool call ids as handles -----------------------------------------------------------------
+
+
+def _newest(refs: list[ArtifactRef], tool_call_id: str) -> ArtifactRef | None:
+    """The newest of *refs* (oldest first) stored for *tool_call_id*; on equal times, the
+    later one listed."""
+    found: ArtifactRef | None = None
+    for ref in refs:
+        if ref.tool_call_id == tool_call_id and (found is None
+                                                 or ref.created_at >= found.created_at):
+            found = ref
+    return found
+
+
+def find_tool_call(store: ArtifactStore, tool_call_id: str) -> ArtifactRef | None:
+    """The newest artifact of *store*'s session stored for tool call *tool_call_id*, or None.
+
+    Uses the store's own ``find_tool_call`` when it has one, else reads :meth:`ArtifactStore.list`.
+    """
+    own = getattr(store, "find_tool_call", None)
+    if callable(own):
+        found = own(tool_call_id)
+        if found is None or isinstance(found, ArtifactRef):
+            return found
+    return _newest(store.list(), tool_call_id)
+
+
+def resolve_handle(store: ArtifactStore, handle: object) -> str:
+    """The artifact id *handle* stands for: *handle* itself when it is an artifact id, else
+    the newest artifact *store* keeps for the tool call of that id.
+
+    Raises :class:`~truncation_core.errors.InvalidArtifactId` for anything else (described,
+    never echoed) and :class:`~truncation_core.errors.ArtifactNotFound` when no artifact was
+    kept for that tool call.
+    """
+    if is_tool_call_id(handle):
+        ref = find_tool_call(store, handle)  # type: ignore[arg-type]
+        if ref is None:
+            raise ArtifactNotFound.for_tool_call(str(handle))
+        return ref.id
+    try:
+        return validate_artifact_id(handle)
+    except InvalidArtifactId:
+        raise InvalidArtifactId(handle, handles=True) from None
+
+
+def find_tool_call_anywhere(backend: StorageBackend, tool_call_id: str
+                            ) -> tuple[ArtifactStore, ArtifactRef] | None:
+    """The newest artifact stored for *tool_call_id* in any session of *backend*, with the
+    store of its session; None when there is none."""
+    found: tuple[ArtifactStore, ArtifactRef] | None = None
+    for info in backend.sessions():
+        store = backend.session(info.id)
+        ref = find_tool_call(store, tool_call_id)
+        if ref is not None and (found is None or ref.created_at >= found[1].created_at):
+            found = (store, ref)
+    return found

@@ -51,8 +51,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
+from truncation_core.hooks.models import strings
+
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Budget
+    from truncation_core.config.model import Policy
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.streaming.stream import Stream
     from truncation_core.truncator import Truncator
@@ -79,7 +81,7 @@ class CommandStatus:
     """How a command ended. Recorded in the metadata as ``command``."""
 
     #: The command line that ran.
-    argv: tuple[str, ...] = attrs.field(converter=tuple)
+    argv: tuple[str, ...] = attrs.field(converter=strings)
     #: Its exit status, or None when a signal ended it.
     exit_code: int | None
     #: The signal that ended it (``SIGKILL`` ...), or None.
@@ -91,7 +93,7 @@ class CommandStatus:
     #: Wall time from start to exit, in seconds.
     duration_seconds: float = 0.0
     #: Remarks, e.g. that a process kept the output open after the command exited.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
     #: What interrupted the caller while the command ran (``SIGINT``, ``SIGTERM``,
     #: ``cancelled`` ...), which then killed it: the output is partial. None otherwise.
     interrupted: str | None = None
@@ -144,7 +146,7 @@ class CommandResult:
         if isinstance(output, TruncationResult):
             result, header = output, _full_header(status, output)
         else:
-            header = _header_for(status, lines=output.lines, budget=output.policy.budget)
+            header = _header_for(status, lines=output.lines, policy=output.policy)
             result = output.result(reserve=header)
         return cls._made(result, status, header)
 
@@ -170,14 +172,28 @@ class CommandResult:
         }
 
 
-def _header_for(status: CommandStatus, *, lines: int, budget: Budget) -> str:
+def _header_for(status: CommandStatus, *, lines: int, policy: Policy) -> str:
     """The header above a command's output of *lines* lines: the full one, else the
-    one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of
-    *budget* in every limited unit."""
+    one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of the
+    policy's budget in every limited unit, tokens included."""
     from truncation_core.text.measure import measure
 
-    share = budget.scaled(HEADER_SHARE)
-    return next((h for h in _header_forms(status, lines) if share.admits(measure(h))), "")
+    share = policy.budget.scaled(HEADER_SHARE)
+
+    def fits(header: str) -> bool:
+        if not share.admits(measure(header)):
+            return False
+        if policy.max_tokens is None or policy.counter is None:
+            return True
+        room = policy.max_tokens * HEADER_SHARE
+        if policy.counter.byte_level and len(header.encode("utf-8", "surrogatepass")) <= room:
+            return True
+        try:
+            return policy.counter.count(header) <= room
+        except Exception:  # a plugin tokenizer's bug: the pipeline reports it; no header
+            return False
+
+    return next((h for h in _header_forms(status, lines) if fits(h)), "")
 
 
 def _full_header(status: CommandStatus, result: TruncationResult) -> str:
@@ -446,7 +462,7 @@ def _partial(stream: Stream, *, argv: list[str], reason: str, timeout: float | N
     why = f"interrupted after {stream.lines:,} line{'' if stream.lines == 1 else 's'} " \
           f"({reason})"
     try:
-        header = _header_for(status, lines=stream.lines, budget=stream.policy.budget)
+        header = _header_for(status, lines=stream.lines, policy=stream.policy)
         return CommandResult._made(stream.interrupt(why, reserve=header), status, header)
     except Exception as exc:
         log.warning("interrupted command's output could not be kept: %s", type(exc).__name__)

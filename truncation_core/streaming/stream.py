@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
+from truncation_core.config.checks import PositiveInt
 from truncation_core.errors import StoreError, StoreFull
 from truncation_core.highlights.bank import StreamHighlights
 from truncation_core.hooks.models import Budget, ContentFacts
@@ -74,6 +75,8 @@ _MAX_UTF8 = 4
 _ASYNC_BATCH = 256 * 1024
 
 AnyStr = TypeVar("AnyStr", str, bytes)
+#: ``bytes``, for annotations inside :class:`Stream`, whose ``bytes`` property shadows it.
+_Bytes = bytes
 
 
 class _Ring(Generic[AnyStr]):
@@ -81,7 +84,7 @@ class _Ring(Generic[AnyStr]):
 
     def __init__(self, keep: int, empty: AnyStr) -> None:
         self._keep = keep
-        self._empty = empty
+        self._empty: AnyStr = empty
         self._parts: deque[AnyStr] = deque()
         self._size = 0
         #: True once anything written has been dropped.
@@ -101,7 +104,8 @@ class _Ring(Generic[AnyStr]):
             self.trimmed = True
 
     def value(self) -> AnyStr:
-        return self._empty.join(self._parts)
+        joined: AnyStr = self._empty.join(self._parts)
+        return joined
 
 
 def is_interruption(exc_type: type[BaseException] | None) -> bool:
@@ -199,7 +203,7 @@ class Stream:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write(self, chunk: str | bytes | bytearray | memoryview) -> int:
+    def write(self, chunk: str | _Bytes | bytearray | memoryview) -> int:
         """Take the next chunk of the tool's output; returns its length.
 
         All chunks of one stream are ``str``, or all are bytes-like.
@@ -248,7 +252,7 @@ class Stream:
     def _write_text(self, chunk: str) -> None:
         self._count(chunk, "\n", "\r", "\r\n")
         self._chars += len(chunk)
-        data: bytes | None = None
+        data: _Bytes | None = None
         if chunk.isascii():  # O(1): CPython keeps the flag
             size = len(chunk)
         else:
@@ -262,7 +266,7 @@ class Stream:
         self._feed(chunk)
         self._keep(chunk, data)
 
-    def _write_bytes(self, chunk: bytes) -> None:
+    def _write_bytes(self, chunk: _Bytes) -> None:
         self._count(chunk, b"\n", b"\r", b"\r\n")
         self._bytes += len(chunk)
         text: str | None = None
@@ -282,7 +286,7 @@ class Stream:
             self._feed(text if text is not None else chunk.decode("ascii"))
         self._keep(chunk, chunk)
 
-    def _decode(self, chunk: bytes, final: bool = False) -> str:
+    def _decode(self, chunk: _Bytes, final: bool = False) -> str:
         text = self._decoder.decode(chunk, final)  # type: ignore[union-attr]
         self._decoder_idle = not self._decoder.getstate()[0]  # type: ignore[union-attr]
         self._chars += len(text)
@@ -329,7 +333,7 @@ class Stream:
 
     # -- the artifact ------------------------------------------------------------------------
 
-    def _keep(self, chunk: str | bytes, data: bytes | None) -> None:
+    def _keep(self, chunk: str | _Bytes, data: _Bytes | None) -> None:
         """Keep the chunk for the artifact: held back while within the limit, then written."""
         if not self._over:
             self._over = self._is_over(self._budget)
@@ -342,7 +346,7 @@ class Stream:
             return
         self._store(data)
 
-    def _store(self, data: bytes) -> None:
+    def _store(self, data: _Bytes) -> None:
         try:
             if self._writer is None:
                 self._open_writer()
@@ -465,9 +469,18 @@ class Stream:
         policy, budget = self._room_left(reserve)
         if not self._over:
             self._over = self._is_over(budget)
-        if not self._over:
-            self._prefix = []
-            return TruncationResult("".join(self._head), policy=self._policy)
+        if not self._over:  # within its limits in characters, bytes and lines: and tokens?
+            text = "".join(self._head)
+            size = measure(text)
+            shown = reserve + text
+            within, tokens = self._pipeline.within_tokens(
+                self._policy, shown, utf8_size(shown) if reserve else size.bytes)
+            if within:
+                self._prefix = []
+                self._pipeline.record_use(self._policy, size, None if reserve else tokens,
+                                          truncated=False)
+                return TruncationResult(text, policy=self._policy)
+            self._over = True
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         view, raw = self._full_text()
@@ -487,7 +500,7 @@ class Stream:
                     text=view, facts=facts, strategy=strategy, artifact=artifact,
                     artifact_error=artifact_error,
                     byte_size_known=policy.spill or self._mode is bytes,
-                    cutters=self._cutters, pools_for=pools_for)
+                    cutters=self._cutters, pools_for=pools_for, above=reserve)
         result = pipeline.finish(call, notes)
         if not reserve:
             return result
@@ -506,10 +519,12 @@ class Stream:
         if room is None:
             raise ValueError(f"reserve: {len(reserve)} characters do not fit the budget "
                              f"({self._budget})")
-        return attrs.evolve(self._policy, inline_limit=room.chars, max_bytes=room.bytes,
-                            max_lines=room.lines), room
+        return attrs.evolve(
+            self._policy, inline_limit=PositiveInt(room.chars),
+            max_bytes=None if room.bytes is None else PositiveInt(room.bytes),
+            max_lines=None if room.lines is None else PositiveInt(room.lines)), room
 
-    def _full_text(self) -> tuple[str | KeptEnds, bytes | None]:
+    def _full_text(self) -> tuple[str | KeptEnds, _Bytes | None]:
         """The whole text when the two ends overlap, else the windows over it."""
         ring = self._ring.value()  # type: ignore[union-attr]
         head = "".join(self._head)
@@ -567,12 +582,10 @@ class Stream:
 
 
 def _with_notice(result: TruncationResult, notice: str) -> TruncationResult:
-    """*result* with *notice* above its content (room for it was reserved)."""
-    from truncation_core.pipeline.results import estimate_tokens
-
+    """*result* with *notice* above its content (room for it was reserved, tokens included:
+    the pipeline counts what is ``above`` the content, as for a command's header)."""
     content = notice + result.content
-    metadata = attrs.evolve(result.metadata, truncated_size=len(content),
-                            estimated_tokens=estimate_tokens(len(content)))
+    metadata = attrs.evolve(result.metadata, truncated_size=len(content))
     return type(result)(content, artifact=result.artifact, metadata=metadata)
 
 

@@ -10,13 +10,14 @@ One file per format, each readable on its own:
 * :mod:`~truncation_core.structured.json_stream` — the same from ijson parse events, fed
   chunk by chunk, in memory bounded by the budget (large input, streams).
 * :mod:`~truncation_core.structured.jsonl` — JSON Lines: whole records, first and last.
-* :mod:`~truncation_core.structured.ranked` — ranked results (seed 002): the best-scored whole
+* :mod:`~truncation_core.structured.ranked` — ranked results: the best-scored whole
   results that fit.
 * :mod:`~truncation_core.structured.xml_element` — XML elements, parsed safely.
 * :mod:`~truncation_core.structured.dispatch` — which of these handles a given content, and
   the fall back to a text strategy (with the reason) when none can.
 * :mod:`~truncation_core.structured.writer` — output written against a budget, abandoned at
-  the first piece that does not fit (shared by the JSON and XML renderers).
+  the first piece that does not fit (the XML renderer's), and the list of cuts for the
+  metadata (shared with the JSON fitter, which sizes its trials instead of writing them).
 
 The hook modules in :mod:`truncation_core.builtins` only delegate here. docs/structured.md
 describes what each strategy keeps, with examples.

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission
+from truncation_core.hooks.models import Budget, ContentFacts, Cut
 from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.structured.notes import NoteCache, structured_details
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import count_lines
@@ -34,12 +35,10 @@ if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator
 
 __all__ = [
-    "NoteCache",
     "element_cut",
     "guarded",
     "new_json_stream",
     "starts_like_json",
-    "structured_details",
     "text_fallback",
 ]
 
@@ -49,24 +48,6 @@ log = logging.getLogger("truncation_core")
 _TEXT_STRATEGIES = ("head_tail", "head", "tail", "lines")
 #: Chunk size when feeding in-memory text to the streaming truncator.
 STREAM_CHUNK_CHARS = 1 << 20
-
-
-class NoteCache:
-    """Renders notes through ``format_marker`` once per distinct omission.
-
-    Fitting renders the same note many times (once per trial); the hook must have no side
-    effects, so its answer can be reused.
-    """
-
-    def __init__(self, markers: MarkerRenderer) -> None:
-        self._markers = markers
-        self._cache: dict[ElementOmission, str] = {}
-
-    def __call__(self, element: ElementOmission) -> str:
-        text = self._cache.get(element)
-        if text is None:
-            text = self._cache[element] = self._markers.note(element)
-        return text
 
 
 def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
@@ -84,18 +65,6 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
     log.debug("element fell back to %s: %s", name, reason)
     return attrs.evolve(cut, strategy=name, notes=(*cut.notes, f"element: {reason}; cut as text"),
                         details={"fallback": name, "reason": reason})
-
-
-def structured_details(format: str, fitted: Any, **extra: Any) -> dict[str, Any]:
-    """The machine-readable part of the metadata for a fitted document."""
-    return {
-        "format": format,
-        "omitted": dict(fitted.omitted),
-        "cuts": list(fitted.cuts),
-        "cut_count": fitted.cut_count,
-        "limits": {k: (None if v >= (1 << 62) else v) for k, v in fitted.knobs._asdict().items()},
-        **extra,
-    }
 
 
 def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:

@@ -488,8 +488,8 @@ class JsonStreamTruncator:
             self.failed = "no JSON value in the content"
         if self.failed:
             return self._fallback(self.failed)
-        from truncation_core.structured.dispatch import NoteCache, structured_details
         from truncation_core.structured.json_element import detect_style
+        from truncation_core.structured.notes import NoteCache, structured_details
 
         note = NoteCache(self.markers)
         if root.total > 1:  # JSON Lines: whole records first and last
@@ -529,6 +529,7 @@ class JsonStreamTruncator:
         ends = _Ends(head="".join(self._head), tail=self._tail, chars=self._chars,
                      lines=self._terminators + (1 if self._last_char not in ("", "\r", "\n")
                                                 else 0))
+        assert self.markers is not None, "finish() gives the markers before any fallback"
         return _cut_ends(ends, budget=self.budget, policy=self.policy, markers=self.markers,
                          reason=reason)
 

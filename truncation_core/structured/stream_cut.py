@@ -27,19 +27,17 @@ at most 64 KiB, or nothing.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING
 
 import attrs
 
 from truncation_core.structured.dispatch import (
-    element_cut,
     guarded,
     new_json_stream,
     starts_like_json,
 )
-from truncation_core.structured.ranked import ranked_cut
-from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse, parse_prefix
+from truncation_core.structured.ranked import element_or_ranked, ranked_cut
+from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_prefix
 
 if TYPE_CHECKING:
     from truncation_core.config.model import Policy
@@ -69,7 +67,7 @@ class ElementStreamCut:
     def __init__(self, policy: Policy, strategy: str = "element") -> None:
         self._policy = policy
         self.strategy = strategy
-        self._cut = ranked_cut if strategy == "ranked" else element_cut
+        self._cut = ranked_cut if strategy == "ranked" else element_or_ranked
         # ranked parses whatever it is given, as JSON: nothing rules it out at the start.
         self._starts = (None if strategy == "ranked" else _ELEMENT_STARTS
                         if policy.strategy == strategy else _SNIFFED_STARTS)
@@ -153,7 +151,7 @@ class ElementStreamCut:
         if self._parts is not None:  # the whole text was kept: join it once
             whole = "".join(self._parts)
             self._parts = [whole]
-            return attrs.evolve(facts, parse=functools.cache(lambda: parse(whole)))
+            return facts.parsing(whole)
         if self._parsed is not None:
             parsed = self._parsed
             return attrs.evolve(facts, parse=lambda: parsed)

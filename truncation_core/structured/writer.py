@@ -1,7 +1,9 @@
 """Writing output piece by piece against a budget, giving up as soon as it is exceeded.
 
-The JSON and XML renderers try many layouts while fitting; each attempt stops at the first
-piece that does not fit (:class:`Overflow`), so an attempt never costs more than the budget.
+The XML renderer tries many layouts while fitting; each attempt stops at the first piece
+that does not fit (:class:`Overflow`), so an attempt never costs more than the budget. (The
+JSON fitter answers its trials from sizes, see :mod:`.json_element`, and shares only
+:class:`CutList`.)
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class BudgetWriter:
                 raise Overflow
         if self._count_lines:
             self.lines_left -= text.count("\n")  # type: ignore[operator]
-            if self.lines_left < 0:  # type: ignore[operator]
+            if self.lines_left < 0:
                 raise Overflow
 
     def text(self) -> str:

@@ -1,4 +1,4 @@
-"""XML elements (FR-022): cut between child elements, and the output stays well-formed.
+"""XML elements: cut between child elements, and the output stays well-formed.
 
 Parsing is the standard library's pull parser (``xml.etree.ElementTree.XMLPullParser``, the
 non-blocking form of ``iterparse``), made safe as follows:
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 from xml.parsers.expat import ErrorString
 
@@ -70,21 +70,23 @@ def parse_xml(text: str) -> _Document | str:
     """Parse *text* safely; return the document, or why it cannot be used."""
     if "<!ENTITY" in text:
         return "XML that declares entities is not parsed (entity expansion is disabled)"
-    parser = XMLPullParser(events=("start", "start-ns"))
+    parser: XMLPullParser[Any] = XMLPullParser(events=("start", "start-ns"))
     namespaces: dict[int, list[tuple[str, str]]] = {}
     pending: list[tuple[str, str]] = []
     root: Element | None = None
     try:
         parser.feed(text.lstrip("\ufeff"))
         parser.close()
-        for event, item in parser.read_events():
+        for pair in parser.read_events():
+            event, item = cast("tuple[str, Any]", pair)
             if event == "start-ns":
-                pending.append(item)
+                pending.append(cast("tuple[str, str]", item))
             else:
+                element = cast(Element, item)
                 if root is None:
-                    root = item
+                    root = element
                 if pending:
-                    namespaces[id(item)] = pending
+                    namespaces[id(element)] = pending
                     pending = []
     except ParseError as exc:
         # The message is the parser's, except for undefined entities, which ElementTree
@@ -147,7 +149,7 @@ class _Renderer(BudgetWriter):
                 return f"{prefix}:{local}" if prefix else local
         return local  # unreachable for parsed documents: every namespace was declared
 
-    def text(self, text: str | None, path: str) -> None:
+    def element_text(self, text: str | None, path: str) -> None:
         if not text:
             return
         if len(text) > self.knobs.chars:
@@ -180,13 +182,13 @@ class _Renderer(BudgetWriter):
             self.put(_comment(self.omission("xml_elements", len(children), len(children),
                                             "elements", path)))
         else:
-            self.text(el.text, path)
+            self.element_text(el.text, path)
             total = len(children)
             first, last = (total, 0) if total <= self.knobs.children else _split(
                 self.knobs.children, self.head_ratio)
             for child in children[:first]:
                 self.element(child, depth + 1, path)
-                self.text(child.tail, path)
+                self.element_text(child.tail, path)
             if first + last < total:
                 omitted = total - first - last
                 self.omitted["elements"] += omitted
@@ -201,7 +203,7 @@ class _Renderer(BudgetWriter):
                     self.put(gap)
             for child in children[total - last:] if last else ():
                 self.element(child, depth + 1, path)
-                self.text(child.tail, path)
+                self.element_text(child.tail, path)
         self.put(f"</{tag}>")
         self.scopes.pop()
 
@@ -249,7 +251,10 @@ def fit_xml(text: str, *, budget: Budget, policy: Policy,
         else:
             if not fits(fixed._replace(**{knob: lo})):
                 continue
-            best = _largest(lo, hi, lambda x, f=fixed, k=knob: fits(f._replace(**{k: x})))
+            def fits_at(x: int, f: _Knobs = fixed, k: str = knob) -> bool:
+                return fits(f._replace(**{k: x}))
+
+            best = _largest(lo, hi, fits_at)
             chosen = fixed._replace(**{knob: best})
         final = _render(doc, chosen, budget=budget, note=note, head_ratio=policy.head_ratio,
                         record=True)

@@ -291,16 +291,15 @@ class SalientRegex:
         #: Why the pattern is not used any more, once it is not.
         self.disabled: str | None = None
         self.search: Callable[[str], Any] = self._bounded_search
+        self._compiled: BoundedRegex | None = None
         if pattern in _TRUSTED:  # a built-in pattern: re, as fast as it gets
-            self._compiled = None
             self.search = re.compile(pattern).search
             return
         try:
             if not _SYNTAX_FLAGS.search(pattern):  # verbose: a plugin author's own pattern
                 check_cost(pattern)
-            self._compiled: Any = _compile_regex(pattern, ignore_case=False, multiline=False)
+            self._compiled = _compile_regex(pattern, ignore_case=False, multiline=False)
         except PatternError as exc:
-            self._compiled = None
             self._disable(f"it cannot be compiled safely ({str(exc).removeprefix('pattern: ')})")
 
     def _bounded_search(self, probe: str) -> Any:

@@ -26,7 +26,7 @@ def _is_continuation(byte: int) -> bool:
     return 0x80 <= byte < 0xC0
 
 
-def sync_point(data: bytes | bytearray, start: int = 0) -> int:
+def sync_point(data: bytes | bytearray | memoryview, start: int = 0) -> int:
     """The first position at or after *start* where the UTF-8 decoder of the whole is
     between two characters, whatever the bytes before *start* were.
 
@@ -45,7 +45,7 @@ def sync_point(data: bytes | bytearray, start: int = 0) -> int:
     return end
 
 
-def prefix_bytes(data: bytes | bytearray, chars: int) -> int:
+def prefix_bytes(data: bytes | bytearray | memoryview, chars: int) -> int:
     """How many bytes at the start of *data* decode (``replace``) to its first *chars* characters.
 
     *data* must start at a character boundary and decode to at least *chars* characters.
@@ -77,7 +77,7 @@ def prefix_bytes(data: bytes | bytearray, chars: int) -> int:
     return consumed - (len(text) - chars)
 
 
-def decode_suffix(data: bytes | bytearray, *, is_start: bool) -> tuple[str, int]:
+def decode_suffix(data: bytes | bytearray | memoryview, *, is_start: bool) -> tuple[str, int]:
     """Decode the last bytes of a stream: ``(text, skipped)``.
 
     Unless *data* starts at the beginning of the stream (*is_start*), decoding starts at

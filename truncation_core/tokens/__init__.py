@@ -11,6 +11,9 @@ text and base64 (docs/tokens.md). Exact tokenizers come from plugins, such as
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from truncation_core.tokens.contract import (
     Tokenizer,
     fit_prefix_by_count,
@@ -18,7 +21,9 @@ from truncation_core.tokens.contract import (
     utf8_size,
     visible_text,
 )
-from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
+
+if TYPE_CHECKING:
+    from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
 
 __all__ = [
     "ESTIMATE",
@@ -29,3 +34,12 @@ __all__ = [
     "utf8_size",
     "visible_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The estimate and its table load on first use: importing the contract stays cheap.
+    if name in ("ESTIMATE", "EstimateTokenizer"):
+        value = getattr(importlib.import_module("truncation_core.tokens.estimate"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'truncation_core.tokens' has no attribute {name!r}")

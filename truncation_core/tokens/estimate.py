@@ -17,14 +17,21 @@ indentation), and over by the merges it lacks elsewhere: rare long words, base64
 CJK characters. docs/tokens.md gives the measured distribution.
 
 Piece counts are cached per encoding: logs, code and JSON repeat their pieces, so most pieces
-cost one dictionary look-up after the regular-expression split.
+cost one dictionary look-up after the regular-expression split. Longer texts are counted by
+segments that end where a line ends and the next one starts with neither whitespace nor
+``/``: no piece of either encoding spans such a point (a piece that takes a newline ends
+with it, unless whitespace or, in o200k_base, ``/`` follows), so a text's count is the sum
+of its segments' counts, in each encoding. Segment counts are cached too: fitting a cut to a
+budget counts texts that share most of their lines, and each line is split only once.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 from truncation_core.tokens.contract import (
     fit_prefix_by_count,
@@ -32,18 +39,26 @@ from truncation_core.tokens.contract import (
     utf8_size,
     visible_text,
 )
-from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN, splitter
-from truncation_core.tokens.table import RankTable, load_tables
 
-__all__ = ["ESTIMATE", "MAX_MERGED_BYTES", "EstimateTokenizer", "bpe_count"]
+if TYPE_CHECKING:
+    from truncation_core.tokens.table import RankTable
+
+__all__ = ["ESTIMATE", "MAX_MERGED_BYTES", "EstimateTokenizer", "bpe_count", "segments"]
 
 ESTIMATE = "estimate"
 #: Longer pieces are counted as their UTF-8 size: merging costs time quadratic in the piece.
 MAX_MERGED_BYTES = 256
 #: Cached piece counts per encoding, at most; the cache is emptied when it is full.
 CACHE_SIZE = 200_000
+#: Cached segment counts, at most (a segment is about a line: a few MB at most).
+SEGMENT_CACHE_SIZE = 16_384
+#: Texts shorter than this are counted whole, without segmenting.
+_SEGMENT_FROM = 512
+#: Where a text may be cut into segments whose counts add up: after a "\n" that is followed
+#: by a character that is neither whitespace (``str.isspace``, a superset of the Unicode
+#: White_Space the patterns use) nor "/".
+_SEGMENT_POINT = re.compile(r"(?<=\n)(?=[^\s/])")
 _NO_RANK = 1 << 62
-_PATTERNS = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}
 
 
 def bpe_count(piece: bytes, ranks: dict[bytes, int]) -> int:
@@ -81,7 +96,10 @@ class _Encoding:
     def __init__(self, table: RankTable, max_merged: int = MAX_MERGED_BYTES) -> None:
         self.name = table.name
         self.max_merged = max_merged
-        self.split: Callable[[str], list[str]] = splitter(_PATTERNS[table.name])
+        from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN, splitter
+
+        pattern = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}[table.name]
+        self.split: Callable[[str], list[str]] = splitter(pattern)
         self.table = table
         self.cache: dict[str, int] = {}
 
@@ -102,6 +120,10 @@ class _Encoding:
         cache = self.cache
         if len(cache) > CACHE_SIZE:
             cache.clear()
+        try:
+            return list(map(cache.__getitem__, pieces))
+        except KeyError:
+            pass
         out = []
         for piece in pieces:
             n = cache.get(piece)
@@ -114,8 +136,13 @@ class _Encoding:
         cache = self.cache
         if len(cache) > CACHE_SIZE:
             cache.clear()
+        pieces = self.split(text)
+        try:  # every piece seen before, the common case: summed at C speed
+            return sum(map(cache.__getitem__, pieces))
+        except KeyError:
+            pass
         total = 0
-        for piece in self.split(text):
+        for piece in pieces:
             n = cache.get(piece)
             if n is None:
                 n = cache[piece] = self.piece_count(piece)
@@ -130,12 +157,37 @@ def _has_ascii_alnum(piece: str) -> bool:
 _ASCII_ALNUM = __import__("re").compile("[A-Za-z0-9]").search
 
 _lock = threading.Lock()
+#: Segment -> its count in each encoding, in the order of :func:`_encodings`.
+_segment_counts: dict[str, tuple[int, ...]] = {}
 
 
 @cache
 def _encodings() -> tuple[_Encoding, ...]:
     with _lock:
+        # The table, the patterns and the `regex` module load here, on the first count.
+        from truncation_core.tokens.table import load_tables
+
         return tuple(_Encoding(table) for table in load_tables().values())
+
+
+def segments(text: str) -> list[str]:
+    """*text* cut where no piece of cl100k_base or o200k_base spans the cut (see the module
+    docstring): the counts of the parts add up to the count of the whole, in each."""
+    return _SEGMENT_POINT.split(text)
+
+
+def _count_by_segment(text: str, encodings: tuple[_Encoding, ...]) -> int:
+    cache = _segment_counts
+    if len(cache) > SEGMENT_CACHE_SIZE:
+        cache.clear()
+    totals = [0] * len(encodings)
+    for segment in segments(text):
+        counts = cache.get(segment)
+        if counts is None:
+            counts = cache[segment] = tuple(e.count(segment) for e in encodings)
+        for i, n in enumerate(counts):
+            totals[i] += n
+    return max(totals)
 
 
 class EstimateTokenizer:
@@ -150,7 +202,10 @@ class EstimateTokenizer:
         text = visible_text(text)
         if not text:
             return 0
-        return max(encoding.count(text) for encoding in _encodings())
+        encodings = _encodings()
+        if len(text) >= _SEGMENT_FROM:
+            return _count_by_segment(text, encodings)
+        return max(encoding.count(text) for encoding in encodings)
 
     def fit_prefix(self, text: str, max_tokens: int) -> int:
         """See :meth:`truncation_core.tokens.Tokenizer.fit_prefix`."""

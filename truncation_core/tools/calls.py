@@ -14,6 +14,7 @@ thin wrappers over this package.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactRef, validate_artifact_id
+from truncation_core.artifacts.model import ArtifactRef, is_tool_call_id, validate_artifact_id
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -56,6 +57,10 @@ MIN_PAGE_CHARS = 1000
 # -- results ----------------------------------------------------------------------------------
 
 
+def _frozen_arguments(value: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    return None if value is None else MappingProxyType(dict(value))
+
+
 @attrs.frozen(kw_only=True)
 class ToolError:
     #: 400 for a bad call (arguments, tool name, pattern), 404 for an unknown artifact, 500
@@ -77,7 +82,7 @@ class ToolResult:
     #: ``end_line`` (``lines`` for ``artifact_head``) is returned. Following them returns
     #: exactly the lines asked for.
     next_arguments: Mapping[str, Any] | None = attrs.field(
-        default=None, converter=lambda v: None if v is None else MappingProxyType(dict(v)))
+        default=None, converter=_frozen_arguments)
 
     @property
     def is_error(self) -> bool:
@@ -139,10 +144,12 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
 def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
     kind = schema["type"]
     if key == "artifact_id":
+        if is_tool_call_id(value):  # resolved against the store by call_tool
+            return value
         try:
             return validate_artifact_id(value)
-        except InvalidArtifactId as exc:
-            raise _BadCall(str(exc)) from None
+        except InvalidArtifactId:
+            raise _BadCall(str(InvalidArtifactId(value, handles=True))) from None
     if kind == "integer":
         # Models often send numbers as strings; accept ASCII digits only ("١٢" is not 12).
         if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
@@ -192,14 +199,37 @@ def _describe(value: object) -> str:
 # -- dispatch -----------------------------------------------------------------------------------
 
 
-def call_tool(truncator: Truncator, name: str, arguments: object = None) -> ToolResult:
-    """Run one tool call. Never raises; see :class:`ToolResult`."""
+#: The names the model knows the tools by, while a call renders the calls it suggests.
+_shown_names: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "truncation_core_tool_names", default=None)
+
+
+def call_tool(truncator: Truncator, name: str, arguments: object = None, *,
+              names: Mapping[str, str] | None = None) -> ToolResult:
+    """Run one tool call. Never raises; see :class:`ToolResult`.
+
+    *names* maps a tool's name (``get_artifact``) to the name the model knows it by, when
+    that differs (an MCP proxy that prefixes the tools to avoid a clash): the calls a result
+    suggests (``Next page: ...``) use it. *name* is the tool's own name.
+    """
+    token = _shown_names.set(names)
+    try:
+        return _call_tool(truncator, name, arguments)
+    finally:
+        _shown_names.reset(token)
+
+
+def _call_tool(truncator: Truncator, name: str, arguments: object) -> ToolResult:
     tool = name if isinstance(name, str) and name in SPECS else None
     try:
         if tool is None:
             raise _BadCall(f"unknown tool {_unknown(name, TOOL_NAMES)}; "
                            f"available: {', '.join(TOOL_NAMES)}")
         args = _arguments(tool, arguments)
+        if "artifact_id" in args:  # a tool call id stands for its newest artifact
+            from truncation_core.storage.protocol import resolve_handle
+
+            args["artifact_id"] = resolve_handle(truncator.store, args["artifact_id"])
         reader = truncator.artifacts
         budget = max(truncator.policy(tool).inline_limit, MIN_PAGE_CHARS)
         return _HANDLERS[tool](reader, args, budget)
@@ -238,6 +268,9 @@ def _header(ref: ArtifactRef, what: str) -> str:
 
 
 def _call(tool: str, **arguments: Any) -> str:
+    names = _shown_names.get()
+    if names:
+        tool = names.get(tool, tool)
     args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
     return f"{tool}({args})"
 

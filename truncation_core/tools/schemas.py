@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from truncation_core.artifacts.model import ARTIFACT_ID_REGEX
+from truncation_core.artifacts.model import ARTIFACT_ID_REGEX, TOOL_CALL_ID_REGEX
 from truncation_core.errors import did_you_mean
 from truncation_core.retrieval.patterns import PATTERN_MAX_CHARS
 
@@ -29,8 +29,11 @@ GREP_MAX_CONTEXT = 20
 
 _ID_SCHEMA = {
     "type": "string",
-    "pattern": f"^{ARTIFACT_ID_REGEX}$",  # ECMA-262 regex: "$" is the end, no newline
-    "description": "The artifact id, as shown in the truncation marker (art_<digits>_<hex>).",
+    # ECMA-262 regex: "$" is the end, no newline.
+    "pattern": f"^(?:{ARTIFACT_ID_REGEX}|{TOOL_CALL_ID_REGEX})$",
+    "description": "The artifact id, as shown in the truncation marker (art_<digits>_<hex>), "
+                   "or the id of the tool call whose output was truncated (its newest "
+                   "artifact).",
 }
 
 

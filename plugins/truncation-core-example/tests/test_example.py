@@ -60,3 +60,37 @@ def test_each_gap_says_how_to_read_it_back() -> None:
         assert f"start_line={gap.first_line}, end_line={gap.last_line}); bytes " \
                f"{gap.start_byte}:{gap.end_byte}" in result.content
         assert stored[gap.start_byte:gap.end_byte].decode() == LOG[gap.start:gap.end]
+
+
+# -- the hook contract, through truncation_core.testing ---------------------------------------
+
+
+def test_sample_keeps_the_contract_on_real_and_hostile_text() -> None:
+    import truncation_core_example
+
+    from truncation_core.testing import check_strategy
+
+    check_strategy("sample", truncation_core_example, texts=[LOG, LOG.replace("\n", "\r\n")],
+                   max_examples=60)
+
+
+def test_check_result_catches_a_broken_strategy() -> None:
+    """Negative control: the kit fails a strategy that breaks the contract."""
+    from truncation_core.plugin import Cut, Provides, hookimpl
+    from truncation_core.testing import check_result, make_truncator
+
+    class Liar:
+        @hookimpl
+        def provides(self) -> Provides:
+            return Provides(strategies={"liar": "claims to omit nothing"})
+
+        @hookimpl
+        def truncate(self, strategy: str, text: str) -> Cut | None:
+            return Cut(text=text[:10], omitted_chars=0, omitted_lines=0) if (
+                strategy == "liar") else None
+
+    truncator = make_truncator(Liar(), config={"default_strategy": "liar",
+                                               "inline_limit": 2000})
+    result = truncator.process(LOG)
+    with pytest.raises(AssertionError, match="omitted"):
+        check_result(truncator, LOG, result)

