@@ -115,14 +115,16 @@ def test_re2_searches_bytes_and_finds_what_regex_finds() -> None:
                [(m.line.number, m.line.text) for m in b.matches], pattern
 
 
-def test_the_guard_fuzzed_under_a_memory_cap() -> None:
+@pytest.mark.parametrize("check", ["check_cost", "check_cost_any_mode"])
+def test_the_guard_fuzzed_under_a_memory_cap(check: str) -> None:
     """Hypothesis, in a child capped at 1 GiB: every pattern the guard lets through compiles
     with regex within the cap, whatever mix of groups, counts, flags, comments, classes and
-    escapes it holds."""
+    escapes it holds. ``check_cost_any_mode`` (plugins' salient patterns) lets verbose and
+    version 1 patterns through, read both ways."""
     outcome = run_bounded("""
         from hypothesis import given, settings, strategies as st, HealthCheck
         import regex
-        from truncation_core.text.bounded_regex import check_cost
+        from truncation_core.text.bounded_regex import {check} as check_cost
         from truncation_core.errors import PatternError
         pieces = st.sampled_from(["(", ")", "(?:", "(?x)", "(?x:", "(?-x:", "(?i)", "(?#",
                                   "\\\\)", "#", "\\n", " ", "{999}", "{ 999 }", "{99,}",
@@ -145,7 +147,7 @@ def test_the_guard_fuzzed_under_a_memory_cap() -> None:
             seen["compiled"] += 1
         guard_bounds_compile()
         report(**seen)
-    """, limit=1 << 30, timeout=240)
+    """.replace("{check}", check), limit=1 << 30, timeout=240)
     result = outcome.result
     assert result["checked"] >= 400 and result["compiled"] > 20, result
 
@@ -207,6 +209,67 @@ def test_a_salient_regex_behaves_as_re_on_ordinary_patterns() -> None:
         theirs = re.compile(pattern).search(probe)
         assert (ours is None) == (theirs is None)
         assert ours is None or ours.span() == theirs.span()
+
+
+SALIENT_BOMB_IN_CHILD = """
+    import logging
+    from truncation_core import Truncator, hookimpl
+    from truncation_core.highlights.patterns import SalientPattern
+    from truncation_core.storage.memory import MemoryStore
+    from truncation_core.text import bounded_regex
+    {patch}
+    records = []
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+    logging.getLogger("truncation_core").addHandler(Keep())
+    class Plugin:
+        __name__ = "verbose-bomb"
+        @hookimpl
+        def salient_patterns(self, tool):
+            return [SalientPattern(name="bomb", keywords=("abcd",), regex={pattern!r})]
+    t = Truncator({{"inline_limit": 2000}}, plugins=[Plugin()], load_entrypoints=False,
+                  store=MemoryStore())
+    result = t.process("".join(f"step {{i}} abcd\\n" for i in range(5000)), tool="execute_command")
+    report(chars=len(result.content), warnings=[m for m in records if "salient" in m])
+"""
+#: What the salient check did before: a verbose pattern was not checked at all.
+OLD_SALIENT_CHECK = ("bounded_regex.check_cost_any_mode = lambda p: None "
+                     "if bounded_regex._SYNTAX_FLAGS.search(p) else bounded_regex.check_cost(p)")
+
+
+@pytest.mark.parametrize("pattern", BOMBS)
+def test_a_plugins_verbose_salient_compile_bomb_is_refused_within_bounds(pattern: str
+                                                                         ) -> None:
+    """A plugin may write its salient pattern in verbose mode; the check then reads it as
+    verbose (and as not), and the compile bomb is dropped, naming the pattern."""
+    outcome = run_bounded(SALIENT_BOMB_IN_CHILD.format(patch="", pattern=pattern),
+                          limit=512 << 20, timeout=60)
+    result = outcome.result
+    assert result["chars"] <= 2000
+    (warning,) = result["warnings"]
+    assert warning.startswith("salient pattern 'bomb' is not used: it cannot be compiled "
+                              "safely (counted repetition unrolls"), warning
+
+
+@pytest.mark.parametrize("pattern", [VERBOSE_BOMB, COMMENTED_BOMB])
+def test_negative_control_an_unchecked_verbose_salient_pattern_runs_out_of_memory(
+        pattern: str) -> None:
+    outcome = run_bounded(SALIENT_BOMB_IN_CHILD.format(patch=OLD_SALIENT_CHECK,
+                                                       pattern=pattern),
+                          limit=512 << 20, timeout=120)
+    # The compile runs out of the 512 MiB (reported as a MemoryError, or the process dies).
+    assert not outcome.results or any("MemoryError" in w
+                                      for w in outcome.result["warnings"]), outcome
+
+
+def test_a_verbose_salient_pattern_within_bounds_still_works() -> None:
+    pattern = r"(?x) \b error \s* \[ [ #\w]+ \] \  \d{ 2 }  # a compiler error code"
+    regex = SalientRegex(pattern, name="verbose")
+    assert regex.disabled is None
+    match = regex.search("x.c:3: error[E 1] 42")
+    assert match is not None and match.group() == "error[E 1] 42"
+    assert regex.search("error[E1]  42") is None
 
 
 def test_a_salient_pattern_over_its_total_budget_is_disabled(

@@ -37,6 +37,7 @@ __all__ = [
     "BoundedRegex",
     "SalientRegex",
     "check_cost",
+    "check_cost_any_mode",
     "compile_untrusted",
     "re2_available",
     "trust_salient",
@@ -139,6 +140,60 @@ def check_cost(pattern: str) -> None:
     if sum(sizes) > UNROLL_MAX:  # groups left open (the compiler refuses those anyway)
         raise PatternError(f"pattern: counted repetition unrolls to more than {UNROLL_MAX:,} "
                            "items; use a smaller count")
+
+
+#: An inline flag group's letters: (?x), (?i-x:, (?V1) ...
+_FLAG_GROUP = re.compile(r"\(\?([a-zA-Z0-9^-]*)(?=[:)])")
+
+
+def _without_syntax_flags(pattern: str) -> str:
+    """*pattern* with the verbose and version flags taken out of its inline flag groups."""
+    return _FLAG_GROUP.sub(
+        lambda m: "(?" + m.group(1).replace("V0", "").replace("V1", "").replace("x", ""),
+        pattern)
+
+
+def _verbose_reading(pattern: str) -> str:
+    """*pattern* as ``regex`` reads it in verbose mode: whitespace and ``#`` comments outside
+    classes, escapes and ``(?#...)`` comments dropped."""
+    kept: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            kept.append(pattern[i:i + 2])
+            i += 2
+        elif c == "[":
+            end = _class_end(pattern, i)
+            kept.append(pattern[i:end])
+            i = end
+        elif c == "(" and pattern.startswith("(?#", i):
+            comment = _NOT_AN_ITEM.match(pattern, i)
+            end = comment.end() if comment else len(pattern)
+            kept.append(pattern[i:end])
+            i = end
+        elif c == "#":
+            newline = pattern.find("\n", i)
+            i = len(pattern) if newline == -1 else newline + 1
+        elif c.isspace():
+            i += 1
+        else:
+            kept.append(c)
+            i += 1
+    return "".join(kept)
+
+
+def check_cost_any_mode(pattern: str) -> None:
+    """:func:`check_cost` for a pattern that may use verbose mode or ``(?V1)`` (a plugin's
+    salient pattern: its author may write it verbose). The check reads the pattern both ways,
+    as if verbose throughout and as if never (where a group and its ``{n}`` are apart in one
+    reading they are together in the other), and refuses it if either reading is too costly.
+    """
+    if not _SYNTAX_FLAGS.search(pattern):
+        check_cost(pattern)
+        return
+    check_cost(_without_syntax_flags(pattern))
+    check_cost(_without_syntax_flags(_verbose_reading(pattern)))
 
 
 class BoundedRegex:
@@ -296,8 +351,7 @@ class SalientRegex:
             self.search = re.compile(pattern).search
             return
         try:
-            if not _SYNTAX_FLAGS.search(pattern):  # verbose: a plugin author's own pattern
-                check_cost(pattern)
+            check_cost_any_mode(pattern)
             self._compiled = _compile_regex(pattern, ignore_case=False, multiline=False)
         except PatternError as exc:
             self._disable(f"it cannot be compiled safely ({str(exc).removeprefix('pattern: ')})")
