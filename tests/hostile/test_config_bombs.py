@@ -69,6 +69,28 @@ def test_an_alias_bomb_in_a_config_file_is_refused(tmp_path: Path, key: str) -> 
     assert "aliases (*name) are not accepted in configuration" in problem
 
 
+@pytest.mark.parametrize("key", ["marker.middle", "tools.read_file.strategy"])
+def test_negative_control_quoting_the_bomb_in_an_error_runs_out_of_memory(tmp_path: Path,
+                                                                          key: str) -> None:
+    """What loading did with the bomb: PyYAML's safe_load, then an error quoting the value
+    (``marker.middle: must be a string, got [[[...``), a repr of 2.8 billion characters.
+    Under a 256 MiB cap, the repr runs out of memory."""
+    config = tmp_path / ".truncation.yaml"
+    config.write_text(bomb_under(key))
+    outcome = run_bounded(f"""
+        import yaml
+        doc = yaml.safe_load(open({str(config)!r}))
+        value = doc
+        for part in {key!r}.split("."):
+            value = value[part]
+        try:
+            report(quoted=len(f"must be a string, got {{value!r}}"))
+        except MemoryError:
+            report(memory_error=True)
+    """, limit=256 << 20, timeout=120)
+    assert outcome.result == {"memory_error": True}
+
+
 def test_an_alias_bomb_in_an_environment_variable_is_refused() -> None:
     flow = "[" + ", ".join(["&x [lol, lol, lol]"] + ["*x"] * 8) + "]"
     with pytest.raises(ConfigError) as caught:
