@@ -146,6 +146,49 @@ def test_the_users_own_file_in_a_directory_others_can_write_is_skipped(
         assert load_config(start=project, environ={}).path == shared / ".truncation.yaml"
 
 
+def test_the_users_own_file_in_a_directory_another_user_owns_is_skipped(
+        tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    project = plant(shared, tmp_path / "ran", owner_nobody=False)
+    chown_to_nobody(shared)  # mode 0755: only its owner can write to it
+    with pytest.warns(UntrustedConfigWarning,
+                      match=f"its directory {shared} is owned by nobody"):
+        assert load_config(start=project, environ={}).path is None
+
+
+def test_negative_control_the_directorys_owner_swaps_the_users_own_files(
+        tmp_path: Path) -> None:
+    """The owner of a directory renames files in it, the user's own included: the file
+    found as the config is still the user's, with the user's mode, but its owner chose it.
+    A check of the file alone cannot tell."""
+    shared = tmp_path / "shared"
+    project = plant(shared, tmp_path / "ran", owner_nobody=False)
+    (shared / ".truncation.yaml").write_text("inline_limit: 77\n")
+    (shared / "old-plugins.yaml").write_text("plugins:\n  modules: [evil_plugin]\n")
+    chown_to_nobody(shared)
+    uid = nobody()
+    directory = os.open(shared, os.O_RDONLY | os.O_DIRECTORY)
+    child = os.fork()
+    if child == 0:  # as the directory's owner, through an open descriptor of it
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            os.replace("old-plugins.yaml", ".truncation.yaml", src_dir_fd=directory,
+                       dst_dir_fd=directory)
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    os.close(directory)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    config = shared / ".truncation.yaml"
+    assert config.stat().st_uid == os.geteuid() and "evil_plugin" in config.read_text()
+    swapped = config.stat()
+    assert not swapped.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    with pytest.warns(UntrustedConfigWarning, match="is owned by nobody"):
+        assert load_config(start=project, environ={}).path is None
+
+
 def test_a_file_others_can_write_is_skipped(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     project = plant(shared, tmp_path / "ran", owner_nobody=False)

@@ -4,10 +4,10 @@ Configuration is searched for from the working directory up to ``/``, and a conf
 name plugin modules to import: whoever can put a ``.truncation.yaml`` in a directory above
 yours can run code as you. So, as git does with ``safe.directory``, a file found by searching
 is used only when nobody else could have written it: it (and, if it is a symlink, the link
-too) is owned by you or by root, not writable by other users, and its directory is not
-writable by other users unless the directory has the sticky bit (as ``/tmp`` has, where
-nobody can replace a file they do not own). A file named explicitly (``--config``,
-``TRUNCATION_CORE_CONFIG``) is the user's own choice and is not checked.
+too) is owned by you or by root, not writable by other users, and its directory is owned by
+you or root and not writable by other users unless the directory has the sticky bit (as
+``/tmp`` has, where nobody can replace a file they do not own). A file named explicitly
+(``--config``, ``TRUNCATION_CORE_CONFIG``) is the user's own choice and is not checked.
 
 "Other users" are everyone but you and root, and a group that is not your own: a directory
 writable by your own primary group is yours.
@@ -57,6 +57,10 @@ def untrusted_reason(path: Path) -> str | None:
             return f"{what} is owned by {_owner(info)}, not by you or root"
     if _others_can_write(st):
         return "other users can write to it"
+    if directory.st_uid not in (me, 0) and directory.st_mode & stat.S_IWUSR:
+        # Its owner can rename anything in it, the user's own files included, whatever the
+        # sticky bit says: they choose which of the user's files is the config.
+        return f"its directory {path.parent} is owned by {_owner(directory)}"
     if _others_can_write(directory) and not directory.st_mode & stat.S_ISVTX:
         return f"other users can write to its directory {path.parent}"
     return None
