@@ -14,11 +14,14 @@ PLUGINS := \
 	plugins/truncation-core-mcp \
 	plugins/truncation-core-redis \
 	plugins/truncation-core-tiktoken
+# The agent-framework adapters, with every framework they adapt (their tests use them).
+ADAPTERS := plugins/truncation-core-adapters
 
-$(STAMP): pyproject.toml $(PLUGINS:%=%/pyproject.toml)
+$(STAMP): pyproject.toml $(PLUGINS:%=%/pyproject.toml) $(ADAPTERS)/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]" $(PLUGINS:%=-e %)
+	$(BIN)/python -m pip install --quiet -e ".[cli,test]" $(PLUGINS:%=-e %) \
+		-e "$(ADAPTERS)[all]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -32,7 +32,7 @@ from typing import Any
 
 import anyio
 
-NPM_PREFIX = Path(os.environ.get("TRUNCATION_CORE_NPM_PREFIX")
+NPM_PREFIX = Path(os.environ.get("MCP_SERVERS_NPM_PREFIX")
                   or Path.home() / ".cache" / "truncation-core" / "npm")
 SERVER = NPM_PREFIX / "node_modules" / ".bin" / "mcp-server-filesystem"
 TRUNC = Path(sys.executable).parent / "trunc"

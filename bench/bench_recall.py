@@ -140,6 +140,11 @@ class Score:
     def mean(self, view: str) -> float:
         return sum(c.recall[view] for c in self.cases) / len(self.cases)
 
+    def mean_of_failures(self, view: str) -> float:
+        """The mean over the cases whose output reports a failure."""
+        failures = [c for c in self.cases if c.failure]
+        return sum(c.recall[view] for c in failures) / len(failures)
+
     def precision(self, view: str) -> tuple[int, int]:
         hits = sum(c.precision[view][0] for c in self.cases)
         shown = sum(c.precision[view][1] for c in self.cases)
@@ -265,6 +270,8 @@ def report(result: Score) -> str:
         f"{len(result.cases)} cases, {len({c.tool for c in result.cases})} tools, "
         f"{sum(c.keys for c in result.cases)} key lines.", "",
         *lines, "", *means, "",
+        f"Over the {sum(c.failure for c in result.cases)} failure cases: "
+        + ", ".join(f"{v} {result.mean_of_failures(v):.3f}" for v in VIEWS) + ".", "",
         "## Worst cases under the default configuration", "",
         *_table(("case", "recall", "chars shown", "key lines missed"), worst_rows), "",
         "Cases where the plain tail at the default view's size sees more key lines than the "

@@ -24,10 +24,11 @@ DEFAULT_MARKERS = {
 }
 DEFAULT_HINT = ('; get_artifact(artifact_id="{id}", start_line={first}, end_line={last})'
                 '; bytes {start_byte}:{end_byte}')
-#: FR-059: ``[Artifact: {id}] {summary} ({size})`` on the first line of the reference.
+#: FR-059: ``[Artifact: {id}] {summary} ({size})`` on the first line of the reference (what
+#: follows on the line, ``rest``, names the tools that read it).
 REFERENCE_FIRST_LINE = re.compile(
     r"\[Artifact: (art_[1-9][0-9]*_[0-9a-f]{32})\] (?P<summary>[^\n]*) "
-    r"\((?P<size>[0-9]+ B|[0-9]+\.[0-9] [kMGT]B)\)\n"
+    r"\((?P<size>[0-9]+ B|[0-9]+\.[0-9] [kMGT]B)\)(?P<rest>[^\n]*)\n"
 )
 
 

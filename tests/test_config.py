@@ -77,7 +77,8 @@ def test_per_tool_overrides_merge_key_by_key_with_builtin_policies() -> None:
     command = config.policy_for("execute_command")
     assert (command.strategy, command.inline_limit, command.head_ratio) == ("tail", 5000, 0.5)
     read = config.policy_for("read_file")
-    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 3000, 40)
+    # the tool's own max_lines raises its inline_limit (40 lines x 200 characters) to bind
+    assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 8000, 40)
     mine = config.policy_for("my_tool")
     assert (mine.strategy, mine.spill, mine.inline_limit) == ("head_tail", False, 3000)
     untouched = config.policy_for("git_diff")
@@ -97,7 +98,8 @@ def test_policy_covers_every_tool_setting() -> None:
     policy_keys = {a.name for a in attrs.fields(Policy)}
     assert set(OVERRIDE_NAMES) <= policy_keys
     samples = {"strategy": "lines", "inline_limit": 123, "max_bytes": 456, "max_lines": 7,
-               "artifact_threshold": 999, "preview_limit": 55, "max_artifact_size": 4096,
+               "artifact_threshold": 999, "reference_preview": "short",
+               "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
                "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
                "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,

@@ -79,10 +79,23 @@ def test_hook_truncate_budget_includes_every_limit() -> None:
     assert len(result.content.encode()) <= 300 and result.content.count("\n") <= 20
 
 
-def test_hook_truncate_budget_under_an_artifact_reference_is_the_preview() -> None:
+def test_hook_truncate_budget_under_an_artifact_reference_is_the_rest_of_the_budget() -> None:
     plugin = EveryOther()
-    truncator = Truncator({"artifact_threshold": 5000, "preview_limit": 300,
-                           "inline_limit": 4000, "default_strategy": "my_head"},
+    truncator = Truncator({"artifact_threshold": 5000, "inline_limit": 4000,
+                           "max_lines": 90, "default_strategy": "my_head"},
+                          plugins=[plugin], load_entrypoints=False)
+    result = truncator.process(LOG)
+    assert result.content.startswith("[Artifact: ")
+    header = result.content[:result.content.index("\n") + 1]
+    assert plugin.calls[0]["budget"] == Budget(chars=4000 - len(header),
+                                               bytes=None, lines=89)
+
+
+def test_hook_truncate_budget_under_a_short_reference_is_the_preview() -> None:
+    plugin = EveryOther()
+    truncator = Truncator({"artifact_threshold": 5000, "reference_preview": "short",
+                           "preview_limit": 300, "inline_limit": 4000,
+                           "default_strategy": "my_head"},
                           plugins=[plugin], load_entrypoints=False)
     result = truncator.process(LOG)
     assert plugin.calls[0]["budget"].chars == 300

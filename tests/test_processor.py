@@ -111,7 +111,7 @@ def test_metadata_of_unchanged_content_is_computed_only_when_read(
 def test_over_the_limit_is_cut_by_the_selected_strategy_within_budget() -> None:
     truncator = Truncator({"inline_limit": 500, "default_strategy": "tail"},
                           load_entrypoints=False)
-    text = log_text(200)
+    text = log_text(400)
     result = truncator.process(text)
     meta = result.metadata
     assert meta.was_truncated and meta.strategy_used == "tail"
@@ -124,8 +124,8 @@ def test_over_the_limit_is_cut_by_the_selected_strategy_within_budget() -> None:
     # Counted by the default tokenizer, estimate (tests/tokens/ checks it against real ones).
     assert meta.tokenizer == "estimate" and meta.max_tokens is None
     assert meta.estimated_tokens == EstimateTokenizer().count(result.content)
-    # 6,000 characters is more than a stream keeps of it (two windows): extrapolated from
-    # its ends, as a stream would, and said so.
+    # 12,000 characters is more than a stream keeps of it (two windows of 4,096 at most):
+    # extrapolated from its ends, as a stream would, and said so.
     assert not meta.original_tokens_counted
     assert abs(meta.original_tokens - EstimateTokenizer().count(text)) < 0.05 * meta.original_tokens
     assert meta.limits == Budget(chars=500)
@@ -244,7 +244,7 @@ def test_bytearray_memoryview_and_str_subclasses_are_content() -> None:
         ({}, "read_file output"),
     ],
 )
-def test_content_over_the_threshold_becomes_a_reference_and_a_preview(
+def test_content_over_the_threshold_gets_a_reference_above_the_full_cut(
         context: dict[str, str], summary: str) -> None:
     truncator = Truncator(load_entrypoints=False)  # defaults: 8000 inline, 50000 threshold
     text = log_text(3000, width=40)  # 120,000 chars
@@ -253,16 +253,52 @@ def test_content_over_the_threshold_becomes_a_reference_and_a_preview(
     assert len(content) <= 8000
     first = REFERENCE_FIRST_LINE.match(content)
     assert first is not None, content[:300]
-    assert first.group(1) == result.artifact.id  # type: ignore[union-attr]
+    ref = result.artifact
+    assert ref is not None and first.group(1) == ref.id
     assert first.group("summary") == summary
     assert len(first.group("summary")) <= 100
     assert first.group("size") == "120.0 kB"
+    assert first.group("rest") == (", 3,000 lines: search it with artifact_grep, read lines "
+                                   "with get_artifact or artifact_tail")
+    # Under it, the very cut inline content gets (read_file: head_tail), in the rest of the
+    # budget: the reference takes nothing else from it.
+    body = content[first.end():]
+    region = result.metadata.omissions[0]
+    assert body == (text[:region.start]
+                    + expected_marker("middle", chars=region.chars, lines=region.lines,
+                                      total_chars=len(text), total_lines=line_count(text),
+                                      artifact_id=ref.id, first=region.first_line,
+                                      last=region.last_line, start_byte=region.start_byte,
+                                      end_byte=region.end_byte)
+                    + text[region.end:])
+    assert len(content) > 8000 - 41  # full, to within one line
+    inline = Truncator({"inline_limit": 8000 - first.end(), "artifact_threshold": 10**9},
+                       load_entrypoints=False).process(text, tool="read_file")
+    assert inline.metadata.omissions[0].start == region.start
+    assert inline.metadata.omissions[0].end == region.end
+
+
+def test_reference_preview_short_keeps_the_reference_above_a_short_preview() -> None:
+    truncator = Truncator({"reference_preview": "short"}, load_entrypoints=False)
+    text = log_text(3000, width=40)  # 120,000 chars
+    result = truncator.process(text, tool="read_file", path="src/app.py")
+    content = result.content
+    first = REFERENCE_FIRST_LINE.match(content)
+    assert first is not None and first.group("rest") == ""
+    ref = result.artifact
+    assert ref is not None
     # How to retrieve the rest, then a short preview (preview_limit, 2000 chars by default).
-    assert f'get_artifact(artifact_id="{result.artifact.id}"' in content  # type: ignore[union-attr]
+    assert content[first.end():].startswith(
+        f"3,000 lines / 120,000 chars are stored in full. Read them with get_artifact("
+        f'artifact_id="{ref.id}", start_line=1, end_line=100) and other line ranges, '
+        "artifact_tail or artifact_grep. Preview:\n")
     preview = content.split("Preview:\n", 1)[1]
     assert 0 < len(preview) <= 2000
     assert preview.startswith(text[:100])
     assert preview.endswith(text[-40:])
+    smaller = Truncator({"reference_preview": "short", "preview_limit": 500},
+                        load_entrypoints=False).process(text, tool="read_file")
+    assert 0 < len(smaller.content.split("Preview:\n", 1)[1]) <= 500
 
 
 def test_a_reference_that_does_not_fit_gives_an_inline_cut_naming_the_artifact() -> None:

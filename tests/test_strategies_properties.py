@@ -6,8 +6,9 @@ UTF-8 bytes and lines, alone and combined. The result is checked against the nai
 in ``tests/reference.py``, never against the code under test:
 
 * the output fits every limit, marker included;
-* the kept head is an exact prefix and the kept tail an exact suffix of the input, and between
-  them is exactly the documented marker (or the documented fallback);
+* the kept head is an exact prefix and the kept tail an exact suffix of the input (as a
+  terminal shows them: ``text.terminal.terminal_view``), and between them is exactly the
+  documented marker (or the documented fallback);
 * kept and omitted characters and lines add up to the original;
 * omission line numbers are exact;
 * cuts never split a character pair and fall on a line boundary whenever one is within the
@@ -38,6 +39,7 @@ from reference import (
 
 from truncation_core import Budget, TruncationResult, Truncator
 from truncation_core.structured.sniff import looks_like_xml, parse
+from truncation_core.text.terminal import terminal_view
 
 FALLBACK_NOTES = {
     "…": "marker did not fit the budget; used '…'",
@@ -144,9 +146,15 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
         assert first is not None, out[:200]
         assert first.group(1) == result.artifact.id
         assert len(first.group("summary")) <= 100
-        header_end = out.index("Preview:\n") + len("Preview:\n")
+        short = "Preview:\n" in out and not first.group("rest")
+        header_end = out.index("Preview:\n") + len("Preview:\n") if short else first.end()
         body = out[header_end:]
 
+    if not meta.omissions and meta.terminal_chars_removed:
+        # The whole text fits once terminal control is removed: it is shown whole.
+        assert body == terminal_view(text, redraws="\n" in text)
+        assert meta.terminal_chars_removed == len(text) - len(body)
+        return text, "", ""
     assert len(meta.omissions) == 1, meta.omissions
     region = meta.omissions[0]
     start, end = region.start, region.end
@@ -158,12 +166,18 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
     if position == "beginning":
         assert start == 0
 
-    # Exact prefix and suffix, and between them exactly one marker.
+    # Exact prefix and suffix, as a terminal shows them, and between them exactly one
+    # marker.
     head, tail = text[:start], text[end:]
-    assert len(head) + len(tail) <= len(body)
-    assert body.startswith(head)
-    assert body.endswith(tail)
-    marker = body[len(head):len(body) - len(tail)]
+    redraws = "\n" in text
+    shown_head = terminal_view(head, redraws=redraws)
+    shown_tail = terminal_view(tail, redraws=redraws)
+    assert len(shown_head) + len(shown_tail) <= len(body)
+    assert body.startswith(shown_head)
+    assert body.endswith(shown_tail)
+    marker = body[len(shown_head):len(body) - len(shown_tail)]
+    assert meta.terminal_chars_removed == (len(head) - len(shown_head)
+                                           + len(tail) - len(shown_tail))
 
     # Counts add up, against the naive line model.
     whole, first_line, last_line = region_lines(text, start, end)
@@ -185,8 +199,10 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
     if marker != expected:
         assert marker in FALLBACK_NOTES, (marker, expected)
         assert FALLBACK_NOTES[marker] in meta.notes, meta.notes
-        # The documented marker really did not fit.
-        assert not fits(head + expected + tail, budget) or body is not out
+        # The documented marker really did not fit (in the budget the cut was made in:
+        # wider than *budget* when terminal control was removed from what it kept).
+        assert (not fits(head + expected + tail, budget) or body is not out
+                or meta.terminal_chars_removed)
 
     # Cuts: never inside a "\r\n" or surrogate pair; on a line boundary when one is near.
     assert not splits_pair(text, start)
@@ -233,11 +249,12 @@ def test_invariants_hold_on_messy_text(name: str, text: str, budget: Budget, hea
 
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
-@given(text=tool_output, budget=budgets, threshold=st.integers(1, 600))
+@given(text=tool_output, budget=budgets, threshold=st.integers(1, 600),
+       form=st.sampled_from(["full", "short"]))
 def test_invariants_hold_under_an_artifact_reference(name: str, text: str, budget: Budget,
-                                                     threshold: int) -> None:
+                                                     threshold: int, form: str) -> None:
     truncator = make_truncator(name, budget, spill=True, artifact_threshold=threshold,
-                               preview_limit=max(1, budget.chars // 2))
+                               reference_preview=form, preview_limit=max(1, budget.chars // 2))
     result = truncator.process(text)
     check_result(text, result, budget, name=name)
 
@@ -303,7 +320,7 @@ def test_lines_keeps_as_many_whole_lines_as_fit(direction: str, lines: list[str]
     result = make_truncator(f"lines-{direction}", budget).process(text)
     name = f"lines-{direction}"
     head, _marker, tail = check_result(text, result, budget, name=name)
-    if not result.metadata.was_truncated:
+    if not result.metadata.omissions:  # nothing left out (or all of it fits once cleaned)
         return
     kept = head if direction == "head" else tail
     position = position_of(name, 0.6)

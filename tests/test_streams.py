@@ -18,7 +18,7 @@ from truncation_core import Truncator
 from truncation_core.errors import StoreFull
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.ends import KeptEnds, MiddleUnavailable
+from truncation_core.streaming.ends import KeptEnds, MiddleUnavailable, window_for
 from truncation_core.text.measure import measure
 from truncation_core.tokens.estimate import EstimateTokenizer
 
@@ -38,7 +38,10 @@ salient_words = st.sampled_from([
     "error: boom", "ValueError: bad", "Traceback (most recent call last):", "FAILED t.py::x",
     "3 failed, 1 passed", "panic: nil", "exit status 2", "E   assert 1 == 2", "ERROR",
 ])
-pieces = st.lists(st.one_of(words, line_endings, astral, surrogate, salient_words),
+#: Terminal control: colours, erases, a line erased from below, progress frames.
+terminal = st.sampled_from(["\x1b[31m", "\x1b[0m", "\x1b[K", "\x1b]0;t\x07", "\x1b",
+                            "\n\x1b[1A\x1b[2K", "\r", " 42%\r", "3/9\r", "\x1b[1m\r"])
+pieces = st.lists(st.one_of(words, line_endings, astral, surrogate, salient_words, terminal),
                   min_size=1, max_size=12)
 
 
@@ -53,7 +56,8 @@ def texts(draw: Any) -> str:
 raw_bytes = st.one_of(
     st.binary(max_size=40),
     st.sampled_from([b"\xe2\x82", b"\x80", b"\xf0\x9f\x98", b"\xed\xa0\x80", b"\xff", b"\r",
-                     b"\r\n", b"\n", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xc3"]),
+                     b"\r\n", b"\n", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xc3",
+                     b"\x1b[31m", b"\x1b[0m", b"\x1b", b" 42%\r", b"\n\x1b[1A\x1b[2K"]),
 )
 
 
@@ -89,6 +93,7 @@ configs = st.fixed_dictionaries(
         "max_bytes": st.integers(1, 900),
         "max_lines": st.integers(1, 30),
         "artifact_threshold": st.sampled_from([50, 400, 2000]),
+        "reference_preview": st.sampled_from(["full", "short"]),
         "preview_limit": st.sampled_from([30, 100]),
         # Small thresholds send structured content down the event-driven path.
         "stream_threshold": st.sampled_from([50, 400]),
@@ -465,7 +470,7 @@ def test_with_the_spill_on_memory_is_bounded_by_max_artifact_size_not_the_input(
     # holds at most max_artifact_size; as it starts cutting, it joins what it holds and splits
     # it into head and tail (twice that, for a moment); a chunk is copied a few times on its
     # way into the kept tail, and decoded or encoded once.
-    windows = 2 * 4 * (max(inline, 256) + 16)
+    windows = 2 * 4 * window_for(truncator.config.policy_for(None))
     bound = 3 * limit + 6 * PIPE_READ + windows + MiB
     assert bound < size / 4
     assert peak < bound, f"peak {peak / MiB:.1f} MiB, bound {bound / MiB:.1f} MiB"

@@ -52,6 +52,8 @@ _EXPORTS = {
     "Marker": "truncation_core.hooks.models",
     "Omission": "truncation_core.hooks.models",
     "Provides": "truncation_core.hooks.models",
+    "ToolResult": "truncation_core.tools.calls",
+    "as_content": "truncation_core.tools.decorator",
     "TruncationMetadata": "truncation_core.pipeline.results",
     "TruncationResult": "truncation_core.pipeline.results",
     "Truncator": "truncation_core.truncator",
@@ -84,11 +86,13 @@ __all__ = [
     "StoreError",
     "StoreFull",
     "ToolConfig",
+    "ToolResult",
     "TruncationCoreError",
     "TruncationMetadata",
     "TruncationResult",
     "Truncator",
     "__version__",
+    "as_content",
     "hookimpl",
 ]
 
@@ -127,4 +131,6 @@ if TYPE_CHECKING:
     from truncation_core.hooks.specs import hookimpl
     from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
     from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter, StorageBackend
+    from truncation_core.tools.calls import ToolResult
+    from truncation_core.tools.decorator import as_content
     from truncation_core.truncator import Truncator

@@ -91,11 +91,14 @@ def check_result(truncator: Truncator, content: str, result: TruncationResult, *
     assert 0 <= meta.omitted_chars <= len(content), "omitted_chars is out of range"
     assert 0 <= meta.omitted_lines <= meta.original_lines, "omitted_lines is out of range"
     # The output cannot show more of the content than it holds: what it does not hold is
-    # omitted, and the metadata must say so.
-    assert meta.omitted_chars >= len(content) - len(out), (
-        f"omitted_chars ({meta.omitted_chars}) is less than what the output cannot hold "
+    # omitted, or is terminal control removed from the view, and the metadata must say so.
+    assert meta.omitted_chars + meta.terminal_chars_removed >= len(content) - len(out), (
+        f"omitted_chars ({meta.omitted_chars}) and terminal_chars_removed "
+        f"({meta.terminal_chars_removed}) are less than what the output cannot hold "
         f"({len(content) - len(out)})")
-    assert meta.omitted_lines >= meta.original_lines - size.lines - len(meta.omissions), (
+    # (A removed "\r" redraw or erased line takes at most one line break with it.)
+    assert (meta.omitted_lines + meta.terminal_chars_removed
+            >= meta.original_lines - size.lines - len(meta.omissions)), (
         f"omitted_lines ({meta.omitted_lines}) is less than the lines the output cannot hold")
     assert meta.strategy_used in truncator.plugins.strategies, (
         f"strategy_used {meta.strategy_used!r} is not a provided strategy")

@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
@@ -37,7 +37,15 @@ from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
+    # The SDKs' own types for a tool definition, so that a type checker accepts what
+    # tool_schemas() returns where the SDK expects its tools. Only type checkers read these;
+    # without the SDK installed, a checker takes them as Any.
+    from anthropic.types import ToolParam as AnthropicToolParam
+    from openai.types.chat import ChatCompletionToolParam
+    from openai.types.responses import FunctionToolParam
+
     from truncation_core.retrieval import Retrieval
+    from truncation_core.retrieval.asynchronous import AsyncRetrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
     from truncation_core.tokens.contract import Tokenizer
     from truncation_core.tools.calls import ToolResult
@@ -340,25 +348,69 @@ class Truncator:
 
         return reader_for(self.store)
 
-    def tool_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
+    # A literal format gets its SDK's type; any other string (``mcp``, or a format chosen at
+    # run time) plain dicts. The literal overloads overlap the last by design.
+    @overload
+    def tool_schemas(  # type: ignore[overload-overlap]
+            self, format: Literal["openai"] = ..., *, strict: bool = ...
+                     ) -> list[ChatCompletionToolParam]: ...
+    @overload
+    def tool_schemas(  # type: ignore[overload-overlap]
+            self, format: Literal["openai-responses"], *, strict: bool = ...
+                     ) -> list[FunctionToolParam]: ...
+    @overload
+    def tool_schemas(  # type: ignore[overload-overlap]
+            self, format: Literal["anthropic"], *, strict: bool = ...
+                     ) -> list[AnthropicToolParam]: ...
+    @overload
+    def tool_schemas(self, format: str, *, strict: bool = ...) -> list[dict[str, Any]]: ...
+
+    def tool_schemas(self, format: str = "openai", *, strict: bool = False
+                     ) -> list[Any]:
         """JSON schemas of the artifact tools (``get_artifact``, ``artifact_head``,
-        ``artifact_tail``, ``artifact_grep``) in a function-calling *format*: ``openai``,
-        ``openai-responses``, ``anthropic`` or ``mcp``."""
+        ``artifact_tail``, ``artifact_grep``, called as ``artifact_tools:`` says) in a
+        function-calling *format*: ``openai``, ``openai-responses``, ``anthropic`` or ``mcp``.
+
+        With *strict*, every property is required and optional ones are nullable
+        (``null`` means not given), as OpenAI's strict mode demands.
+
+        Typed for the SDKs: ``openai`` gives ``ChatCompletionToolParam`` entries,
+        ``openai-responses`` ``FunctionToolParam`` and ``anthropic`` ``ToolParam``, so the
+        list passes as ``tools=`` to those clients under a type checker; ``mcp`` gives
+        plain dicts."""
         from truncation_core.tools.schemas import tool_schemas
 
-        return tool_schemas(format)
+        return tool_schemas(format, strict=strict, names=self.config.artifact_tools.all())
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
                   names: Mapping[str, str] | None = None) -> ToolResult:
-        """Run one artifact tool call (*arguments* as a mapping or a JSON string). Never
-        raises: errors come back in the result (400 bad call, 404 unknown artifact).
+        """Run one artifact tool call (*arguments* as a mapping or a JSON string; ``null``
+        values are arguments not given). Never raises: errors come back in the result (400
+        bad call, 404 unknown artifact).
 
-        *names* maps tool names to the names the model knows the tools by, when they differ
+        *name* is the name the model sees (``artifact_tools:``), or the tool's own name.
+        *names* maps tool names to the names the model knows the tools by, for this call
         (``{"get_artifact": "trunc_get_artifact"}``): the calls the result suggests use them.
         """
         from truncation_core.tools.calls import call_tool
 
         return call_tool(self, name, arguments, names=names)
+
+    async def acall_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None,
+                         *, names: Mapping[str, str] | None = None) -> ToolResult:
+        """:meth:`call_tool` for async code: it runs in a worker thread, so the event loop
+        is never blocked; cancelling the awaiting task raises at once."""
+        from truncation_core.tools.calls import acall_tool
+
+        return await acall_tool(self, name, arguments, names=names)
+
+    @property
+    def aartifacts(self) -> AsyncRetrieval:
+        """:attr:`artifacts` for async code: each method runs in a worker thread
+        (``await truncator.aartifacts.lines(id, 10, 20)``)."""
+        from truncation_core.retrieval.asynchronous import AsyncRetrieval
+
+        return AsyncRetrieval(self.artifacts)
 
     def tool(self, name: str | Callable[..., Any] | None = None) -> Any:
         """Decorator: the function's result goes through :meth:`process` as tool *name*

@@ -9,6 +9,7 @@ as formatted, tracebacks included.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -57,7 +58,15 @@ def test_canary_never_leaks(root_path: Path, caplog: pytest.LogCaptureFixture,
                            ("artifact_tail", {"artifact_id": ref.id, "lines": canary})):
             call = t.call_tool(name, args)
             seen.append(repr(call))
-            if call.error is not None:
+            sent_names = {name, *args} - {"get_artifact", "artifact_grep", "artifact_tail",
+                                           "artifact_id", "pattern", "regex", "lines"}
+            if call.error is not None and sent_names:
+                # An unknown tool or argument name is what the model sent wrong: the answer
+                # (to the model, never a log) names it, escaped and capped.
+                [sent] = sent_names
+                assert json.dumps(sent[:40]) in call.error.message
+                assert json.dumps(sent[:40]) in call.content
+            elif call.error is not None:
                 seen.append(call.error.message)
         # Values returned by retrieval: their reprs leave the content out.
         seen += [repr(t.artifacts.lines(ref.id, 1, 3)), repr(t.artifacts.tail(ref.id, 2)),

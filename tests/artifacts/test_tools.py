@@ -178,7 +178,7 @@ def test_line_ranges_head_tail_and_grep(small: Truncator) -> None:
     ("get_artifact", {"artifact_id": "../../etc/passwd"}, 400, "artifact_id: expected"),
     ("get_artifact", {}, 400, "artifact_id: required"),
     ("get_artifact", {"artifact_id": "ID", "start_lin": 2}, 400, "did you mean 'start_line'"),
-    ("get_artfact", {"artifact_id": "ID"}, 400, "unknown tool 'get_artfact' (did you mean"),
+    ("get_artfact", {"artifact_id": "ID"}, 400, 'unknown tool "get_artfact" (did you mean'),
     ("get_artifact", {"artifact_id": "ID", "start_line": 0}, 400,
      "start_line: expected an integer 1"),
     ("get_artifact", {"artifact_id": "ID", "start_line": True}, 400, "expected an integer"),

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import attrs
 import click
 
+from truncation_core.cli.completion import complete_strategies, complete_tools
 from truncation_core.cli.state import AppState, pass_state
 from truncation_core.errors import ConfigError
 from truncation_core.pipeline.results import TruncationResult
+
+if TYPE_CHECKING:
+    from truncation_core.truncator import Truncator
 
 
 def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
@@ -61,6 +65,44 @@ def limit_options(f: Any) -> Any:
 
 
 _CHUNK = 1 << 20
+#: A strategy that cannot cut a stream gets the input whole, up to this many bytes; a larger
+#: input streams, and the stream cuts it with head_tail (the notes say so).
+WHOLE_INPUT_BYTES = 64 << 20
+
+
+def cuts_streams(truncator: Truncator, tool: str | None) -> bool:
+    """Whether the strategy *tool*'s policy asks for can cut a stream as it cuts whole text:
+    it is ``streamable`` (declared in ``provides``), or a ``stream_cutter`` offers a cutter
+    for it."""
+    policy = truncator.policy(tool)
+    if policy.strategy in truncator.plugins.streamable:
+        return True
+    try:
+        cutters, _ = truncator.plugins.stream_cutters(tool=tool, policy=policy, context={})
+    except Exception:  # a plugin's bug: the stream reports it, and cuts as text
+        return False
+    return any(cutter.strategy == policy.strategy for cutter in cutters)
+
+
+def _apply(truncator: Truncator, tool: str | None, source: BinaryIO) -> TruncationResult:
+    """What the model would see of *source*: streamed in chunks (memory bounded by the
+    budget, the result the one process() gives for the whole content) when the strategy
+    can cut a stream; otherwise read whole, so that the strategy itself cuts it, up to
+    :data:`WHOLE_INPUT_BYTES`."""
+    head = b""
+    if not cuts_streams(truncator, tool):
+        head = source.read(WHOLE_INPUT_BYTES + 1)
+        if len(head) <= WHOLE_INPUT_BYTES:
+            return truncator.process(head, tool=tool)
+        click.secho(f"note: the input is larger than {WHOLE_INPUT_BYTES >> 20} MiB and "
+                    f"strategy {truncator.policy(tool).strategy!r} cannot cut a stream: "
+                    "streamed, and cut with head_tail", err=True, dim=True)
+    with truncator.stream(tool=tool) as stream:
+        if head:
+            stream.write(head)
+        while chunk := source.read(_CHUNK):
+            stream.write(chunk)
+    return stream.result()
 
 
 def name_the_option(exc: ConfigError, tool: str | None, *, strategy: str | None = None,
@@ -124,8 +166,10 @@ def describe(result: TruncationResult) -> list[str]:
 
 @click.command("apply")
 @click.argument("source", default="-", type=click.File("rb"))
-@click.option("--tool", help="Tool name: selects the tool's policy (e.g. execute_command).")
-@click.option("--strategy", help="Strategy to use instead of the configured one.")
+@click.option("--tool", help="Tool name: selects the tool's policy (e.g. execute_command).",
+              shell_complete=complete_tools)
+@click.option("--strategy", help="Strategy to use instead of the configured one.",
+              shell_complete=complete_strategies)
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
 @limit_options
 @click.option("--session", help="Store the artifact in this session (default: a new one).")
@@ -141,6 +185,9 @@ def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy:
     The content goes to stdout and the metadata to stderr, or both to stdout with --json.
     Every limit can be given: --limit (characters), --max-tokens, --max-bytes, --max-lines;
     the stricter wins.
+
+    Input is streamed in bounded memory when the strategy can cut a stream; a strategy that
+    cannot (a plugin's, not declared streamable) gets it whole, up to 64 MiB.
     """
     limits = {"max_tokens": max_tokens, "max_bytes": max_bytes, "max_lines": max_lines,
               "tokenizer": tokenizer}
@@ -150,12 +197,7 @@ def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy:
     except ConfigError as exc:
         raise name_the_option(exc, tool, strategy=strategy, session=session,
                               limits=limits) from None
-    # Streamed in chunks: memory stays bounded by the budget, whatever the file's size, and
-    # the result is the one process() gives for the whole content.
-    with truncator.stream(tool=tool) as stream:
-        while chunk := source.read(_CHUNK):
-            stream.write(chunk)
-        result = stream.result()
+    result = _apply(truncator, tool, source)
     if as_json:
         click.echo(json.dumps(result_document(result), ensure_ascii=False))
         return

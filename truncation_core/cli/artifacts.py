@@ -380,8 +380,10 @@ def _progress() -> Any:
 @click.option("--session", help="The session to export (needed when there are several).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Archive to write (default: <session>.tar.gz).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was exported as JSON.")
 @pass_state
-def export_command(state: AppState, session: str | None, output: Path | None) -> None:
+def export_command(state: AppState, session: str | None, output: Path | None,
+                   as_json: bool) -> None:
     """Export a session and its artifacts to one archive."""
     from truncation_core.artifacts.archive import export_session
 
@@ -407,6 +409,9 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
             task = bar.add_task("export", total=info.bytes)
             report = export_session(root.session(session), output,
                                     progress=lambda n: bar.update(task, completed=n))
+    if as_json:
+        click.echo(json.dumps(attrs.asdict(report), indent=2))
+        return
     click.echo(f"exported {_count(report.artifacts, 'artifact')} of session {report.session} "
                f"to {report.path}")
 
@@ -414,8 +419,10 @@ def export_command(state: AppState, session: str | None, output: Path | None) ->
 @artifacts_group.command("import")
 @click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--session", help="Import into this session (default: the exported one).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was imported as JSON.")
 @pass_state
-def import_command(state: AppState, archive: Path, session: str | None) -> None:
+def import_command(state: AppState, archive: Path, session: str | None,
+                   as_json: bool) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
     from truncation_core.artifacts.archive import import_archive
     from truncation_core.config.model import BUILTIN_TOOL_POLICIES
@@ -433,6 +440,9 @@ def import_command(state: AppState, archive: Path, session: str | None) -> None:
             task = bar.add_task("import", total=None)  # content bytes: unknown until read
             report = import_archive(root, archive, session=session, max_artifact_size=limit,
                                     progress=lambda n: bar.update(task, completed=n))
+    if as_json:
+        click.echo(json.dumps(attrs.asdict(report), indent=2))
+        return
     click.echo(f"imported {_count(len(report.imported), 'artifact')} into session "
                f"{report.session}"
                + (f" ({len(report.skipped)} already there)" if report.skipped else ""))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from truncation_core.cli.completion import complete_tools
 from truncation_core.cli.state import AppState, console, pass_state
 
 if TYPE_CHECKING:
@@ -23,13 +24,22 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
 
     config = loaded.config
     if tool is not None:
+        from truncation_core.config.model import raised_for_own_limits
+
         policy = config.policy_for(tool)
         rows = []
         builtin = BUILTIN_TOOL_POLICIES.get(tool)
+        own_config = config.tools.get(tool)
+        raised = {} if own_config is None else raised_for_own_limits(
+            own_config, {"inline_limit": config.inline_limit,
+                         "preview_limit": config.preview_limit, **own_config.overrides})
+        limit = "max_bytes" if own_config is not None and own_config.max_bytes else "max_lines"
         for key in OVERRIDE_NAMES:
             global_key = "default_strategy" if key == "strategy" else key
             own = f"tools.{tool}.{key}"
-            if own in loaded.sources:
+            if key in raised:
+                source = f"raised to let tools.{tool}.{limit} bind"
+            elif own in loaded.sources:
                 source = loaded.sources[own]
             elif builtin is not None and getattr(builtin, key) is not None:
                 source = SOURCE_BUILTIN_POLICY
@@ -68,7 +78,8 @@ def config_group() -> None:
 
 
 @config_group.command("show")
-@click.option("--tool", help="Show the effective policy of this tool instead.")
+@click.option("--tool", help="Show the effective policy of this tool instead.",
+              shell_complete=complete_tools)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @pass_state
 def show_command(state: AppState, tool: str | None, as_json: bool) -> None:
@@ -94,22 +105,41 @@ def show_command(state: AppState, tool: str | None, as_json: bool) -> None:
 @config_group.command("validate")
 @click.argument("path", required=False, type=click.Path(exists=True, dir_okay=False,
                                                          path_type=Path))
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the verdict, problems and warnings as one JSON document.")
 @pass_state
-def validate_command(state: AppState, path: Path | None) -> None:
-    """Check the configuration (PATH, or the one found) and the plugins it names."""
+def validate_command(state: AppState, path: Path | None, as_json: bool) -> None:
+    """Check the configuration (PATH, or the one found) and the plugins it names.
+
+    Problems (a bad value, a plugin that fails to load) fail the validation; warnings (a
+    limit that never binds, and the key that wins instead) do not.
+    """
     import warnings
 
-    from truncation_core.errors import PluginDisabledWarning, PluginLoadWarning
+    from truncation_core.config.model import limit_warnings
+    from truncation_core.errors import ConfigError, PluginDisabledWarning, PluginLoadWarning
     from truncation_core.truncator import Truncator
 
     if path is not None:
         state = AppState(config_path=path)
-    loaded = state.load()  # raises ConfigError, one line per problem
+    try:
+        loaded = state.load()
+    except ConfigError as exc:
+        if not as_json:
+            raise  # one line per problem, exit status 1
+        _print_verdict(None, list(exc.problems), [], None)
+        raise SystemExit(1) from None
     # A plugin that fails to load is a warning when running (the rest keeps working), but
     # here it is what the user asked about: a problem, and a failed validation.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PluginLoadWarning)
-        truncator = Truncator(loaded.config, project_root=loaded.project_root)
+        try:
+            truncator = Truncator(loaded.config, project_root=loaded.project_root)
+        except ConfigError as exc:  # a strategy or backend no plugin provides
+            if not as_json:
+                raise
+            _print_verdict(loaded.path, list(exc.problems), [], None)
+            raise SystemExit(1) from None
     problems = []
     for w in caught:
         if issubclass(w.category, PluginDisabledWarning):
@@ -118,6 +148,14 @@ def validate_command(state: AppState, path: Path | None) -> None:
             problems.append(str(w.message))
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    notes = limit_warnings(truncator.config)
+    if as_json:
+        _print_verdict(loaded.path, problems, notes, truncator)
+        if problems:
+            raise SystemExit(1)
+        return
+    for note in notes:
+        click.secho(f"warning: {note}", fg="yellow", err=True)
     if problems:
         for problem in problems:
             click.echo(f"error: {problem}", err=True)
@@ -126,3 +164,12 @@ def validate_command(state: AppState, path: Path | None) -> None:
     click.echo(f"configuration is valid ({where or 'defaults only'}); "
                f"{len(truncator.plugins.strategies)} strategies, store "
                f"{truncator.config.store.backend!r}")
+
+
+def _print_verdict(path: Path | None, problems: list[str], warnings: list[str],
+                   truncator: Any) -> None:
+    click.echo(json.dumps({
+        "valid": not problems, "path": str(path) if path else None, "problems": problems,
+        "warnings": warnings,
+        "strategies": sorted(truncator.plugins.strategies) if truncator else None,
+        "store": truncator.config.store.backend if truncator else None}, indent=2))

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from truncation_core.cli.apply import describe, limit_options
+from truncation_core.cli.completion import complete_tools
 from truncation_core.cli.state import AppState, console, pass_state
 
 
@@ -63,7 +64,7 @@ def termination_as_exit() -> Iterator[None]:
 @click.command("run", context_settings={"ignore_unknown_options": True,
                                         "allow_interspersed_args": False})
 @click.option("--tool", default="execute_command", show_default=True,
-              help="Tool name whose policy applies.")
+              help="Tool name whose policy applies.", shell_complete=complete_tools)
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
 @limit_options
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),

@@ -18,11 +18,13 @@ from truncation_core.errors import ConfigError, InvalidSessionId
 
 __all__ = [
     "DIRECTIONS",
+    "PREVIEW_FORMS",
     "Direction",
     "DirectoryPath",
     "KeyPath",
     "NonNegativeInt",
     "PositiveInt",
+    "PreviewForm",
     "Ratio",
     "SessionName",
     "TokenizerName",
@@ -31,6 +33,7 @@ __all__ = [
     "check_key_path",
     "check_non_negative_int",
     "check_positive_int",
+    "check_preview_form",
     "check_ratio",
     "check_session_name",
     "check_tokenizer_name",
@@ -46,8 +49,11 @@ DirectoryPath = NewType("DirectoryPath", str)
 SessionName = NewType("SessionName", str)
 KeyPath = NewType("KeyPath", str)
 TokenizerName = NewType("TokenizerName", str)
+PreviewForm = NewType("PreviewForm", str)
 
 DIRECTIONS = ("head", "tail")
+#: What an artifact reference stands above: the cut of the whole budget, or a short preview.
+PREVIEW_FORMS = ("full", "short")
 
 
 def is_int(value: object) -> bool:
@@ -69,6 +75,12 @@ def check_ratio(value: object) -> Ratio:
 def check_direction(value: object) -> Direction:
     if value not in DIRECTIONS:
         raise ValueError(f"must be one of {', '.join(DIRECTIONS)}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_preview_form(value: object) -> PreviewForm:
+    if value not in PREVIEW_FORMS:
+        raise ValueError(f"must be one of {', '.join(PREVIEW_FORMS)}, got {value!r}")
     return value  # type: ignore[return-value]
 
 

@@ -31,6 +31,7 @@ from truncation_core.config.checks import (
     KeyPath,
     NonNegativeInt,
     PositiveInt,
+    PreviewForm,
     Ratio,
     SessionName,
     TokenizerName,
@@ -39,6 +40,7 @@ from truncation_core.config.checks import (
     check_key_path,
     check_non_negative_int,
     check_positive_int,
+    check_preview_form,
     check_ratio,
     check_session_name,
     check_tokenizer_name,
@@ -47,6 +49,11 @@ from truncation_core.config.checks import (
 from truncation_core.config.markers import marker_template_problems
 from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
 from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
+from truncation_core.config.tool_names import (
+    ArtifactToolNames,
+    check_tool_name_map,
+    check_tool_prefix,
+)
 from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
@@ -95,6 +102,7 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(PositiveInt, lambda v, _: check_positive_int(v))
     conv.register_structure_hook(Ratio, lambda v, _: check_ratio(v))
     conv.register_structure_hook(Direction, lambda v, _: check_direction(v))
+    conv.register_structure_hook(PreviewForm, lambda v, _: check_preview_form(v))
     conv.register_structure_hook(KeyPath, lambda v, _: check_key_path(v))
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _strict_tuple_of_str)
     conv.register_structure_hook(NonNegativeInt, lambda v, _: check_non_negative_int(v))
@@ -103,6 +111,9 @@ def _build() -> cattrs.Converter:
     conv.register_structure_hook(TokenizerName, lambda v, _: check_tokenizer_name(v))
     conv.register_structure_hook(ToolConfig, _structure_tool_config)
     conv.register_unstructure_hook(ToolConfig, lambda tool: dict(tool.overrides))
+    conv.register_structure_hook(ArtifactToolNames, _structure_tool_names)
+    conv.register_unstructure_hook(ArtifactToolNames, lambda names: {
+        "prefix": names.prefix, "names": dict(names.names)})
     conv.register_structure_hook(StoreConfig, _store_hook(conv))
     conv.register_unstructure_hook(StoreConfig, _unstructure_store(conv))
     return conv
@@ -129,6 +140,31 @@ def _structure_tool_config(value: Any, _type: Any) -> ToolConfig:
     if errors:
         raise ClassValidationError("invalid tool settings", errors, ToolConfig)
     return ToolConfig(**checked)
+
+
+_TOOL_NAME_CHECKS: Mapping[str, Callable[[object], Any]] = {
+    "prefix": check_tool_prefix, "names": check_tool_name_map}
+
+
+def _structure_tool_names(value: Any, _type: Any) -> ArtifactToolNames:
+    """``artifact_tools:``, each key checked where it stands (errors keep its path)."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"must be a mapping of keys to values, got {_described(value)}")
+    errors: list[Exception] = []
+    unknown = {str(key) for key in value if key not in _TOOL_NAME_CHECKS}
+    if unknown:
+        errors.append(ForbiddenExtraKeysError(None, ArtifactToolNames, unknown))
+    checked = {}
+    for key, check in _TOOL_NAME_CHECKS.items():
+        if key in value:
+            try:
+                checked[key] = check(value[key])
+            except ValueError as exc:
+                exc.__notes__ = [AttributeValidationNote(str(exc), key, Any)]
+                errors.append(exc)
+    if errors:
+        raise ClassValidationError("invalid artifact tool names", errors, ArtifactToolNames)
+    return ArtifactToolNames(**checked)
 
 
 def _described(value: Any) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
-__all__ = ["MARKER_PLACEHOLDERS", "MAX_FORMAT_WIDTH", "MarkerConfig", "marker_template_problems",
-           "template_problem"]
+__all__ = ["MARKER_PLACEHOLDERS", "MAX_FORMAT_WIDTH", "TOOL_PLACEHOLDERS", "MarkerConfig",
+           "marker_template_problems", "template_problem"]
 
 
 @attrs.frozen(kw_only=True)
@@ -39,7 +39,8 @@ class MarkerConfig:
                 "{original_lines:,} lines / {original_chars:,} chars{hint}] ...")
     #: Fills ``{hint}`` when the omitted part is kept as an artifact.
     hint: str = (
-        '; get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
+        '; {get_artifact}(artifact_id="{artifact_id}", start_line={start_line}, '
+        'end_line={end_line})'
         "{tool_call}"
     )
     #: Fills ``{tool_call}`` when the call that produced the output has an id (the
@@ -48,30 +49,46 @@ class MarkerConfig:
     tool_call: str = " (tool call {tool_call_id})"
     #: Fills ``{hint}`` when spilling was on but the artifact could not be stored.
     unavailable: str = "; the full output could not be kept: {reason}"
-    #: The artifact reference shown above a short preview, for content over
-    #: ``artifact_threshold``: the artifact reference format on its first line.
+    #: The artifact reference, for content over ``artifact_threshold``: above the cut (with
+    #: ``reference_preview: full``, the default), whose markers say how to read back what
+    #: they replace, so this line names the artifact (the artifact reference format) and the
+    #: other ways to read it.
     reference: str = (
-        "[Artifact: {artifact_id}] {summary} ({size})\n"
-        "{lines:,} lines / {chars:,} chars are stored in full. "
-        'Read them with get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100) '
-        "and other line ranges, artifact_tail or artifact_grep. Preview:\n"
+        "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines: search it with "
+        "{artifact_grep}, read lines with {get_artifact} or {artifact_tail}\n"
     )
     #: The reference when the artifact itself is cut (the output exceeded
     #: ``max_artifact_size``): it must not claim the artifact holds everything.
     reference_cut: str = (
+        "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size}), original "
+        "lines {cut_first_line:,}-{cut_last_line:,} of {original_lines:,} not kept (over "
+        "max_artifact_size): search it with {artifact_grep}, read lines with {get_artifact} "
+        "or {artifact_tail}\n"
+    )
+    #: The reference above a short preview (``reference_preview: short``): it says how to
+    #: start reading, since the preview shows little.
+    reference_short: str = (
+        "[Artifact: {artifact_id}] {summary} ({size})\n"
+        "{lines:,} lines / {chars:,} chars are stored in full. "
+        'Read them with {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
+        'end_line=100) and other line ranges, {artifact_tail} or {artifact_grep}. Preview:\n'
+    )
+    #: ``reference_cut`` above a short preview.
+    reference_cut_short: str = (
         "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size})\n"
         "The output ({original_lines:,} lines) is larger than max_artifact_size: the artifact "
         "keeps its first {head_lines:,} and last {tail_lines:,} lines; original lines "
         "{cut_first_line:,}-{cut_last_line:,} were not kept. Read what is kept with "
-        'get_artifact(artifact_id="{artifact_id}", start_line=1, end_line=100), artifact_tail '
-        "or artifact_grep. Preview:\n"
+        '{get_artifact}(artifact_id="{artifact_id}", start_line=1, end_line=100), '
+        "{artifact_tail} or {artifact_grep}. Preview:\n"
     )
     #: Fills ``{hint}`` when the omitted part is only partly in a cut artifact; the line
     #: numbers are the artifact's (``hint_bytes`` follows, with the artifact's bytes).
     hint_cut: str = (
         "; partly kept (the artifact is itself cut: original lines "
         "{cut_first_line:,}-{cut_last_line:,} were not kept): "
-        'get_artifact(artifact_id="{artifact_id}", start_line={start_line}, end_line={end_line})'
+        '{get_artifact}(artifact_id="{artifact_id}", start_line={start_line}, '
+        'end_line={end_line})'
     )
     #: Fills ``{hint}`` when the omitted part is not in the (cut) artifact at all.
     hint_not_kept: str = (
@@ -99,6 +116,15 @@ class MarkerConfig:
     xml_elements: str = " {count:,} elements omitted "
     #: Inserted into shortened XML text, between its kept beginning and end.
     xml_text: str = " ... [{count:,} chars omitted] ... "
+    #: The note a structured cut (JSON, JSON Lines, XML, ranked) adds when what it left out
+    #: is kept: an array's last item, an object's last member (under ``rest_key``), a JSON
+    #: Lines record or an XML comment, so that the model knows how to read the rest.
+    rest: str = (
+        'Omitted parts are kept: {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
+        "end_line=100) reads the full output ({size}), {artifact_grep} searches it"
+    )
+    #: The key of the member that holds ``rest`` in a JSON object.
+    rest_key: str = "[truncated]"
     #: Follows ``hint`` when the omitted region's byte range in the artifact is known: the
     #: omitted part is ``artifact[start_byte:end_byte]``.
     hint_bytes: str = "; bytes {start_byte}:{end_byte}"
@@ -125,6 +151,9 @@ class MarkerConfig:
                 return
 
 
+#: Placeholders that name the artifact tools as the model sees them (``artifact_tools:``).
+TOOL_PLACEHOLDERS = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
+
 #: The placeholders each marker template may use.
 MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -135,22 +164,28 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "end": ("lines", "chars", "first_line", "last_line", "hint",
                 "original_lines", "original_chars", "strategy", "tool"),
         "hint": ("artifact_id", "start_line", "end_line", "lines", "chars", "tool_call",
-                 "tool_call_id"),
+                 "tool_call_id", *TOOL_PLACEHOLDERS),
         "tool_call": ("tool_call_id",),
         "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
-        "reference": ("artifact_id", "summary", "size", "chars", "lines", "bytes", "tool",
-                      "tool_call", "tool_call_id"),
-        "reference_cut": ("artifact_id", "summary", "size", "original_size", "original_lines",
-                          "original_bytes", "head_lines", "tail_lines", "cut_first_line",
-                          "cut_last_line", "cut_bytes", "tool", "tool_call", "tool_call_id"),
+        **dict.fromkeys(("reference", "reference_short"), (
+            "artifact_id", "summary", "size", "chars", "lines", "bytes", "tool", "tool_call",
+            "tool_call_id", *TOOL_PLACEHOLDERS)),
+        **dict.fromkeys(("reference_cut", "reference_cut_short"), (
+            "artifact_id", "summary", "size", "original_size", "original_lines",
+            "original_bytes", "head_lines", "tail_lines", "cut_first_line", "cut_last_line",
+            "cut_bytes", "tool", "tool_call", "tool_call_id", *TOOL_PLACEHOLDERS)),
         "hint_cut": ("artifact_id", "start_line", "end_line", "lines", "chars",
-                     "cut_first_line", "cut_last_line", "tool_call", "tool_call_id"),
+                     "cut_first_line", "cut_last_line", "tool_call", "tool_call_id",
+                     *TOOL_PLACEHOLDERS),
         "hint_not_kept": ("lines", "chars", "cut_first_line", "cut_last_line"),
         **dict.fromkeys(
             ("json_items", "json_keys", "json_key", "json_string", "json_depth",
              "jsonl_records", "ranked_results", "xml_elements", "xml_text"),
             ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
+        "rest": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool",
+                 *TOOL_PLACEHOLDERS),
+        "rest_key": ("artifact_id", "strategy", "tool"),
         "highlights": ("shown", "found"),
         "highlight": ("line", "text", "pattern", "original_line"),
         "highlight_not_kept": ("text", "pattern", "original_line"),
@@ -171,6 +206,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
         "tool_call_id": "call_abc123",
+        **{name: name for name in TOOL_PLACEHOLDERS},
     }
 )
 

@@ -34,6 +34,7 @@ from truncation_core.config.checks import (
 )
 from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.settings import SETTING_NAMES, Settings, ToolConfig
+from truncation_core.config.tool_names import ArtifactToolNames
 from truncation_core.hooks.models import Budget, frozen_mapping
 
 if TYPE_CHECKING:
@@ -41,12 +42,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_TOOL_POLICIES",
+    "ArtifactToolNames",
     "Config",
     "MarkerConfig",
     "PluginsConfig",
     "Policy",
     "StoreConfig",
     "ToolConfig",
+    "limit_warnings",
+    "raised_for_own_limits",
 ]
 
 
@@ -173,6 +177,8 @@ class Policy(Settings):
     #: The tokenizer named by ``tokenizer``, as the Truncator resolved it from its plugins
     #: (None in a policy made from configuration alone, :meth:`Config.policy_for`).
     counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
+    #: The names the model sees for the artifact tools (the hints name them).
+    artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
 
     @property
     def budget(self) -> Budget:
@@ -193,21 +199,28 @@ class Config(Settings):
     marker: MarkerConfig = attrs.field(factory=MarkerConfig)
     store: StoreConfig = attrs.field(factory=StoreConfig)
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
+    #: The names the model sees for the artifact tools: a ``prefix``, or ``names`` per tool.
+    artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
     #: Per-tool overrides, keyed by tool name.
     tools: Mapping[str, ToolConfig] = attrs.field(factory=dict, converter=frozen_mapping)
 
     def policy_for(self, tool: str | None) -> Policy:
-        """The effective policy for *tool*: globals, then built-in policy, then overrides."""
+        """The effective policy for *tool*: globals, then built-in policy, then overrides,
+        then the limits the tool's own ``max_bytes`` / ``max_lines`` need
+        (:func:`raised_for_own_limits`)."""
         values: dict[str, Any] = {key: getattr(self, key) for key in SETTING_NAMES}
         values["strategy"] = self.default_strategy
         values["tool_strategy"] = False
-        for layer in (BUILTIN_TOOL_POLICIES.get(tool or ""), self.tools.get(tool or "")):
+        own = self.tools.get(tool or "")
+        for layer in (BUILTIN_TOOL_POLICIES.get(tool or ""), own):
             if layer is not None:
                 values.update(layer.overrides)
                 values["tool_strategy"] |= layer.strategy is not None
-        own = self.tools.get(tool or "")
         values["explicit_strategy"] = own is not None and own.strategy is not None
-        return Policy(tool=tool, marker=self.marker, **values)
+        if own is not None:
+            values.update(raised_for_own_limits(own, values))
+        return Policy(tool=tool, marker=self.marker, artifact_tools=self.artifact_tools,
+                      **values)
 
     def tokenizer_names(self) -> dict[str, str]:
         """Every tokenizer name the configuration asks for, keyed by its config path."""
@@ -224,3 +237,77 @@ class Config(Settings):
             if override.strategy is not None:
                 names[f"tools.{tool}.strategy"] = override.strategy
         return names
+
+
+#: Characters a line may take when a tool's own ``max_lines`` (without ``max_bytes``) raises
+#: its ``inline_limit``: the limit becomes ``max_lines`` times this.
+LINE_ALLOWANCE_CHARS = 200
+#: A line of ordinary tool output is about this long: a line limit that needs shorter lines
+#: to bind is reported by :func:`limit_warnings`.
+_TYPICAL_LINE_CHARS = 80
+
+
+def raised_for_own_limits(own: ToolConfig, values: Mapping[str, Any]) -> dict[str, int]:
+    """What a tool's own ``max_bytes`` or ``max_lines`` raises, so that it is what the tool
+    gets.
+
+    A limit set under ``tools.<name>`` is the one the user expects to bind; the global
+    ``inline_limit`` (8,000 characters) and ``preview_limit`` (2,000, under the artifact
+    reference of content over ``artifact_threshold``) would otherwise win without a word
+    (``max_lines: 2000`` giving a 46-line preview). So, unless the tool sets them itself: its
+    ``inline_limit`` rises to ``max_bytes`` (a character is at least one byte), or else to
+    ``max_lines`` x :data:`LINE_ALLOWANCE_CHARS`; and its ``preview_limit`` rises to that
+    inline limit, so that content over ``artifact_threshold`` gets the artifact reference
+    and, under it, a preview cut to the tool's own limits (``preview_limit`` binds only with
+    ``reference_preview: short``; the default shows the full cut under the reference). Limits
+    the tool sets itself are kept as set (``trunc config validate`` says which one wins).
+    """
+    if own.max_bytes is None and own.max_lines is None:
+        return {}
+    raised: dict[str, int] = {}
+    inline = values["inline_limit"]
+    if own.inline_limit is None:
+        wanted = (own.max_bytes if own.max_bytes is not None
+                  else own.max_lines * LINE_ALLOWANCE_CHARS)
+        if wanted > inline:
+            raised["inline_limit"] = inline = wanted
+    if own.preview_limit is None and inline > values["preview_limit"]:
+        raised["preview_limit"] = inline
+    return raised
+
+
+def limit_warnings(config: Config) -> list[str]:
+    """Limits in *config* that never bind, each naming the key that wins instead."""
+    warnings = []
+
+    def check(prefix: str, chars: int, max_bytes: int | None, max_lines: int | None,
+              chars_key: str) -> None:
+        if max_bytes is not None and max_bytes > chars * 4:
+            warnings.append(f"{prefix}max_bytes ({max_bytes:,}) never binds: {chars_key} "
+                            f"({chars:,} characters, at most {chars * 4:,} bytes) wins")
+        elif max_bytes is not None and max_bytes > chars:
+            warnings.append(f"{prefix}max_bytes ({max_bytes:,}) binds only for text of more "
+                            f"than {max_bytes / chars:.1f} bytes a character; {chars_key} "
+                            f"({chars:,} characters) wins for ASCII")
+        if max_lines is not None and chars // max_lines < _TYPICAL_LINE_CHARS:
+            warnings.append(f"{prefix}max_lines ({max_lines:,}) binds only for lines "
+                            f"averaging under {chars // max_lines:,} characters; {chars_key} "
+                            f"({chars:,} characters) wins for longer ones")
+
+    check("", config.inline_limit, config.max_bytes, config.max_lines, "inline_limit")
+    for tool, own in config.tools.items():
+        if own.max_bytes is None and own.max_lines is None:
+            continue
+        policy = config.policy_for(tool)
+        if own.inline_limit is not None:
+            check(f"tools.{tool}.", policy.inline_limit, own.max_bytes, own.max_lines,
+                  f"tools.{tool}.inline_limit")
+        if policy.reference_preview == "short" and policy.preview_limit < policy.inline_limit:
+            key = (f"tools.{tool}.preview_limit" if own.preview_limit is not None
+                   else "preview_limit")
+            warnings.append(
+                f"tools.{tool}: content over artifact_threshold "
+                f"({policy.artifact_threshold:,} characters) shows a preview of "
+                f"{policy.preview_limit:,} characters under its artifact reference, not the "
+                f"tool's limits: {key} wins")
+    return warnings

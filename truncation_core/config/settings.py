@@ -28,12 +28,14 @@ from truncation_core.config.checks import (
     KeyPath,
     NonNegativeInt,
     PositiveInt,
+    PreviewForm,
     Ratio,
     TokenizerName,
     check_direction,
     check_key_path,
     check_non_negative_int,
     check_positive_int,
+    check_preview_form,
     check_ratio,
     check_tokenizer_name,
     validator,
@@ -93,11 +95,17 @@ class Settings:
         "(`cl100k_base`, `o200k_base` with truncation-core-tiktoken).")
     artifact_threshold: PositiveInt = setting(
         PositiveInt(50_000), check_positive_int,
-        "Content over this many characters is shown as an artifact reference plus a short "
-        "preview instead of an inline truncation (needs `spill`).")
+        "Content over this many characters is shown under an artifact reference, a line "
+        "naming the stored output and the tools that read it (needs `spill`).")
+    reference_preview: PreviewForm = setting(
+        PreviewForm("full"), check_preview_form,
+        "What stands under an artifact reference: `full`, the same cut as inline content "
+        "gets, in the rest of the budget; `short`, a preview of at most `preview_limit` "
+        "characters under a longer reference (`marker.reference_short`).")
     preview_limit: PositiveInt = setting(
         PositiveInt(2000), check_positive_int,
-        "Characters of the preview under an artifact reference.")
+        "Characters of the preview under an artifact reference, with "
+        "`reference_preview: short`.")
     max_artifact_size: PositiveInt = setting(
         PositiveInt(10 * MIB), check_positive_int,
         "Bytes one artifact keeps at most; beyond it the artifact keeps the head and the tail "

@@ -287,10 +287,12 @@ class Marker:
     """Everything ``format_marker`` may use to render one marker."""
 
     #: ``beginning``, ``middle`` or ``end`` for an omission marker; ``reference`` for the
-    #: artifact reference shown above a preview when content exceeds ``artifact_threshold``;
+    #: artifact reference shown above the cut when content exceeds ``artifact_threshold``;
+    #: ``rest`` (and ``rest_key``, its key in a JSON object) for the note a structured cut
+    #: adds to say how to read what it left out;
     #: one of :data:`ElementKind` for a note that a structured strategy puts in place
     #: (``element`` says what it replaces).
-    kind: Literal["beginning", "middle", "end", "reference"] | ElementKind
+    kind: Literal["beginning", "middle", "end", "reference", "rest", "rest_key"] | ElementKind
     #: The omitted region (None for ``reference``).
     omission: Omission | None
     #: The strategy that is cutting.

@@ -152,16 +152,17 @@ def truncate(
 
 @hookspec(firstresult=True)
 def format_marker(marker: Marker, policy: Policy) -> str | None:
-    """Render one marker: an omission marker, or the artifact reference above a preview.
+    """Render one marker: an omission marker, or the artifact reference above the cut.
 
     Stops at first non-None result, see firstresult.
 
     :param marker: what to render. ``marker.kind`` is ``beginning``, ``middle`` or ``end`` for
         an omission (``marker.omission`` says what was left out, ``marker.artifact`` where it
         can be read back), or ``reference`` for the header shown when content exceeds
-        ``artifact_threshold``; or, for the notes that structured strategies put in place,
-        the name of their template (``json_items``, ``json_keys``, ``json_key``,
-        ``json_string``, ``json_depth``, ``jsonl_records``, ``ranked_results``,
+        ``artifact_threshold`` (above the cut, or above a short preview when
+        ``policy.reference_preview`` is ``short``); or, for the notes that structured
+        strategies put in place, the name of their template (``json_items``, ``json_keys``,
+        ``json_key``, ``json_string``, ``json_depth``, ``jsonl_records``, ``ranked_results``,
         ``xml_elements``, ``xml_text``), with ``marker.element`` saying what the note stands
         for. Return the bare note text: the strategy escapes it (as a JSON string or an XML
         comment).

@@ -108,8 +108,18 @@ class MarkerRenderer:
         the fallback when a plugin's ``format_marker`` raises."""
         return attrs.evolve(self, format=render_configured)
 
+    def rest(self) -> tuple[str, str]:
+        """The note a structured cut adds to say how to read what it left out, and the key
+        it goes under in a JSON object; empty when nothing is stored."""
+        if self.artifact is None:
+            return "", ""
+        note = self.format(marker=self._marker("rest", None), policy=self.policy) or ""
+        key = self.format(marker=self._marker("rest_key", None), policy=self.policy) or ""
+        return note, key
+
     def reference(self) -> str:
-        """The artifact reference shown above a preview (empty when nothing is stored)."""
+        """The artifact reference shown above the cut of content over
+        ``artifact_threshold`` (empty when nothing is stored)."""
         if self.artifact is None:
             return ""
         return self.format(marker=self._marker("reference", None), policy=self.policy) or ""
@@ -121,23 +131,38 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     templates = policy.marker
     artifact = marker.artifact
     tool = marker.tool or ""
+    names = policy.artifact_tools.all()
+    if marker.kind == "rest":
+        if artifact is None:
+            return ""
+        return templates.rest.format(
+            artifact_id=artifact.id, lines=artifact.lines, chars=marker.original_chars,
+            bytes=artifact.bytes, size=human_size(artifact.bytes), strategy=marker.strategy,
+            tool=tool, **names)
+    if marker.kind == "rest_key":
+        return templates.rest_key.format(artifact_id=artifact.id if artifact else "",
+                                         strategy=marker.strategy, tool=tool)
     if marker.kind == "reference":
         if artifact is None:
             return ""
+        short = policy.reference_preview == "short"
         if artifact.cut is not None:
             cut = artifact.cut
-            return templates.reference_cut.format(
+            form = templates.reference_cut_short if short else templates.reference_cut
+            return form.format(
                 artifact_id=artifact.id, summary=artifact.summary,
                 size=human_size(artifact.bytes), original_size=human_size(cut.original_bytes),
                 original_lines=cut.original_lines, original_bytes=cut.original_bytes,
                 head_lines=cut.head_last_line,
                 tail_lines=cut.original_lines - cut.tail_first_line + 1 if cut.tail_bytes else 0,
                 cut_first_line=cut.first_line, cut_last_line=cut.last_line,
-                cut_bytes=cut.omitted_bytes, tool=tool, **_tool_call(templates, artifact))
-        return templates.reference.format(
+                cut_bytes=cut.omitted_bytes, tool=tool, **names,
+                **_tool_call(templates, artifact))
+        form = templates.reference_short if short else templates.reference
+        return form.format(
             artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
             chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
-            tool=tool, **_tool_call(templates, artifact),
+            tool=tool, **names, **_tool_call(templates, artifact),
         )
     element = marker.element
     if element is not None:
@@ -151,7 +176,7 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     if region is None:
         return ""
     if artifact is not None:
-        hint = _hint(templates, artifact, region)
+        hint = _hint(templates, artifact, region, names)
     elif marker.artifact_error:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
@@ -175,7 +200,8 @@ def _tool_call(templates: MarkerConfig, artifact: ArtifactRef) -> dict[str, str]
             "tool_call_id": call_id}
 
 
-def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> str:
+def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission,
+          names: dict[str, str]) -> str:
     """How to read *region* back: the artifact's line numbers and bytes
     (``region.in_artifact``, which the metadata gives too). When the artifact is itself cut,
     a region it keeps only in part says so, and one it does not keep says that instead."""
@@ -188,7 +214,7 @@ def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission) -> s
                                               cut_last_line=cut.last_line)
     fields = {"artifact_id": artifact.id, "start_line": span.start_line,
               "end_line": span.end_line, "lines": region.lines, "chars": region.chars,
-              **_tool_call(templates, artifact)}
+              **names, **_tool_call(templates, artifact)}
     if span.complete or cut is None:
         hint = templates.hint.format(**fields)
     else:

@@ -5,6 +5,9 @@ The steps, in this order, each a hook that plugins may take over::
     select_strategy -> store_artifact -> truncate (format_marker for each marker)
                     -> highlights (salient_patterns) -> metadata
 
+Content over ``artifact_threshold`` gets an artifact reference above its cut; what the cut
+keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
+
 :meth:`Pipeline.run` does them all for text in memory (``Truncator.process``). A stream
 counts and keeps its content as it arrives, then asks the same object for each step:
 :meth:`Pipeline.select`, :meth:`Pipeline.open_artifact`, and :meth:`Pipeline.finish`,
@@ -276,23 +279,20 @@ class Pipeline:
         if tokens is not None:
             shown, counted = self._fit_tokens(call, tokens)
             notes.extend(shown.notes)
-            return self._result(call, shown.content, shown.cut, notes, tokens=tokens,
-                                counted=counted)
-        content, cut = self._shown(call, notes)
-        return self._result(call, content, cut, notes)
+            return self._result(call, shown, notes, tokens=tokens, counted=counted)
+        return self._result(call, self._shown(call, notes), notes)
 
     def _fit_tokens(self, call: Call, tokens: CallTokens) -> tuple[Shown, int | None]:
         def render(chars: int) -> Shown:
             tried: list[str] = []
-            content, cut = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)),
-                                       tried)
-            return Shown(content=content, cut=cut, notes=tuple(tried))
+            shown = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)), tried)
+            return attrs.evolve(shown, notes=tuple(tried))
 
         shown, counted, _ = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
                                        above=call.above)
         return shown, counted
 
-    def _shown(self, call: Call, notes: list[str]) -> tuple[str, Cut]:
+    def _shown(self, call: Call, notes: list[str]) -> Shown:
         """What the model sees of *call* within its budget (characters, bytes, lines)."""
         policy, facts, artifact = call.policy, call.facts, call.artifact
         markers = MarkerRenderer(format=self._format_marker, policy=policy,
@@ -300,6 +300,8 @@ class Pipeline:
                                  artifact=artifact, artifact_error=call.artifact_error)
         budget, header = call.budget, ""
         if artifact is not None and facts.chars > policy.artifact_threshold:
+            # The reference tier: a line naming the artifact above the same cut inline
+            # content gets, in the rest of the budget (or above a short preview).
             try:
                 header = markers.reference()
             except Exception as exc:
@@ -307,9 +309,11 @@ class Pipeline:
                             notes)
                 markers = markers.without_plugins()
                 header = markers.reference()
-            room = budget.minus(measure(header))
-            if room is not None and room.chars > 0:
-                budget = room.capped(policy.preview_limit)
+            size = measure(header)
+            room = budget.minus(size)
+            if room is not None and room.admits(size):  # it takes half the budget at most
+                budget = (room.capped(policy.preview_limit)
+                          if policy.reference_preview == "short" else room)
             else:
                 header = ""  # the reference does not fit: inline truncation, whose markers
                 notes.append("artifact reference does not fit the budget")  # name it
@@ -324,11 +328,25 @@ class Pipeline:
                 markers = markers.without_plugins()
                 return _head_tail(call, room, markers)
 
-        cut = cut_within(budget, notes)
-        if policy.highlights and cut.omissions:
-            cut = self._lift_highlights(call, cut, budget, notes,
-                                        lambda room: cut_within(room, []))
-        return header + cut.text, cut
+        scanned: list[Callable[[Omission], Pools] | None] = []
+
+        def pools_for() -> Callable[[Omission], Pools] | None:  # scanned once, when first asked
+            if not scanned:
+                scanned.append(call.pools_for or self._scan(call, notes))
+            return scanned[0]
+
+        def view(room: Budget) -> tuple[Cut, list[str]]:
+            cut_notes: list[str] = []
+            cut = cut_within(room, cut_notes)
+            if policy.highlights and cut.omissions:
+                cut = self._lift_highlights(call, cut, room, pools_for,
+                                            lambda again: cut_within(again, []))
+            return cut, cut_notes
+
+        from truncation_core.pipeline.plain import plain_view
+
+        cut, removed = plain_view(call, budget, view, notes)
+        return Shown(content=header + cut.text, cut=cut, terminal_chars=removed)
 
     def _format_marker(self, **kwargs: Any) -> str | None:
         return self.plugins.format_marker(**kwargs)
@@ -380,10 +398,16 @@ class Pipeline:
             return cut
         return None
 
-    def _lift_highlights(self, call: Call, cut: Cut, budget: Budget, notes: list[str],
-                         recut: Callable[[Budget], Cut]) -> Cut:
+    def _scan(self, call: Call, notes: list[str]) -> Callable[[Omission], Pools] | None:
+        """The salient lines of *call*'s text for any region, or None without patterns."""
         matcher = self.matcher(call.tool, call.policy, notes)
-        if not matcher:
+        return _scanned(matcher, call) if matcher else None
+
+    def _lift_highlights(self, call: Call, cut: Cut, budget: Budget,
+                         pools_for: Callable[[], Callable[[Omission], Pools] | None],
+                         recut: Callable[[Budget], Cut]) -> Cut:
+        pools = pools_for()
+        if pools is None:
             return cut
         from truncation_core.highlights.block import lift_highlights
         from truncation_core.pipeline.resume import artifact_line
@@ -391,13 +415,13 @@ class Pipeline:
         artifact = call.artifact
         return lift_highlights(
             cut, text=call.text, budget=budget, limit=call.policy.highlights,
-            templates=call.policy.marker,
-            pools_for=call.pools_for or _scanned(matcher, call),
+            templates=call.policy.marker, pools_for=pools,
             recut=recut, artifact_line=lambda line: artifact_line(line, artifact))
 
-    def _result(self, call: Call, content: str, cut: Cut, notes: list[str], *,
+    def _result(self, call: Call, shown: Shown, notes: list[str], *,
                 tokens: CallTokens | None = None, counted: int | None = None
                 ) -> TruncationResult:
+        content, cut = shown.content, shown.cut
         facts, artifact = call.facts, call.artifact
         omissions = cut.omissions
         if artifact is not None:  # the numbers the markers show, for programs
@@ -426,6 +450,7 @@ class Pipeline:
             details=cut.details,
             artifact_truncated=artifact is not None and artifact.truncated,
             **self._token_fields(call, content, tokens, counted),
+            terminal_chars_removed=shown.terminal_chars,
         )
         self._stats.record_truncation(call.tool, chars_saved=facts.chars - len(content),
                                       artifact=artifact is not None)

@@ -188,6 +188,11 @@ class TruncationMetadata:
     #: Set when the content is partial: its stream (or command) was interrupted, and this is
     #: what had arrived (``interrupted after 1,234 lines (KeyboardInterrupt)``).
     interrupted: str | None = None
+    #: Characters of the cut's output that the model does not see because they are terminal
+    #: control: escape sequences (colours, cursor moves, titles, links) and progress frames
+    #: that a later one on the same line, after a ``"\r"``, draws over. They are kept in the
+    #: artifact, and lie outside the omitted regions (``omitted_chars`` does not count them).
+    terminal_chars_removed: int = 0
     #: The tokenizer the token figures are counted with (the policy's ``tokenizer``, or
     #: ``estimate`` when a plugin's tokenizer failed).
     tokenizer: str = "estimate"

@@ -116,11 +116,13 @@ class CallTokens:
 
 @attrs.frozen(kw_only=True)
 class Shown:
-    """One cut of a call: what the model sees, the cut, and the notes made while cutting."""
+    """One cut of a call: what the model sees, the cut, the notes made while cutting, and
+    how many characters of terminal control were removed from the cut's text."""
 
     content: str
     cut: Cut
     notes: tuple[str, ...] = ()
+    terminal_chars: int = 0
 
 
 def fit_tokens(render: Callable[[int], Shown], *, cap: int, tokens: CallTokens,

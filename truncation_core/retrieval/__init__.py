@@ -10,6 +10,8 @@ Each concept has its module:
 - :mod:`~truncation_core.retrieval.pages`: :class:`Page`, lines a to b, tail, paging by offset;
 - :mod:`~truncation_core.retrieval.grep`: literal and regular-expression search;
 - :mod:`~truncation_core.retrieval.patterns`: checking and compiling a model's pattern.
+- :mod:`~truncation_core.retrieval.asynchronous`: the same methods for async code, in a
+  worker thread.
 
 Nothing here raises on content. Memory stays bounded by the chunk size plus what is
 returned: ``tail`` reads from the end, ``grep`` scans chunk by chunk and counts line numbers

@@ -21,16 +21,21 @@ from truncation_core.structured.sniff import SNIFF_CHARS
 if TYPE_CHECKING:
     from truncation_core.config.model import Policy
 
-__all__ = ["KeptEnds", "MiddleUnavailable", "window_for"]
+__all__ = ["TERMINAL_WIDENING", "KeptEnds", "MiddleUnavailable", "window_for"]
 
 #: Characters kept beyond the budget at each end: a cut reads a character or two past the
 #: point it keeps (to avoid splitting "\r\n" or a surrogate pair, and to tell line starts).
 _SLACK = 16
+#: The most a view widens its budget to make up for the terminal control it removes from
+#: what a cut keeps (:mod:`truncation_core.pipeline.plain`): output more than this many times
+#: larger than what it shows is a display's redraws, not text.
+TERMINAL_WIDENING = 8
 
 
 def window_for(policy: Policy) -> int:
-    """Characters a stream keeps at each end: the budget, the JSON sniff, and some slack."""
-    return max(policy.inline_limit, SNIFF_CHARS) + _SLACK
+    """Characters a stream keeps at each end: the budget (as wide as a view without terminal
+    control may make it), the JSON sniff, and some slack."""
+    return max(policy.inline_limit * TERMINAL_WIDENING, SNIFF_CHARS) + _SLACK
 
 _COUNTED = ("\n", "\r", "\r\n")
 

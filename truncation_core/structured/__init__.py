@@ -15,6 +15,8 @@ One file per format, each readable on its own:
 * :mod:`~truncation_core.structured.xml_element` — XML elements, parsed safely.
 * :mod:`~truncation_core.structured.dispatch` — which of these handles a given content, and
   the fall back to a text strategy (with the reason) when none can.
+* :mod:`~truncation_core.structured.rest` — the note that says how to read what a cut left
+  out, when the content was kept as an artifact.
 * :mod:`~truncation_core.structured.writer` — output written against a budget, abandoned at
   the first piece that does not fit (the XML renderer's), and the list of cuts for the
   metadata (shared with the JSON fitter, which sizes its trials instead of writing them).

@@ -83,13 +83,43 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
 
     Nothing in the structured package is meant to raise on content; this is the last line
     (for example a ``max_depth`` configured deeper than Python's recursion limit allows).
+
+    When the content is kept as an artifact and no artifact reference stands above the
+    output, the cut says how to read the rest (:mod:`~truncation_core.structured.rest`).
     """
+    note, key, room = _rest_note(budget, facts, policy, markers)
     try:
-        return cut(text, budget=budget, facts=facts, policy=policy, markers=markers, **extra)
+        result = cut(text, budget=room, facts=facts, policy=policy, markers=markers, **extra)
     except (RecursionError, MemoryError, Exception) as exc:
         log.warning("structured truncation failed (%s); cut as text", type(exc).__name__)
         return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
                              reason=f"structured truncation failed ({type(exc).__name__})")
+    if note:
+        from truncation_core.structured.rest import with_rest
+
+        result = with_rest(result, note, key, budget)
+    return result
+
+
+def _rest_note(budget: Budget, facts: ContentFacts, policy: Policy,
+               markers: MarkerRenderer) -> tuple[str, str, Budget]:
+    """The "how to read the rest" note and its key, and the budget left for the cut."""
+    if markers.artifact is None or facts.chars > policy.artifact_threshold:
+        return "", "", budget  # nothing kept, or the reference above says it
+    from truncation_core.structured.rest import MIN_ROOM_CHARS, rest_cost
+
+    try:
+        note, key = markers.rest()
+    except Exception as exc:  # a format_marker plugin that does not know the kind
+        log.warning("format_marker failed on the rest note (%s); left out",
+                    type(exc).__name__)
+        return "", "", budget
+    if not note:
+        return "", "", budget
+    room = budget.minus(rest_cost(note, key))
+    if room is None or room.chars < MIN_ROOM_CHARS:
+        return "", "", budget
+    return note, key, room
 
 
 def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,

@@ -3,5 +3,7 @@
 :mod:`~truncation_core.text.measure` defines characters, bytes and lines and counts them;
 :mod:`~truncation_core.text.cut` cuts a text to a budget at line boundaries and describes
 what it left out; :mod:`~truncation_core.text.offsets` maps character offsets to byte offsets
-of the original, so that omissions can say where they lie in the stored bytes.
+of the original, so that omissions can say where they lie in the stored bytes;
+:mod:`~truncation_core.text.terminal` removes terminal escape sequences and ``\\r`` redraws
+from text shown to a reader.
 """

@@ -14,7 +14,7 @@ thin wrappers over this package.
 
 from __future__ import annotations
 
-import contextvars
+import functools
 import json
 import logging
 import re
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactRef, is_tool_call_id, validate_artifact_id
+from truncation_core.artifacts.model import ArtifactRef
 from truncation_core.errors import (
     ArtifactError,
     ArtifactNotFound,
@@ -39,14 +39,13 @@ from truncation_core.tools.schemas import (
     GREP_DEFAULT_MATCHES,
     REQUIRED,
     SPECS,
-    TOOL_NAMES,
 )
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import GrepResult, Page, Retrieval
     from truncation_core.truncator import Truncator
 
-__all__ = ["ToolError", "ToolResult", "call_tool"]
+__all__ = ["ToolError", "ToolResult", "acall_tool", "call_tool"]
 
 log = logging.getLogger("truncation_core")
 
@@ -113,9 +112,15 @@ def _error(tool: str, code: int, message: str) -> ToolResult:
 # -- arguments ----------------------------------------------------------------------------------
 
 _DIGITS = re.compile(r"[0-9]{1,15}")
+#: How much of an unknown name an error message repeats (then escaped: ASCII only).
+NAME_SHOWN_CHARS = 40
 
 
 def _arguments(tool: str, raw: object) -> dict[str, Any]:
+    """*raw* checked against *tool*'s published schema (:data:`SPECS`): the same properties,
+    types, bounds, lengths and patterns, so that what the schema accepts is accepted. A
+    ``null`` is an argument not given (strict mode sends every property). Two leniencies
+    beyond the schema: integers as strings of ASCII digits, and ``"true"``/``"false"``."""
     if raw is None:
         raw = {}
     if isinstance(raw, str | bytes):
@@ -130,11 +135,10 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
     for key, value in raw.items():
         if not isinstance(key, str) or key not in properties:
             raise _BadCall(f"unknown argument {_unknown(key, properties)}; "
-                           f"{tool} takes {', '.join(properties)}")
+                           f"the tool takes {', '.join(properties)}")
         if value is None:
             continue
-        schema = properties[key]
-        args[key] = _check(key, value, schema)
+        args[key] = _check(key, value, properties[key])
     for key in REQUIRED[tool]:
         if key not in args:
             raise _BadCall(f"{key}: required")
@@ -142,18 +146,16 @@ def _arguments(tool: str, raw: object) -> dict[str, Any]:
 
 
 def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
+    """*value* of argument *key*, checked against its *schema* (keywords of
+    :data:`~truncation_core.tools.schemas.SCHEMA_KEYWORDS`)."""
     kind = schema["type"]
-    if key == "artifact_id":
-        if is_tool_call_id(value):  # resolved against the store by call_tool
-            return value
-        try:
-            return validate_artifact_id(value)
-        except InvalidArtifactId:
-            raise _BadCall(str(InvalidArtifactId(value, handles=True))) from None
     if kind == "integer":
         # Models often send numbers as strings; accept ASCII digits only ("١٢" is not 12).
         if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
             value = int(value.strip())
+        # JSON Schema's integer is any number with no fraction: 10.0 is 10.
+        elif isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+            value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
             raise _BadCall(f"{key}: expected an integer, got {_describe(value)}")
         low, high = schema.get("minimum"), schema.get("maximum")
@@ -167,27 +169,44 @@ def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
         if not isinstance(value, bool):
             raise _BadCall(f"{key}: expected true or false, got {_describe(value)}")
         return value
-    if not isinstance(value, str) or not value:
-        raise _BadCall(f"{key}: expected a non-empty string, got {_describe(value)}")
+    if kind != "string":
+        raise AssertionError(f"{key}: schema type {kind!r} has no check")
+    if not isinstance(value, str):
+        raise _BadCall(f"{key}: expected a string, got {_describe(value)}")
+    if len(value) < schema.get("minLength", 0):
+        raise _BadCall(f"{key}: expected a non-empty string, got {_describe(value)}"
+                       if schema["minLength"] == 1 else
+                       f"{key}: at least {schema['minLength']} characters, got {len(value)}")
     if len(value) > schema.get("maxLength", len(value)):
         raise _BadCall(f"{key}: at most {schema['maxLength']} characters, got {len(value)}")
+    pattern = schema.get("pattern")
+    if pattern is not None and not _ecma_pattern(pattern).search(value):
+        if key == "artifact_id":  # say what an id (or a tool call id) looks like
+            raise _BadCall(str(InvalidArtifactId(value, handles=True))) from None
+        raise _BadCall(f"{key}: does not match {pattern}")
     return value
 
 
+@functools.lru_cache(maxsize=16)
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
+    # In the schema's (ECMA-262) regex, "$" is the end of the string; in Python's it also
+    # matches before a final newline.
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
 def _unknown(name: object, known: Iterable[str]) -> str:
-    """An unknown tool or argument name for an error message, with a did-you-mean.
-
-    The name is repeated only when it is a short identifier close to a known one (a typo,
-    which the model needs to see); anything else may be text copied from content, so it is
-    described (length and hash), never echoed.
-    """
-    if isinstance(name, str) and len(name) <= 40 and name.isidentifier() and name.isascii():
-        hint = did_you_mean(name, known)
-        if hint:
-            return f"{name!r} ({hint.removeprefix('; ')})"
-    from truncation_core.errors import describe_untrusted
-
-    return f"<{describe_untrusted(name)}>"
+    """An unknown tool or argument name for an error message: the model must see what it
+    sent wrong, so it is repeated, escaped (ASCII, quoted) and capped, with a did-you-mean
+    when it is close to a known one."""
+    if not isinstance(name, str):
+        return f"<a key of type {type(name).__name__}>"
+    shown = json.dumps(name[:NAME_SHOWN_CHARS], ensure_ascii=True)
+    if len(name) > NAME_SHOWN_CHARS:
+        shown += f" (first {NAME_SHOWN_CHARS} of {len(name)} characters)"
+    hint = did_you_mean(name, known)
+    return f"{shown} ({hint.removeprefix('; ')})" if hint else shown
 
 
 def _describe(value: object) -> str:
@@ -199,32 +218,26 @@ def _describe(value: object) -> str:
 # -- dispatch -----------------------------------------------------------------------------------
 
 
-#: The names the model knows the tools by, while a call renders the calls it suggests.
-_shown_names: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
-    "truncation_core_tool_names", default=None)
-
-
 def call_tool(truncator: Truncator, name: str, arguments: object = None, *,
               names: Mapping[str, str] | None = None) -> ToolResult:
     """Run one tool call. Never raises; see :class:`ToolResult`.
 
-    *names* maps a tool's name (``get_artifact``) to the name the model knows it by, when
-    that differs (an MCP proxy that prefixes the tools to avoid a clash): the calls a result
-    suggests (``Next page: ...``) use it. *name* is the tool's own name.
-    """
-    token = _shown_names.set(names)
-    try:
-        return _call_tool(truncator, name, arguments)
-    finally:
-        _shown_names.reset(token)
-
-
-def _call_tool(truncator: Truncator, name: str, arguments: object) -> ToolResult:
-    tool = name if isinstance(name, str) and name in SPECS else None
+    *name* is the name the model sees (``artifact_tools:`` configures it; each tool's own
+    name is understood too, unless another tool is configured to be called that).
+    *names* maps a tool's own name (``get_artifact``) to the name the model knows it by, for
+    this call, over the configured ones (an MCP proxy that prefixes the tools to avoid a
+    clash): the calls a result suggests (``Next page: ...``) use it. The result's ``tool``
+    is the name called."""
+    configured = truncator.config.artifact_tools
+    shown_names = {**configured.all(), **(names or {})}
+    tool = configured.own_name(name) if isinstance(name, str) else None
+    if tool is None and isinstance(name, str):
+        tool = next((own for own, seen in shown_names.items() if seen == name), None)
+    shown = name if tool is not None else "?"
     try:
         if tool is None:
-            raise _BadCall(f"unknown tool {_unknown(name, TOOL_NAMES)}; "
-                           f"available: {', '.join(TOOL_NAMES)}")
+            raise _BadCall(f"unknown tool {_unknown(name, shown_names.values())}; "
+                           f"available: {', '.join(shown_names.values())}")
         args = _arguments(tool, arguments)
         if "artifact_id" in args:  # a tool call id stands for its newest artifact
             from truncation_core.storage.protocol import resolve_handle
@@ -232,25 +245,53 @@ def _call_tool(truncator: Truncator, name: str, arguments: object) -> ToolResult
             args["artifact_id"] = resolve_handle(truncator.store, args["artifact_id"])
         reader = truncator.artifacts
         budget = max(truncator.policy(tool).inline_limit, MIN_PAGE_CHARS)
-        return _HANDLERS[tool](reader, args, budget)
+        result = _HANDLERS[tool](_Reading(reader, budget, shown_names), args)
+        return attrs.evolve(result, tool=shown) if result.tool != shown else result
     except _BadCall as exc:
-        return _error(tool or "?", exc.code, str(exc))
+        return _error(shown, exc.code, str(exc))
     except ArtifactNotFound as exc:
-        return _error(tool or "?", 404, str(exc))
+        return _error(shown, 404, str(exc))
     except PatternError as exc:
-        return _error(tool or "?", 400, str(exc))
+        return _error(shown, 400, str(exc))
     except StoreError as exc:
         # The type, not the message: a store's message may carry paths, or whatever a
         # plugin backend puts there, and this text goes to the model.
         log.warning("tool %s: store error %s", tool, type(exc).__name__)
-        return _error(tool or "?", 500, f"the artifact store failed ({type(exc).__name__})")
+        return _error(shown, 500, f"the artifact store failed ({type(exc).__name__})")
     except ArtifactError as exc:  # our own errors describe the value, never repeat it
-        return _error(tool or "?", 400, str(exc))
+        return _error(shown, 400, str(exc))
     except Exception as exc:  # never raise into the agent loop
         # The frames, not the message: an unexpected exception's message may quote content.
         log.error("tool %s failed: %s\n%s", tool, type(exc).__name__,
                   "".join(traceback.format_tb(exc.__traceback__)).rstrip())
-        return _error(tool or "?", 500, f"internal error ({type(exc).__name__})")
+        return _error(shown, 500, f"internal error ({type(exc).__name__})")
+
+
+async def acall_tool(truncator: Truncator, name: str, arguments: object = None, *,
+                     names: Mapping[str, str] | None = None) -> ToolResult:
+    """:func:`call_tool` in a worker thread, so that the event loop is never blocked (a
+    regular expression may search for up to its deadline). Cancelling the awaiting task
+    raises :class:`asyncio.CancelledError` at once; the call in the thread runs on to its
+    end (bounded by the grep deadline), holds no lock, and its result is dropped."""
+    import asyncio
+
+    return await asyncio.to_thread(functools.partial(call_tool, truncator, name, arguments,
+                                                     names=names))
+
+
+@attrs.frozen
+class _Reading:
+    """What every handler needs: the reader, the page budget, the names the model sees."""
+
+    reader: Retrieval
+    budget: int
+    names: Mapping[str, str]
+
+    def call(self, tool: str, **arguments: Any) -> str:
+        """A call of *tool* as the model would write it."""
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
+                         for k, v in arguments.items())
+        return f"{self.names.get(tool, tool)}({args})"
 
 
 def _header(ref: ArtifactRef, what: str) -> str:
@@ -267,19 +308,11 @@ def _header(ref: ArtifactRef, what: str) -> str:
     return header + "\n"
 
 
-def _call(tool: str, **arguments: Any) -> str:
-    names = _shown_names.get()
-    if names:
-        tool = names.get(tool, tool)
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return f"{tool}({args})"
-
-
 def _width(ref: ArtifactRef) -> int:
     return max(6, len(str(max(ref.lines, 1))))
 
 
-def _page_result(tool: str, ref: ArtifactRef, page: Page, width: int, *,
+def _page_result(r: _Reading, tool: str, ref: ArtifactRef, page: Page, width: int, *,
                  end_line: int | None = None) -> ToolResult:
     if not page.text:
         return ToolResult(tool=tool, content=_header(ref, "empty") + "[The artifact is empty.]")
@@ -294,31 +327,33 @@ def _page_result(tool: str, ref: ArtifactRef, page: Page, width: int, *,
     if page.ends_mid_line:
         nxt = {"artifact_id": ref.id, "offset": page.end_offset, **up_to}
         footer = (f"[Line {page.last_line:,} continues: "
-                  f"{_call('get_artifact', **nxt)}]")
+                  f"{r.call('get_artifact', **nxt)}]")
     elif page.next_line is None:
         footer = f"[End of artifact: line {page.last_line:,} is the last.]"
     elif end_line is not None and page.last_line >= end_line:
         # The lines asked for are all here: nothing more to follow (next_arguments None);
         # the model is still told how to read on.
         more = {"artifact_id": ref.id, "start_line": page.next_line}
-        footer = f"[Lines {end_line + 1:,} and on: {_call('get_artifact', **more)}]"
+        footer = f"[Lines {end_line + 1:,} and on: {r.call('get_artifact', **more)}]"
     else:
         nxt = {"artifact_id": ref.id, "start_line": page.next_line, **up_to}
-        footer = f"[Next page: {_call('get_artifact', **nxt)}]"
+        footer = f"[Next page: {r.call('get_artifact', **nxt)}]"
     content = _header(ref, span) + body + "\n" + footer
     return ToolResult(tool=tool, content=content, next_arguments=nxt)
 
 
-def _room(ref: ArtifactRef, budget: int) -> int:
+def _room(r: _Reading, ref: ArtifactRef) -> int:
     """Characters left for lines once the header and the longest footers are counted."""
-    frame = len(_header(ref, "x" * 80)) + 2 * (len(ref.id) + 90)
-    return max(budget - frame, 1)
+    longest_name = max(map(len, r.names.values()), default=0)
+    frame = len(_header(ref, "x" * 80)) + 2 * (len(ref.id) + 90 + longest_name)
+    return max(r.budget - frame, 1)
 
 
-def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+def _get_artifact(r: _Reading, args: dict[str, Any]) -> ToolResult:
+    reader = r.reader
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
-    room = _room(ref, budget)
+    room = _room(r, ref)
     offset, end = args.get("offset"), args.get("end_line")
     if offset is not None:
         if "start_line" in args:
@@ -333,7 +368,7 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
                              artifact_id=ref.id, end_line=end)
         if not page.text and ref.bytes:
             raise _BadCall(f"offset: {offset} lies after end_line ({end})")
-        return _page_result("get_artifact", ref, page, width, end_line=end)
+        return _page_result(r, "get_artifact", ref, page, width, end_line=end)
     start = args.get("start_line", 1)
     if end is not None and end < start:
         raise _BadCall(f"end_line: must be at least start_line ({start}), got {end}")
@@ -341,37 +376,40 @@ def _get_artifact(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolR
     if not page.text and ref.bytes:
         raise _BadCall(f"start_line: {start} is past the end; the artifact has "
                        f"{ref.lines:,} lines")
-    return _page_result("get_artifact", ref, page, width, end_line=end)
+    return _page_result(r, "get_artifact", ref, page, width, end_line=end)
 
 
-def _artifact_head(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+def _artifact_head(r: _Reading, args: dict[str, Any]) -> ToolResult:
+    reader = r.reader
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
     n = args.get("lines", DEFAULT_LINES)
-    page = reader.lines(ref.id, 1, n, max_chars=_room(ref, budget),
+    page = reader.lines(ref.id, 1, n, max_chars=_room(r, ref),
                         line_cost=width + 2)
-    return _page_result("artifact_head", ref, page, width, end_line=n)
+    return _page_result(r, "artifact_head", ref, page, width, end_line=n)
 
 
-def _artifact_tail(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+def _artifact_tail(r: _Reading, args: dict[str, Any]) -> ToolResult:
+    reader = r.reader
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
     from truncation_core.retrieval import read_tail, recorded_lines
 
     with reader.open(ref.id) as f:  # the ref is at hand: no second stat for the line count
-        page = read_tail(f, args.get("lines", DEFAULT_LINES), max_chars=_room(ref, budget),
+        page = read_tail(f, args.get("lines", DEFAULT_LINES), max_chars=_room(r, ref),
                          line_cost=width + 2, total_lines=recorded_lines(ref),
                          artifact_id=ref.id)
-    result = _page_result("artifact_tail", ref, page, width)
+    result = _page_result(r, "artifact_tail", ref, page, width)
     if page.first_line > 1 and page.text:
         earlier = {"artifact_id": ref.id, "start_line": max(1, page.first_line - 100),
                    "end_line": page.first_line - 1}
-        content = result.content + f"\n[Earlier lines: {_call('get_artifact', **earlier)}]"
+        content = result.content + f"\n[Earlier lines: {r.call('get_artifact', **earlier)}]"
         return attrs.evolve(result, content=content)
     return result
 
 
-def _artifact_grep(reader: Retrieval, args: dict[str, Any], budget: int) -> ToolResult:
+def _artifact_grep(r: _Reading, args: dict[str, Any]) -> ToolResult:
+    reader = r.reader
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
     result = reader.grep(ref.id, args["pattern"], regex=args.get("regex", False),
@@ -379,14 +417,14 @@ def _artifact_grep(reader: Retrieval, args: dict[str, Any], budget: int) -> Tool
                          context=args.get("context", 0),
                          max_matches=args.get("max_matches", GREP_DEFAULT_MATCHES),
                          start_line=args.get("start_line", 1))
-    return _grep_result(ref, result, width, budget, args)
+    return _grep_result(r, ref, result, width, args)
 
 
-def _grep_result(ref: ArtifactRef, result: GrepResult, width: int, budget: int,
+def _grep_result(r: _Reading, ref: ArtifactRef, result: GrepResult, width: int,
                  args: Mapping[str, Any]) -> ToolResult:
     kind = "regular expression" if result.regex else "text"
     case = ", ignoring case" if result.ignore_case else ""
-    room = _room(ref, budget)
+    room = _room(r, ref)
     rows: list[str] = []
     used = shown = previous = 0
     stopped_at: int | None = None
@@ -411,7 +449,7 @@ def _grep_result(ref: ArtifactRef, result: GrepResult, width: int, budget: int,
     nxt = None
     if more_from is not None:
         nxt = {k: v for k, v in args.items() if k != "start_line"} | {"start_line": more_from}
-        footer = f"[More matches from line {more_from:,}: {_call('artifact_grep', **nxt)}]"
+        footer = f"[More matches from line {more_from:,}: {r.call('artifact_grep', **nxt)}]"
     else:
         footer = "[No more matches.]"
     body = "\n".join(rows)
@@ -419,7 +457,7 @@ def _grep_result(ref: ArtifactRef, result: GrepResult, width: int, budget: int,
     return ToolResult(tool="artifact_grep", content=content, next_arguments=nxt)
 
 
-_HANDLERS: Mapping[str, Callable[[Retrieval, dict[str, Any], int], ToolResult]] = (
+_HANDLERS: Mapping[str, Callable[[_Reading, dict[str, Any]], ToolResult]] = (
     MappingProxyType({"get_artifact": _get_artifact, "artifact_head": _artifact_head,
                       "artifact_tail": _artifact_tail, "artifact_grep": _artifact_grep}))
 

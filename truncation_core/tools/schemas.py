@@ -9,17 +9,20 @@ OpenAI Responses, Anthropic Messages and MCP expect them. The same schemas are w
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 from truncation_core.artifacts.model import ARTIFACT_ID_REGEX, TOOL_CALL_ID_REGEX
+from truncation_core.config.tool_names import ARTIFACT_TOOLS
 from truncation_core.errors import did_you_mean
 from truncation_core.retrieval.patterns import PATTERN_MAX_CHARS
 
-__all__ = ["FORMATS", "REQUIRED", "SPECS", "TOOL_NAMES", "tool_schemas"]
+__all__ = ["FORMATS", "REQUIRED", "SCHEMA_KEYWORDS", "SPECS", "TOOL_NAMES", "tool_schemas"]
 
-TOOL_NAMES = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
+#: The tools by their own names (``artifact_tools:`` sets the names the model sees).
+TOOL_NAMES = ARTIFACT_TOOLS
 FORMATS = ("openai", "openai-responses", "anthropic", "mcp")
 #: Lines shown by artifact_head / artifact_tail when the call does not say.
 DEFAULT_LINES = 50
@@ -97,36 +100,87 @@ REQUIRED = {"get_artifact": ("artifact_id",), "artifact_head": ("artifact_id",),
              "artifact_tail": ("artifact_id",), "artifact_grep": ("artifact_id", "pattern")}
 
 
-def _parameters(name: str) -> dict[str, Any]:
+#: Keywords the published schemas use, and so what :mod:`truncation_core.tools.calls` checks.
+SCHEMA_KEYWORDS = frozenset({"type", "description", "default", "minimum", "maximum",
+                             "minLength", "maxLength", "pattern"})
+#: Keywords OpenAI's strict mode refuses: their checks stay with :func:`call_tool`'s
+#: validation, and a default is said in the description.
+_NOT_STRICT = frozenset({"default", "minLength", "maxLength"})
+
+
+def _parameters(name: str, *, strict: bool) -> dict[str, Any]:
     _, properties = SPECS[name]
-    return {"type": "object", "properties": json.loads(json.dumps(properties)),
-            "required": list(REQUIRED[name]), "additionalProperties": False}
+    properties = json.loads(json.dumps(properties))
+    required = list(REQUIRED[name])
+    if strict:
+        for key, schema in properties.items():
+            properties[key] = _strict_property(schema, optional=key not in required)
+        required = list(properties)
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
 
 
-def tool_schemas(format: str = "openai", *, names: tuple[str, ...] = TOOL_NAMES
-                 ) -> list[dict[str, Any]]:
+def _strict_property(schema: dict[str, Any], *, optional: bool) -> dict[str, Any]:
+    """*schema* as strict mode wants it: required, so nullable when optional (``null`` means
+    not given), and without the keywords strict mode refuses."""
+    out = {k: v for k, v in schema.items() if k not in _NOT_STRICT}
+    if optional:
+        out["type"] = [schema["type"], "null"]
+        default = schema.get("default")
+        shown = json.dumps(default) if default is not None else "not given"
+        out["description"] = f"{schema['description']} null: {shown}."
+    return out
+
+
+def tool_schemas(format: str = "openai", *, strict: bool = False,
+                 names: Mapping[str, str] | None = None,
+                 tools: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
     """The tools' definitions in a function-calling *format*.
 
     ``openai`` (Chat Completions ``tools``), ``openai-responses`` (Responses API),
     ``anthropic`` (Messages API ``tools``) or ``mcp`` (an MCP ``tools/list`` entry).
+
+    With *strict*, every property is required and the optional ones are nullable (``null``
+    means not given), as OpenAI's strict mode (and openai-agents, and pydantic-ai for OpenAI
+    models) demands; the entry says ``"strict": true`` where the format has the field.
+    *names* maps each tool's own name to the name the model sees (``artifact_tools:``).
     """
     if format not in FORMATS:
         raise ValueError(f"format: expected one of {', '.join(FORMATS)}, got {format!r}"
                          f"{did_you_mean(str(format), FORMATS)}")
-    out = []
-    for name in names:
-        description, _ = SPECS[name]
-        parameters = _parameters(name)
+    if type(strict) is not bool:
+        raise ValueError(f"strict: expected true or false, got {strict!r}")
+    names = names or {}
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        description, _ = SPECS[tool]
+        parameters = _parameters(tool, strict=strict)
+        name = names.get(tool, tool)
+        description = _named(description, names)
         if format == "openai":
-            out.append({"type": "function", "function": {
-                "name": name, "description": description, "parameters": parameters}})
+            function: dict[str, Any] = {"name": name, "description": description,
+                                        "parameters": parameters}
+            if strict:
+                function["strict"] = True
+            out.append({"type": "function", "function": function})
         elif format == "openai-responses":
+            # FunctionToolParam requires ``strict`` (true or false, or null for the default).
             out.append({"type": "function", "name": name, "description": description,
-                        "parameters": parameters})
+                        "parameters": parameters, "strict": strict})
         elif format == "anthropic":
-            out.append({"name": name, "description": description, "input_schema": parameters})
+            entry: dict[str, Any] = {"name": name, "description": description,
+                                     "input_schema": parameters}
+            if strict:
+                entry["strict"] = True
+            out.append(entry)
         else:
             out.append({"name": name, "description": description, "inputSchema": parameters})
     return out
 
 
+def _named(description: str, names: Mapping[str, str]) -> str:
+    """*description* with the tools it mentions called what the model sees."""
+    for tool, name in names.items():
+        if name != tool:
+            description = re.sub(rf"\b{tool}\b", name, description)
+    return description

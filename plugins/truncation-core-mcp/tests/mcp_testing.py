@@ -3,7 +3,7 @@
 
 The official Node servers (``@modelcontextprotocol/server-filesystem`` and
 ``server-everything``) are installed by ``.ci/run`` with npm into a cache folder
-(``TRUNCATION_CORE_NPM_PREFIX``, default ``~/.cache/truncation-core/npm``). Where they are
+(``MCP_SERVERS_NPM_PREFIX``, default ``~/.cache/truncation-core/npm``). Where they are
 missing the tests that need them skip with the command that installs them, except in CI
 (``CI`` set), where they fail: CI must have them.
 """
@@ -25,7 +25,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 PYTHON_SERVER = HERE / "servers" / "python_server.py"
 FAULTY_SERVER = HERE / "servers" / "faulty_server.py"
-NPM_PREFIX = Path(os.environ.get("TRUNCATION_CORE_NPM_PREFIX")
+NPM_PREFIX = Path(os.environ.get("MCP_SERVERS_NPM_PREFIX")
                   or Path.home() / ".cache" / "truncation-core" / "npm")
 NODE_PACKAGES = {"mcp-server-filesystem": "@modelcontextprotocol/server-filesystem",
                  "mcp-server-everything": "@modelcontextprotocol/server-everything"}

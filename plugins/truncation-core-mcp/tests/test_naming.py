@@ -35,7 +35,8 @@ def test_markers_use_the_names_shown() -> None:
     truncator = Truncator(config, load_entrypoints=False)
     big = truncator.process("".join(f"line {i}\n" for i in range(5000)), tool="t").content
     assert 'trunc_get_artifact(artifact_id="' in big
-    assert "trunc_artifact_tail or trunc_artifact_grep" in big
+    assert ("search it with trunc_artifact_grep, read lines with trunc_get_artifact or "
+            "trunc_artifact_tail") in big
     assert "(get_artifact" not in big and " get_artifact(" not in big
     small = truncator.process("".join(f"line {i}\n" for i in range(250)), tool="t").content
     assert "; trunc_get_artifact(artifact_id=" in small

@@ -69,8 +69,8 @@ async def test_a_2mb_file_is_cut_and_the_omitted_lines_come_back_byte_identical(
         text = result.content[0].text
         assert len(text) <= 8000  # the default inline limit
         artifact_id = HINT.search(text).group(1)  # type: ignore[union-attr]
-        # The reference names the artifact; the marker between head and tail gives the
-        # omitted lines, which come back exactly.
+        # The marker between head and tail gives the omitted lines, which come back
+        # exactly.
         omitted = [m for m in HINT.finditer(text) if m.group(2) != "1"]
         assert len(omitted) == 1
         start, end = int(omitted[0].group(2)), int(omitted[0].group(3))
@@ -79,9 +79,11 @@ async def test_a_2mb_file_is_cut_and_the_omitted_lines_come_back_byte_identical(
         assert [n for n, _ in rows] == list(range(start, end + 1))
         back = "".join(t + "\n" for _, t in rows).encode("utf-8")
         assert back == "".join(lines[start - 1:end]).encode("utf-8")
-        # What the model sees is the file's head and tail, verbatim, around the marker.
-        preview = text.split("Preview:\n", 1)[1]
-        head, tail = preview.split(omitted[0].group(0), 1)
+        # What the model sees is the file's head and tail, verbatim, around the marker,
+        # under the one-line reference.
+        assert text.startswith(f"[Artifact: {artifact_id}] read_text_file: ")
+        view = text.split("\n", 1)[1]
+        head, tail = view.split(omitted[0].group(0), 1)
         kept_head = head.rsplit("\n... [", 1)[0]
         assert original.decode().startswith(kept_head)
         assert original.decode().endswith(tail.split("] ...\n", 1)[1])

@@ -47,13 +47,14 @@ async def test_structured_records_are_cut_valid_against_the_output_schema(
     ids = [r["id"] for r in structured["records"]]
     assert ids[0] == 0 and ids[-1] == 399 and len(ids) < 400
     assert len(json.dumps(structured)) <= 8000
-    # The text block (the server's JSON of the same data) is cut as JSON, and a block after
-    # it says where the whole is kept.
+    # The text block (the server's JSON of the same data) is cut as JSON, and says where the
+    # whole is kept (its own note, or a block after it).
     assert not result.is_error
     cut = json.loads(result.content[0].text)
     assert cut["records"][0]["id"] == 0
-    artifact_id = re.search(r"artifact (art_\w+)", result.content[1].text).group(1)  # type: ignore[union-attr]
-    assert 'get_artifact(artifact_id="' + artifact_id in result.content[1].text
+    texts = "\n".join(block.text for block in result.content)
+    # (in the JSON note, the quotes are escaped)
+    artifact_id = re.search(r'get_artifact\(artifact_id=\\?"(art_\w+)', texts).group(1)  # type: ignore[union-attr]
     whole = _stored_json(workspace, artifact_id)
     assert len(whole["records"]) == 400 and whole["records"][234]["name"] == "record 234"
     meta = result.meta["truncation-core/truncated"]
@@ -144,8 +145,8 @@ async def test_artifact_tools_get_a_prefix_when_the_server_has_a_tool_of_that_na
         text = result.content[0].text
         hint = re.search(r'trunc_get_artifact\(artifact_id="(art_\w+)", start_line=(\d+), '
                          r'end_line=(\d+)\)', text)
-        assert hint is not None and "and other line ranges, trunc_artifact_tail or " \
-            "trunc_artifact_grep" in text
+        assert hint is not None and "search it with trunc_artifact_grep, read lines with " \
+            "trunc_get_artifact or trunc_artifact_tail" in text
         assert not re.search(r"(?<!trunc_)get_artifact\(", text)
         page = await client.call_tool("trunc_get_artifact", {
             "artifact_id": hint.group(1), "start_line": int(hint.group(2)),
@@ -165,6 +166,6 @@ async def test_an_artifact_tool_called_before_any_listing_still_avoids_the_clash
         "name": "get_artifact", "arguments": {"artifact_id": "y"}}}))
     assert answer["result"]["content"][0]["text"] == "downstream get_artifact called with y"
     answer = json.loads(wire.answer({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "trunc_get_artifact", "arguments": {"artifact_id": "y"}}}))
+        "name": "trunc_get_artifact", "arguments": {"artifact_id": "art_y"}}}))
     assert answer["result"]["isError"] is True
     assert "artifact_id" in answer["result"]["content"][0]["text"]  # our tool's own 400

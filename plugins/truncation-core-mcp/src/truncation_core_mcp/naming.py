@@ -16,13 +16,15 @@ from types import MappingProxyType
 import attrs
 
 from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import Config
+from truncation_core.config.model import ArtifactToolNames, Config
 from truncation_core.tools.schemas import TOOL_NAMES
 
 __all__ = ["ToolNames"]
 
 _TEMPLATE_FIELDS = tuple(a.name for a in attrs.fields(MarkerConfig))
-_TOOL_NAME = re.compile(r"\b(" + "|".join(TOOL_NAMES) + r")\b")
+# A tool name written out in a template; not a ``{get_artifact}`` placeholder, which the
+# ``artifact_tools`` setting fills.
+_TOOL_NAME = re.compile(r"(?<!\{)\b(" + "|".join(TOOL_NAMES) + r")\b(?!\})")
 
 
 def _frozen(names: Mapping[str, str]) -> Mapping[str, str]:
@@ -66,9 +68,13 @@ class ToolNames:
         return _TOOL_NAME.sub(lambda m: self.shown[m.group(1)], text)
 
     def config(self, config: Config) -> Config:
-        """*config* with marker templates that name the tools as shown."""
+        """*config* naming the tools as shown: its ``artifact_tools`` setting (which the
+        templates' ``{get_artifact}`` placeholders follow), and any name a template writes
+        out."""
         if not self.renamed:
             return config
         marker = attrs.evolve(config.marker, **{
             field: self.rename(getattr(config.marker, field)) for field in _TEMPLATE_FIELDS})
-        return attrs.evolve(config, marker=marker)
+        renamed = {name: shown for name, shown in self.shown.items() if shown != name}
+        return attrs.evolve(config, marker=marker,
+                            artifact_tools=ArtifactToolNames(names=renamed))

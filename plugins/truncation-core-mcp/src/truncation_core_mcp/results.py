@@ -143,8 +143,11 @@ class ResultProcessor:
         store = self.text.store
         # Structured content never gets the reference header (it would not be JSON): the
         # artifact threshold is out of reach, for every tool.
+        # Nor the note that says how to read the rest (an extra member or item the output
+        # schema does not allow): the text block says it.
         structured = attrs.evolve(
             config, artifact_threshold=PositiveInt(2**62),
+            marker=attrs.evolve(config.marker, rest=""),
             tools={tool: override.replace(artifact_threshold=None)
                    for tool, override in config.tools.items()})
         self.structured = self._truncator(structured, store, (_StructuredStrategy(),))
@@ -173,7 +176,8 @@ class ResultProcessor:
         """The artifact tools as ``tools/list`` entries, under the names shown."""
         out = []
         for schema in self.text.tool_schemas("mcp"):
-            name = schema["name"]
+            # named as shown already (the config's artifact_tools)
+            name = self.names.tool_for(schema["name"]) or schema["name"]
             out.append({**schema, "name": self.names.shown[name],
                         "annotations": {"title": f"truncation-core: {name}",
                                         "readOnlyHint": True, "openWorldHint": False}})

@@ -1,0 +1,13 @@
+"""What every test run starts from, whichever directory its tests live in.
+
+An operator's ``TRUNCATION_CORE_*`` variables configure every Truncator, and an unknown one is a
+configuration error. A developer's shell or a CI runner may hold some; the suite must not depend on
+them, so they are removed before any test is collected. A test that wants one sets it itself.
+"""
+
+import os
+
+
+def pytest_configure() -> None:
+    for name in [name for name in os.environ if name.startswith("TRUNCATION_CORE_")]:
+        del os.environ[name]
