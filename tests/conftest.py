@@ -37,7 +37,11 @@ _SLOW_FILES = {"test_command.py", "test_cli.py", "test_demo.py", "test_imports.p
                "test_store_concurrency.py", "test_store_crash.py", "test_retrieval_memory.py",
                "test_corpus_recall.py", "test_tiktoken_plugin.py", "test_estimate.py",
                "test_fit.py", "test_strategies_properties.py", "test_jsonl_xml_select.py",
-               "test_cli_artifacts.py"}
+               "test_cli_artifacts.py",
+               # tests/hostile: bombs in capped child processes, real signals, tmpfs mounts
+               "test_patterns.py", "test_config_bombs.py", "test_long_lines.py",
+               "test_import_limits.py", "test_interruptions.py", "test_cli_errors.py",
+               "test_fuzz.py", "test_eviction_race.py"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

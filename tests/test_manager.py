@@ -234,10 +234,16 @@ def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
         def truncat(self, strategy: str) -> None:
             return None
 
-    with pytest.raises(pluggy.PluginValidationError) as info:
-        make(plugins=[Typo()], load_entrypoints=False)
-    message = str(info.value)
+    with pytest.warns(PluginLoadWarning) as caught:  # as the docs say: a warning
+        truncator = make(plugins=[Typo()], load_entrypoints=False)
+    message = str(caught[0].message)
+    assert message.startswith("plugin 'explicit.Typo-0' failed to load: "
+                              "PluginValidationError")
     assert "implements unknown hook(s) truncat" in message
+    assert {p.name: p for p in truncator.plugins.list_plugins()}[
+        "explicit.Typo-0"].status == "error"
+    with pytest.raises(PluginLoadError):
+        make({"plugins": {"strict": True}}, plugins=[Typo()], load_entrypoints=False)
     known = message.split("known hooks: ", 1)[1]
     assert known.split(", ") == ["format_marker", "provides", "register_commands",
                                  "salient_patterns", "salient_records", "salient_units",

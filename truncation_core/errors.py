@@ -59,6 +59,11 @@ class PluginLoadWarning(UserWarning):
     """Issued instead of :class:`PluginLoadError` when plugin loading is not strict."""
 
 
+class UntrustedConfigWarning(UserWarning):
+    """A config file found by searching was skipped: another user could have written it
+    (see :mod:`truncation_core.config.trust`)."""
+
+
 class PluginDisabledWarning(PluginLoadWarning):
     """Configuration names a strategy or backend that no loaded plugin provides, while a
     plugin that may provide it is disabled: the default stands in. Not a configuration

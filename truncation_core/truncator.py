@@ -19,7 +19,14 @@ import attrs
 from truncation_core.artifacts.model import ArtifactInfo, new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy
-from truncation_core.errors import ConfigError, PluginDisabledWarning, StoreError, did_you_mean, log
+from truncation_core.errors import (
+    ConfigError,
+    PluginDisabledWarning,
+    PluginLoadWarning,
+    StoreError,
+    did_you_mean,
+    log,
+)
 from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
@@ -158,21 +165,35 @@ class Truncator:
                    environ=environ)
 
     def _open_store(self, project_root: Path | None) -> ArtifactStore:
-        """The configured backend's store, through the factory its plugin provides."""
+        """The configured backend's store, through the factory its plugin provides.
+
+        A plugin's factory that raises, or returns something that is not a store, is a
+        plugin's bug like any other: a warning names the plugin, and the built-in
+        filesystem backend keeps the artifacts instead (with ``plugins.strict``, it raises).
+        """
         config = self.config.store.resolved(project_root)
+        factory = self.plugins.backends[config.backend]
         try:
-            store = self.plugins.backends[config.backend](config)
+            store = factory(config)
+            if not isinstance(store, ArtifactStore):
+                raise TypeError(f"the factory returned a {type(store).__name__}, not an "
+                                "ArtifactStore")
         except (ConfigError, StoreError):
             raise
         except Exception as exc:
             if self.plugins.strict:
                 raise
-            failure = PluginFailure.of(exc, "provides", self.plugins)
-            raise ConfigError([f"store.backend: the {config.backend!r} backend could not be "
-                               f"opened ({failure.describe('no store')})"]) from None
-        if not isinstance(store, ArtifactStore):
-            raise ConfigError([f"store.backend: the {config.backend!r} backend's factory "
-                               f"returned a {type(store).__name__}, not an ArtifactStore"])
+            from truncation_core.storage.filesystem import NAME, FilesystemStore
+
+            if config.backend == NAME:  # the built-in itself: nothing to fall back to
+                raise
+            failure = attrs.evolve(PluginFailure.of(exc, "provides", self.plugins),
+                                   plugin=self.plugins.backend_providers.get(config.backend))
+            message = (f"store.backend: the {config.backend!r} backend could not be opened "
+                       f"({failure.describe(f'the {NAME} backend keeps artifacts instead')})")
+            log.warning("%s", message)
+            warnings.warn(message, PluginLoadWarning, stacklevel=3)
+            return FilesystemStore.from_config(attrs.evolve(config, backend=NAME))
         return store
 
     @property

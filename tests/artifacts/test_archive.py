@@ -221,7 +221,9 @@ def test_import_reads_the_archive_in_order(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_import_is_stored_like_any_artifact_quota_included(tmp_path: Path) -> None:
-    """Import goes through the store's writer: the same atomic write, sha256 and quota."""
+    """Import goes through the store's writer: the same atomic write, sha256 and quota. An
+    archive whose artifacts cannot all fit the quota is refused before anything is written
+    (importing it would evict its own artifacts); one that fits evicts the session's oldest."""
     source = FilesystemStore(str(tmp_path / "src"), "src")
     refs = []
     for i in range(3):
@@ -229,11 +231,17 @@ def test_import_is_stored_like_any_artifact_quota_included(tmp_path: Path) -> No
         time.sleep(0.01)  # distinct creation times, oldest first
     export_session(source, tmp_path / "three.tar.gz")
     target = ArtifactRoot(str(tmp_path / "dst"), quota=250)
+    with pytest.raises(ArchiveError, match="more than the session quota of 250 bytes"):
+        import_archive(target, tmp_path / "three.tar.gz")
+    assert target.sessions() == []
+    target = ArtifactRoot(str(tmp_path / "dst2"), quota=350)
+    store = target.session("src")
+    old = put(store, b"z" * 100)
     report = import_archive(target, tmp_path / "three.tar.gz")
     assert report.imported == tuple(r.id for r in refs)
-    store = target.session("src")
-    assert store.usage() <= 250
-    assert [r.id for r in store.list()] == [r.id for r in refs[1:]]  # the oldest evicted
-    for ref in refs[1:]:
+    assert store.usage() <= 350
+    assert [r.id for r in store.list()] == [r.id for r in refs]  # the older one evicted
+    assert old.id not in {r.id for r in store.list()}
+    for ref in refs:
         copy = store.stat(ref.id)
         assert (copy.sha256, copy.created_at, copy.bytes) == (ref.sha256, ref.created_at, 100)

@@ -191,11 +191,14 @@ def test_note_wording_is_configurable_and_validated():
     truncator = Truncator({"spill": False, "marker": {"json_items": "<{count} more>"}})
     cut = element(json.dumps(list(range(1000))), Budget(chars=100), truncator)
     assert any(v == f"<{cut.details['omitted']['items']} more>" for v in json.loads(cut.text))
-    from truncation_core.config.markers import MarkerConfig, marker_template_problems
+    from truncation_core.config.markers import MarkerConfig
+    from truncation_core.errors import ConfigError
 
-    problems = marker_template_problems(MarkerConfig(json_items="{lines} gone"))
-    assert problems == ["marker.json_items: unknown placeholder {lines}; available: {count}, "
-                        "{total}, {kept}, {unit}, {path}, {artifact_id}, {strategy}, {tool}"]
+    with pytest.raises(ConfigError) as caught:  # checked when built in code, too
+        MarkerConfig(json_items="{lines} gone")
+    assert caught.value.problems == (
+        "marker.json_items: unknown placeholder {lines}; available: {count}, {total}, {kept}, "
+        "{unit}, {path}, {artifact_id}, {strategy}, {tool}",)
 
 
 def test_notes_are_restyled_by_a_format_marker_plugin():

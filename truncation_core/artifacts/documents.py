@@ -9,7 +9,6 @@ content or refuses it.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
@@ -34,9 +33,12 @@ _REF_TYPES: dict[str, tuple[type, ...]] = {
     "tool": (str, type(None)), "tool_call_id": (str, type(None)), "server": (str, type(None)),
     "summary": (str,), "content_type": (str,), "chars": (int,), "bytes": (int,),
     "lines": (int,), "sha256": (str, type(None)), "created_at": (int, float),
-    "truncated": (bool,),
+    "truncated": (bool,), "interrupted": (str, type(None)),
 }
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+#: Sizes, counts and times are below this: a larger number is not one we wrote (JSON allows
+#: integers of thousands of digits, which a header or a marker would then print).
+MAX_NUMBER = 1 << 62
 _CUT_FIELDS = tuple(a.name for a in attrs.fields(ArtifactCut))
 
 
@@ -59,14 +61,14 @@ def ref_from_document(data: bytes, artifact_id: str, *, backend: str,
             return None
         # Sizes and times are finite and not negative (an imported archive may say anything).
         if isinstance(value, int | float) and not isinstance(value, bool) and not (
-                0 <= value < math.inf):
+                0 <= value < MAX_NUMBER):
             return None
         values[key] = value
     if values.get("sha256") is not None and not _SHA256.fullmatch(values["sha256"]):
         values["sha256"] = None  # not a digest we wrote: checksum() hashes the content
     cut = doc.get("cut")
     if isinstance(cut, dict):
-        if not all(type(cut.get(k)) is int and cut[k] >= 0 for k in _CUT_FIELDS):
+        if not all(type(cut.get(k)) is int and 0 <= cut[k] < MAX_NUMBER for k in _CUT_FIELDS):
             return None
         values["cut"] = ArtifactCut(**{k: cut[k] for k in _CUT_FIELDS})
     return ArtifactRef(id=artifact_id, backend=backend, session=session, **values)

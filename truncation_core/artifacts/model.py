@@ -213,6 +213,9 @@ class ArtifactInfo:
     lines: int = 0
     #: Set when the stored content is only the head and tail of the original.
     cut: ArtifactCut | None = None
+    #: Set when the output is partial: its stream was interrupted (``interrupted after 1,234
+    #: lines (SIGINT)``), and the artifact keeps what arrived until then.
+    interrupted: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -242,6 +245,9 @@ class ArtifactRef:
     truncated: bool = False
     #: What is missing from a cut artifact (None when it holds the whole original).
     cut: ArtifactCut | None = None
+    #: Why the output is partial, when its stream was interrupted (see
+    #: :attr:`ArtifactInfo.interrupted`); None for a complete output.
+    interrupted: str | None = None
 
     @property
     def size(self) -> str:
@@ -256,4 +262,4 @@ class ArtifactRef:
                    server=info.server, summary=info.summary, content_type=info.content_type,
                    chars=info.chars, bytes=bytes, lines=info.lines, sha256=sha256,
                    created_at=created_at, session=session, truncated=info.cut is not None,
-                   cut=info.cut)
+                   cut=info.cut, interrupted=info.interrupted)

@@ -7,7 +7,12 @@ with a non-zero exit status, never as a traceback.
 
 from __future__ import annotations
 
+import errno
 import importlib
+import io
+import os
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +37,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class TruncGroup(click.Group):
-    """A click group that turns library errors into clean CLI errors, imports a built-in
-    command's module on first use (:data:`BUILTIN_COMMANDS`), and finds the commands that
-    plugins add (see :mod:`truncation_core.cli.extensions`)."""
+    """A click group that turns library errors, and the system's (a missing directory, a
+    read-only filesystem, a full disk), into clean CLI errors, imports a built-in command's
+    module on first use (:data:`BUILTIN_COMMANDS`), and finds the commands that plugins add
+    (see :mod:`truncation_core.cli.extensions`)."""
 
     #: Names of commands that are not a plugin's, whether their module is imported yet or not.
     builtin_names = frozenset(BUILTIN_COMMANDS)
@@ -61,6 +67,16 @@ class TruncGroup(click.Group):
             return super().invoke(ctx)
         except TruncationCoreError as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            raise  # the reader went away (| head): main() ends quietly
+        except OSError as exc:
+            raise click.ClickException(describe_os_error(exc)) from None
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``<file>: <what the system says>``, without a traceback."""
+    what = exc.strerror or type(exc).__name__
+    return f"{exc.filename}: {what}" if exc.filename is not None else what
 
 
 @click.group(cls=TruncGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,5 +93,42 @@ def cli(ctx: click.Context, config_path: Path | None) -> None:
     ctx.obj = AppState(config_path=config_path)
 
 
+def _closed(*_args: object) -> Any:
+    raise OSError(errno.EBADF, "standard output is closed")
+
+
+class _ClosedBinaryOutput(io.RawIOBase):
+    """The bytes side of :class:`_ClosedOutput`."""
+
+    def writable(self) -> bool:
+        return True
+
+    write = _closed
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started with it closed (``trunc ... >&-``): writing
+    fails with a clear error, and nothing is left to fail again when Python exits."""
+
+    encoding = "utf-8"
+    buffer = _ClosedBinaryOutput()
+    write = _closed
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+
 def main() -> None:
-    cli(prog_name="trunc")
+    if sys.stdout is None:  # started with descriptor 1 closed (trunc ... >&-)
+        sys.stdout = _ClosedOutput()
+    try:
+        cli(prog_name="trunc")
+    except BrokenPipeError:
+        # The reader closed the pipe (trunc ... | head): stop quietly, as a shell's tools do,
+        # and let nothing flush into the closed pipe again on the way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)

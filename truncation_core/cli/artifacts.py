@@ -76,12 +76,13 @@ def _ref_document(ref: Any) -> dict[str, Any]:
 
 def _write_raw(store: Retrieval, artifact_id: str, page: Page) -> None:
     """Write the page's bytes exactly as stored (line endings and all) to stdout."""
-    with store.open(artifact_id) as f:
-        f.seek(page.offset)
-        data = f.read(page.end_offset - page.offset)
     out = sys.stdout.buffer
-    out.write(data)
-    if out.isatty() and data and not data.endswith((b"\n", b"\r")):
+    last = b""
+    with store.open(artifact_id) as f:
+        for data in _copy(f, page.offset, page.end_offset):
+            out.write(data)
+            last = data[-1:]
+    if out.isatty() and last and last not in (b"\n", b"\r"):
         out.write(b"\n")
     out.flush()
 
@@ -126,6 +127,8 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
         source = r.summary or (r.tool or "-")
         if r.truncated:
             source += " (cut)"
+        if r.interrupted:
+            source += " (partial)"
         table.add_row(r.id, r.size, f"{r.lines:,}", source, _age(now - r.created_at),
                       r.session or "-")
     console().print(table)
@@ -178,19 +181,85 @@ def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int |
     """Print an artifact (or some of its lines) exactly as stored.
 
     ARTIFACT_ID is the artifact's id, or the id of the tool call whose output it holds (the
-    newest artifact stored for it)."""
+    newest artifact stored for it). The bytes are copied from the artifact to the output a
+    chunk at a time, so that an artifact of any size, or one long line, takes little memory.
+    """
+    from truncation_core.retrieval import line_start
+
     store, artifact_id = _find(state, artifact_id)
     start, end = line_range or (1, None)
-    page = store.lines(artifact_id, start, end)
-    if not page.text and start > 1:  # nothing there: say so, as get_artifact does
-        lines = store.stat(artifact_id).lines
-        raise click.BadParameter(f"line {start:,} is past the end; the artifact has "
-                                 f"{lines:,} lines", param_hint="'--lines'")
-    if as_json:
-        click.echo(json.dumps(_page_document(store.stat(artifact_id), page), ensure_ascii=True,
-                              indent=2))
-        return
-    _write_raw(store, artifact_id, page)
+    ref = store.stat(artifact_id)
+    with store.open(artifact_id) as f:
+        begin = line_start(f, start)
+        if begin is None:
+            if start > 1:  # nothing there: say so, as get_artifact does
+                raise click.BadParameter(f"line {start:,} is past the end; the artifact has "
+                                         f"{ref.lines:,} lines", param_hint="'--lines'")
+            begin = 0  # an empty artifact
+        stop = None if end is None else line_start(f, end - start + 2, origin=begin)
+        out = sys.stdout.buffer
+        if as_json:
+            _write_json_page(out, ref, f, begin, stop, start)
+        else:
+            last = b""
+            for data in _copy(f, begin, stop):
+                out.write(data)
+                last = data[-1:]
+            if out.isatty() and last and last not in (b"\n", b"\r"):
+                out.write(b"\n")
+        out.flush()
+
+
+def _copy(f: Any, begin: int, stop: int | None) -> Any:
+    """The bytes ``[begin, stop)`` of *f* (to its end when *stop* is None), in chunks."""
+    from truncation_core.retrieval.scanning import CHUNK
+
+    f.seek(begin)
+    left = None if stop is None else stop - begin
+    while left is None or left > 0:
+        data = f.read(CHUNK * 16 if left is None else min(CHUNK * 16, left))
+        if not data:
+            return
+        if left is not None:
+            left -= len(data)
+        yield data
+
+
+def _write_json_page(out: Any, ref: Any, f: Any, begin: int, stop: int | None,
+                     first_line: int) -> None:
+    """The page document of ``show --json``, with its text encoded chunk by chunk."""
+    from truncation_core.retrieval.decoding import decode, utf8_boundary_before
+    from truncation_core.retrieval.scanning import count_terminators, file_size
+
+    total = file_size(f)
+    out.write(b'{\n  "artifact": ' + json.dumps(_ref_document(ref), ensure_ascii=True)
+              .encode() + b',\n  "first_line": ' + str(first_line if total else 0).encode()
+              + b',\n  "text": "')
+    carry = b""
+    terminators, last, ended = 0, b"", begin
+    for data in _copy(f, begin, stop):
+        ended += len(data)
+        data = carry + data
+        cut = utf8_boundary_before(data, len(data))  # never split a character
+        data, carry = data[:cut], data[cut:]
+        if data.endswith(b"\r"):  # a "\r\n" pair may be split: count it with what follows
+            data, carry = data[:-1], b"\r" + carry
+        terminators += count_terminators(data)
+        last = data[-1:] or last
+        out.write(json.dumps(decode(data), ensure_ascii=True)[1:-1].encode())
+    if carry:
+        terminators += count_terminators(carry)
+        last = carry[-1:]
+        out.write(json.dumps(decode(carry), ensure_ascii=True)[1:-1].encode())
+    shown = ended > begin
+    last_line = (first_line + terminators - (1 if last in (b"\n", b"\r") else 0)
+                 if shown else 0)
+    eof = ended >= total
+    next_line = None if eof else last_line + 1
+    out.write(b'",\n  "last_line": ' + str(last_line).encode()
+              + b',\n  "next_line": ' + json.dumps(next_line).encode()
+              + b',\n  "next_offset": ' + json.dumps(None if eof else ended).encode()
+              + b"\n}\n")
 
 
 def _lines_command(name: str, help_text: str) -> Any:
@@ -356,15 +425,20 @@ def import_command(state: AppState, archive: Path, session: str | None,
                    as_json: bool) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
     from truncation_core.artifacts.archive import import_archive
+    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
 
-    root = storage_backend(state)
+    truncator = state.truncator()
+    root = truncator.store.backend
+    # An artifact of any tool may be in the archive: the largest limit any tool has.
+    tools = (None, *BUILTIN_TOOL_POLICIES, *truncator.config.tools)
+    limit = max(truncator.policy(tool).max_artifact_size for tool in tools)
     bar = _progress()
     if bar is None:
-        report = import_archive(root, archive, session=session)
+        report = import_archive(root, archive, session=session, max_artifact_size=limit)
     else:
         with bar:
             task = bar.add_task("import", total=None)  # content bytes: unknown until read
-            report = import_archive(root, archive, session=session,
+            report = import_archive(root, archive, session=session, max_artifact_size=limit,
                                     progress=lambda n: bar.update(task, completed=n))
     if as_json:
         click.echo(json.dumps(attrs.asdict(report), indent=2))

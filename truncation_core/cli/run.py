@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import math
 import signal
 import sys
 from collections.abc import Iterator
@@ -39,13 +41,17 @@ def live_progress() -> Iterator[Any]:
 
 @contextlib.contextmanager
 def termination_as_exit() -> Iterator[None]:
-    """Turn SIGTERM and SIGHUP into ``SystemExit(128 + N)`` while the command runs.
+    """Turn SIGTERM and SIGHUP into :class:`~truncation_core.streaming.command.Interrupted`
+    while the command runs (SIGINT raises KeyboardInterrupt already).
 
     The command runs in its own session, so a signal that ends ``trunc`` would not reach it:
-    raising instead lets ``run_command`` kill the command's process group on the way out.
+    raising instead lets ``run_command`` kill the command's process group on the way out, and
+    keep what arrived as a partial artifact.
     """
+    from truncation_core.streaming.command import Interrupted
+
     def stop(number: int, _frame: object) -> None:
-        raise SystemExit(128 + number)
+        raise Interrupted(number)
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
@@ -62,6 +68,7 @@ def termination_as_exit() -> Iterator[None]:
 @click.option("--limit", type=click.IntRange(min=1), help="Inline limit in characters.")
 @limit_options
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              callback=lambda _ctx, _param, v: _finite(v),
               help="Seconds; then the command is killed with its process group (exit 124).")
 @click.option("--session", help="Store the artifact in this session (default: a new one).")
 @click.option("--json", "as_json", is_flag=True,
@@ -97,13 +104,21 @@ def run_command(state: AppState, tool: str, limit: int | None, max_tokens: int |
         with termination_as_exit(), live_progress() as progress:
             done = run(truncator, list(command), tool=tool, timeout=timeout, stdin=None,
                        progress=progress)
-    except KeyboardInterrupt:  # the command's group was killed on the way out
-        sys.exit(128 + signal.SIGINT)
+    except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: the group was killed
+        partial = getattr(exc, "command_result", None)
+        if partial is None:
+            sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
+        done = partial  # what arrived, kept as a partial artifact: shown as any result
     except FileNotFoundError:
         click.secho(f"trunc run: command not found: {command[0]}", err=True, fg="red")
         sys.exit(127)
     except PermissionError:
         click.secho(f"trunc run: permission denied: {command[0]}", err=True, fg="red")
+        sys.exit(126)
+    except OSError as exc:  # found and permitted, but not runnable
+        why = ("not an executable format (a script without a '#!' line?)"
+               if exc.errno == errno.ENOEXEC else exc.strerror or type(exc).__name__)
+        click.secho(f"trunc run: cannot execute {command[0]}: {why}", err=True, fg="red")
         sys.exit(126)
     if as_json:
         click.echo(json.dumps(done.to_dict(), ensure_ascii=False))
@@ -117,4 +132,13 @@ def run_command(state: AppState, tool: str, limit: int | None, max_tokens: int |
             click.secho(line, err=True, dim=True)
         for note in done.status.notes:
             click.secho(f"note: {note}", err=True, dim=True)
+        if done.result.metadata.interrupted:
+            click.secho(f"note: {done.result.metadata.interrupted}: the output is partial",
+                        err=True, dim=True)
     sys.exit(done.status.shell_exit_code)
+
+
+def _finite(value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"expected a finite number of seconds, got {value}")
+    return value

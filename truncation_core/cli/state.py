@@ -45,11 +45,23 @@ def plugin_warnings_to_stderr() -> Iterator[None]:
 @attrs.define
 class AppState:
     config_path: Path | None = None
+    #: Whether skipped config files were announced already.
+    announced: bool = False
 
     def load(self, overrides: Mapping[str, Any] | None = None) -> LoadedConfig:
+        """The configuration; a config file skipped because another user could have written
+        it is announced on stderr, once per command."""
         from truncation_core.config.sources import load_config
+        from truncation_core.errors import UntrustedConfigWarning
 
-        return load_config(self.config_path, overrides=overrides)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UntrustedConfigWarning)  # said below instead
+            loaded = load_config(self.config_path, overrides=overrides)
+        if not self.announced:
+            self.announced = True
+            for message in loaded.skipped:
+                click.secho(f"warning: {message}", fg="yellow", err=True)
+        return loaded
 
     def truncator(self, overrides: Mapping[str, Any] | None = None, *,
                   loaded: LoadedConfig | None = None) -> Truncator:

@@ -4,6 +4,8 @@
 check, one-line doc); :mod:`~truncation_core.config.model` builds ``Config``, ``ToolConfig``
 and ``Policy`` from it; :mod:`~truncation_core.config.markers` holds the marker templates;
 :mod:`~truncation_core.config.sources` reads files and the environment;
+:mod:`~truncation_core.config.trust` decides whether a file found by searching may have been
+planted by another user;
 :mod:`~truncation_core.config.converter` structures mappings into config with path-style
 error messages.
 """

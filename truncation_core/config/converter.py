@@ -236,27 +236,40 @@ def structure(data: Any, cls: type) -> Any:
     return converter.structure(dict(data), cls)
 
 
+#: Messages quote the bad value (its repr); a value of megabytes is shown this far.
+MESSAGE_CHARS = 200
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= MESSAGE_CHARS else (
+        f"{text[:MESSAGE_CHARS]}... ({len(text):,} characters)")
+
+
 def _join(path: str, key: object) -> str:
     if isinstance(key, str) and key.isidentifier():
         return f"{path}.{key}" if path else key
-    return f"{path}[{key!r}]"
+    return f"{path}[{_clipped(repr(key))}]"
 
 
 def _describe(exc: BaseException, where: str) -> list[str]:
     """``path: message`` lines for one leaf error found at *where*."""
+    if isinstance(exc, ConfigError):  # raised by a class that checks itself (MarkerConfig),
+        return list(exc.problems)  # its problems already name their keys
     if isinstance(exc, ForbiddenExtraKeysError):
         # Reported under the unknown key's own path, so that the path names the culprit.
         known = ([a.name for a in attrs.fields(exc.cl) if a.name != "options"]
                  if attrs.has(exc.cl)
                  else list(OVERRIDE_NAMES) if exc.cl is ToolConfig else [])
-        return [f"{_join(where, key)}: unknown key{did_you_mean(str(key), known)}"
-                for key in sorted(exc.extra_fields, key=str)]
+        # Keys from YAML may be anything hashable (null, a number): sorted by their repr.
+        return [f"{_join(where, key)}: unknown key"
+                f"{did_you_mean(key, known) if isinstance(key, str) else ''}"
+                for key in sorted(exc.extra_fields, key=repr)]
     if isinstance(exc, KeyError):
         message = "missing required key"
     elif isinstance(exc, AttributeError) and "items" in str(exc):
         message = "must be a mapping of keys to values"
     else:
-        message = str(exc)
+        message = _clipped(str(exc))
     return [f"{where or '<top level>'}: {message}"]
 
 

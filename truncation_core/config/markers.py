@@ -8,13 +8,16 @@ Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-__all__ = ["MARKER_PLACEHOLDERS", "TOOL_PLACEHOLDERS", "MarkerConfig", "marker_template_problems"]
+__all__ = ["MARKER_PLACEHOLDERS", "MAX_FORMAT_WIDTH", "TOOL_PLACEHOLDERS", "MarkerConfig",
+           "marker_template_problems", "template_problem"]
 
 
 @attrs.frozen(kw_only=True)
@@ -138,6 +141,18 @@ class MarkerConfig:
     #: omitted part that say the same thing (numbers, addresses and paths aside).
     highlight_count: str = " [{count} like this]"
 
+    def __attrs_post_init__(self) -> None:
+        # Templates set in code are checked as the config file's are (a template is
+        # formatted for every marker: a huge padding would allocate gigabytes each time).
+        for field in attrs.fields(type(self)):
+            if getattr(self, field.name) is not field.default:
+                problems = marker_template_problems(self)
+                if problems:
+                    from truncation_core.errors import ConfigError
+
+                    raise ConfigError(problems)
+                return
+
 
 #: Placeholders that name the artifact tools as the model sees them (``artifact_tools:``).
 TOOL_PLACEHOLDERS = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
@@ -200,27 +215,68 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
 )
 
 
+#: The widest padding and the largest precision a format spec may ask for: markers are one
+#: line, and ``{lines:>999999999}`` would allocate a gigabyte for each marker.
+MAX_FORMAT_WIDTH = 100
+
+_FORMAT_SPEC = re.compile(
+    r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]*)[,_]?(?:\.(?P<precision>[0-9]+))?"
+    r"[bcdeEfFgGnosxX%]?", re.DOTALL)
+
+
+def template_problem(name: str, template: object, allowed: tuple[str, ...],
+                     path: str = "marker") -> str | None:
+    """Why *template* is not a valid template for marker *name*, or None.
+
+    A template uses only *allowed* placeholders, by name: no attribute access or indexing
+    (``{lines.real}``, ``{hint[0]}``), no positional ``{}``, no placeholder inside a format
+    spec, and no width or precision over :data:`MAX_FORMAT_WIDTH`. It is then formatted
+    once with sample values.
+    """
+    key = f"{path}.{name}"
+    if not isinstance(template, str):
+        return f"{key}: must be a string, got {type(template).__name__}"
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"{key}: not a valid template: {exc}"
+    available = ", ".join("{" + a + "}" for a in allowed)
+    for _, field, spec, conversion in fields:
+        if field is None:
+            continue
+        if field not in allowed:
+            shown = field if len(field) <= 40 and field.isprintable() else field[:40] + "…"
+            base = re.split(r"[.\[]", field, maxsplit=1)[0]
+            if base in allowed:
+                return (f"{key}: {{{shown}}}: placeholders are used by name only, without "
+                        f"attributes or indexes; available: {available}")
+            return f"{key}: unknown placeholder {{{shown}}}; available: {available}"
+        if conversion not in (None, "s", "r", "a"):
+            return f"{key}: not a valid template: {{{field}!{conversion}}}: unknown conversion"
+        spec = spec or ""
+        if "{" in spec or "}" in spec:
+            return (f"{key}: not a valid template: {{{field}}}: a format spec cannot hold a "
+                    "placeholder")
+        m = _FORMAT_SPEC.fullmatch(spec)
+        if m is None:
+            return f"{key}: not a valid template: {{{field}:{spec[:40]}}}: unknown format spec"
+        for part in ("width", "precision"):
+            digits = m.group(part)
+            if digits and (len(digits) > 3 or int(digits) > MAX_FORMAT_WIDTH):
+                return (f"{key}: not a valid template: {{{field}:{spec[:40]}}}: the {part} "
+                        f"can be at most {MAX_FORMAT_WIDTH}")
+    try:
+        template.format(**_SAMPLE_VALUES)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+        return f"{key}: not a valid template: {exc}"
+    return None
+
+
 def marker_template_problems(markers: MarkerConfig, path: str = "marker") -> list[str]:
     """One message per template that uses an unknown placeholder or does not format."""
-    import string  # configuration from a mapping only
-
     problems = []
     for name, allowed in MARKER_PLACEHOLDERS.items():
-        template = getattr(markers, name)
-        try:
-            fields = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
-        except ValueError as exc:
-            problems.append(f"{path}.{name}: not a valid template: {exc}")
-            continue
-        unknown = sorted(f for f in fields if f.split(".")[0].split("[")[0] not in allowed)
-        if unknown:
-            problems.append(
-                f"{path}.{name}: unknown placeholder {{{unknown[0]}}}; "
-                f"available: {', '.join('{' + a + '}' for a in allowed)}"
-            )
-            continue
-        try:
-            template.format(**_SAMPLE_VALUES)
-        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
-            problems.append(f"{path}.{name}: not a valid template: {exc}")
+        problem = template_problem(name, getattr(markers, name), allowed, path)
+        if problem is not None:
+            problems.append(problem)
     return problems

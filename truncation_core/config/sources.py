@@ -9,8 +9,9 @@ Precedence, highest first:
    ``TRUNCATION_CORE_DISABLE_PLUGINS``, ``TRUNCATION_CORE_DISABLE_PLUGIN_AUTOLOAD`` and
    ``TRUNCATION_CORE_STRICT_PLUGINS``;
 3. the project file: the nearest ``.truncation.yaml`` (or ``.yml``), or ``[tool.truncation_core]``
-   in ``pyproject.toml``, searching from the working directory up; or the file named by
-   ``TRUNCATION_CORE_CONFIG``;
+   in ``pyproject.toml``, searching from the working directory up (skipping, with a warning,
+   a file another user could have written: :mod:`truncation_core.config.trust`); or the file
+   named by ``TRUNCATION_CORE_CONFIG``;
 4. defaults.
 
 Layers are merged key by key (a file setting ``tools.read_file.inline_limit`` keeps the
@@ -20,8 +21,12 @@ the configuration it is given.
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import re
+import sys
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,9 +34,11 @@ from typing import Any
 import attrs
 
 from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config, PluginsConfig
-from truncation_core.errors import ConfigError
+from truncation_core.errors import ConfigError, UntrustedConfigWarning
 
 __all__ = ["LoadedConfig", "find_config_file", "load_config"]
+
+log = logging.getLogger("truncation_core")
 
 ENV_PREFIX = "TRUNCATION_CORE_"
 CONFIG_FILE_NAMES = (".truncation.yaml", ".truncation.yml")
@@ -63,6 +70,9 @@ class LoadedConfig:
     path: Path | None
     #: Dotted key path -> description of the source that set it (absent: the default).
     sources: Mapping[str, str]
+    #: Config files found by searching but skipped, because another user could have written
+    #: them: one message each, saying why and how to use the file anyway.
+    skipped: tuple[str, ...] = ()
 
     @property
     def project_root(self) -> Path | None:
@@ -79,18 +89,48 @@ class LoadedConfig:
         return SOURCE_DEFAULT
 
 
-def find_config_file(start: Path) -> Path | None:
+def find_config_file(start: Path, skipped: list[str] | None = None) -> Path | None:
     """The nearest config file at or above *start*: ``.truncation.yaml`` first, then a
-    ``pyproject.toml`` that has a ``[tool.truncation_core]`` table."""
+    ``pyproject.toml`` that has a ``[tool.truncation_core]`` table.
+
+    A file that another user could have written is skipped (see
+    :mod:`truncation_core.config.trust`), and the search goes on above it; *skipped* gets
+    one message per file skipped, saying why and how to use it anyway.
+    """
+    from truncation_core.config.trust import HOW_TO_ALLOW, untrusted_reason
+
+    def trusted(candidate: Path) -> bool:
+        reason = untrusted_reason(candidate)
+        if reason is None:
+            return True
+        if skipped is not None:
+            skipped.append(f"config file {candidate} skipped: {reason} ({HOW_TO_ALLOW})")
+        return False
+
     for directory in (start, *start.parents):
         for name in CONFIG_FILE_NAMES:
             candidate = directory / name
-            if candidate.is_file():
+            if candidate.is_file() and trusted(candidate):
                 return candidate
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
+        # Another user's pyproject.toml without the table is none of our business: no
+        # warning for it (reading TOML runs no code).
+        if pyproject.is_file() and _has_table(pyproject) and trusted(pyproject):
             return pyproject
     return None
+
+
+def _has_table(pyproject: Path) -> bool:
+    try:
+        return _pyproject_table(pyproject) is not None
+    except ConfigError:
+        # Malformed: an error if it is the user's own (reading it again says what is wrong),
+        # skipped silently if it is another user's.
+        from truncation_core.config.trust import untrusted_reason
+
+        if untrusted_reason(pyproject) is None:
+            raise
+        return False
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -101,20 +141,31 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(f)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # TOML is UTF-8 only
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigError([f"{path}: not valid TOML: arrays or inline tables nested too "
+                           "deep"]) from None
+    except ValueError:  # an integer over Python's digit limit (sys.get_int_max_str_digits)
+        raise ConfigError([f"{path}: not valid TOML: an integer with more than "
+                           f"{sys.get_int_max_str_digits():,} digits"]) from None
     except OSError as exc:
         raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
 
 
-def _tool_table(data: Any) -> Mapping[str, Any] | None:
+def _tool_table(data: Any, path: Path) -> Mapping[str, Any] | None:
     for key in PYPROJECT_TABLE:
         if not isinstance(data, Mapping) or key not in data:
             return None
         data = data[key]
-    return data  # type: ignore[no-any-return]
+    if not isinstance(data, Mapping):
+        what = ("an array of tables ([[tool.truncation_core]])" if isinstance(data, list)
+                else f"a {type(data).__name__}")
+        raise ConfigError([f"{path}: tool.truncation_core must be a table "
+                           f"([tool.truncation_core]), not {what}"])
+    return data
 
 
 def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
-    return _tool_table(_read_toml(path))
+    return _tool_table(_read_toml(path), path)
 
 
 def read_config_file(path: Path) -> Mapping[str, Any]:
@@ -127,20 +178,17 @@ def read_config_file(path: Path) -> Mapping[str, Any]:
         return table
     if path.suffix.lower() == ".toml":
         data = _read_toml(path)
-        table = _tool_table(data)
+        table = _tool_table(data, path)
         return data if table is None else table
     import yaml
 
     try:
         with path.open("rb") as f:
-            data = yaml.safe_load(f)
+            data = load_yaml(f)
     except OSError as exc:
         raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError([f"{path}{where}: not valid YAML: {problem}"]) from None
+        raise ConfigError([f"{path}{_yaml_problem(exc)}"]) from None
     if data is None:
         return {}
     if not isinstance(data, Mapping):
@@ -148,13 +196,83 @@ def read_config_file(path: Path) -> Mapping[str, Any]:
     return data
 
 
-def _env_value(raw: str) -> Any:
+#: How deep a configuration document may nest (the schema needs four levels:
+#: ``tools.<name>.marker``); deeper is an error, not a RecursionError.
+MAX_YAML_DEPTH = 32
+
+
+def load_yaml(source: Any) -> Any:
+    """A YAML document as :func:`yaml.safe_load` reads it, refusing what configuration never
+    needs and what can blow up: aliases (``*name``: a few hundred bytes of nested aliases
+    expand to gigabytes once anything walks the result), nesting deeper than
+    :data:`MAX_YAML_DEPTH`, and integers longer than Python converts
+    (:func:`sys.get_int_max_str_digits`). Each is a :class:`yaml.YAMLError` with the
+    position."""
+    loader = _config_loader()(source)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+@functools.cache
+def _config_loader() -> type:
     import yaml
+    from yaml.composer import ComposerError
+    from yaml.constructor import ConstructorError
+
+    class ConfigLoader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise ComposerError(None, None, "aliases (*name) are not accepted in "
+                                    "configuration: write the value out", event.start_mark)
+            if self.depth >= MAX_YAML_DEPTH:
+                raise ComposerError(None, None, f"nested more than {MAX_YAML_DEPTH} levels "
+                                    "deep", self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            digits = sys.get_int_max_str_digits()
+            if digits and len(str(node.value)) > digits + 8:  # room for sign, 0x, _ ...
+                raise ConstructorError(None, None, f"an integer with more than {digits:,} "
+                                       "digits", node.start_mark)
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError:
+                raise ConstructorError(None, None, f"an integer with more than {digits:,} "
+                                       "digits", node.start_mark) from None
+
+    ConfigLoader.add_constructor("tag:yaml.org,2002:int", ConfigLoader.construct_yaml_int)
+    return ConfigLoader
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """``:line:column: not valid YAML: problem`` for a YAML error."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or str(exc)
+    return f"{where}: not valid YAML: {problem}"
+
+
+def _env_value(name: str, raw: str) -> Any:
+    import yaml
+    from yaml.composer import ComposerError
+    from yaml.constructor import ConstructorError
 
     try:
-        return yaml.safe_load(raw)
+        return load_yaml(raw)
+    except (ComposerError, ConstructorError) as exc:  # refused, not merely "not YAML"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"environment variable {name}: {problem}"]) from None
     except yaml.YAMLError:
-        return raw
+        return raw  # not YAML: the text itself
 
 
 def _split_list(raw: str) -> list[str]:
@@ -181,7 +299,7 @@ def environment_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[
             path = tuple(part.lower() for part in name[len(ENV_PREFIX):].split("__"))
             if not all(path):
                 continue
-            value = _env_value(raw)
+            value = _env_value(name, raw)
         _set(data, path, value)
         sources[".".join(path)] = f"environment variable {name}"
     return data, sources
@@ -265,6 +383,7 @@ def load_config(
     :param overrides: settings from code, with the config file's keys.
     """
     environ = os.environ if environ is None else environ
+    skipped: list[str] = []
     if path is None and environ.get("TRUNCATION_CORE_CONFIG"):
         path = environ["TRUNCATION_CORE_CONFIG"]
     if path is not None:
@@ -272,7 +391,11 @@ def load_config(
         if not file_path.is_file():  # type: ignore[union-attr]
             raise ConfigError([f"{file_path}: no such config file"])
     else:
-        file_path = find_config_file(Path(start) if start is not None else Path.cwd())
+        file_path = find_config_file(Path(start) if start is not None else Path.cwd(),
+                                     skipped)
+    for message in skipped:
+        log.warning("%s", message)
+        warnings.warn(message, UntrustedConfigWarning, stacklevel=2)
 
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -295,4 +418,5 @@ def load_config(
         config = config_from_mapping(merged)
     except ConfigError as exc:
         raise ConfigError(_annotate(exc.problems, sources)) from None
-    return LoadedConfig(config=config, path=file_path, sources=sources)
+    return LoadedConfig(config=config, path=file_path, sources=sources,
+                        skipped=tuple(skipped))

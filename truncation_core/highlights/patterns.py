@@ -36,6 +36,7 @@ from truncation_core.text.measure import count_terminators
 if TYPE_CHECKING:
     from truncation_core.highlights.records import SalientRecord
     from truncation_core.highlights.units import SalientUnit
+    from truncation_core.text.bounded_regex import SalientRegex
 
 __all__ = ["ENGINE", "LINE_CHARS", "PROBE_CHARS", "Hit", "Matcher", "SalientPattern",
            "new_engine", "scan_lines"]
@@ -117,7 +118,8 @@ class Matcher:
         self._keywords = frozenset(
             [k for p in ordered for k in p.keywords] + [k for r in self.records
                                                         for k in r.keywords])
-        self._checks = [(p, re.compile(p.regex) if p.regex else None) for p in ordered]
+        # A plugin's regex is searched under a deadline (a built-in's, on re: _bounded).
+        self._checks = [(p, _bounded(p)) for p in ordered]
         # Which patterns each keyword may start: a line is checked against the patterns of
         # the keywords it holds only, in rank order.
         by_keyword: dict[str, list[int]] = {}
@@ -246,6 +248,15 @@ class Matcher:
                     return Hit(rule.name, rule.rank, record_text(clean(line), LINE_CHARS),
                                f"{rule.name}\0{fold(cleaned)}", cleaned)
         return None
+
+
+def _bounded(pattern: SalientPattern) -> SalientRegex | None:
+    """The pattern's regular expression, searched under a deadline: a plugin's pattern with
+    catastrophic backtracking must not hang ``process()`` (see
+    :class:`~truncation_core.text.bounded_regex.SalientRegex`)."""
+    from truncation_core.text.bounded_regex import SalientRegex
+
+    return SalientRegex(pattern.regex, name=pattern.name) if pattern.regex else None
 
 
 # -- finding lines that hold a keyword ---------------------------------------------------------

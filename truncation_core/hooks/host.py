@@ -66,6 +66,8 @@ class PluginHost:
         self.strategies: Mapping[str, str] = loaded.strategies
         #: Backend name -> store factory, over every loaded plugin.
         self.backends: Mapping[str, Callable[..., ArtifactStore]] = loaded.backends
+        #: Backend name -> the plugin whose factory it is.
+        self.backend_providers: Mapping[str, str] = loaded.backend_providers
         #: Strategies whose ``truncate`` can cut a long stream from its kept ends.
         self.streamable: frozenset[str] = loaded.streamable
         #: ``plugins.strict``: a plugin's exception propagates instead of falling back.

@@ -11,7 +11,8 @@ So an explicitly passed plugin runs first, and the built-ins last. Entry points 
 this module rather than :meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that
 order is deterministic and a plugin that fails to load (an import error, a hook that does
 not exist, a ``provides`` that returns the wrong thing, even ``sys.exit``) is reported by name
-(a warning, or an error in strict mode) instead of crashing the host.
+(a warning, or an error in strict mode) instead of crashing the host. Plugins passed in code
+are checked the same way.
 
 Which plugins load is decided by configuration and code, and restricted further by the
 operator's environment, whatever way the Truncator is built (:func:`effective_settings`):
@@ -141,6 +142,8 @@ class Loaded:
     strategies: Mapping[str, str]
     #: Backend name -> store factory, over every loaded plugin.
     backends: Mapping[str, Callable[..., ArtifactStore]]
+    #: Backend name -> the plugin whose factory it is.
+    backend_providers: Mapping[str, str]
     #: The strategies that can cut a long stream from its kept ends.
     streamable: frozenset[str]
     strict: bool
@@ -290,9 +293,14 @@ class _Loader:
     # -- the sources, in order ----------------------------------------------------------------
 
     def builtins(self) -> None:
+        from truncation_core.text.bounded_regex import trust_salient
+
         for module_path in DEFAULT_PLUGINS:
-            self.register(importlib.import_module(module_path),
-                          name="builtin." + module_path.rsplit(".", 1)[1],
+            module = importlib.import_module(module_path)
+            # The built-in detectors' patterns are reviewed and tested over hostile lines:
+            # they are searched on re, without the deadline a plugin's patterns get.
+            trust_salient(p.regex for p in getattr(module, "PATTERNS", ()) if p.regex)
+            self.register(module, name="builtin." + module_path.rsplit(".", 1)[1],
                           kind="builtin", target=module_path)
 
     def entrypoints(self) -> None:
@@ -342,10 +350,13 @@ class _Loader:
                                                      project_root))
 
     def explicit(self, plugins: Iterable[object]) -> None:
+        # Checked as every other plugin: one that cannot be registered (a hook name that
+        # does not exist, wrong arguments) fails to load with a warning naming it.
         for index, plugin in enumerate(plugins):
             name = getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}"
-            self.register(plugin, name=f"explicit.{name}", kind="explicit",
-                          target=getattr(plugin, "__module__", None) or name)
+            self.load_guarded(f"explicit.{name}", "explicit",
+                              target=getattr(plugin, "__module__", None) or name,
+                              load=functools.partial(lambda p: p, plugin))
 
     # -- what they provide ---------------------------------------------------------------------
 
@@ -358,6 +369,7 @@ class _Loader:
 
         strategies: dict[str, str] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
+        backend_providers: dict[str, str] = {}
         tokenizers: dict[str, Callable[[], Tokenizer]] = {}
         streamable: set[str] = set()
         providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
@@ -382,6 +394,7 @@ class _Loader:
             self._note_duplicates(impl.plugin_name, provided, providers)
             strategies.update(provided.strategies)
             backends.update(provided.backends)
+            backend_providers.update(dict.fromkeys(provided.backends, impl.plugin_name))
             tokenizers.update(provided.tokenizers)
             streamable.difference_update(provided.strategies)
             streamable.update(provided.streamable)
@@ -394,6 +407,7 @@ class _Loader:
                     tokenizers=(*record.tokenizers, *sorted(provided.tokenizers)))
         return Loaded(pm=self.pm, records=tuple(self.records.values()),
                       strategies=strategies, backends=backends,
+                      backend_providers=backend_providers,
                       streamable=frozenset(streamable), strict=self.settings.strict,
                       tokenizers=tokenizers)
 
@@ -437,9 +451,40 @@ def hook_names(pm: pluggy.PluginManager) -> list[str]:
 
 
 def _import_project_module(module_path: str, project_root: Path | None) -> object:
-    """Import a project plugin, looking in the project's directory first."""
+    """Import a project plugin, looking in the project's directory first, once the files
+    the import would run from there are found to be the user's own."""
+    if project_root is not None and module_path not in sys.modules:
+        _check_project_files(module_path, project_root)
     with _prepended_to_sys_path(project_root):
         return importlib.import_module(module_path)
+
+
+class UntrustedModuleError(PermissionError):
+    """A project plugin's file could have been written by another user: it is not run."""
+
+
+def _check_project_files(module_path: str, project_root: Path) -> None:
+    """Refuse to import *module_path* from *project_root* when any file the import would
+    run there (each package's ``__init__.py``, the module itself) or the directory holding
+    it could have been written by another user (see :mod:`truncation_core.config.trust`)."""
+    from truncation_core.config.trust import untrusted_reason
+
+    directory = project_root
+    parts = module_path.split(".")
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        package = directory / part
+        candidates = [package / "__init__.py"] + ([directory / f"{part}.py"] if last else [])
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            if package.is_dir():  # a namespace package: its directory is what matters
+                found = package / "."
+            else:
+                return  # not in the project: an installed module
+        reason = untrusted_reason(found)
+        if reason is not None:
+            raise UntrustedModuleError(f"{found} is not run: {reason}")
+        directory = package
 
 
 @contextlib.contextmanager

@@ -390,9 +390,11 @@ class Pipeline:
                 notes.append(f"strategy {strategy!r} cannot cut a stream this long; cut "
                              "with head_tail instead")
                 return _head_tail(call, budget, markers)
+        # The plugin gets its own copy of the budget: one that mutates it (object.__setattr__
+        # gets through frozen) changes nothing that is checked here, or in later calls.
         cut = self.plugins.truncate(strategy=strategy, text=text,  # type: ignore[arg-type]
-                                    budget=budget, facts=call.facts, policy=call.policy,
-                                    markers=markers)
+                                    budget=attrs.evolve(budget), facts=call.facts,
+                                    policy=call.policy, markers=markers)
         if cut is not None and budget.admits(measure(cut.text)) and _counts_are_sane(cut):
             return cut
         problem = ("returned nothing" if cut is None
@@ -404,7 +406,7 @@ class Pipeline:
     def _finish_cutter(self, cutter: IncrementalCut, call: Call, budget: Budget,
                        markers: MarkerRenderer, notes: list[str]) -> Cut | None:
         try:
-            cut = cutter.finish(text=call.text, budget=budget,  # type: ignore[arg-type]
+            cut = cutter.finish(text=call.text, budget=attrs.evolve(budget),  # type: ignore[arg-type]
                                 facts=call.facts, markers=markers)
         except Exception as exc:
             self.failed(exc, "stream_cutter", "the stream cuts as text", call.tool, notes,

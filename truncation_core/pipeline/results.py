@@ -184,6 +184,9 @@ class TruncationMetadata:
     #: :func:`truncation_core.streaming.command.run_command`): exit code, signal, timeout,
     #: wall time.
     command: CommandStatus | None = None
+    #: Set when the content is partial: its stream (or command) was interrupted, and this is
+    #: what had arrived (``interrupted after 1,234 lines (KeyboardInterrupt)``).
+    interrupted: str | None = None
     #: Characters of the cut's output that the model does not see because they are terminal
     #: control: escape sequences (colours, cursor moves, titles, links) and progress frames
     #: that a later one on the same line, after a ``"\r"``, draws over. They are kept in the

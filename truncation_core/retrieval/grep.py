@@ -1,10 +1,11 @@
 """grep over an artifact: literal or regular-expression search, line by line.
 
 Literal patterns are searched on the bytes (``bytes.find``), without decoding. Regular
-expressions run on the ``regex`` module with a deadline for the whole search, because the
-pattern comes from a model (see docs/artifacts.md, "grep"). A match never spans lines; each
-matching line is reported once, with its number; line numbers are counted only up to each
-match, so a search that finds nothing never counts lines.
+expressions run on RE2, on the bytes, when it accepts them (linear time), else on the
+``regex`` module, with a deadline for the whole search, because the pattern comes from a
+model (see :mod:`~truncation_core.text.bounded_regex` and docs/artifacts.md, "grep"). A
+match never spans lines; each matching line is reported once, with its number; line numbers
+are counted only up to each match, so a search that finds nothing never counts lines.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import attrs
 
 from truncation_core.errors import PatternError
 from truncation_core.retrieval.decoding import decode, fit_chars, utf8_boundary_before
-from truncation_core.retrieval.pages import Line, read_page
+from truncation_core.retrieval.pages import Line, clipped_lines
 from truncation_core.retrieval.patterns import compile_pattern
 from truncation_core.retrieval.scanning import (
     CHUNK,
@@ -138,23 +139,27 @@ class _Matcher:
         else:
             yield from self._regex_matches(buf, has_cr)
 
-    def _search(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+    def _search(self, text: str | bytes, pos: int = 0, endpos: int | None = None) -> Any:
         remaining = self.deadline - self.clock()
         if remaining <= 0:
             raise PatternError(_TOO_SLOW)
         try:
-            if endpos is None:
-                return self.compiled.search(text, pos, timeout=remaining)
             return self.compiled.search(text, pos, endpos, timeout=remaining)
         except TimeoutError:
             raise PatternError(_TOO_SLOW) from None
 
     def _regex_matches(self, buf: bytes, has_cr: bool) -> Iterator[tuple[int, int, int, int]]:
-        # surrogateescape keeps one character per undecodable byte, so that character
-        # offsets map back to byte offsets exactly.
-        ascii_only = buf.isascii()
-        text = buf.decode("ascii") if ascii_only else buf.decode("utf-8", "surrogateescape")
-        to_bytes = (lambda c: c) if ascii_only else _OffsetMap(text).to_bytes
+        # RE2 searches the bytes themselves. For regex, surrogateescape keeps one character
+        # per undecodable byte, so that character offsets map back to byte offsets exactly.
+        text: str | bytes
+        to_bytes: Callable[[int], int]
+        if self.compiled.on_bytes:
+            text, to_bytes = buf, _same
+        elif buf.isascii():
+            text, to_bytes = buf.decode("ascii"), _same
+        else:
+            text = buf.decode("utf-8", "surrogateescape")
+            to_bytes = _OffsetMap(text).to_bytes
 
         def found(lo: int, hi: int, start: int, end: int) -> tuple[int, int, int, int]:
             # Mapped in increasing order: the map encodes only the text since its last call.
@@ -184,6 +189,10 @@ class _Matcher:
                 pos = _after_line(text, hi, False)
             if pos == -1:
                 return
+
+
+def _same(offset: int) -> int:
+    return offset
 
 
 class _OffsetMap:
@@ -263,14 +272,18 @@ def grep(
     max_block: int = GREP_MAX_BLOCK,
     artifact_id: str | None = None,
     clock: Callable[[], float] = time.monotonic,
+    engines: tuple[str, ...] = ("re2", "regex"),
 ) -> GrepResult:
     """The lines matching *pattern*, each reported once, with their numbers.
 
-    *pattern* is a literal string unless *regex* is true. Regular expressions run on the
-    ``regex`` module with a deadline of *timeout* seconds for the whole search, so that a
-    pattern with catastrophic backtracking raises :class:`~truncation_core.errors.PatternError`
-    instead of hanging. A match never spans lines. A matching line longer than *line_chars*
-    is shown clipped around the match. Line numbers are counted only up to each match.
+    *pattern* is a literal string unless *regex* is true. Regular expressions run on RE2
+    when it accepts them (linear time), else on the ``regex`` module; the whole search has a
+    deadline of *timeout* seconds, so that a pattern with catastrophic backtracking raises
+    :class:`~truncation_core.errors.PatternError` instead of hanging. A match never spans
+    lines. A matching line longer than *line_chars* is shown clipped around the match. Line
+    numbers are counted only up to each match.
+    *engines*: which engines may run a regular expression, RE2 first (see
+    :func:`~truncation_core.text.bounded_regex.compile_untrusted`).
     """
     if max_matches < 1:
         raise ValueError(f"max_matches: must be 1 or more, got {max_matches}")
@@ -278,7 +291,7 @@ def grep(
         raise ValueError(f"context: must be 0 or more, got {context}")
     if start_line < 1:
         raise ValueError(f"start_line: must be 1 or more, got {start_line}")
-    compiled = compile_pattern(pattern, regex=regex, ignore_case=ignore_case)
+    compiled = compile_pattern(pattern, regex=regex, ignore_case=ignore_case, engines=engines)
     matcher = _Matcher(pattern, compiled, clock() + timeout, clock)
     origin = line_start(f, start_line) if start_line > 1 else 0
     found: list[GrepMatch] = []
@@ -323,9 +336,8 @@ def _context_before(f: BinaryIO, line_offset: int, line_no: int, n: int, width: 
         return ()
     window = _BoundedView(f, line_offset)
     starts = line_starts_from_end(window, n, chunk=chunk)  # type: ignore[arg-type]
-    page = read_page(window, offset=starts[-1], first_line=line_no - len(starts),  # type: ignore[arg-type]
-                     chunk=chunk)
-    return tuple(_clip(line, width) for line in page.lines())
+    return tuple(clipped_lines(f, starts[-1], first_line=line_no - len(starts), count=n,
+                               width=width, stop=line_offset, chunk=chunk))
 
 
 def _context_after(f: BinaryIO, line_end: int, line_no: int, n: int, width: int,
@@ -337,15 +349,9 @@ def _context_after(f: BinaryIO, line_end: int, line_no: int, n: int, width: int,
     if not two:
         return ()
     skip = 2 if two == b"\r\n" else 1
-    page = read_page(f, offset=line_end + skip, first_line=line_no + 1, max_lines=n,
-                     chunk=chunk)
-    return tuple(_clip(line, width) for line in page.lines())
-
-
-def _clip(line: Line, width: int) -> Line:
-    if len(line.text) <= width:
-        return line
-    return attrs.evolve(line, text=line.text[:width], clipped=True)
+    # Lines are clipped while they are read: a neighbour of a match may be any size.
+    return tuple(clipped_lines(f, line_end + skip, first_line=line_no + 1, count=n,
+                               width=width, chunk=chunk))
 
 
 class _BoundedView:

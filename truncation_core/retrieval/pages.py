@@ -17,15 +17,17 @@ from truncation_core.retrieval.scanning import (
     CHUNK,
     CR,
     LF,
+    chunks,
     file_size,
     line_number_at,
     line_start,
     line_starts_from_end,
+    next_terminator_end,
     raw_lines,
     strip_terminator,
 )
 
-__all__ = ["Line", "Page", "read_lines", "read_page", "read_tail"]
+__all__ = ["Line", "Page", "clipped_lines", "read_lines", "read_page", "read_tail"]
 
 
 @attrs.frozen(kw_only=True)
@@ -115,8 +117,12 @@ def _split_keepends(text: str) -> list[str]:
     """Split on the terminators of :mod:`truncation_core.text.cut` only, keeping them."""
     out: list[str] = []
     start, n = 0, len(text)
-    while start < n:
-        nl, cr = text.find("\n", start), text.find("\r", start)
+    nl = cr = -2  # not looked for yet; each is looked for again only once passed, so that a
+    while start < n:  # text without "\r" is not scanned to its end for every line
+        if -1 != nl < start:
+            nl = text.find("\n", start)
+        if -1 != cr < start:
+            cr = text.find("\r", start)
         hits = [i for i in (nl, cr) if i != -1]
         if not hits:
             out.append(text[start:])
@@ -201,6 +207,51 @@ def read_page(
     last = first_line + len(pieces) - 1
     return Page(artifact_id=artifact_id, text=text, first_line=first_line, last_line=last,
                 offset=offset, end_offset=pos, total_bytes=size, starts_mid_line=mid_line)
+
+
+def clipped_lines(f: BinaryIO, offset: int, *, first_line: int, count: int, width: int,
+                  stop: int | None = None, chunk: int = CHUNK) -> list[Line]:
+    """Up to *count* lines from byte *offset* (a line start), not reading past *stop*, each
+    shown as at most its first *width* characters (``clipped`` when cut).
+
+    Memory stays bounded by *width* and the chunk, however long the lines are: a line's bytes
+    past what can be shown are skipped while reading, never held.
+    """
+    cap = 4 * width + 8  # a character is at most 4 bytes: more cannot be shown
+    out: list[Line] = []
+    kept = bytearray()
+    dropped = False
+    line_offset = offset
+
+    def finish() -> None:
+        body = strip_terminator(bytes(kept)) if not dropped else bytes(kept)
+        text = decode(body)
+        clipped = dropped or len(text) > width
+        if clipped:
+            text, _ = fit_chars(body, width) if body else ("", 0)
+        out.append(Line(number=first_line + len(out), text=text, offset=line_offset,
+                        clipped=clipped))
+
+    for base, buf in chunks(f, offset, chunk, stop):
+        has_cr = buf.find(b"\r") != -1
+        i = 0
+        while i < len(buf):
+            end = next_terminator_end(buf, i, has_cr)
+            upto = len(buf) if end == -1 else end
+            room = cap - len(kept)
+            if room > 0:
+                kept += buf[i:min(upto, i + room)]
+            if upto - i > max(room, 0):
+                dropped = True
+            if end == -1:
+                break
+            finish()
+            if len(out) >= count:
+                return out
+            kept, dropped, line_offset, i = bytearray(), False, base + end, end
+    if kept or dropped:
+        finish()
+    return out
 
 
 def read_lines(f: BinaryIO, start: int, end: int | None = None, *, max_chars: int | None = None,

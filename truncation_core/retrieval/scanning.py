@@ -108,13 +108,17 @@ def count_range(f: BinaryIO, start: int, stop: int, chunk: int) -> int:
     return sum(count_terminators(buf) for _, buf in chunks(f, start, chunk, stop))
 
 
-def line_start(f: BinaryIO, number: int, *, chunk: int = CHUNK) -> int | None:
-    """Byte offset where line *number* (1-based) starts, or None past the last line."""
+def line_start(f: BinaryIO, number: int, *, chunk: int = CHUNK, origin: int = 0) -> int | None:
+    """Byte offset where line *number* (1-based) starts, or None past the last line.
+
+    With *origin* (a line start), lines are counted from there: line 1 is the one at
+    *origin*.
+    """
     total = file_size(f)
     if number <= 1:
-        return 0 if total else None
+        return origin if origin < total else None
     need = number - 1
-    for base, buf in chunks(f, 0, chunk):
+    for base, buf in chunks(f, origin, chunk):
         count = count_terminators(buf)
         if count < need:
             need -= count
@@ -202,8 +206,10 @@ def raw_lines(f: BinaryIO, offset: int, chunk: int, cap: int | None
             yield bytes(buf[start:end]), True
             start = end
             scan_from = 0
-        rest = buf[start:]
-        carry = bytearray(rest)
+        if start or buf is not carry:
+            carry = bytearray(buf[start:])
+        # else: no terminator in it, and carry already holds it all (copying it again for
+        # every chunk would be quadratic in the length of a long line)
         if cap is not None and len(carry) > cap:
             yield bytes(carry), False
             return

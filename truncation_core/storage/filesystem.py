@@ -451,7 +451,8 @@ class FilesystemStore(Retrieval):
             return attrs.evolve(existing, sha256=digest)
         info = ArtifactInfo(tool=ref.tool, tool_call_id=ref.tool_call_id, server=ref.server,
                             summary=ref.summary, content_type=ref.content_type,
-                            chars=ref.chars, lines=ref.lines, cut=ref.cut)
+                            chars=ref.chars, lines=ref.lines, cut=ref.cut,
+                            interrupted=ref.interrupted)
         with self._new_writer(info, artifact_id=ref.id, created_at=ref.created_at) as writer:
             while block := source.read(CHUNK * 16):
                 writer.write(block)
@@ -514,8 +515,9 @@ class FilesystemStore(Retrieval):
 
         try:
             f = directory.open_file(name)
-        except FileNotFoundError:
-            raise ArtifactNotFound(artifact_id) from None
+        except FileNotFoundError:  # deleted since it was found (an eviction): say why
+            raise ArtifactNotFound(artifact_id,
+                                   reason=self._gone_reason(directory, artifact_id)) from None
         terminators = chars = 0
         digest = hashlib.sha256()
         last = b""

@@ -151,7 +151,8 @@ class Directory:
     def open_file(self, name: str) -> BinaryIO:
         """Open the regular file *name* for reading, after checking what it is.
 
-        Raises FileNotFoundError when it does not exist, and
+        Raises FileNotFoundError when it does not exist (or was deleted while it was being
+        opened), and
         :class:`~truncation_core.errors.StoreError` when it is not a regular file of ours
         with a single link.
         """
@@ -167,6 +168,10 @@ class Directory:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise refused(name, "not a regular file")
+            if st.st_nlink == 0:
+                # Deleted between the open and now (an eviction, a cleaner): it is gone, as
+                # if the open had come a moment later.
+                raise FileNotFoundError(errno.ENOENT, "deleted while it was opened")
             if st.st_nlink != 1:
                 raise refused(name, f"has {st.st_nlink} links (a hard link to another file?)")
             if st.st_uid != os.geteuid():

@@ -25,6 +25,14 @@ Decisions, and why:
   cut when the command has ended (and the header is known) to leave room for it. It takes at
   most half the budget: a one-line header stands in when the full one would take more, and
   none when even that would (the status is in the metadata either way).
+* **An interruption keeps what arrived.** When the caller is interrupted while the command
+  runs (KeyboardInterrupt, SystemExit, :class:`Interrupted` for SIGTERM and SIGHUP, task
+  cancellation for :func:`arun_command`), the command's process group is killed, the output
+  so far is committed as a partial artifact, and the interruption goes on, carrying the
+  partial :class:`CommandResult` as its ``command_result`` attribute (its header says the
+  output is partial, and ``status.interrupted`` by what).
+* **One implementation.** :func:`arun_command` runs :func:`run_command` in a worker thread
+  (the event loop is never blocked) and stops it when its task is cancelled.
 """
 
 from __future__ import annotations
@@ -35,12 +43,14 @@ import selectors
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
+from truncation_core.errors import log
 from truncation_core.hooks.models import strings
 
 if TYPE_CHECKING:
@@ -49,7 +59,8 @@ if TYPE_CHECKING:
     from truncation_core.streaming.stream import Stream
     from truncation_core.truncator import Truncator
 
-__all__ = ["CommandResult", "CommandStatus", "arun_command", "run_command"]
+__all__ = ["CommandResult", "CommandStatus", "Interrupted", "arun_command", "run_command"]
+
 
 #: Bytes read from the pipe at a time.
 CHUNK = 1024 * 1024
@@ -82,11 +93,17 @@ class CommandStatus:
     duration_seconds: float = 0.0
     #: Remarks, e.g. that a process kept the output open after the command exited.
     notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
+    #: What interrupted the caller while the command ran (``SIGINT``, ``SIGTERM``,
+    #: ``cancelled`` ...), which then killed it: the output is partial. None otherwise.
+    interrupted: str | None = None
 
     @property
     def shell_exit_code(self) -> int:
         """The status a shell would report: the exit code, 128 + the signal number, or 124
-        for a timeout (as ``timeout(1)``)."""
+        for a timeout (as ``timeout(1)``); 128 + N when signal N interrupted the caller."""
+        if self.interrupted is not None:
+            number = getattr(signal.Signals, self.interrupted, None)
+            return 128 + int(number) if number is not None else 130
         if self.timed_out:
             return TIMEOUT_EXIT
         if self.exit_code is not None:
@@ -186,12 +203,18 @@ def _header_forms(status: CommandStatus, lines: int) -> tuple[str, str]:
     """The full header, and the one-line one."""
     code = str(status.exit_code) if status.exit_code is not None else f"killed by {status.signal}"
     full = []
+    if status.interrupted is not None:
+        full.append(f"Interrupted by {status.interrupted} after {lines:,} "
+                    f"line{'' if lines == 1 else 's'}: the command and its process group were "
+                    "killed; the output so far is kept.")
     if status.timed_out:
         full.append(f"Timed out after {status.timeout:g} s: the command and its process "
                     "group were killed.")
     full += [f"Exit code: {code}", f"Wall time: {status.duration_seconds:.1f} s",
              f"Total output lines: {lines:,}", "Output:"]
     ended = f"killed by {status.signal}" if status.exit_code is None else f"exit code {code}"
+    if status.interrupted is not None:
+        ended = f"interrupted by {status.interrupted}"
     timed_out = ", timed out" if status.timed_out else ""
     short = f"[{ended}{timed_out}, {status.duration_seconds:.1f} s, {lines:,} lines]"
     return "\n".join(full) + "\n", short + "\n"
@@ -255,6 +278,30 @@ _STILL_OPEN = ("the output was still open after the command exited (a background
                "stopped reading")
 
 
+class Interrupted(KeyboardInterrupt):
+    """Raised by a signal handler for a signal that ends the caller (SIGTERM, SIGHUP), so
+    that the command is killed and its output kept as for Ctrl-C (which raises
+    KeyboardInterrupt). ``trunc run`` installs such handlers."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _interruption_name(exc: BaseException) -> str:
+    """What interrupted the caller: a signal name when known."""
+    if isinstance(exc, Interrupted):
+        return signal.Signals(exc.signum).name
+    if isinstance(exc, KeyboardInterrupt):
+        return "SIGINT"
+    # (asyncio is imported only by callers that run an event loop: without it, nothing was
+    # cancelled.)
+    cancelled = getattr(sys.modules.get("asyncio"), "CancelledError", None)
+    if cancelled is not None and isinstance(exc, cancelled):
+        return "cancelled"
+    return type(exc).__name__
+
+
 def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
     checked = [os.fspath(a) for a in argv]
     if not checked:
@@ -262,12 +309,42 @@ def _checked(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
     return checked
 
 
-def _status(*, argv: list[str], returncode: int, timed_out: bool, timeout: float | None,
-            seconds: float, notes: list[str]) -> CommandStatus:
+def _status(*, argv: list[str], returncode: int | None, timed_out: bool,
+            timeout: float | None, seconds: float, notes: list[str],
+            interrupted: str | None = None) -> CommandStatus:
     return CommandStatus(
-        argv=argv, exit_code=returncode if returncode >= 0 else None,
-        signal=_signal_name(returncode), timed_out=timed_out, timeout=timeout,
-        duration_seconds=round(seconds, 3), notes=notes)
+        argv=argv, exit_code=returncode if returncode is not None and returncode >= 0 else None,
+        signal=_signal_name(returncode) if returncode is not None else None,
+        timed_out=timed_out, timeout=timeout, duration_seconds=round(seconds, 3), notes=notes,
+        interrupted=interrupted)
+
+
+class _Stop:
+    """How :func:`arun_command` stops the worker running the command: an event, and a pipe
+    that wakes the worker's select at once."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+
+    @property
+    def fd(self) -> int:
+        return self._read
+
+    def set(self, reason: str) -> None:
+        self.reason = reason
+        with contextlib.suppress(OSError):
+            os.write(self._write, b"x")
+
+    def close(self) -> None:
+        for fd in (self._read, self._write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class _Stopped(BaseException):
+    """The worker was asked to stop (its task was cancelled)."""
 
 
 def run_command(
@@ -296,8 +373,22 @@ def run_command(
         ``lines``) and the seconds elapsed.
     :param context: passed to :meth:`Truncator.stream` (``tool_call_id`` ...).
     :raises FileNotFoundError: the command does not exist. ``PermissionError``: it is not
-        executable.
+        executable. Another ``OSError`` (``ENOEXEC``: a script without a ``#!`` line) when
+        it cannot be run.
+
+    Interrupted (KeyboardInterrupt, SystemExit, :class:`Interrupted`), it kills the
+    command's group, keeps the output so far as a partial artifact, and re-raises, with the
+    partial :class:`CommandResult` as the exception's ``command_result``.
     """
+    return _run(truncator, argv, tool=tool, timeout=timeout, cwd=cwd, env=env, stdin=stdin,
+                kill_grace=kill_grace, progress=progress, stop=None, context=context)
+
+
+def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float | None,
+         cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None,
+         stdin: int | IO[Any] | None, kill_grace: float, progress: Progress | None,
+         stop: _Stop | None, context: Mapping[str, Any]) -> CommandResult:
+    """The one implementation behind :func:`run_command` and :func:`arun_command`."""
     argv = _checked(argv)
     stream = truncator.stream(tool=tool, command=shlex.join(argv), **context)  # checks context
     start = time.monotonic()
@@ -318,9 +409,14 @@ def run_command(
     try:
         with selectors.DefaultSelector() as selector, proc.stdout:
             selector.register(fd, selectors.EVENT_READ)
+            if stop is not None:
+                selector.register(stop.fd, selectors.EVENT_READ)
             while True:
                 now = time.monotonic()
-                if selector.select(watch.wait(now, PROGRESS_INTERVAL if progress else 1.0)):
+                ready = selector.select(watch.wait(now, PROGRESS_INTERVAL if progress else 1.0))
+                if stop is not None and stop.reason is not None:
+                    raise _Stopped
+                if ready:
                     data = os.read(fd, CHUNK)
                     if not data:
                         break
@@ -337,14 +433,43 @@ def run_command(
         if returncode is None:  # it closed its output but outlived the timeout
             timed_out = True
             returncode = proc.wait()
-    except BaseException:
+    except BaseException as exc:
         _kill_group(proc.pid, signal.SIGKILL)
         proc.wait()
-        stream.abort()
+        if isinstance(exc, Exception):
+            stream.abort()
+            raise
+        # Interrupted: kill it as above, and keep what arrived.
+        reason = (stop.reason if isinstance(exc, _Stopped) and stop is not None
+                  and stop.reason else _interruption_name(exc))
+        partial = _partial(stream, argv=argv, reason=reason, timeout=timeout,
+                           seconds=time.monotonic() - start, notes=notes)
+        if isinstance(exc, _Stopped) and partial is not None:
+            return partial  # the async face re-raises its cancellation with it
+        if partial is not None:
+            with contextlib.suppress(AttributeError):
+                exc.command_result = partial  # type: ignore[attr-defined]
         raise
     status = _status(argv=argv, returncode=returncode, timed_out=timed_out, timeout=timeout,
                      seconds=time.monotonic() - start, notes=notes)
     return CommandResult.of(stream, status)
+
+
+def _partial(stream: Stream, *, argv: list[str], reason: str, timeout: float | None,
+             seconds: float, notes: list[str]) -> CommandResult | None:
+    """The output so far, kept as a partial artifact, with a header saying so; None if even
+    that fails (logged: the interruption must go on)."""
+    status = _status(argv=argv, returncode=None, timed_out=False, timeout=timeout,
+                     seconds=seconds, notes=notes, interrupted=reason)
+    why = f"interrupted after {stream.lines:,} line{'' if stream.lines == 1 else 's'} " \
+          f"({reason})"
+    try:
+        header = _header_for(status, lines=stream.lines, policy=stream.policy)
+        return CommandResult._made(stream.interrupt(why, reserve=header), status, header)
+    except Exception as exc:
+        log.warning("interrupted command's output could not be kept: %s", type(exc).__name__)
+        stream.abort()
+        return None
 
 
 def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -> int | None:
@@ -370,64 +495,35 @@ async def arun_command(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     kill_grace: float = 2.0,
+    progress: Progress | None = None,
     **context: Any,
 ) -> CommandResult:
-    """The async form of :func:`run_command` (the command's standard input is empty)."""
+    """The async form of :func:`run_command` (the command's standard input is empty): the
+    same implementation, run in a worker thread.
+
+    When its task is cancelled, the command's group is killed, the output so far is kept as
+    a partial artifact, and the cancellation goes on, with the partial
+    :class:`CommandResult` as its ``command_result``.
+    """
     import asyncio  # loaded already by whoever runs the event loop
 
-    argv = _checked(argv)
-    stream = truncator.astream(tool=tool, command=shlex.join(argv), **context)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
+    stop = _Stop()
+    worker = asyncio.ensure_future(asyncio.to_thread(
+        _run, truncator, argv, tool=tool, timeout=timeout, cwd=cwd, env=env,
+        stdin=subprocess.DEVNULL, kill_grace=kill_grace, progress=progress, stop=stop,
+        context=context))
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL, cwd=cwd,
-            env=dict(env) if env is not None else None, start_new_session=True)
-    except BaseException:
-        stream.abort()
-        raise
-    assert proc.stdout is not None
-    deadline = start + timeout if timeout is not None else None
-    watch = _Watch(proc.pid, deadline, kill_grace)
-    notes: list[str] = []
-    exit_task = asyncio.ensure_future(proc.wait())
-    read_task: asyncio.Future[bytes] | None = None
-    try:
-        while True:
-            if read_task is None:
-                read_task = asyncio.ensure_future(proc.stdout.read(CHUNK))
-            tasks: set[asyncio.Future[Any]] = (
-                {read_task} if exit_task.done() else {read_task, exit_task})
-            done, _ = await asyncio.wait(tasks, timeout=watch.wait(loop.time(), None),
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if read_task in done:
-                data = read_task.result()
-                read_task = None
-                if not data:
-                    break
-                await stream.write(data)
-                continue
-            if watch.tick(loop.time(), exited=exit_task.done()):
-                notes.append(_STILL_OPEN)
-                break
-        if read_task is not None:
-            read_task.cancel()
-        timed_out = watch.timed_out
-        remaining = None if deadline is None else max(0.0, deadline - loop.time())
+        return await asyncio.shield(worker)
+    except asyncio.CancelledError as exc:
+        stop.set("cancelled")
         try:
-            returncode = await asyncio.wait_for(asyncio.shield(exit_task), remaining)
-        except TimeoutError:
-            timed_out = True
-            _kill_group(proc.pid, signal.SIGKILL)
-            returncode = await exit_task
-    except BaseException:
-        _kill_group(proc.pid, signal.SIGKILL)
-        await proc.wait()
-        stream.abort()
+            partial = await worker  # stops within a select, then keeps what arrived
+        except (Exception, _Stopped):
+            raise exc from None
+        exc.command_result = partial  # type: ignore[attr-defined]
         raise
-    status = _status(argv=argv, returncode=returncode, timed_out=timed_out, timeout=timeout,
-                     seconds=loop.time() - start, notes=notes)
-    await stream.flush()  # so that the stream's line count is the total
-    header = _header_for(status, lines=stream.stream.lines, policy=stream.stream.policy)
-    return CommandResult._made(await stream.result(reserve=header), status, header)
+    finally:
+        if worker.done():
+            stop.close()
+        else:
+            worker.add_done_callback(lambda _: stop.close())

@@ -107,14 +107,23 @@ class _Ring(Generic[AnyStr]):
         return joined
 
 
+def is_interruption(exc_type: type[BaseException] | None) -> bool:
+    """True for what interrupts a program rather than reports a bug: KeyboardInterrupt,
+    SystemExit, task cancellation (``asyncio.CancelledError``), a closed generator."""
+    return exc_type is not None and not issubclass(exc_type, Exception)
+
+
 class Stream:
     """One tool result arriving in chunks. Made by :meth:`Truncator.stream
     <truncation_core.Truncator.stream>`; use it as a context manager.
 
-    Leaving the ``with`` block normally finishes the stream (the artifact is committed);
-    leaving it with an exception aborts it (nothing is stored, and there is no result).
-    A stream is not thread-safe: write to it from one thread at a time (:class:`AsyncStream`
-    does that for async code).
+    Leaving the ``with`` block normally finishes the stream (the artifact is committed).
+    Leaving it interrupted (KeyboardInterrupt, SystemExit, task cancellation) finishes it as
+    partial (:meth:`interrupt`): what arrived is kept, the result (``result()``, after the
+    block) starts with a line saying so, and its metadata's ``interrupted`` says after how
+    many lines; the interruption goes on. Leaving it with an exception (a bug) aborts it:
+    nothing is stored, and there is no result. A stream is not thread-safe: write to it from
+    one thread at a time (:class:`AsyncStream` does that for async code).
     """
 
     def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
@@ -162,6 +171,10 @@ class Stream:
         self._artifact_error: str | None = None
         self._result: TruncationResult | None = None
         self._aborted = False
+        #: Why the stream is partial, once interrupted.
+        self._interrupted: str | None = None
+        #: Plugin failures while the stream was written, for the result's notes.
+        self._failures: list[str] = []
 
     def __repr__(self) -> str:  # never the content
         return (f"Stream(tool={self._tool!r}, chars={self._chars}, bytes={self._bytes}, "
@@ -303,7 +316,18 @@ class Stream:
         if self._highlights is not None:  # (it need not count what was just counted)
             self._highlights.feed(text, raw=raw, terminators=self._terminators())
         if self._feeding:
-            self._feeding = [cutter for cutter in self._feeding if cutter.feed(text) is not False]
+            self._feeding = [cutter for cutter in self._feeding if self._fed(cutter, text)]
+
+    def _fed(self, cutter: IncrementalCut, text: str) -> bool:
+        """Feed *cutter*; False once it wants no more, or raised (a plugin's bug: reported,
+        and the cutter is not used to finish either)."""
+        try:
+            return cutter.feed(text) is not False
+        except Exception as exc:
+            self._pipeline.failed(exc, "stream_cutter", "that cutter is not used",
+                                  self._tool, self._failures, suspect=cutter)
+            self._cutters = [c for c in self._cutters if c is not cutter]
+            return False
 
     def _terminators(self) -> int:
         return self._newlines + self._returns - self._crlfs
@@ -384,6 +408,39 @@ class Stream:
                 self._cutters = self._feeding = []
         return self._result
 
+    def interrupt(self, reason: str, *, reserve: str = "") -> TruncationResult:
+        """Finish the stream as partial: what arrived so far is cut and kept like a whole
+        output, the artifact records *reason* (``interrupted``), and so does the result's
+        metadata, with a note. The content says nothing more: the caller says it is partial
+        (``__exit__`` puts a line above it; a command's header says it). *reserve*: as for
+        :meth:`result`. A stream already finished keeps its result."""
+        if self._result is None and not self._aborted:
+            self._interrupted = reason
+            result = self.result(reserve=reserve)
+            metadata = attrs.evolve(result.metadata, interrupted=reason,
+                                    notes=(*result.metadata.notes,
+                                           f"{reason}: the output is partial"))
+            self._result = type(result)(result.content, artifact=result.artifact,
+                                        metadata=metadata)
+        return self.result()
+
+    def _finish_interrupted(self, exc_type: type[BaseException]) -> None:
+        """Keep what arrived when the ``with`` block is interrupted; never raises over the
+        interruption (a failure here is logged, and the stream aborted)."""
+        reason = f"interrupted after {self.lines:,} line{'' if self.lines == 1 else 's'} " \
+                 f"({exc_type.__name__})"
+        notice = f"[{reason}: the output is partial]\n"
+        if self._budget.minus(measure(notice)) is None:
+            notice = ""  # it does not fit the budget: the metadata says it
+        try:
+            result = self.interrupt(reason, reserve=notice)
+            if notice:
+                self._result = _with_notice(result, notice)
+        except Exception as exc:
+            log.warning("interrupted stream (tool=%s) could not be kept: %s", self._tool,
+                        type(exc).__name__)
+            self.abort()
+
     def abort(self) -> None:
         """Drop the stream: nothing is stored."""
         if self._result is None and not self._aborted:
@@ -396,8 +453,10 @@ class Stream:
     def __enter__(self) -> Stream:
         return self
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        if exc_type is not None:
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        if is_interruption(exc_type):
+            self._finish_interrupted(exc_type)  # type: ignore[arg-type]
+        elif exc_type is not None:
             self.abort()
         elif not self._aborted:
             self.result()
@@ -436,7 +495,7 @@ class Stream:
                                   byte_offsets=self._byte_offsets(), scope=scope)
         else:
             facts = self._kept_ends_facts(view, scope)
-        notes: list[str] = []
+        notes: list[str] = list(self._failures)
         pipeline = self._pipeline
         strategy = pipeline.select(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
@@ -514,6 +573,8 @@ class Stream:
         if self._writer is None:
             return None, self._artifact_error
         info = artifact_info(self._tool, self._context, facts)
+        if self._interrupted is not None:
+            info = attrs.evolve(info, interrupted=self._interrupted)
         try:
             ref = self._writer.commit(info)
         except (StoreError, OSError) as exc:
@@ -524,6 +585,14 @@ class Stream:
         log.debug("stored artifact %s backend=%s bytes=%d tool=%s (stream)", ref.id,
                   ref.backend, ref.bytes, self._tool)
         return ref, None
+
+
+def _with_notice(result: TruncationResult, notice: str) -> TruncationResult:
+    """*result* with *notice* above its content (room for it was reserved, tokens included:
+    the pipeline counts what is ``above`` the content, as for a command's header)."""
+    content = notice + result.content
+    metadata = attrs.evolve(result.metadata, truncated_size=len(content))
+    return type(result)(content, artifact=result.artifact, metadata=metadata)
 
 
 class AsyncStream:
@@ -591,8 +660,26 @@ class AsyncStream:
     async def __aenter__(self) -> AsyncStream:
         return self
 
-    async def __aexit__(self, exc_type: object, *rest: object) -> None:
-        if exc_type is not None:
+    async def interrupt(self, reason: str, *, reserve: str = "") -> TruncationResult:
+        """Finish the stream as partial (see :meth:`Stream.interrupt`)."""
+        await self.flush()
+        return await self._run(  # type: ignore[no-any-return]
+            functools.partial(self._stream.interrupt, reason, reserve=reserve))
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        if is_interruption(exc_type):
+            # Cancelled (or interrupted): keep what arrived. The work runs in a thread that a
+            # second cancellation cannot stop half-way; the result is the stream's.
+            pending, self._pending, self._pending_size = self._pending, [], 0
+
+            def finish() -> None:
+                if pending:
+                    self._stream.write(("" if isinstance(pending[0], str) else b"")
+                                       .join(pending))
+                self._stream._finish_interrupted(exc_type)  # type: ignore[arg-type]
+
+            await asyncio.shield(self._run(finish))
+        elif exc_type is not None:
             self.abort()
         else:
             await self.result()

@@ -217,6 +217,9 @@ class _Skeleton:
 
 
 _BOM = b"\xef\xbb\xbf"
+#: The parser is given at most this many bytes at a time, so that a token it holds is seen
+#: growing (see JsonStreamTruncator._holds_too_much).
+_SLICE = 1 << 20
 _DIGITS = b"0123456789"
 
 
@@ -345,6 +348,10 @@ class JsonStreamTruncator:
         #: The content started with a BOM, which the parser is not given.
         self.bom = False
         self._digit_runs = _DigitRuns(sys.get_int_max_str_digits())
+        #: Bytes given to the parser since its last event (the token it holds), and the most
+        #: it may hold.
+        self._held = 0
+        self._held_cap = policy.stream_threshold
 
     @property
     def bytes_fed(self) -> int:
@@ -352,6 +359,10 @@ class JsonStreamTruncator:
 
     def feed(self, chunk: bytes | str) -> None:
         """Parse the next piece of the content. Never raises on content."""
+        if isinstance(chunk, str) and len(chunk) > _SLICE:  # not encoded whole at once
+            for start in range(0, len(chunk), _SLICE):
+                self.feed(chunk[start:start + _SLICE])
+            return
         if isinstance(chunk, str):
             text = chunk
             data = chunk.encode("utf-8", "surrogatepass")
@@ -390,11 +401,35 @@ class JsonStreamTruncator:
         # Parsing makes millions of short-lived tuples: the cyclic GC would scan them over
         # and over, and there are no cycles to find. Paused per call, never between calls.
         with paused_gc():
-            try:
-                self._parser.send(data)
-            except Exception as exc:  # any parser error (yajl, UnicodeDecodeError ...)
-                self.failed = f"not valid JSON: {_first_line(exc)}"
+            for start in range(0, len(data), _SLICE):
+                piece = data[start:start + _SLICE]
+                try:
+                    self._parser.send(piece)
+                except Exception as exc:  # any parser error (yajl, UnicodeDecodeError ...)
+                    self.failed = f"not valid JSON: {_first_line(exc)}"
+                    break
+                if self._holds_too_much(piece):
+                    break
+                self._drain()
             self._drain()
+        if self.failed:
+            self._parser = None  # what it holds (a long token) goes with it
+
+    def _holds_too_much(self, piece: bytes) -> bool:
+        """Whether the parser now holds one token (a string, a key, a number) longer than
+        ``stream_threshold``: it hands a token over whole, once it ends, so it buffers all
+        of it, however long. No event since the last one means it is still in that token
+        (blanks between values are not held); the count is exact to one slice."""
+        if self._events:
+            self._held = 0
+        elif self._held or piece.strip(b" \t\r\n"):
+            self._held += len(piece)
+            if self._held > self._held_cap:
+                self.failed = (f"a single string or number longer than "
+                               f"{self._held_cap:,} bytes (stream_threshold), which the "
+                               "streaming JSON parser would hold whole")
+                return True
+        return False
 
     def _drain(self) -> None:
         events = self._events

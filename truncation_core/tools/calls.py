@@ -298,6 +298,8 @@ def _header(ref: ArtifactRef, what: str) -> str:
     source = f" | {ref.summary}" if ref.summary else ""
     lines = f"{ref.lines:,} lines, " if ref.lines else ""
     header = f"[{ref.id}: {what} | {lines}{ref.size}{source}]"
+    if ref.interrupted:
+        header += f"\n[This artifact is partial: its output was {ref.interrupted}.]"
     if ref.cut is not None:
         c = ref.cut
         header += (f"\n[This artifact is itself cut: original lines {c.first_line:,}-"

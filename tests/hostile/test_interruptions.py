@@ -1,0 +1,278 @@
+"""Interrupting ``trunc run``, a command or a stream keeps what arrived.
+
+On SIGINT, SIGTERM or SIGHUP, ``trunc run`` kills the command's process group as before, then
+commits the artifact marked partial ("interrupted after N lines"), prints the view and exits
+130, 143 or 129. A library stream interrupted (KeyboardInterrupt, task cancellation) does the
+same. The negative controls run the same interruptions with the old behaviour (abort on any
+exception): nothing is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truncation_core import Truncator
+from truncation_core.storage.memory import MemoryStore
+from truncation_core.streaming import stream as stream_module
+from truncation_core.streaming.command import arun_command, run_command
+
+TRUNC = [sys.executable, "-m", "truncation_core"]
+
+
+def make(**config: Any) -> Truncator:
+    return Truncator({"inline_limit": 2000, **config}, load_entrypoints=False,
+                     store=MemoryStore())
+
+
+def producer(flag: Path, lines: int = 3000) -> list[str]:
+    """A command that prints *lines* lines, says so through *flag*, then waits forever (with
+    a child of its own, to check that the whole group is killed)."""
+    code = textwrap.dedent(f"""
+        import pathlib, subprocess, sys, time
+        child = subprocess.Popen(["sleep", "300"])
+        for i in range({lines}):
+            print("line", i)
+        sys.stdout.flush()
+        pathlib.Path({str(flag)!r}).write_text(str(child.pid))
+        time.sleep(300)
+    """)
+    return [sys.executable, "-c", code]
+
+
+def wait_for(path: Path, seconds: float = 60) -> int:
+    end = time.monotonic() + seconds
+    while not (path.exists() and path.read_text().strip()):
+        assert time.monotonic() < end, f"{path} never appeared"
+        time.sleep(0.02)
+    return int(path.read_text())
+
+
+def gone(pid: int, seconds: float = 10) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# -- trunc run ----------------------------------------------------------------------------------
+
+
+def interrupt_trunc_run(tmp_path: Path, sig: int, *, prelude: str = "") -> tuple[
+        subprocess.CompletedProcess[str], int]:
+    flag = tmp_path / "flag"
+    argv = ([sys.executable, "-c", prelude + "from truncation_core.cli import main\nmain()"]
+            if prelude else TRUNC)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    proc = subprocess.Popen([*argv, "run", "--session", "ci-job", "--json", "--",
+                             *producer(flag)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path, env=env)
+    grandchild = wait_for(flag)
+    time.sleep(0.3)  # the output reaches trunc
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(grandchild, signal.SIGKILL)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), grandchild
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143),
+                                           (signal.SIGHUP, 129)])
+def test_trunc_run_interrupted_keeps_the_output_and_says_so(tmp_path: Path, sig: int,
+                                                            code: int) -> None:
+    done, grandchild = interrupt_trunc_run(tmp_path, sig)
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    assert gone(grandchild)  # the command's group was killed, as before
+    document = json.loads(done.stdout)
+    name = signal.Signals(sig).name
+    assert document["content"].startswith(f"Interrupted by {name} after 3,000 lines")
+    assert document["content"].endswith("line 2999\n")
+    assert document["metadata"]["interrupted"] == f"interrupted after 3,000 lines ({name})"
+    assert document["metadata"]["command"]["interrupted"] == name
+    artifact = document["artifact"]
+    assert artifact["interrupted"] == f"interrupted after 3,000 lines ({name})"
+    reader = Truncator.from_config(start=tmp_path, overrides={"store": {"session": "ci-job"}})
+    assert reader.artifacts.read(artifact["id"]) == b"".join(
+        b"line %d\n" % i for i in range(3000))
+    listed = subprocess.run([*TRUNC, "artifacts", "list"], capture_output=True, text=True,
+                            cwd=tmp_path, check=True)
+    assert "(partial)" in listed.stdout
+
+
+def test_trunc_run_interrupted_prints_the_view_as_text(tmp_path: Path) -> None:
+    flag = tmp_path / "flag"
+    proc = subprocess.Popen([*TRUNC, "run", "--limit", "3000", "--", *producer(flag)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path)
+    grandchild = wait_for(flag)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    os.kill(grandchild, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert out.startswith("Interrupted by SIGINT after 3,000 lines") and len(out) <= 3000
+    assert "the output is partial" in err and "Traceback" not in err
+
+
+def test_negative_control_without_keeping_it_an_interrupted_run_leaves_nothing(
+        tmp_path: Path) -> None:
+    """The old behaviour: the stream aborted on the way out, nothing printed or kept."""
+    done, _ = interrupt_trunc_run(tmp_path, signal.SIGTERM, prelude=(
+        "from truncation_core.streaming import command\n"
+        "command._partial = lambda stream, **kw: stream.abort()\n"))
+    assert done.returncode == 143
+    assert done.stdout == ""
+    listed = subprocess.run([*TRUNC, "artifacts", "list", "--json"], capture_output=True,
+                            text=True, cwd=tmp_path, check=True)
+    assert json.loads(listed.stdout) == []
+
+
+# -- the library: run_command, arun_command ------------------------------------------------------
+
+
+def test_run_command_interrupted_keeps_the_partial_result(tmp_path: Path) -> None:
+    truncator = make()
+    flag = tmp_path / "flag"
+
+    def progress(stream: Any, _elapsed: float) -> None:
+        if flag.exists() and flag.read_text() and stream.lines >= 3000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        run_command(truncator, producer(flag), progress=progress)
+    grandchild = int(flag.read_text())
+    assert gone(grandchild)
+    partial = caught.value.command_result  # type: ignore[attr-defined]
+    assert partial.status.interrupted == "SIGINT" and partial.status.shell_exit_code == 130
+    assert partial.result.artifact.interrupted == "interrupted after 3,000 lines (SIGINT)"
+    assert truncator.artifacts.read(partial.result.artifact.id).count(b"\n") == 3000
+    assert partial.text.startswith("Interrupted by SIGINT after 3,000 lines")
+    assert len(partial.text) <= 2000
+
+
+def test_arun_command_cancelled_keeps_the_partial_result(tmp_path: Path) -> None:
+    truncator = make()
+    flag = tmp_path / "flag"
+
+    async def main() -> Any:
+        task = asyncio.ensure_future(arun_command(truncator, producer(flag)))
+        while not (flag.exists() and flag.read_text()):
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError) as caught:
+            await task
+        return caught.value
+
+    cancelled = asyncio.run(main())
+    assert gone(int(flag.read_text()))
+    partial = cancelled.command_result
+    assert partial.status.interrupted == "cancelled"
+    assert partial.result.metadata.interrupted == "interrupted after 3,000 lines (cancelled)"
+    assert truncator.artifacts.read(partial.result.artifact.id).count(b"\n") == 3000
+
+
+# -- the library: streams -----------------------------------------------------------------------
+
+
+def old_exit(self: Any, exc_type: Any, *rest: Any) -> None:
+    """Stream.__exit__ as it was: any exception aborts the stream."""
+    if exc_type is not None:
+        self.abort()
+    elif not self._aborted:
+        self.result()
+
+
+@pytest.mark.parametrize("naive", [False, True])
+def test_a_stream_interrupted_by_keyboard_interrupt(naive: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    if naive:
+        monkeypatch.setattr(stream_module.Stream, "__exit__", old_exit)
+    truncator = make()
+    s = truncator.stream(tool="execute_command")
+    with pytest.raises(KeyboardInterrupt), s:
+        for i in range(5000):
+            s.write(f"line {i}\n")
+        raise KeyboardInterrupt
+    if naive:  # negative control: nothing kept, no result
+        assert truncator.store.list() == []
+        with pytest.raises(ValueError, match="aborted"):
+            s.result()
+        return
+    result = s.result()
+    reason = "interrupted after 5,000 lines (KeyboardInterrupt)"
+    assert result.content.startswith(f"[{reason}: the output is partial]\n")
+    assert len(result.content) <= 2000 and result.content.endswith("line 4999\n")
+    assert result.metadata.interrupted == reason
+    assert result.artifact is not None and result.artifact.interrupted == reason
+    assert truncator.artifacts.read(result.artifact.id).count(b"\n") == 5000
+
+
+@pytest.mark.parametrize("naive", [False, True])
+def test_an_async_stream_whose_task_is_cancelled(naive: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    if naive:
+        async def old_aexit(self: Any, exc_type: Any, *rest: Any) -> None:
+            if exc_type is not None:
+                self.abort()
+            else:
+                await self.result()
+
+        monkeypatch.setattr(stream_module.AsyncStream, "__aexit__", old_aexit)
+    truncator = make()
+    holder: list[Any] = []
+
+    async def produce() -> None:
+        async with truncator.astream(tool="execute_command") as s:
+            holder.append(s)
+            for i in range(100_000):
+                await s.write(f"line {i}\n")
+                if i >= 20_000:
+                    await asyncio.sleep(0.01)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(produce())
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    if naive:
+        assert truncator.store.list() == []
+        return
+    result = holder[0].stream.result()
+    assert result.metadata.interrupted is not None
+    assert "(CancelledError)" in result.metadata.interrupted
+    assert result.artifact is not None
+    kept = truncator.artifacts.read(result.artifact.id)
+    assert kept.count(b"\n") == holder[0].stream.lines >= 20_000  # every line written is kept
+
+
+def test_an_ordinary_exception_still_aborts_the_stream() -> None:
+    truncator = make()
+    s = truncator.stream(tool="execute_command")
+    with pytest.raises(RuntimeError), s:
+        s.write("line\n" * 5000)
+        raise RuntimeError("a bug in the caller")
+    assert truncator.store.list() == []
