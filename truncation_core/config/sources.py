@@ -411,7 +411,8 @@ def load_config(
         sources.update(layer_sources)
     trivial = _without_converter(merged)
     if trivial is not None:  # nothing to convert: cattrs is not imported
-        return LoadedConfig(config=trivial, path=file_path, sources=sources)
+        return LoadedConfig(config=trivial, path=file_path, sources=sources,
+                            skipped=tuple(skipped))
     from truncation_core.config.converter import config_from_mapping
 
     try:
