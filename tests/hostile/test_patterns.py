@@ -336,3 +336,38 @@ def test_the_built_in_patterns_never_backtrack_catastrophically() -> None:
             report(control="stopped")
     """, timeout=600)
     assert outcome.result == {"control": "stopped"}
+
+
+def test_a_plugins_catastrophic_header_pattern_cannot_hang_process() -> None:
+    """A pattern's ``header`` (what the line above its lines must match) is a plugin's
+    regular expression too: searched under the same deadline."""
+    outcome = run_bounded(f"""
+        import logging
+        from truncation_core import Truncator
+        from truncation_core.storage.memory import MemoryStore
+        from truncation_core.highlights.patterns import SalientPattern
+        from truncation_core import hookimpl
+        records = []
+        class Keep(logging.Handler):
+            def emit(self, record):
+                records.append(record.getMessage())
+        logging.getLogger("truncation_core").addHandler(Keep())
+        class Plugin:
+            __name__ = "catastrophic"
+            @hookimpl
+            def salient_patterns(self, tool):
+                return [SalientPattern(name="evil", keywords=("step",), regex=r"^step 0 ",
+                                       header={EVIL!r})]
+        t = Truncator({{"inline_limit": 2000}}, plugins=[Plugin()], load_entrypoints=False,
+                      store=MemoryStore())
+        text = {HOSTILE_OUTPUT!r}
+        start = time.monotonic()
+        for _ in range(3):
+            result = t.process(text, tool="execute_command")
+        report(chars=len(result.content), seconds=time.monotonic() - start,
+               warnings=[m for m in records if "salient pattern" in m])
+    """, timeout=120)
+    result = outcome.result
+    assert result["chars"] <= 2000
+    (warning,) = result["warnings"]
+    assert warning.startswith("salient pattern 'evil (header)' is not used: a search took over")

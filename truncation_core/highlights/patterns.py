@@ -119,7 +119,7 @@ class Matcher:
             [k for p in ordered for k in p.keywords] + [k for r in self.records
                                                         for k in r.keywords])
         # A plugin's regex is searched under a deadline (a built-in's, on re: _bounded).
-        self._checks = [(p, _bounded(p)) for p in ordered]
+        self._checks = [(p, _bounded(p.regex, p.name) if p.regex else None) for p in ordered]
         # Which patterns each keyword may start: a line is checked against the patterns of
         # the keywords it holds only, in rank order.
         by_keyword: dict[str, list[int]] = {}
@@ -136,7 +136,8 @@ class Matcher:
                 by_anchor.setdefault(name, []).append(unit)
         #: Pattern name -> what the line above its matching lines must match (see
         #: :attr:`SalientPattern.header`).
-        self.headers = {p.name: re.compile(p.header) for p in ordered if p.header is not None}
+        self.headers = {p.name: _bounded(p.header, f"{p.name} (header)") for p in ordered
+                        if p.header is not None}
         #: Pattern (or record) name -> the units that extend its lines.
         self.units = {name: tuple(found) for name, found in by_anchor.items()}
         every = [u for found in self.units.values() for u in found]
@@ -250,13 +251,14 @@ class Matcher:
         return None
 
 
-def _bounded(pattern: SalientPattern) -> SalientRegex | None:
-    """The pattern's regular expression, searched under a deadline: a plugin's pattern with
-    catastrophic backtracking must not hang ``process()`` (see
-    :class:`~truncation_core.text.bounded_regex.SalientRegex`)."""
+def _bounded(regex: str, name: str) -> SalientRegex:
+    """A salient pattern's regular expression (or its header's), searched under a deadline:
+    a plugin's pattern with catastrophic backtracking must not hang ``process()`` (see
+    :class:`~truncation_core.text.bounded_regex.SalientRegex`; the built-in detectors'
+    are trusted, and searched on re)."""
     from truncation_core.text.bounded_regex import SalientRegex
 
-    return SalientRegex(pattern.regex, name=pattern.name) if pattern.regex else None
+    return SalientRegex(regex, name=name)
 
 
 # -- finding lines that hold a keyword ---------------------------------------------------------
