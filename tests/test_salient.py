@@ -729,3 +729,23 @@ def test_the_built_in_detectors_import_only_what_a_plugin_may() -> None:
                 imported.update(alias.name for alias in node.names)
         ours = {m for m in imported if m.split(".")[0] == "truncation_core"}
         assert ours == {"truncation_core.plugin"}, (path.name, ours)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 7, 64])
+@pytest.mark.parametrize("accent", ["", "é", "😀"])
+def test_text_scanned_in_pieces_finds_the_lines_the_definition_finds(
+        engine: str, piece: int, accent: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text whose bytes are not at hand is encoded and scanned a piece at a time (no copy of
+    the whole beside it): a keyword across two pieces is still found, once."""
+    patterns_module.ENGINE = engine
+    monkeypatch.setattr(patterns_module, "_PIECE_CHARS", piece)
+    text = accent + log_with({3: MARKS[99], 4: MARKS[100], 9: MARKS[1200]}, total=20) \
+        + f"{accent}ERROR boom{accent}\npanic: at the end"
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    matcher = Matcher(PATTERNS, units=UNITS)
+    bank = bank_for(matcher, keep=8, window=10, gather=True)
+    bank.feed(text)
+    bank.close()
+    assert as_found(bank.pools(region, len(text))) == by_definition(matcher, text, region, 8)

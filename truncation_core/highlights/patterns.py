@@ -430,6 +430,8 @@ class _HyperscanEngine:
         # A one-character literal slows every scan down, and most text has no escape: the
         # escape is looked for (memchr) first, and only text that has one is scanned for it.
         plain = tuple(sorted(set(keywords) - {_ESC}))
+        #: The longest keyword, in characters: what one piece of a scan must overlap the last.
+        self._longest = max(map(len, keywords), default=1)
         self._plain = _hyperscan_database(plain)
         self._escaped = _hyperscan_database(tuple(sorted({*plain, _ESC})))
         # Scratch space per stream (a stream is used by one thread at a time).
@@ -447,24 +449,40 @@ class _HyperscanEngine:
 
         database = self._escaped if text.find(_ESC, lo, hi) != -1 else self._plain
         scan, handler, scratch = database.scan, found, self._scratches[id(database)]
-        if text.isascii():  # bytes and characters are one
-            data = raw if raw is not None else text.encode("ascii")
-            scan(memoryview(data)[lo:hi], match_event_handler=handler, scratch=scratch)
-            offsets: Iterable[int] = (lo + end - 1 for end in sorted(set(ends)))
+        offsets: Iterable[int]
+        if text.isascii() and raw is not None:  # bytes and characters are one
+            scan(memoryview(raw)[lo:hi], match_event_handler=handler, scratch=scratch)
+            offsets = (lo + end - 1 for end in sorted(set(ends)))
         else:
-            if raw is None:
-                view = memoryview(text[lo:hi].encode("utf-8", "surrogatepass"))
-            else:  # the bytes of text[lo:hi] within raw: the line ends are ASCII
-                start = len(text[:lo].encode("utf-8", "surrogatepass"))
-                view = memoryview(raw)[start:len(raw) - len(
-                    text[hi:].encode("utf-8", "surrogatepass"))]
-            scan(view, match_event_handler=handler, scratch=scratch)
-            offsets = _characters(view, sorted(set(ends)), lo)
+            offsets = self._pieces(text, lo, hi, scan, handler, scratch, ends)
         pos = lo
         for offset in offsets:
             if offset >= pos:
                 sent = yield offset
                 pos = offset + 1 if sent is None else sent
+
+
+    def _pieces(self, text: str, lo: int, hi: int, scan: Callable[..., None],
+                handler: Callable[..., None], scratch: Any, ends: list[int]) -> Iterator[int]:
+        """The offsets of the matches' last characters in ``text[lo:hi]``, scanned a piece
+        of :data:`_PIECE_CHARS` at a time, so that no encoding of the whole text sits beside
+        it. Each piece starts early enough to hold a keyword that ends in it."""
+        overlap = self._longest - 1
+        ascii_text = text.isascii()
+        done = lo
+        while done < hi:
+            stop = min(hi, done + _PIECE_CHARS)
+            start = max(lo, done - overlap)
+            data = text[start:stop].encode("ascii" if ascii_text else "utf-8", "surrogatepass")
+            ends.clear()
+            scan(data, match_event_handler=handler, scratch=scratch)
+            found = sorted(set(ends))
+            positions = ((start + end - 1 for end in found) if ascii_text
+                         else _characters(memoryview(data), found, start))
+            for position in positions:
+                if position >= done:  # a match that ends before it was found already
+                    yield position
+            done = stop
 
 
 def _characters(data: memoryview, ends: list[int], base: int) -> Iterator[int]:
@@ -476,6 +494,10 @@ def _characters(data: memoryview, ends: list[int], base: int) -> Iterator[int]:
         chars += len(str(data[done:end], "utf-8", "surrogatepass"))
         done = end
         yield chars - 1
+
+
+#: Characters of text encoded and scanned at a time when its bytes are not at hand.
+_PIECE_CHARS = 1 << 20
 
 
 def new_engine(matcher: Matcher) -> _PythonEngine | _HyperscanEngine:
