@@ -22,7 +22,6 @@ the configuration it is given.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import re
 import sys
@@ -34,11 +33,10 @@ from typing import Any
 import attrs
 
 from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config, PluginsConfig
-from truncation_core.errors import ConfigError, UntrustedConfigWarning
+from truncation_core.errors import ConfigError, UntrustedConfigWarning, log
 
 __all__ = ["LoadedConfig", "find_config_file", "load_config"]
 
-log = logging.getLogger("truncation_core")
 
 ENV_PREFIX = "TRUNCATION_CORE_"
 CONFIG_FILE_NAMES = (".truncation.yaml", ".truncation.yml")

@@ -678,6 +678,8 @@ class AsyncStream:
                                        .join(pending))
                 self._stream._finish_interrupted(exc_type)  # type: ignore[arg-type]
 
+            import asyncio  # loaded already by whoever runs the event loop
+
             await asyncio.shield(self._run(finish))
         elif exc_type is not None:
             self.abort()
