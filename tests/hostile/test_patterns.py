@@ -13,6 +13,7 @@ import logging
 import re
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from bounded import run_bounded
@@ -162,7 +163,10 @@ HOSTILE_OUTPUT = "".join(f"step {i} ok\n" for i in range(3000)) + ("a" * 500 + "
     + "".join(f"step {i} ok\n" for i in range(3000))
 
 
-def test_a_plugins_catastrophic_salient_pattern_cannot_hang_process() -> None:
+def _process_with_plugin_pattern(pattern: str) -> dict[str, Any]:
+    """In a bounded child: process HOSTILE_OUTPUT three times with a plugin whose one salient
+    pattern is *pattern* (Python source); what was shown, how long it took, and the warnings
+    about salient patterns."""
     outcome = run_bounded(f"""
         import logging
         from truncation_core import Truncator
@@ -178,7 +182,7 @@ def test_a_plugins_catastrophic_salient_pattern_cannot_hang_process() -> None:
             __name__ = "catastrophic"
             @hookimpl
             def salient_patterns(self, tool):
-                return [SalientPattern(name="evil", keywords=("aaaa",), regex={EVIL!r})]
+                return [{pattern}]
         t = Truncator({{"inline_limit": 2000}}, plugins=[Plugin()], load_entrypoints=False,
                       store=MemoryStore())
         text = {HOSTILE_OUTPUT!r}
@@ -188,7 +192,13 @@ def test_a_plugins_catastrophic_salient_pattern_cannot_hang_process() -> None:
         report(chars=len(result.content), seconds=time.monotonic() - start,
                warnings=[m for m in records if "salient pattern" in m])
     """, timeout=120)
-    result = outcome.result
+    result: dict[str, Any] = outcome.result
+    return result
+
+
+def test_a_plugins_catastrophic_salient_pattern_cannot_hang_process() -> None:
+    result = _process_with_plugin_pattern(
+        f'SalientPattern(name="evil", keywords=("aaaa",), regex={EVIL!r})')
     assert result["chars"] <= 2000
     (warning,) = result["warnings"]  # once: the pattern is not used again
     assert warning.startswith("salient pattern 'evil' is not used: a search took over 50 ms")
@@ -341,33 +351,8 @@ def test_the_built_in_patterns_never_backtrack_catastrophically() -> None:
 def test_a_plugins_catastrophic_header_pattern_cannot_hang_process() -> None:
     """A pattern's ``header`` (what the line above its lines must match) is a plugin's
     regular expression too: searched under the same deadline."""
-    outcome = run_bounded(f"""
-        import logging
-        from truncation_core import Truncator
-        from truncation_core.storage.memory import MemoryStore
-        from truncation_core.highlights.patterns import SalientPattern
-        from truncation_core import hookimpl
-        records = []
-        class Keep(logging.Handler):
-            def emit(self, record):
-                records.append(record.getMessage())
-        logging.getLogger("truncation_core").addHandler(Keep())
-        class Plugin:
-            __name__ = "catastrophic"
-            @hookimpl
-            def salient_patterns(self, tool):
-                return [SalientPattern(name="evil", keywords=("step",), regex=r"^step 0 ",
-                                       header={EVIL!r})]
-        t = Truncator({{"inline_limit": 2000}}, plugins=[Plugin()], load_entrypoints=False,
-                      store=MemoryStore())
-        text = {HOSTILE_OUTPUT!r}
-        start = time.monotonic()
-        for _ in range(3):
-            result = t.process(text, tool="execute_command")
-        report(chars=len(result.content), seconds=time.monotonic() - start,
-               warnings=[m for m in records if "salient pattern" in m])
-    """, timeout=120)
-    result = outcome.result
+    result = _process_with_plugin_pattern(
+        f'SalientPattern(name="evil", keywords=("step",), regex=r"^step 0 ", header={EVIL!r})')
     assert result["chars"] <= 2000
     (warning,) = result["warnings"]
     assert warning.startswith("salient pattern 'evil (header)' is not used: a search took over")

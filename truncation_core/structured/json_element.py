@@ -296,6 +296,9 @@ def _serializer(plan: _Plan) -> Callable[[Any, int], tuple[str, int, int, int, i
         parts: list[str] = []
         append = parts.append
         try:
+            # The member loop is written out twice, for objects and for arrays, on purpose:
+            # it runs once per member of the document, and a shared helper would cost a call
+            # per member (bench/bench_small_json.py).
             if pairs:
                 keys = len(value)
                 for key, member in value:
