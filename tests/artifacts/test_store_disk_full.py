@@ -15,8 +15,6 @@ when space returns; and a Truncator degrades to an inline truncation that says s
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import multiprocessing
 import os
@@ -28,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from namespaces import mount_private_tmpfs
 
 from truncation_core import StoreError, StoreFull, Truncator
 from truncation_core.storage import fsio
@@ -35,26 +34,10 @@ from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 from .conftest import put
 
-CLONE_NEWNS, CLONE_NEWUSER, MS_REC, MS_PRIVATE = 0x20000, 0x10000000, 0x4000, 1 << 18
-
 
 def _in_tiny_fs(q: multiprocessing.Queue, path: str, size: str, fn: Any) -> None:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-
-        def ok(rc: int) -> None:
-            if rc != 0:
-                e = ctypes.get_errno()
-                raise OSError(e, os.strerror(e))
-
-        uid, gid = os.getuid(), os.getgid()
-        ok(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS))
-        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"),
-                           ("gid_map", f"0 {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as f:
-                f.write(text)
-        ok(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None))
-        ok(libc.mount(b"tmpfs", path.encode(), b"tmpfs", 0, f"size={size}".encode()))
+        mount_private_tmpfs(path, f"size={size}")
         q.put(("ok", fn(path)))
     except OSError as exc:
         q.put(("oserror", exc.errno, str(exc)))

@@ -12,8 +12,6 @@ traceback, and the parts the checks replaced.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import subprocess
@@ -23,6 +21,7 @@ from typing import Any
 
 import click
 import pytest
+from namespaces import MS_RDONLY, mount_private_tmpfs
 
 TRUNC = [sys.executable, "-m", "truncation_core"]
 
@@ -87,28 +86,10 @@ def test_negative_control_a_plain_click_group_prints_a_traceback(
     assert ours.returncode == 1 and "No such file or directory" in clean(ours)
 
 
-CLONE_NEWNS, CLONE_NEWUSER, MS_REC, MS_PRIVATE, MS_RDONLY = (0x20000, 0x10000000, 0x4000,
-                                                             1 << 18, 1)
-
-
 def _in_namespace(q: Any, mount: str, options: str, flags: int, argv: list[str],
                   cwd: str) -> None:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-
-        def ok(rc: int) -> None:
-            if rc != 0:
-                e = ctypes.get_errno()
-                raise OSError(e, os.strerror(e))
-
-        uid, gid = os.getuid(), os.getgid()
-        ok(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS))
-        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"),
-                           ("gid_map", f"0 {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as f:
-                f.write(text)
-        ok(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None))
-        ok(libc.mount(b"tmpfs", mount.encode(), b"tmpfs", flags, options.encode()))
+        mount_private_tmpfs(mount, options, flags)
         env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
         done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env,
                               timeout=120)
