@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from fit_corpus import GOLDEN, cases, documents
 from element_corpus import digest, run_case, summary
+from fit_corpus import GOLDEN, cases, documents
 
 
 @pytest.fixture(scope="module")
