@@ -96,8 +96,11 @@ def main() -> None:
     from truncation_core.structured.notes import NoteCache
     from truncation_core.structured.sniff import parse
 
-    truncator = Truncator({"spill": False}, load_entrypoints=False)
-    policy = truncator.policy("search_files")  # a tool whose policy is element
+    # element pinned: with its default strategy, a search tool's results with scores go to
+    # ranked, and process() is timed here only as the whole call around the same cut.
+    truncator = Truncator({"spill": False, "tools": {"search_files": {"strategy": "element"}}},
+                          load_entrypoints=False)
+    policy = truncator.policy("search_files")
 
     def cut(text: str) -> Any:
         facts = content_facts(text)
