@@ -34,8 +34,8 @@ FAILURES_MATCHED_8000_FLOOR = 1.0  # measured 1.000
 #: with room for the wording of the view to change.
 PRECISION_FLOOR = 0.8
 
-MIN_CASES = 40
-MIN_TOOLS = 20
+MIN_CASES = 68
+MIN_TOOLS = 51
 
 
 @pytest.fixture(scope="module")
