@@ -806,6 +806,204 @@ def case_tsan(work: Path) -> bytes:
                "setarch $(uname -m) -R ./counter", work)
 
 
+
+@case("msan-uninit-middle", "CI script: for i in 0..59: ./decode $i || echo FAIL (clang "
+      "-fsanitize=memory -fsanitize-memory-track-origins; shard 23 branches on a field it "
+      "never set)")
+def case_msan(work: Path) -> bytes:
+    need("clang")
+    write(work, {"decode.c": """
+        #include <stdio.h>
+        #include <stdlib.h>
+        struct header { int version; int flags; int blocks; };
+        static void read_header(struct header *h, int shard) {
+            h->version = 3;
+            h->blocks = 30;
+            if (shard != 23) h->flags = 0;
+        }
+        int main(int argc, char **argv) {
+            int shard = atoi(argv[1]);
+            struct header *h = malloc(sizeof *h);
+            read_header(h, shard);
+            for (int b = 0; b < h->blocks; b++)
+                printf("shard %d: block %d decoded, crc ok, 0 errors\\n", shard, b);
+            if (h->flags & 4) printf("shard %d: compressed\\n", shard);
+            printf("shard %d: done (%d blocks)\\n", shard, h->blocks);
+            free(h);
+            return 0;
+        }
+        """})
+    return run("clang -fsanitize=memory -fsanitize-memory-track-origins -fno-omit-frame-pointer "
+               "-g -O1 decode.c -o decode && for i in $(seq 0 59); do ./decode $i || "
+               "echo \"FAIL: decode $i (exit $?)\"; done", work)
+
+
+@case("lsan-leaks-end", "clang -fsanitize=address (LeakSanitizer at exit); ./server (3,000 "
+      "request log lines, then LeakSanitizer reports the entries a cache never freed)")
+def case_lsan(work: Path) -> bytes:
+    need("clang")
+    write(work, {"cache.c": """
+        #include <stdlib.h>
+        #include <string.h>
+        struct entry { char *key; char *value; struct entry *next; };
+        static struct entry *head;
+        void cache_put(const char *key, const char *value) {
+            struct entry *e = malloc(sizeof *e);
+            e->key = strdup(key);
+            e->value = strdup(value);
+            e->next = head;
+            head = e;
+        }
+        void cache_reset(void) { head = NULL; }
+        """, "server.c": """
+        #include <stdio.h>
+        void cache_put(const char *key, const char *value);
+        void cache_reset(void);
+        int main(void) {
+            setvbuf(stdout, NULL, _IOLBF, 0);
+            char key[32];
+            for (int i = 0; i < 3000; i++) {
+                snprintf(key, sizeof key, "session-%d", i % 40);
+                if (i % 100 == 0) cache_put(key, "user=guest;ttl=300");
+                printf("GET /api/orders/%d 200 %dms (cache %s)\\n", i, 3 + i % 9,
+                       i % 100 == 0 ? "miss" : "hit");
+            }
+            cache_reset();
+            printf("shutting down: 3000 requests served\\n");
+            return 0;
+        }
+        """})
+    return run("clang -fsanitize=address -fno-omit-frame-pointer -g -O0 server.c cache.c "
+               "-o server && ./server", work)
+
+
+# == Xcode: xcpretty =========================================================================
+
+
+@case("xcpretty-specta-fail", "xcpretty < spec/fixtures/raw_specta_fail.txt (xcpretty 0.4.1 "
+      "run from its source with Debian's ruby-rouge, on the xcodebuild log in its own fixtures: "
+      "922 Specta tests, one fails)")
+def case_xcpretty(work: Path) -> bytes:
+    """xcpretty formats xcodebuild's output; this feeds it the real xcodebuild log kept in
+    xcpretty's own spec fixtures (the same file as the xcodebuild-specta-fail case)."""
+    source = TOOLS / "xcpretty"
+    need("ruby", str(source / "bin" / "xcpretty"))
+    raw = source / "spec" / "fixtures" / "raw_specta_fail.txt"
+    return run(f"ruby -I{source}/lib {source}/bin/xcpretty < {raw}", work)
+
+
+# == Haskell: cabal and hspec ================================================================
+
+
+def _cabal_project(work: Path) -> dict[str, str]:
+    """A cabal project that builds offline: no package repository, only GHC's and Debian's
+    installed packages (libghc-hspec-dev)."""
+    (work / "cabal").mkdir()
+    (work / "cabal" / "config").write_text("jobs: 1\n")
+    write(work, {"cabal.project": "packages: .\n"})
+    return {"CABAL_DIR": str(work / "cabal")}
+
+
+@case("cabal-build-type-error", "cabal build all (cabal-install 3.4; a project of two "
+      "packages: ledger-core, 60 modules with -Wall warnings and a type error in module 48, and "
+      "ledger-app, which depends on it)")
+def case_cabal_build(work: Path) -> bytes:
+    need("cabal", "ghc")
+    env = _cabal_project(work)
+    write(work, {"cabal.project": "packages: core app\n"})
+    modules = [f"Ledger.M{i:02d}" for i in range(60)]
+    write(work, {"core/ledger-core.cabal": f"""
+        cabal-version: 2.4
+        name: ledger-core
+        version: 0.1.0.0
+        build-type: Simple
+
+        library
+          exposed-modules: {", ".join(modules)}
+          hs-source-dirs: src
+          build-depends: base
+          ghc-options: -Wall
+          default-language: Haskell2010
+        """, "app/ledger-app.cabal": """
+        cabal-version: 2.4
+        name: ledger-app
+        version: 0.1.0.0
+        build-type: Simple
+
+        executable ledger
+          main-is: Main.hs
+          build-depends: base, ledger-core
+          default-language: Haskell2010
+        """, "app/Main.hs": """
+        import Ledger.M00 (total)
+
+        main :: IO ()
+        main = putStrLn (total [1, 2, 3])
+        """})
+    for i in range(60):
+        body = ("total xs = show (sum xs) ++ length xs" if i == 48
+                else "total xs = show (sum xs)")
+        write(work, {f"core/src/Ledger/M{i:02d}.hs": f"module Ledger.M{i:02d} where\n\n"
+                     f"import Data.List\n\ntotal :: [Int] -> String\n{body}\n\n"
+                     f"unusedHelper x = x + {i}\n"})
+    return run(["cabal", "build", "all"], work, env=env)
+
+
+@case("cabal-hspec-failures", "cabal test (cabal-install 3.4 running an hspec 2.8 suite: 30 "
+      "modules, 960 examples; two fail)")
+def case_cabal_hspec(work: Path) -> bytes:
+    need("cabal", "ghc")
+    env = _cabal_project(work)
+    specs = [f"Ledger.Invoice{i:02d}Spec" for i in range(30)]
+    write(work, {"ledger.cabal": f"""
+        cabal-version: 2.4
+        name: ledger
+        version: 0.1.0.0
+        build-type: Simple
+
+        library
+          exposed-modules: Ledger
+          hs-source-dirs: src
+          build-depends: base
+          default-language: Haskell2010
+
+        test-suite spec
+          type: exitcode-stdio-1.0
+          main-is: Spec.hs
+          other-modules: {", ".join(specs)}
+          hs-source-dirs: test
+          build-depends: base, hspec, ledger
+          default-language: Haskell2010
+        """, "src/Ledger.hs": """
+        module Ledger (total, settle) where
+
+        total :: [Int] -> Int
+        total = sum
+
+        settle :: Int -> String
+        settle n
+          | n == 417 = "refunded"
+          | n == 838 = "void"
+          | otherwise = "paid"
+        """})
+    main = ["import Test.Hspec", *[f"import qualified {s}" for s in specs], "",
+            "main :: IO ()", "main = hspec $ do",
+            *[f"  {s}.spec" for s in specs]]
+    write(work, {"test/Spec.hs": "\n".join(main) + "\n"})
+    for i, name in enumerate(specs):
+        examples = []
+        for e in range(32):
+            n = i * 32 + e
+            examples.append(f'    it "settles invoice {n}" $\n'
+                            f'      settle {n} `shouldBe` "paid"')
+        write(work, {f"test/{name.replace('.', '/')}.hs":
+                     f"module {name} (spec) where\n\nimport Test.Hspec\nimport Ledger\n\n"
+                     f"spec :: Spec\nspec = describe \"Ledger.settle (batch {i})\" $ do\n"
+                     + "\n".join(examples) + "\n"})
+    run(["cabal", "build", "--enable-tests", "all"], work, env=env)
+    return run(["cabal", "test", "--enable-tests", "--test-show-details=direct",
+                "--test-options=--seed=1234"], work, env=env)
+
 # == Go ========================================================================================
 
 
@@ -1055,6 +1253,199 @@ def case_rspec(work: Path) -> bytes:
                      "  describe '#settle' do\n" + "\n".join(examples) + "\n  end\nend\n"})
     return run(["rspec", "--format", "documentation", "--no-color", "--order", "defined"], work)
 
+
+
+def _rails_app(work: Path, invoices: int) -> None:
+    """A small Rails 6.1 application (Debian's ruby-rails, no bundler): invoices with a
+    customer, a show page, and one invoice (137) whose customer is missing, so its template
+    raises."""
+    write(work, {
+        "bin/rails": """
+            #!/usr/bin/env ruby
+            APP_PATH = File.expand_path("../config/application", __dir__)
+            require_relative "../config/boot"
+            require "rails/commands"
+            """,
+        "config/boot.rb": "# Debian's system gems: no bundler.\nrequire \"pathname\"\n",
+        "Rakefile": """
+            require_relative "config/application"
+            Rails.application.load_tasks
+            """,
+        "config/environments/development.rb": """
+            Rails.application.configure do
+              config.cache_classes = false
+              config.consider_all_requests_local = true
+              config.active_support.deprecation = :log
+              config.active_record.migration_error = :page_load
+            end
+            """,
+        "config/environments/test.rb": """
+            Rails.application.configure do
+              config.cache_classes = true
+              config.consider_all_requests_local = true
+              config.action_dispatch.show_exceptions = false
+              config.active_support.deprecation = :stderr
+            end
+            """,
+        "config.ru": """
+            require_relative "config/environment"
+            run Rails.application
+            """,
+        "config/application.rb": """
+            require_relative "boot"
+            require "rails"
+            require "active_record/railtie"
+            require "action_controller/railtie"
+            require "action_view/railtie"
+            require "rails/test_unit/railtie"
+
+            module Shop
+              class Application < Rails::Application
+                config.load_defaults 6.1
+                config.eager_load = false
+                config.secret_key_base = "0" * 64
+                config.hosts.clear
+              end
+            end
+            """,
+        "config/environment.rb": """
+            require_relative "application"
+            Rails.application.initialize!
+            """,
+        "config/database.yml": """
+            development:
+              adapter: sqlite3
+              database: db/development.sqlite3
+            test:
+              adapter: sqlite3
+              database: db/test.sqlite3
+            """,
+        "config/routes.rb": """
+            Rails.application.routes.draw do
+              resources :invoices, only: [:index, :show]
+            end
+            """,
+        "db/schema.rb": """
+            ActiveRecord::Schema.define(version: 2024_05_02_101500) do
+              create_table :customers, force: true do |t|
+                t.string :name
+              end
+              create_table :invoices, force: true do |t|
+                t.string :number
+                t.integer :customer_id
+                t.decimal :total, precision: 10, scale: 2
+              end
+            end
+            """,
+        "db/seeds.rb": f"""
+            {invoices}.times do |i|
+              n = i + 1
+              customer = Customer.create!(name: "Customer #{{n}}")
+              Invoice.create!(id: n, number: "INV-#{{n}}", customer_id: n == 137 ? 999_999 : customer.id,
+                              total: n * 10)
+            end
+            """,
+        "app/models/application_record.rb": """
+            class ApplicationRecord < ActiveRecord::Base
+              self.abstract_class = true
+            end
+            """,
+        "app/models/customer.rb": """
+            class Customer < ApplicationRecord
+              has_many :invoices
+            end
+            """,
+        "app/models/invoice.rb": """
+            class Invoice < ApplicationRecord
+              belongs_to :customer, optional: true
+            end
+            """,
+        "app/controllers/application_controller.rb": """
+            class ApplicationController < ActionController::Base
+            end
+            """,
+        "app/controllers/invoices_controller.rb": """
+            class InvoicesController < ApplicationController
+              def show
+                @invoice = Invoice.find(params[:id])
+              end
+            end
+            """,
+        "app/views/layouts/application.html.erb": """
+            <!DOCTYPE html>
+            <html><head><title>Shop</title></head><body><%= yield %></body></html>
+            """,
+        "app/views/invoices/show.html.erb": """
+            <h1>Invoice <%= @invoice.number %></h1>
+            <p>Customer: <%= @invoice.customer.name %></p>
+            <p>Total: <%= number_to_currency(@invoice.total) %></p>
+            """,
+    })
+    (work / "bin" / "rails").chmod(0o755)
+
+
+@case("rails-test-template-error", "bin/rails test -v (Rails 6.1, 1,000 integration tests; one "
+      "raises ActionView::Template::Error in the middle, one assert_select fails later)")
+def case_rails_test(work: Path) -> bytes:
+    need("ruby")
+    _rails_app(work, 300)
+    tests = "\n".join(
+        f'  test "shows invoice {n}" do\n'
+        f'    get invoice_path({n})\n'
+        f'    assert_response :success\n'
+        f'    assert_select "p:last-of-type", "Total: ${n * 10 if n != 842 else 2420.5:,.2f}"\n'
+        f'  end\n' for n in range(1, 1001))
+    write(work, {
+        "test/test_helper.rb": """
+            ENV["RAILS_ENV"] ||= "test"
+            require_relative "../config/environment"
+            require "rails/test_help"
+
+            class ActiveSupport::TestCase
+              fixtures :all
+            end
+            """,
+        "test/fixtures/customers.yml": """
+            <% 1.upto(1000) do |n| %>
+            customer_<%= n %>:
+              id: <%= n %>
+              name: Customer <%= n %>
+            <% end %>
+            """,
+        "test/fixtures/invoices.yml": """
+            <% 1.upto(1000) do |n| %>
+            invoice_<%= n %>:
+              id: <%= n %>
+              number: INV-<%= n %>
+              customer_id: <%= n == 137 ? 999_999 : n %>
+              total: <%= n * 10 %>
+            <% end %>
+            """,
+        "test/integration/invoices_test.rb": "require \"test_helper\"\n\n"
+            "class InvoicesTest < ActionDispatch::IntegrationTest\n" + tests + "end\n",
+    })
+    return run(["bin/rails", "test", "-v", "--seed", "1234"], work, env={"RAILS_ENV": "test"})
+
+
+@case("rails-server-500-log", "bin/rails server -u webrick (Rails 6.1 in development, logging "
+      "to the console) while curl requests 300 invoices; one page raises "
+      "ActionView::Template::Error (500), one id is missing (404)")
+def case_rails_server(work: Path) -> bytes:
+    need("ruby", "curl")
+    _rails_app(work, 300)
+    env = {"RAILS_ENV": "development"}
+    run("bin/rails runner 'load \"db/schema.rb\"; load \"db/seeds.rb\"' >/dev/null", work, env=env)
+    run("""
+        bin/rails server -u webrick -b 127.0.0.1 -p 38137 > server.log 2>&1 &
+        server=$!
+        for i in $(seq 1 100); do curl -s -o /dev/null http://127.0.0.1:38137/invoices/1 && break; sleep 0.3; done
+        for i in $(seq 2 300); do
+          id=$i; [ $i -eq 221 ] && id=9999
+          curl -s -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:38137/invoices/$id >> codes.txt
+        done
+        kill -INT $server; wait $server
+        """, work, env=env)
+    return (work / "server.log").read_bytes()
 
 # == R: testthat, R CMD check =================================================================
 
@@ -1329,6 +1720,10 @@ def versions() -> dict[str, str]:
         "tsc": [str(NODE_BIN / "tsc"), "--version"], "eslint": [str(NODE_BIN / "eslint"), "--version"],
         "jest": [str(NODE_BIN / "jest"), "--version"], "chromium": ["chromium", "--version"],
         "rspec": ["rspec", "--version"], "gradle": ["gradle", "--version"],
+        "rails": ["ruby", "-rrails", "-e", "puts 'Rails ' + Rails.version"],
+        "hspec": ["ghc-pkg", "field", "hspec", "version"],
+        "xcpretty": ["ruby", f"-I{TOOLS}/xcpretty/lib", f"{TOOLS}/xcpretty/bin/xcpretty",
+                     "--version"],
     }
     found = {}
     for name, argv in probes.items():

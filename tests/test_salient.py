@@ -321,6 +321,22 @@ def test_generic_patterns_recognise_real_lines(line: str, pattern: str) -> None:
      "xctest-executed"),
     ("** TEST FAILED **", "xcodebuild-result"),
     ("❌  /src/App.swift:12:5: cannot find 'x' in scope", "xcpretty-error"),
+    # The corpus's real outputs of the families that had none (tests/corpus/manifest.json).
+    ("==10413==WARNING: MemorySanitizer: use-of-uninitialized-value", "sanitizer-report"),
+    ("==10451==ERROR: LeakSanitizer: detected memory leaks", "sanitizer-report"),
+    ("SUMMARY: AddressSanitizer: 1605 byte(s) leaked in 90 allocation(s).",
+     "sanitizer-summary"),
+    ('       expected: "paid"', "hspec-failure"),
+    ("cabal: Failed to build ledger-core-0.1.0.0 (which is required by exe:ledger",
+     "cabal-failure"),
+    ("Test suite spec: FAIL", "cabal-test-failure"),
+    ("cabal: Tests failed for test:spec from ledger-0.1.0.0.", "cabal-test-failure"),
+    ("rails test test/integration/invoices_test.rb:820", "rails-test-rerun"),
+    ("  Failed WindowLogger.Presentation.Tests.Forms.MainFormTests.RefreshActivityGrid_With"
+     "Activities_ShouldDisplayData [320 ms]", "dotnet-failed-test"),
+    ("[xUnit.net 00:00:06.52]     WindowLogger.Presentation.Tests.Forms.MainFormTests."
+     "RefreshActivityGrid_WithActivities_ShouldDisplayData [FAIL]", "xunit-failed-test"),
+    ("Test Run Failed.", "dotnet-test-summary"),
 ])
 def test_family_patterns_recognise_real_lines(line: str, pattern: str) -> None:
     """Each family module's patterns, loaded as by default, name their lines before the
@@ -338,6 +354,8 @@ def test_family_patterns_recognise_real_lines(line: str, pattern: str) -> None:
     "[INFO] BUILD SUCCESS", "** TEST SUCCEEDED **",
     "Chrome Headless (Linux): Executed 230 of 500 (1 FAILED) (0 secs / 0.328 secs)",
     "[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s -- in X",
+    "Test suite spec: PASS", "[xUnit.net 00:00:03.12]   Discovered:  WindowLogger.Domain.Tests",
+    "rails test test/integration/invoices_test.rb",
 ])
 def test_patterns_ignore_ordinary_lines(line: str) -> None:
     assert builtin_matcher().classify(line) is None

@@ -4,8 +4,9 @@ their message and first frame in the project's own code.
 MSBuild's ``error MSB3021:`` / ``error CS0103:`` lines are the generic ``error`` pattern's,
 and ``Build FAILED.`` the generic build result; this adds ``11 Error(s)``, ``dotnet test``'s
 ``Failed!  - Failed: 1, Passed: 99`` (and ``Passed!``), the VSTest ``Failed Name [12 ms]``
-line with its ``Error Message:`` and first ``at ... in File.cs:line N`` frame, and NUnit's
-``Failed : Name`` and ``Test Run Failed.``.
+line with its ``Error Message:`` and first ``at ... in File.cs:line N`` frame, xUnit's own
+``[xUnit.net 00:00:06.52]     Name [FAIL]``, and NUnit's ``Failed : Name`` and ``Test Run
+Failed.``.
 
 Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
 party would.
@@ -34,6 +35,12 @@ PATTERNS = (
         keywords=("Failed ",),
         # VSTest "  Failed Tests.MathTests.Adds [12 ms]", NUnit "  Failed : Tests.X.Y".
         regex=r"^\s*(?:X )?Failed (?:[\w.+`<>,\[\] ]+\[\s*[\d.]+ ?m?s\]|: [\w.]+)",
+    ),
+    SalientPattern(
+        name="xunit-failed-test", rank=1,
+        keywords=("[FAIL]",),
+        # "[xUnit.net 00:00:06.52]     Tests.MainFormTests.Refreshes [FAIL]"
+        regex=r"^\s*\[xUnit\.net [\d:.]+\]\s+\S+ \[FAIL\]\s*$",
     ),
 )
 

@@ -4,7 +4,8 @@ GHC's ``src/M.hs:6:12: error:`` (and ``warning:``) puts its message on the lines
 point after a ``•``; the compilers' unit (``salient_compilers``) keeps the first ``•`` line
 and the source line the carets point at. This adds cabal's and stack's failures
 (``Error: cabal: Failed to build ledger-0.1.0.0.``, ``Failed to build``,
-``Error: [S-7282]``), GHC's own crashes (``ghc: panic!``), hspec's failure count
+``Error: [S-7282]``), ``cabal test``'s ``Test suite spec: FAIL`` and ``cabal: Tests failed
+for test:spec``, GHC's own crashes (``ghc: panic!``), hspec's failure count
 (``40 examples, 1 failure``, generic) and each failure's ``expected:``/``but got:``.
 
 Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
@@ -22,6 +23,12 @@ PATTERNS = (
         name="cabal-failure", rank=1,
         keywords=("Failed to build", "failed to build", "Error: [S-", "[Cabal-"),
         regex=r"\b[Ff]ailed to build\b|^Error: \[(?:S|Cabal)-\d+\]",
+    ),
+    SalientPattern(
+        name="cabal-test-failure", rank=1,
+        keywords=(": FAIL", "Tests failed for"),
+        # "Test suite spec: FAIL", "cabal: Tests failed for test:spec from ledger-0.1.0.0."
+        regex=r"^Test suite \S+: FAIL\s*$|^(?:Error: )?cabal: Tests failed for ",
     ),
     SalientPattern(
         name="ghc-panic", rank=1,

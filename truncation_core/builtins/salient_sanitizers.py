@@ -2,10 +2,13 @@
 
 A sanitizer's report is long (frames, shadow bytes, a legend) and what a developer needs of
 it is short: what happened (``==12693==ERROR: AddressSanitizer: heap-buffer-overflow``,
-``WARNING: ThreadSanitizer: data race``), which access (``WRITE of size 17``, ``Previous
-write of size 8``), the first frame of each in the program's own code (not the sanitizer's
-interceptors nor libc), and the ``SUMMARY:`` line. UBSan's ``file:line:col: runtime error:``
-is one line. Lines may carry a runner's prefix (ctest's ``62: ``).
+``WARNING: ThreadSanitizer: data race``, ``WARNING: MemorySanitizer:
+use-of-uninitialized-value``, ``ERROR: LeakSanitizer: detected memory leaks``), which access
+(``WRITE of size 17``, ``Previous write of size 8``, ``Direct leak of 24 byte(s)``, MSan's
+``Uninitialized value was created by a heap allocation``), the first frame of each in the
+program's own code (not the sanitizer's interceptors nor libc), and the ``SUMMARY:`` line.
+UBSan's ``file:line:col: runtime error:`` is one line. Lines may carry a runner's prefix
+(ctest's ``62: ``).
 
 Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
 party would.
@@ -37,7 +40,8 @@ PATTERNS = (
 
 _PREFIX = re.compile(r"^\d+: ")
 _ACCESS = re.compile(r"^\s*(?:(?:READ|WRITE) of size \d+|(?:Previous )?(?:[Aa]tomic )?"
-                     r"(?:[Rr]ead|[Ww]rite) of size \d+|(?:Direct|Indirect) leak of \d+)")
+                     r"(?:[Rr]ead|[Ww]rite) of size \d+|(?:Direct|Indirect) leak of \d+|"
+                     r"Uninitiali[sz]ed value was (?:created|stored))")
 _FRAME = re.compile(r"^\s*#\d+ (?:0x[0-9a-f]+ in )?\S+ \(?(\S+?):\d+(?::\d+)?\b")
 #: Frames in the sanitizer runtime, the C library and the startup code.
 _RUNTIME = re.compile(r"(?:^|/)(?:csu|sysdeps|compiler-rt|sanitizer_common|asan|tsan|msan|"
@@ -47,9 +51,12 @@ _RUNTIME = re.compile(r"(?:^|/)(?:csu|sysdeps|compiler-rt|sanitizer_common|asan|
 
 def report_details(lines: UnitLines) -> list[int]:
     """Under a sanitizer report's first line: each access (at most two) with the first frame
-    of its stack in the program's own code."""
+    of its stack in the program's own code. A report whose stack follows its first line
+    (MemorySanitizer's use of an uninitialised value, AddressSanitizer's SEGV) has its first
+    own frame taken too; MemorySanitizer's origin (``Uninitialized value was created by a
+    heap allocation``) counts as an access."""
     taken: list[int] = []
-    frame_wanted = False
+    frame_wanted = True
     accesses = 0
     for i, raw in enumerate(lines.below, 1):
         line = _PREFIX.sub("", raw)
