@@ -10,13 +10,13 @@ import sys
 
 
 def main() -> None:
-    try:
-        import click  # noqa: F401
-        import rich  # noqa: F401
-    except ImportError as exc:
-        sys.stderr.write(f"trunc: the command line needs the cli extra ({exc.name} is not "
+    from importlib.util import find_spec
+
+    missing = next((name for name in ("click", "rich") if find_spec(name) is None), None)
+    if missing is not None:  # (rich is imported only when a table is printed)
+        sys.stderr.write(f"trunc: the command line needs the cli extra ({missing} is not "
                          "installed): pip install 'truncation-core[cli]'\n")
-        raise SystemExit(1) from None
+        raise SystemExit(1)
     from truncation_core.cli import main as cli_main
 
     cli_main()
