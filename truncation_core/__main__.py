@@ -6,6 +6,7 @@ it instead of failing with an import error.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -17,8 +18,16 @@ def main() -> None:
         sys.stderr.write(f"trunc: the command line needs the cli extra ({missing} is not "
                          "installed): pip install 'truncation-core[cli]'\n")
         raise SystemExit(1)
-    from truncation_core.cli import main as cli_main
-
+    # Importing the command line allocates tens of thousands of objects that live as long as
+    # the process (modules, functions, classes), and the cyclic collector would traverse them
+    # some thirty times on the way: nothing in them is garbage yet.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from truncation_core.cli import main as cli_main
+    finally:
+        if collecting:
+            gc.enable()
     cli_main()
 
 
