@@ -18,13 +18,16 @@ def main() -> None:
         sys.stderr.write(f"trunc: the command line needs the cli extra ({missing} is not "
                          "installed): pip install 'truncation-core[cli]'\n")
         raise SystemExit(1)
-    # Importing the command line allocates tens of thousands of objects that live as long as
-    # the process (modules, functions, classes), and the cyclic collector would traverse them
-    # some thirty times on the way: nothing in them is garbage yet.
+    # trunc is one short process. Importing its command line makes tens of thousands of
+    # objects that live as long as it does (modules, functions, classes): the cyclic
+    # collector traversed them some thirty times while they were made, and again when the
+    # process exits. It waits until they are made, then leaves them out (gc.freeze).
     collecting = gc.isenabled()
     gc.disable()
     try:
         from truncation_core.cli import main as cli_main
+
+        gc.freeze()
     finally:
         if collecting:
             gc.enable()
