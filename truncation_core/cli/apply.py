@@ -91,9 +91,10 @@ def _apply(truncator: Truncator, tool: str | None, source: BinaryIO) -> Truncati
     the budget, the result the one process() gives for the whole content) when the strategy
     can cut a stream; otherwise read whole, so that the strategy itself cuts it, up to
     :data:`WHOLE_INPUT_BYTES`."""
-    head = source.read(_CHUNK)
-    while len(head) < _CHUNK:  # the end, or a short read
-        more = source.read(_CHUNK - len(head))
+    first = min(_CHUNK, WHOLE_INPUT_BYTES)
+    head = source.read(first)
+    while len(head) < first:  # the end, or a short read
+        more = source.read(first - len(head))
         if not more:
             return truncator.process(head, tool=tool)
         head += more
