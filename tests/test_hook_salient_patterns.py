@@ -96,3 +96,18 @@ def test_hook_salient_patterns_header_is_checked() -> None:
 
     with pytest.raises(ValueError, match="regex: not a valid regular expression"):
         SalientPattern(name="x", keywords=("a",), header="(")
+
+
+def test_hook_salient_patterns_is_called_when_a_stream_gets_its_first_text() -> None:
+    """A stream that stays empty (a silent command's) never asks for the patterns; one that
+    gets text asks once, and lifts the lines they match."""
+    plugin = _CargoPatterns()
+    truncator = make({"inline_limit": 3000, "highlights": 4}, plugins=[plugin])
+    with truncator.stream(tool="cargo") as silent:
+        silent.write(b"")
+    assert silent.result().content == "" and plugin.calls == []
+    with truncator.stream(tool="cargo") as stream:
+        for i in range(3000):
+            stream.write(f"   Compiling crate{i} v0.1.0\n" if i != 1500 else "lint: unused x\n")
+    assert plugin.calls == ["cargo"]
+    assert "lint: unused x" in lifted(stream.result()).values()

@@ -42,13 +42,15 @@ def test_the_probe_sees_an_import() -> None:
 # anything), and reports ``sys.modules`` when it is done (``-X importtime`` does not list what
 # ``importlib.import_module`` imports: the built-in plugins, the commands).
 
-#: Not needed by ``trunc apply`` on a small input, nor by ``trunc run``: configuration is
-#: not converted (cattrs), no YAML file, no table printed (rich), no JSON streamed (ijson),
-#: no event loop, no importlib.metadata (plugins are found from their dist-info files),
-#: no logging or secrets/hashlib until something is logged or stored, and of the library:
-#: the converter, the other commands, retrieval's pages and grep, the JSON fitter, ranked,
-#: the estimate tokenizer's rank table and the regex module (the tokenizer itself is made
-#: with each tool's policy; its table loads on the first count).
+#: Not needed by ``trunc apply`` on a small input, nor by ``trunc run`` of a silent command:
+#: configuration is not converted (cattrs), no YAML file, no table printed (rich), no JSON
+#: streamed (ijson), no event loop, no importlib.metadata (plugins are found from their
+#: dist-info files), no logging or secrets/hashlib until something is logged or stored, and
+#: of the library: the converter, the other commands, retrieval's pages and grep, the JSON
+#: fitter, ranked, the estimate tokenizer's rank table and the regex module (the tokenizer
+#: itself is made with each tool's policy; its table loads on the first count), and the
+#: highlights: nothing is cut, so no salient pattern is made, compiled or scanned for (the
+#: built-in detector modules are registered, but make their patterns on the first call).
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -57,14 +59,17 @@ NOT_AT_START_UP = (
     "truncation_core.retrieval.pages", "truncation_core.retrieval.grep",
     "truncation_core.structured.json_element", "truncation_core.structured.ranked",
     "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
+    "truncation_core.highlights.patterns", "truncation_core.highlights.units",
+    "truncation_core.highlights.records", "truncation_core.highlights.bank", "hyperscan",
 )
-#: Not needed by ``trunc apply`` of content within the limit for a tool without highlights
-#: (``read_file``). With highlights on (the default for other tools, and ``trunc run``), a
-#: stream builds its matcher and its bank of salient lines when it opens. (The patterns
-#: module itself is loaded by the built-in detectors, which declare their patterns with
-#: ``truncation_core.plugin.SalientPattern`` as a third party's plugin does.)
+#: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
+#: goes to ``process()``, which returns content within its limits as it is, so no stream is
+#: opened (nor its cutters made, nor ``trunc run``'s command machinery imported).
 NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
-                 "truncation_core.highlights.bank")
+                 "truncation_core.streaming.stream", "truncation_core.structured.stream_cut",
+                 "truncation_core.structured.dispatch")
+#: What a highlighted cut needs, for the controls.
+HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank"}
 
 
 def modules_of(code: str, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -86,20 +91,34 @@ def trunc(*args: str) -> str:
 
 
 def test_trunc_apply_imports_only_what_it_uses(tmp_path: Path) -> None:
-    modules = modules_of(trunc("apply", "--tool", "read_file"), tmp_path, b"hi\n")
-    assert {"truncation_core.cli.apply", "click", "attr", "pluggy"} <= modules  # the probe
-    assert {"truncation_core_example", "truncation_core_tiktoken"} <= modules  # plugins load
-    assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_APPLY}) == []
-    highlighted = modules_of(trunc("apply"), tmp_path, b"hi\n")  # the control: on for no tool
-    assert "truncation_core.highlights.bank" in highlighted
-    assert sorted(highlighted & set(NOT_AT_START_UP)) == []
+    for tool in ((), ("--tool", "read_file")):  # highlights on (no tool), and off
+        modules = modules_of(trunc("apply", *tool), tmp_path, b"hi\n")
+        assert {"truncation_core.cli.apply", "click", "attr", "pluggy"} <= modules  # the probe
+        assert {"truncation_core_example", "truncation_core_tiktoken"} <= modules  # plugins load
+        assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_APPLY}) == []
+
+
+def test_the_apply_probe_sees_a_cut_and_a_stream(tmp_path: Path) -> None:
+    """Control: a cut with highlights imports their modules, and an input larger than the
+    first chunk is streamed (the probe would see either at start-up)."""
+    log = b"".join(b"ERROR line %d failed\n" % i for i in range(2000))  # over 8,000 chars
+    cut = modules_of(trunc("apply"), tmp_path, log)
+    assert HIGHLIGHTS <= cut and "truncation_core.streaming.stream" not in cut
+    streamed = modules_of(trunc("apply"), tmp_path, log * 60)  # over 1 MiB
+    assert HIGHLIGHTS | {"truncation_core.streaming.stream"} <= streamed
 
 
 def test_trunc_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     modules = modules_of(trunc("run", "--", sys.executable, "-c", "pass"), tmp_path)
-    assert {"truncation_core.streaming.command", "truncation_core.highlights.patterns"} <= (
-        modules)
+    assert {"truncation_core.streaming.command", "truncation_core.streaming.stream",
+            "truncation_core_example"} <= modules  # the probe
     assert sorted(modules & set(NOT_AT_START_UP)) == []
+
+
+def test_the_run_probe_sees_the_highlights_of_a_command_that_prints(tmp_path: Path) -> None:
+    """Control: the first text a command prints makes the highlights' matcher."""
+    modules = modules_of(trunc("run", "--", sys.executable, "-c", "print('hi')"), tmp_path)
+    assert HIGHLIGHTS <= modules
 
 
 def test_import_truncation_core_imports_none_of_the_libraries(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.salient import PATTERNS, UNITS
+from truncation_core.builtins.salient import salient_patterns, salient_units
 from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
 from truncation_core.highlights.choice import in_order
@@ -22,6 +22,8 @@ from truncation_core.highlights.units import SalientUnit, UnitLines, lines_below
 from truncation_core.hooks.models import Omission
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.measure import line_index, measure
+
+PATTERNS, UNITS = salient_patterns(), salient_units()
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

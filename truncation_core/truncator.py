@@ -7,6 +7,7 @@ pipeline (:mod:`truncation_core.pipeline.pipeline`), which a stream uses too.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import sys
 import warnings
@@ -308,9 +309,10 @@ class Truncator:
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
         cutters = self._pipeline.stream_cutters(tool, policy, context)
-        matcher = self._pipeline.matcher(tool, policy) if policy.highlights else None
+        matcher = (functools.partial(self._pipeline.matcher, tool, policy) if policy.highlights
+                   else None)
         return Stream(self._pipeline, tool=tool, policy=policy, budget=slot.budget,
-                      context=context, cutters=cutters, matcher=matcher or None)
+                      context=context, cutters=cutters, matcher=matcher)
 
     def astream(self, *, tool: str | None = None, **context: Any) -> AsyncStream:
         """The async form of :meth:`stream`: ``async with truncator.astream(...) as s:

@@ -16,32 +16,43 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="karma-total", rank=0,
-        keywords=("TOTAL: ",),
-        regex=r"^TOTAL: \d+ (?:FAILED|SUCCESS)",
-    ),
-    SalientPattern(
-        name="wpt-unexpected", rank=1,
-        keywords=("[expected ",),
-        regex=r"^\s*(?:FAIL|TIMEOUT|CRASH|ERROR|NOTRUN|PRECONDITION_FAILED) \[expected ",
-    ),
-    SalientPattern(
-        name="testharness-assert", rank=1,
-        keywords=("assert_",),
-        regex=r"^\s*assert_\w+: ",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
 
-_ASSERT = re.compile(r"^\s*assert_\w+: ")
-_AT = re.compile(r"^\s+at .*[(\s]\S+:\d+:\d+\)?\s*$")
-_TEST_FILE = re.compile(r"^\s*\S+\.(?:html?|xhtml|svg|xht|js)\s*$")
-_SUBTEST = re.compile(r"^\s*(?:[√✓✔×✗✘]|\[(?:PASS|FAIL)\])\s")
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="karma-total", rank=0,
+            keywords=("TOTAL: ",),
+            regex=r"^TOTAL: \d+ (?:FAILED|SUCCESS)",
+        ),
+        SalientPattern(
+            name="wpt-unexpected", rank=1,
+            keywords=("[expected ",),
+            regex=r"^\s*(?:FAIL|TIMEOUT|CRASH|ERROR|NOTRUN|PRECONDITION_FAILED) \[expected ",
+        ),
+        SalientPattern(
+            name="testharness-assert", rank=1,
+            keywords=("assert_",),
+            regex=r"^\s*assert_\w+: ",
+        ),
+    )
+
+
+_ASSERT = r"^\s*assert_\w+: "
+_AT = r"^\s+at .*[(\s]\S+:\d+:\d+\)?\s*$"
+_TEST_FILE = r"^\s*\S+\.(?:html?|xhtml|svg|xht|js)\s*$"
+_SUBTEST = r"^\s*(?:[√✓✔×✗✘]|\[(?:PASS|FAIL)\])\s"
 
 
 def subtest_failure(lines: UnitLines) -> list[int]:
@@ -51,26 +62,26 @@ def subtest_failure(lines: UnitLines) -> list[int]:
         return []
     taken: list[int] = []
     for i, line in enumerate(lines.above, 1):
-        if _TEST_FILE.match(line):
+        if re.match(_TEST_FILE, line):
             taken.append(-i)
             break
-        if line.strip() and not _SUBTEST.match(line) and not _ASSERT.match(line) and \
-                not _AT.match(line):
+        if line.strip() and not re.match(_SUBTEST, line) and not re.match(_ASSERT, line) and \
+                not re.match(_AT, line):
             break
     assertion = False
     for i, line in enumerate(lines.below, 1):
-        if _SUBTEST.match(line):
+        if re.match(_SUBTEST, line):
             break
-        if not assertion and _ASSERT.match(line):
+        if not assertion and re.match(_ASSERT, line):
             assertion = True
             taken.append(i)
-        elif assertion and _AT.match(line):
+        elif assertion and re.match(_AT, line):
             taken.append(i)
             break
     return taken
 
 
-_JASMINE_AT = re.compile(r"^\t\s*at .*\(([^()<>]+):\d+:\d+\)")
+_JASMINE_AT = r"^\t\s*at .*\(([^()<>]+):\d+:\d+\)"
 
 
 def jasmine_failure(lines: UnitLines) -> list[int]:
@@ -82,7 +93,7 @@ def jasmine_failure(lines: UnitLines) -> list[int]:
     for i, line in enumerate(lines.below, 1):
         if not line.startswith("\t"):
             break
-        frame = _JASMINE_AT.match(line)
+        frame = re.match(_JASMINE_AT, line)
         if frame is not None:
             if "node_modules" not in frame.group(1):
                 taken.append(i)
@@ -92,19 +103,23 @@ def jasmine_failure(lines: UnitLines) -> list[int]:
     return taken
 
 
-UNITS = (
-    SalientUnit(name="subtest-failure", patterns=("failed-test",), above=64, below=6,
-                choose=subtest_failure),
-    SalientUnit(name="jasmine-failure", patterns=("failed-test",), below=12,
-                choose=jasmine_failure),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="subtest-failure", patterns=("failed-test",), above=64, below=6,
+                    choose=subtest_failure),
+        SalientUnit(name="jasmine-failure", patterns=("failed-test",), below=12,
+                    choose=jasmine_failure),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

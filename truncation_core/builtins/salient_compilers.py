@@ -15,60 +15,70 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="ruff-diagnostic", rank=1,
-        keywords=("--> ",),
-        # ruff's full output: the rule code and message, then " --> path:line:col".
-        regex=r"^\s*--> \S+:\d+:\d+\s*$",
-        header=r"^[A-Z]{1,5}\d{2,4}(?: \[\*\])? \S",
-    ),
-    SalientPattern(
-        name="eslint-error", rank=1,
-        keywords=("  error  ",),
-        # "  6:10  error    'totl4' is not defined    no-undef"
-        regex=r"^\s+\d+:\d+\s+error\s{2,}\S",
-    ),
-    SalientPattern(
-        name="go-diagnostic", rank=1,
-        keywords=(".go:",),
-        # go build and go vet: "pkg24/calc.go:8:17: undefined: undefinedFee" (not go test's
-        # indented "    x_test.go:12: message" log lines).
-        regex=r"^\S+\.go:\d+:\d+: \S",
-    ),
-    SalientPattern(
-        name="go-package-failed", rank=0,
-        keywords=("FAIL\t",),
-        # go test's line for a package that failed: "FAIL\texample.com/x\t0.006s".
-        regex=r"^FAIL\s+\S+\s+(?:[\d.]+s|\[)",
-    ),
-    SalientPattern(
-        name="go-package-ok", rank=2,
-        keywords=("ok  \t",),
-        # ... and for one that passed: a detail, shown when there are few.
-        regex=r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="ruff-diagnostic", rank=1,
+            keywords=("--> ",),
+            # ruff's full output: the rule code and message, then " --> path:line:col".
+            regex=r"^\s*--> \S+:\d+:\d+\s*$",
+            header=r"^[A-Z]{1,5}\d{2,4}(?: \[\*\])? \S",
+        ),
+        SalientPattern(
+            name="eslint-error", rank=1,
+            keywords=("  error  ",),
+            # "  6:10  error    'totl4' is not defined    no-undef"
+            regex=r"^\s+\d+:\d+\s+error\s{2,}\S",
+        ),
+        SalientPattern(
+            name="go-diagnostic", rank=1,
+            keywords=(".go:",),
+            # go build and go vet: "pkg24/calc.go:8:17: undefined: undefinedFee" (not go test's
+            # indented "    x_test.go:12: message" log lines).
+            regex=r"^\S+\.go:\d+:\d+: \S",
+        ),
+        SalientPattern(
+            name="go-package-failed", rank=0,
+            keywords=("FAIL\t",),
+            # go test's line for a package that failed: "FAIL\texample.com/x\t0.006s".
+            regex=r"^FAIL\s+\S+\s+(?:[\d.]+s|\[)",
+        ),
+        SalientPattern(
+            name="go-package-ok", rank=2,
+            keywords=("ok  \t",),
+            # ... and for one that passed: a detail, shown when there are few.
+            regex=r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))",
+        ),
+    )
 
 #: A diagnostic's header: "path:line[:col]: error|warning", " - error TS...", rustc's
 #: "error[E0308]: ...", ruff's "F821 ...".
-_HEADER = re.compile(r"^\S.*?:\d+(?::\d+)?(?::| -) (?:fatal )?(?:error|warning)\b|"
-                     r"^(?:error|warning)(?:\[\w+\])?: |^[A-Z]{1,5}\d{2,4}(?: \[\*\])? \S")
-_NEW_DIAGNOSTIC = re.compile(r"^\S.*?:\d+(?::\d+)?(?::| -) (?:fatal )?(?:error|warning|note)\b|"
-                             r"^(?:error|warning|note|help)(?:\[\w+\])?: |"
-                             r"^[A-Z]{1,5}\d{2,4}(?: \[\*\])? \S|^\[\d+ of \d+\] |^make")
-_ARROW = re.compile(r"^\s*--> \S")
+_HEADER = (r"^\S.*?:\d+(?::\d+)?(?::| -) (?:fatal )?(?:error|warning)\b|"
+           r"^(?:error|warning)(?:\[\w+\])?: |^[A-Z]{1,5}\d{2,4}(?: \[\*\])? \S")
+_NEW_DIAGNOSTIC = (r"^\S.*?:\d+(?::\d+)?(?::| -) (?:fatal )?(?:error|warning|note)\b|"
+                   r"^(?:error|warning|note|help)(?:\[\w+\])?: |"
+                   r"^[A-Z]{1,5}\d{2,4}(?: \[\*\])? \S|^\[\d+ of \d+\] |^make")
+_ARROW = r"^\s*--> \S"
 #: A caret line: only carets, tildes, dashes, pluses and spaces, after an optional gutter.
-_CARETS = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~][\^~+\-\s]*$")
+_CARETS = r"^\s*(?:\d+\s*)?\|?\s*[\^~][\^~+\-\s]*$"
 #: rustc's primary label: carets then what is wrong ("^^^^^ expected `u32`, found `i64`").
-_LABEL = re.compile(r"^\s*\|\s*\^+\s+\S")
-_BULLET = re.compile(r"^\s+•\s")
-_MYPY = re.compile(r"^(\S+\.pyi?:\d+): (?:error|note): ")
-_GUTTER = re.compile(r"^\s*\|\s*$")
+_LABEL = r"^\s*\|\s*\^+\s+\S"
+_BULLET = r"^\s+•\s"
+_MYPY = r"^(\S+\.pyi?:\d+): (?:error|note): "
+_GUTTER = r"^\s*\|\s*$"
 
 
 def compiler_excerpt(lines: UnitLines) -> list[int]:
@@ -77,10 +87,10 @@ def compiler_excerpt(lines: UnitLines) -> list[int]:
     same location (mypy), and the source line the first caret points at (or the caret line
     itself when it carries the message, as rustc's primary label does)."""
     header = lines.line
-    if not _HEADER.search(header):
+    if not re.search(_HEADER, header):
         return []
     taken: list[int] = []
-    mypy = _MYPY.match(header)
+    mypy = re.match(_MYPY, header)
     wrapped = mypy is not None and not header.rstrip().endswith("]")
     arrow = bullet = caret = False
     for i, line in enumerate(lines.below):
@@ -89,7 +99,7 @@ def compiler_excerpt(lines: UnitLines) -> list[int]:
             if i == 0:  # tsc --pretty: a blank line under the header
                 continue
             break
-        if wrapped and not line.startswith(" ") and not _MYPY.match(line):
+        if wrapped and not line.startswith(" ") and not re.match(_MYPY, line):
             taken.append(offset)
             wrapped = not line.rstrip().endswith("]")
             continue
@@ -97,42 +107,42 @@ def compiler_excerpt(lines: UnitLines) -> list[int]:
         if mypy is not None and line.startswith(f"{mypy.group(1)}: note: "):
             taken.append(offset)
             continue
-        if _NEW_DIAGNOSTIC.match(line) or (mypy is not None and _MYPY.match(line)):
+        if re.match(_NEW_DIAGNOSTIC, line) or (mypy is not None and re.match(_MYPY, line)):
             break
-        if not arrow and _ARROW.match(line):
+        if not arrow and re.match(_ARROW, line):
             arrow = True
             taken.append(offset)
-        elif not bullet and _BULLET.match(line):
+        elif not bullet and re.match(_BULLET, line):
             bullet = True
             taken.append(offset)
-        elif not caret and _LABEL.match(line):
+        elif not caret and re.match(_LABEL, line):
             caret = True
             taken.append(offset)
-            if i > 0 and not _GUTTER.match(lines.below[i - 1]) and offset - 1 not in taken:
+            if i > 0 and not re.match(_GUTTER, lines.below[i - 1]) and offset - 1 not in taken:
                 taken.append(offset - 1)
-        elif not caret and _CARETS.match(line) and i > 0:
+        elif not caret and re.match(_CARETS, line) and i > 0:
             caret = True
             source = lines.below[i - 1]
-            if not _GUTTER.match(source) and offset - 1 not in taken and source.strip():
+            if not re.match(_GUTTER, source) and offset - 1 not in taken and source.strip():
                 taken.append(offset - 1)
     return taken
 
 
-_ESLINT_FILE = re.compile(r"^(?:[A-Za-z]:)?[^\s:]+\.[\w]+$")
-_ESLINT_PROBLEM = re.compile(r"^\s+\d+:\d+\s+(?:error|warning)\s")
+_ESLINT_FILE = r"^(?:[A-Za-z]:)?[^\s:]+\.[\w]+$"
+_ESLINT_PROBLEM = r"^\s+\d+:\d+\s+(?:error|warning)\s"
 
 
 def eslint_file(lines: UnitLines) -> list[int]:
     """Above an eslint problem: the header line naming its file."""
     for i, line in enumerate(lines.above):
-        if _ESLINT_FILE.match(line.strip()) and not line.startswith(" "):
+        if re.match(_ESLINT_FILE, line.strip()) and not line.startswith(" "):
             return [-(i + 1)]
-        if not _ESLINT_PROBLEM.match(line):
+        if not re.match(_ESLINT_PROBLEM, line):
             return []
     return []
 
 
-_GO_DIAGNOSTIC = re.compile(r"^\S+\.go:\d+:\d+: ")
+_GO_DIAGNOSTIC = r"^\S+\.go:\d+:\d+: "
 
 
 def go_package(lines: UnitLines) -> list[int]:
@@ -140,25 +150,29 @@ def go_package(lines: UnitLines) -> list[int]:
     for i, line in enumerate(lines.above):
         if re.match(r"^# \S+$", line):
             return [-(i + 1)]
-        if not _GO_DIAGNOSTIC.match(line):
+        if not re.match(_GO_DIAGNOSTIC, line):
             return []
     return []
 
 
-UNITS = (
-    SalientUnit(name="compiler-excerpt",
-                patterns=("error", "warning", "ruff-diagnostic"), below=12,
-                choose=compiler_excerpt),
-    SalientUnit(name="eslint-file", patterns=("eslint-error",), above=64, choose=eslint_file),
-    SalientUnit(name="go-package", patterns=("go-diagnostic",), above=16, choose=go_package),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="compiler-excerpt",
+                    patterns=("error", "warning", "ruff-diagnostic"), below=12,
+                    choose=compiler_excerpt),
+        SalientUnit(name="eslint-file", patterns=("eslint-error",), above=64, choose=eslint_file),
+        SalientUnit(name="go-package", patterns=("go-diagnostic",), above=16, choose=go_package),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

@@ -14,37 +14,48 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="msbuild-count", rank=0,
-        keywords=("Error(s)",),
-        regex=r"^\s*\d+ Error\(s\)",
-    ),
-    SalientPattern(
-        name="dotnet-test-summary", rank=0,
-        keywords=("Failed:", "Run Failed"),
-        # "Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100, ..."
-        regex=r"^\s*(?:Failed|Passed)!\s+- Failed:\s+\d+|^\s*Test Run Failed\.",
-    ),
-    SalientPattern(
-        name="dotnet-failed-test", rank=1,
-        keywords=("Failed ",),
-        # VSTest "  Failed Tests.MathTests.Adds [12 ms]", NUnit "  Failed : Tests.X.Y".
-        regex=r"^\s*(?:X )?Failed (?:[\w.+`<>,\[\] ]+\[\s*[\d.]+ ?m?s\]|: [\w.]+)",
-    ),
-    SalientPattern(
-        name="xunit-failed-test", rank=1,
-        keywords=("[FAIL]",),
-        # "[xUnit.net 00:00:06.52]     Tests.MainFormTests.Refreshes [FAIL]"
-        regex=r"^\s*\[xUnit\.net [\d:.]+\]\s+\S+ \[FAIL\]\s*$",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
 
-_STACK_FRAME = re.compile(r"^\s+at .+ in .+:line \d+")
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="msbuild-count", rank=0,
+            keywords=("Error(s)",),
+            regex=r"^\s*\d+ Error\(s\)",
+        ),
+        SalientPattern(
+            name="dotnet-test-summary", rank=0,
+            keywords=("Failed:", "Run Failed"),
+            # "Failed!  - Failed:     1, Passed:    99, Skipped:     0, Total:   100, ..."
+            regex=r"^\s*(?:Failed|Passed)!\s+- Failed:\s+\d+|^\s*Test Run Failed\.",
+        ),
+        SalientPattern(
+            name="dotnet-failed-test", rank=1,
+            keywords=("Failed ",),
+            # VSTest "  Failed Tests.MathTests.Adds [12 ms]", NUnit "  Failed : Tests.X.Y".
+            regex=r"^\s*(?:X )?Failed (?:[\w.+`<>,\[\] ]+\[\s*[\d.]+ ?m?s\]|: [\w.]+)",
+        ),
+        SalientPattern(
+            name="xunit-failed-test", rank=1,
+            keywords=("[FAIL]",),
+            # "[xUnit.net 00:00:06.52]     Tests.MainFormTests.Refreshes [FAIL]"
+            regex=r"^\s*\[xUnit\.net [\d:.]+\]\s+\S+ \[FAIL\]\s*$",
+        ),
+    )
+
+
+_STACK_FRAME = r"^\s+at .+ in .+:line \d+"
 
 
 def vstest_details(lines: UnitLines) -> list[int]:
@@ -59,7 +70,7 @@ def vstest_details(lines: UnitLines) -> list[int]:
         if stripped == "Error Message:" and not message and i < len(lines.below):
             message = True
             taken.append(i + 1)
-        elif not frame and _STACK_FRAME.match(line):
+        elif not frame and re.match(_STACK_FRAME, line):
             frame = True
             taken.append(i)
         if message and frame:
@@ -67,17 +78,21 @@ def vstest_details(lines: UnitLines) -> list[int]:
     return taken
 
 
-UNITS = (
-    SalientUnit(name="vstest-details", patterns=("dotnet-failed-test",), below=24,
-                choose=vstest_details),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="vstest-details", patterns=("dotnet-failed-test",), below=24,
+                    choose=vstest_details),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

@@ -14,33 +14,43 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="cabal-failure", rank=1,
-        keywords=("Failed to build", "failed to build", "Error: [S-", "[Cabal-"),
-        regex=r"\b[Ff]ailed to build\b|^Error: \[(?:S|Cabal)-\d+\]",
-    ),
-    SalientPattern(
-        name="cabal-test-failure", rank=1,
-        keywords=(": FAIL", "Tests failed for"),
-        # "Test suite spec: FAIL", "cabal: Tests failed for test:spec from ledger-0.1.0.0."
-        regex=r"^Test suite \S+: FAIL\s*$|^(?:Error: )?cabal: Tests failed for ",
-    ),
-    SalientPattern(
-        name="ghc-panic", rank=1,
-        keywords=("panic!",),
-        regex=r"^\S+: panic! ",
-    ),
-    SalientPattern(
-        name="hspec-failure", rank=1,
-        keywords=("expected: ",),
-        regex=r"^\s+expected: ",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="cabal-failure", rank=1,
+            keywords=("Failed to build", "failed to build", "Error: [S-", "[Cabal-"),
+            regex=r"\b[Ff]ailed to build\b|^Error: \[(?:S|Cabal)-\d+\]",
+        ),
+        SalientPattern(
+            name="cabal-test-failure", rank=1,
+            keywords=(": FAIL", "Tests failed for"),
+            # "Test suite spec: FAIL", "cabal: Tests failed for test:spec from ledger-0.1.0.0."
+            regex=r"^Test suite \S+: FAIL\s*$|^(?:Error: )?cabal: Tests failed for ",
+        ),
+        SalientPattern(
+            name="ghc-panic", rank=1,
+            keywords=("panic!",),
+            regex=r"^\S+: panic! ",
+        ),
+        SalientPattern(
+            name="hspec-failure", rank=1,
+            keywords=("expected: ",),
+            regex=r"^\s+expected: ",
+        ),
+    )
 
 
 def hspec_got(lines: UnitLines) -> list[int]:
@@ -59,18 +69,22 @@ def hspec_location(lines: UnitLines) -> list[int]:
     return []
 
 
-UNITS = (
-    SalientUnit(name="hspec-got", patterns=("hspec-failure",), below=3, choose=hspec_got),
-    SalientUnit(name="hspec-location", patterns=("hspec-failure",), above=4,
-                choose=hspec_location),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="hspec-got", patterns=("hspec-failure",), below=3, choose=hspec_got),
+        SalientUnit(name="hspec-location", patterns=("hspec-failure",), above=4,
+                    choose=hspec_location),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

@@ -15,58 +15,69 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="surefire-total", rank=0,
-        keywords=("Failures: ",),
-        # The Results total ("[ERROR] Tests run: 360, Failures: 1, Errors: 0, Skipped: 0"),
-        # not the line per class (which ends "-- in demo.XTest" or names a time).
-        regex=r"^(?:\[\w+\]\s+)?Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+\s*$",
-    ),
-    SalientPattern(
-        name="surefire-failure", rank=1,
-        keywords=("<<< FAIL", "<<< ERR"),
-        regex=r"<<< (?:FAILURE|ERROR)!",
-    ),
-    SalientPattern(
-        name="java-caused-by", rank=1,
-        keywords=("Caused by:",),
-        regex=r"^\s*Caused by: \S",
-    ),
-    SalientPattern(
-        name="gradle-failure", rank=0,
-        keywords=("FAILURE: ",),
-        regex=r"^FAILURE: ",
-    ),
-    SalientPattern(
-        name="gradle-what-went-wrong", rank=1,
-        keywords=("What went wrong",),
-        regex=r"^\* What went wrong:",
-    ),
-    SalientPattern(
-        name="sbt-summary", rank=0,
-        keywords=("error found", "errors found", "Compilation failed", "Failed: "),
-        regex=r"^\[error\] (?:one|\d+) errors? found|^\[error\] .*Compilation failed|"
-              r"Failed: Total \d+, Failed [1-9]",
-    ),
-    SalientPattern(
-        name="sbt-error", rank=1,
-        keywords=("[error]",),
-        regex=r"^\[error\] \S+\.(?:scala|java|sbt):\d+(?::\d+)?:? ",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
 
-_FRAME = re.compile(r"^\s*at ([\w$.]+)\.[\w$<>]+\(([^)]*)\)")
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="surefire-total", rank=0,
+            keywords=("Failures: ",),
+            # The Results total ("[ERROR] Tests run: 360, Failures: 1, Errors: 0, Skipped: 0"),
+            # not the line per class (which ends "-- in demo.XTest" or names a time).
+            regex=r"^(?:\[\w+\]\s+)?Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+\s*$",
+        ),
+        SalientPattern(
+            name="surefire-failure", rank=1,
+            keywords=("<<< FAIL", "<<< ERR"),
+            regex=r"<<< (?:FAILURE|ERROR)!",
+        ),
+        SalientPattern(
+            name="java-caused-by", rank=1,
+            keywords=("Caused by:",),
+            regex=r"^\s*Caused by: \S",
+        ),
+        SalientPattern(
+            name="gradle-failure", rank=0,
+            keywords=("FAILURE: ",),
+            regex=r"^FAILURE: ",
+        ),
+        SalientPattern(
+            name="gradle-what-went-wrong", rank=1,
+            keywords=("What went wrong",),
+            regex=r"^\* What went wrong:",
+        ),
+        SalientPattern(
+            name="sbt-summary", rank=0,
+            keywords=("error found", "errors found", "Compilation failed", "Failed: "),
+            regex=r"^\[error\] (?:one|\d+) errors? found|^\[error\] .*Compilation failed|"
+                  r"Failed: Total \d+, Failed [1-9]",
+        ),
+        SalientPattern(
+            name="sbt-error", rank=1,
+            keywords=("[error]",),
+            regex=r"^\[error\] \S+\.(?:scala|java|sbt):\d+(?::\d+)?:? ",
+        ),
+    )
+
+
+_FRAME = r"^\s*at ([\w$.]+)\.[\w$<>]+\(([^)]*)\)"
 #: Frames of the JDK, test frameworks, build tools and the JVM languages' runtimes.
-_LIBRARY = re.compile(r"^(?:java|javax|jdk|sun|com\.sun|org\.junit|junit|org\.opentest4j|"
-                      r"org\.apache\.maven|org\.gradle|worker\.org\.gradle|org\.testng|"
-                      r"scala|kotlin|kotlinx|groovy|org\.codehaus\.groovy|org\.scalatest|"
-                      r"org\.specs2|org\.spockframework|org\.mockito|org\.assertj|"
-                      r"org\.hamcrest|org\.springframework|reactor|io\.netty)\.")
+_LIBRARY = (r"^(?:java|javax|jdk|sun|com\.sun|org\.junit|junit|org\.opentest4j|"
+            r"org\.apache\.maven|org\.gradle|worker\.org\.gradle|org\.testng|"
+            r"scala|kotlin|kotlinx|groovy|org\.codehaus\.groovy|org\.scalatest|"
+            r"org\.specs2|org\.spockframework|org\.mockito|org\.assertj|"
+            r"org\.hamcrest|org\.springframework|reactor|io\.netty)\.")
 
 
 def first_own_frame(lines: UnitLines) -> list[int]:
@@ -75,12 +86,12 @@ def first_own_frame(lines: UnitLines) -> list[int]:
                     r"(?:Error|Exception|Failure|Throwable)\b", lines.line):
         return []
     for i, line in enumerate(lines.below, 1):
-        frame = _FRAME.match(line)
+        frame = re.match(_FRAME, line)
         if frame is None:
             if line.strip().startswith(("...", "Caused by:", "Suppressed:")) or not line.strip():
                 return []
             continue
-        if not _LIBRARY.match(frame.group(1)) and ":" in frame.group(2):
+        if not re.match(_LIBRARY, frame.group(1)) and ":" in frame.group(2):
             return [i]
     return []
 
@@ -95,20 +106,24 @@ def what_went_wrong(lines: UnitLines) -> list[int]:
     return taken[:2]
 
 
-UNITS = (
-    SalientUnit(name="jvm-own-frame",
-                patterns=("exception", "java-caused-by", "surefire-failure"), below=40,
-                choose=first_own_frame),
-    SalientUnit(name="gradle-what-went-wrong", patterns=("gradle-what-went-wrong",),
-                below=4, choose=what_went_wrong),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="jvm-own-frame",
+                    patterns=("exception", "java-caused-by", "surefire-failure"), below=40,
+                    choose=first_own_frame),
+        SalientUnit(name="gradle-what-went-wrong", patterns=("gradle-what-went-wrong",),
+                    below=4, choose=what_went_wrong),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

@@ -17,10 +17,15 @@ party would.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from truncation_core.plugin import SalientRecord, hookimpl
+from truncation_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientRecord
+
 
 _LEVEL_FIELDS = ("level", "lvl", "severity", "levelname", "log.level", "loglevel",
                  "level_name", "@level")
@@ -56,19 +61,23 @@ def is_error_record(record: Mapping[str, Any]) -> bool:
     return False
 
 
-RECORDS = (
-    SalientRecord(
-        name="log-error", rank=1,
-        keywords=('"error"', '"err"', '"ERROR"', '"Error"', '"fatal"', '"FATAL"',
-                  '"critical"', '"CRITICAL"', '"crit"', '"exception"', '"exc_info"',
-                  '"stack"', '"stack_trace"', '"stacktrace"', '"level":5', '"level":6',
-                  '"level": 5', '"level": 6', '"panic"', '"alert"', '"emerg"', '"severe"',
-                  '"SEVERE"', '"Fatal"', '"Critical"'),
-        test=is_error_record,
-    ),
-)
+@functools.cache
+def _records() -> tuple[SalientRecord, ...]:
+    from truncation_core.plugin import SalientRecord
+
+    return (
+        SalientRecord(
+            name="log-error", rank=1,
+            keywords=('"error"', '"err"', '"ERROR"', '"Error"', '"fatal"', '"FATAL"',
+                      '"critical"', '"CRITICAL"', '"crit"', '"exception"', '"exc_info"',
+                      '"stack"', '"stack_trace"', '"stacktrace"', '"level":5', '"level":6',
+                      '"level": 5', '"level": 6', '"panic"', '"alert"', '"emerg"', '"severe"',
+                      '"SEVERE"', '"Fatal"', '"Critical"'),
+            test=is_error_record,
+        ),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_records() -> tuple[SalientRecord, ...]:
-    return RECORDS
+    return _records()

@@ -13,37 +13,47 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="testthat-count", rank=0,
-        keywords=("[ FAIL ",),
-        regex=r"^\[ FAIL \d+ \| ",
-    ),
-    SalientPattern(
-        name="r-check-status", rank=0,
-        keywords=("Status: ",),
-        regex=r"^Status: (?:\d+ (?:ERROR|WARNING|NOTE)|OK)",
-    ),
-    SalientPattern(
-        name="testthat-failure", rank=1,
-        keywords=("Failure (", "Error (", "Failure:", "Error:"),
-        regex=r"^── (?:\d+\. )?(?:Failure|Error) [(:]",
-    ),
-    SalientPattern(
-        name="r-check-problem", rank=1,
-        keywords=("* checking ",),
-        regex=r"^\* checking .* \.\.\. (?:ERROR|WARNING)",
-    ),
-    SalientPattern(
-        name="r-error", rank=1,
-        keywords=("Error in ",),
-        regex=r"^Error in .* : ",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="testthat-count", rank=0,
+            keywords=("[ FAIL ",),
+            regex=r"^\[ FAIL \d+ \| ",
+        ),
+        SalientPattern(
+            name="r-check-status", rank=0,
+            keywords=("Status: ",),
+            regex=r"^Status: (?:\d+ (?:ERROR|WARNING|NOTE)|OK)",
+        ),
+        SalientPattern(
+            name="testthat-failure", rank=1,
+            keywords=("Failure (", "Error (", "Failure:", "Error:"),
+            regex=r"^── (?:\d+\. )?(?:Failure|Error) [(:]",
+        ),
+        SalientPattern(
+            name="r-check-problem", rank=1,
+            keywords=("* checking ",),
+            regex=r"^\* checking .* \.\.\. (?:ERROR|WARNING)",
+        ),
+        SalientPattern(
+            name="r-error", rank=1,
+            keywords=("Error in ",),
+            regex=r"^Error in .* : ",
+        ),
+    )
 
 
 def testthat_details(lines: UnitLines) -> list[int]:
@@ -65,18 +75,22 @@ def r_call(lines: UnitLines) -> list[int]:
     return []
 
 
-UNITS = (
-    SalientUnit(name="testthat-details", patterns=("testthat-failure",), below=8,
-                choose=testthat_details),
-    SalientUnit(name="r-call", patterns=("r-error",), above=3, choose=r_call),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="testthat-details", patterns=("testthat-failure",), below=8,
+                    choose=testthat_details),
+        SalientUnit(name="r-call", patterns=("r-error",), above=3, choose=r_call),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

@@ -20,59 +20,70 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="rspec-failed-example", rank=1,
-        keywords=("(FAILED - ",),
-        regex=r"\(FAILED - \d+\)\s*$",
-    ),
-    SalientPattern(
-        name="rspec-failure", rank=1,
-        keywords=("Failure/Error:",),
-    ),
-    SalientPattern(
-        name="rspec-rerun", rank=1,
-        keywords=("rspec ./",),
-        regex=r"^rspec \./\S+:\d+ # ",
-    ),
-    SalientPattern(
-        name="minitest-failed", rank=1,
-        keywords=("#test_",),
-        regex=r"^\S+#\S+ = [\d.]+ s = [FE]\s*$",
-    ),
-    SalientPattern(
-        name="minitest-failure", rank=1,
-        keywords=("Failure:", "Error:"),
-        regex=r"^\s*\d+\) (?:Failure|Error):\s*$",
-    ),
-    SalientPattern(
-        name="rails-exception", rank=1,
-        keywords=("Error (", "Exception (", "NotFound (", "Invalid ("),
-        regex=r"^\s*(?:[A-Z]\w*::)*\w*(?:Error|Exception|NotFound|Invalid) \(",
-    ),
-    SalientPattern(
-        name="rails-500", rank=1,
-        keywords=("Completed 5",),
-        regex=r"^\s*Completed 5\d\d ",
-    ),
-    SalientPattern(
-        name="rails-test-rerun", rank=1,
-        keywords=("rails test ",),
-        # "rails test test/integration/invoices_test.rb:820", under each failure.
-        regex=r"^rails test \S+:\d+\s*$",
-    ),
-    SalientPattern(
-        name="ruby-exception", rank=1,
-        keywords=("Error)", "Exception)"),
-        regex=r":\d+:in .*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
 
-_RSPEC_TAKE = re.compile(r"^\s+(?:expected|got|Diff):|^\s+# \./\S+:\d+")
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="rspec-failed-example", rank=1,
+            keywords=("(FAILED - ",),
+            regex=r"\(FAILED - \d+\)\s*$",
+        ),
+        SalientPattern(
+            name="rspec-failure", rank=1,
+            keywords=("Failure/Error:",),
+        ),
+        SalientPattern(
+            name="rspec-rerun", rank=1,
+            keywords=("rspec ./",),
+            regex=r"^rspec \./\S+:\d+ # ",
+        ),
+        SalientPattern(
+            name="minitest-failed", rank=1,
+            keywords=("#test_",),
+            regex=r"^\S+#\S+ = [\d.]+ s = [FE]\s*$",
+        ),
+        SalientPattern(
+            name="minitest-failure", rank=1,
+            keywords=("Failure:", "Error:"),
+            regex=r"^\s*\d+\) (?:Failure|Error):\s*$",
+        ),
+        SalientPattern(
+            name="rails-exception", rank=1,
+            keywords=("Error (", "Exception (", "NotFound (", "Invalid ("),
+            regex=r"^\s*(?:[A-Z]\w*::)*\w*(?:Error|Exception|NotFound|Invalid) \(",
+        ),
+        SalientPattern(
+            name="rails-500", rank=1,
+            keywords=("Completed 5",),
+            regex=r"^\s*Completed 5\d\d ",
+        ),
+        SalientPattern(
+            name="rails-test-rerun", rank=1,
+            keywords=("rails test ",),
+            # "rails test test/integration/invoices_test.rb:820", under each failure.
+            regex=r"^rails test \S+:\d+\s*$",
+        ),
+        SalientPattern(
+            name="ruby-exception", rank=1,
+            keywords=("Error)", "Exception)"),
+            regex=r":\d+:in .*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$",
+        ),
+    )
+
+
+_RSPEC_TAKE = r"^\s+(?:expected|got|Diff):|^\s+# \./\S+:\d+"
 
 
 def rspec_details(lines: UnitLines) -> list[int]:
@@ -81,7 +92,7 @@ def rspec_details(lines: UnitLines) -> list[int]:
     for i, line in enumerate(lines.below, 1):
         if re.match(r"^\s+\d+\) \S", line):
             break
-        if _RSPEC_TAKE.match(line):
+        if re.match(_RSPEC_TAKE, line):
             taken.append(i)
             if line.lstrip().startswith("# "):
                 break
@@ -98,7 +109,7 @@ def minitest_details(lines: UnitLines) -> list[int]:
     return taken[:5]
 
 
-_APP_FRAME = re.compile(r"^\s*(?:\./)?app/\S+:(\d+)(?::in |\s*$)")
+_APP_FRAME = r"^\s*(?:\./)?app/\S+:(\d+)(?::in |\s*$)"
 
 
 def rails_frame(lines: UnitLines) -> list[int]:
@@ -107,12 +118,12 @@ def rails_frame(lines: UnitLines) -> list[int]:
     a template, the line of the excerpt logged above the frame that it points at
     (``    2: <p><%= @invoice.customer.name %></p>``)."""
     for i, line in enumerate(lines.below, 1):
-        frame = _APP_FRAME.match(line)
+        frame = re.match(_APP_FRAME, line)
         if frame is None:
             continue
-        excerpt = re.compile(rf"^\s+{frame.group(1)}: ")
+        excerpt = rf"^\s+{frame.group(1)}: "
         for j, above in enumerate(lines.below[:i - 1], 1):
-            if excerpt.match(above):
+            if re.match(excerpt, above):
                 return [j, i]
         return [i]
     return []
@@ -141,24 +152,29 @@ def rails_test_details(lines: UnitLines) -> list[int]:
     return []
 
 
-UNITS = (
-    SalientUnit(name="rspec-details", patterns=("rspec-failure",), below=12,
-                choose=rspec_details),
-    SalientUnit(name="minitest-details", patterns=("minitest-failure",), below=6,
-                choose=minitest_details),
-    SalientUnit(name="rails-app-frame", patterns=("rails-exception",), below=24,
-                choose=rails_frame),
-    SalientUnit(name="rails-request", patterns=("rails-500",), above=40, choose=rails_request),
-    SalientUnit(name="rails-test-details", patterns=("rails-test-rerun",), above=16,
-                choose=rails_test_details),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="rspec-details", patterns=("rspec-failure",), below=12,
+                    choose=rspec_details),
+        SalientUnit(name="minitest-details", patterns=("minitest-failure",), below=6,
+                    choose=minitest_details),
+        SalientUnit(name="rails-app-frame", patterns=("rails-exception",), below=24,
+                    choose=rails_frame),
+        SalientUnit(name="rails-request", patterns=("rails-500",), above=40,
+                    choose=rails_request),
+        SalientUnit(name="rails-test-details", patterns=("rails-test-rerun",), above=16,
+                    choose=rails_test_details),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

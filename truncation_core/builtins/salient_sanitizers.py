@@ -16,37 +16,48 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="sanitizer-report", rank=1,
-        keywords=("Sanitizer:",),
-        regex=r"(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer: ",
-    ),
-    SalientPattern(
-        name="sanitizer-summary", rank=1,
-        keywords=("SUMMARY: ",),
-        regex=r"SUMMARY: \w*Sanitizer: ",
-    ),
-    SalientPattern(
-        name="ubsan-runtime-error", rank=1,
-        keywords=("runtime error:",),
-        regex=r"\S+:\d+:\d+: runtime error: ",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
 
-_PREFIX = re.compile(r"^\d+: ")
-_ACCESS = re.compile(r"^\s*(?:(?:READ|WRITE) of size \d+|(?:Previous )?(?:[Aa]tomic )?"
-                     r"(?:[Rr]ead|[Ww]rite) of size \d+|(?:Direct|Indirect) leak of \d+|"
-                     r"Uninitiali[sz]ed value was (?:created|stored))")
-_FRAME = re.compile(r"^\s*#\d+ (?:0x[0-9a-f]+ in )?\S+ \(?(\S+?):\d+(?::\d+)?\b")
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="sanitizer-report", rank=1,
+            keywords=("Sanitizer:",),
+            regex=r"(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer: ",
+        ),
+        SalientPattern(
+            name="sanitizer-summary", rank=1,
+            keywords=("SUMMARY: ",),
+            regex=r"SUMMARY: \w*Sanitizer: ",
+        ),
+        SalientPattern(
+            name="ubsan-runtime-error", rank=1,
+            keywords=("runtime error:",),
+            regex=r"\S+:\d+:\d+: runtime error: ",
+        ),
+    )
+
+
+_PREFIX = r"^\d+: "
+_ACCESS = (r"^\s*(?:(?:READ|WRITE) of size \d+|(?:Previous )?(?:[Aa]tomic )?"
+           r"(?:[Rr]ead|[Ww]rite) of size \d+|(?:Direct|Indirect) leak of \d+|"
+           r"Uninitiali[sz]ed value was (?:created|stored))")
+_FRAME = r"^\s*#\d+ (?:0x[0-9a-f]+ in )?\S+ \(?(\S+?):\d+(?::\d+)?\b"
 #: Frames in the sanitizer runtime, the C library and the startup code.
-_RUNTIME = re.compile(r"(?:^|/)(?:csu|sysdeps|compiler-rt|sanitizer_common|asan|tsan|msan|"
-                      r"ubsan|lsan|libc|glibc|libstdc\+\+|libgcc|nptl)(?:/|[-_.])|"
-                      r"__(?:asan|tsan|msan|interceptor|sanitizer)")
+_RUNTIME = (r"(?:^|/)(?:csu|sysdeps|compiler-rt|sanitizer_common|asan|tsan|msan|"
+            r"ubsan|lsan|libc|glibc|libstdc\+\+|libgcc|nptl)(?:/|[-_.])|"
+            r"__(?:asan|tsan|msan|interceptor|sanitizer)")
 
 
 def report_details(lines: UnitLines) -> list[int]:
@@ -59,34 +70,38 @@ def report_details(lines: UnitLines) -> list[int]:
     frame_wanted = True
     accesses = 0
     for i, raw in enumerate(lines.below, 1):
-        line = _PREFIX.sub("", raw)
+        line = re.sub(_PREFIX, "", raw)
         if "SUMMARY:" in line or re.search(r"==\d+==ABORTING|^=+$|^\s*Shadow bytes", line):
             break
-        if _ACCESS.match(line):
+        if re.match(_ACCESS, line):
             if accesses == 2:
                 break
             accesses += 1
             taken.append(i)
             frame_wanted = True
             continue
-        frame = _FRAME.match(line)
-        if frame_wanted and frame is not None and not _RUNTIME.search(line):
+        frame = re.match(_FRAME, line)
+        if frame_wanted and frame is not None and not re.search(_RUNTIME, line):
             taken.append(i)
             frame_wanted = False
     return taken
 
 
-UNITS = (
-    SalientUnit(name="sanitizer-details", patterns=("sanitizer-report",), below=40,
-                choose=report_details),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="sanitizer-details", patterns=("sanitizer-report",), below=40,
+                    choose=report_details),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

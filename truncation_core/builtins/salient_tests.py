@@ -19,74 +19,85 @@ party would.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+from truncation_core.plugin import hookimpl
 
-PATTERNS = (
-    SalientPattern(
-        name="tap-summary", rank=0,
-        keywords=("# fail", "fail: ", "Result: FAIL", "Failed: ", "# failed "),
-        # node --test "# fail 1", tap "# { total: 120, pass: 119, fail: 1 }", prove
-        # "Result: FAIL" and "t/a.t (Wstat: 256 (exited 1) Tests: 40 Failed: 1)",
-        # Test::More "# Looks like you failed 1 test of 40." is a detail.
-        regex=r"^# fail \d|\bfail: [1-9]|^Result: FAIL|\bTests: \d+ Failed: [1-9]|"
-              r"^# failed \d+ (?:of|among)",
-    ),
-    SalientPattern(
-        name="tap-not-ok", rank=1,
-        keywords=("not ok",),
-        regex=r"^\s*not ok\b",
-    ),
-    SalientPattern(
-        name="test-more-failed", rank=1,
-        keywords=("Failed test",),
-        regex=r"^#\s+Failed (?:\(TODO\) )?test\b",
-    ),
-    SalientPattern(
-        name="ctest-failed", rank=1,
-        keywords=("***Fail", "***Exce", "***Time", "***Not "),
-        # " 62/120 Test  #62: shard_61 ......***Failed    0.15 sec"
-        regex=r"^\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout|Not Run)",
-    ),
-    SalientPattern(
-        name="jest-failure", rank=1,
-        keywords=("● ",),
-        regex=r"^\s+● \S",
-    ),
-    SalientPattern(
-        name="playwright-failure", rank=1,
-        keywords=(" › ",),
-        regex=r"^\s+\d+\) \S+:\d+:\d+ › ",
-    ),
-)
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
 
-_YAML_START = re.compile(r"^\s*---\s*$")
-_YAML_END = re.compile(r"^\s*\.\.\.\s*$")
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="tap-summary", rank=0,
+            keywords=("# fail", "fail: ", "Result: FAIL", "Failed: ", "# failed "),
+            # node --test "# fail 1", tap "# { total: 120, pass: 119, fail: 1 }", prove
+            # "Result: FAIL" and "t/a.t (Wstat: 256 (exited 1) Tests: 40 Failed: 1)",
+            # Test::More "# Looks like you failed 1 test of 40." is a detail.
+            regex=r"^# fail \d|\bfail: [1-9]|^Result: FAIL|\bTests: \d+ Failed: [1-9]|"
+                  r"^# failed \d+ (?:of|among)",
+        ),
+        SalientPattern(
+            name="tap-not-ok", rank=1,
+            keywords=("not ok",),
+            regex=r"^\s*not ok\b",
+        ),
+        SalientPattern(
+            name="test-more-failed", rank=1,
+            keywords=("Failed test",),
+            regex=r"^#\s+Failed (?:\(TODO\) )?test\b",
+        ),
+        SalientPattern(
+            name="ctest-failed", rank=1,
+            keywords=("***Fail", "***Exce", "***Time", "***Not "),
+            # " 62/120 Test  #62: shard_61 ......***Failed    0.15 sec"
+            regex=r"^\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout|Not Run)",
+        ),
+        SalientPattern(
+            name="jest-failure", rank=1,
+            keywords=("● ",),
+            regex=r"^\s+● \S",
+        ),
+        SalientPattern(
+            name="playwright-failure", rank=1,
+            keywords=(" › ",),
+            regex=r"^\s+\d+\) \S+:\d+:\d+ › ",
+        ),
+    )
+
+
+_YAML_START = r"^\s*---\s*$"
+_YAML_END = r"^\s*\.\.\.\s*$"
 #: The YAML lines that say where and what: a location, an operator, found/wanted values
 #: given inline, and the lines of a diff (not its "--- expected" / "+++ actual" header, nor
 #: node's "+ actual - expected" legend).
-_YAML_TAKE = re.compile(
+_YAML_TAKE = (
     r"^\s+(?:location|fileName|lineNumber|operator|found|wanted|expected|actual|file|line)"
     r":\s*\S|^\s+[-+]\s*(?!actual - expected)(?![-+]{2})\S")
 
 
 def tap_diagnostics(lines: UnitLines) -> list[int]:
     """Under ``not ok``: the lines of its YAML block that locate and explain the failure."""
-    if not lines.below or not _YAML_START.match(lines.below[0]):
+    if not lines.below or not re.match(_YAML_START, lines.below[0]):
         return []
     taken = []
     for i, line in enumerate(lines.below[1:], 2):
-        if _YAML_END.match(line):
+        if re.match(_YAML_END, line):
             break
-        if _YAML_TAKE.match(line) and not re.match(r"^\s+(?:expected|actual):\s*$", line):
+        if re.match(_YAML_TAKE, line) and not re.match(r"^\s+(?:expected|actual):\s*$", line):
             taken.append(i)
             if len(taken) == 6:
                 break
     return taken
 
 
-_TEST_MORE = re.compile(r"^#\s+(?:at |in |got:|expected:|\s*got:|\s*expected:)")
+_TEST_MORE = r"^#\s+(?:at |in |got:|expected:|\s*got:|\s*expected:)"
 
 
 def test_more_details(lines: UnitLines) -> list[int]:
@@ -95,12 +106,12 @@ def test_more_details(lines: UnitLines) -> list[int]:
     for i, line in enumerate(lines.below[:6], 1):
         if not line.startswith("#"):
             break
-        if _TEST_MORE.match(line):
+        if re.match(_TEST_MORE, line):
             taken.append(i)
     return taken[:4]
 
 
-_GO_LOG = re.compile(r"^\s+\S+\.go:\d+: ")
+_GO_LOG = r"^\s+\S+\.go:\d+: "
 
 
 def go_test_message(lines: UnitLines) -> list[int]:
@@ -110,36 +121,36 @@ def go_test_message(lines: UnitLines) -> list[int]:
         return []
     below = []
     for i, line in enumerate(lines.below[:4], 1):
-        if not _GO_LOG.match(line):
+        if not re.match(_GO_LOG, line):
             break
         below.append(i)
     if below:
         return below[:2]
-    if lines.above and _GO_LOG.match(lines.above[0]):
+    if lines.above and re.match(_GO_LOG, lines.above[0]):
         return [-1]
     return []
 
 
-_GO_FRAME = re.compile(r"^\s+(/\S+|[A-Za-z]:\\\S+|\S+)\.go:\d+")
-_GO_RUNTIME = re.compile(r"/(?:go|golang)/src/|/usr/(?:local/)?go/|^\s+runtime/|/runtime/")
+_GO_FRAME = r"^\s+(/\S+|[A-Za-z]:\\\S+|\S+)\.go:\d+"
+_GO_RUNTIME = r"/(?:go|golang)/src/|/usr/(?:local/)?go/|^\s+runtime/|/runtime/"
 
 
 def go_panic_frames(lines: UnitLines) -> list[int]:
     """Under ``panic:``: the first two frames in the program (not in Go's runtime)."""
     taken = []
     for i, line in enumerate(lines.below, 1):
-        if _GO_FRAME.match(line) and not _GO_RUNTIME.search(line):
+        if re.match(_GO_FRAME, line) and not re.search(_GO_RUNTIME, line):
             taken.append(i)
             if len(taken) == 2:
                 break
     return taken
 
 
-_JS_SOURCE = re.compile(r"^\s*> \d+ \|")
-_JS_AT = re.compile(r"^\s+at (?:.+ \()?(?!node:|internal/)([^()\s]+):\d+:\d+\)?\s*$")
-_DIFF = re.compile(r"^ {4}[-+] {2,}\S")
-_EXPECTED = re.compile(r"^\s+(?:Expected|Received)(?: \w+)?:\s")
-_ERROR = re.compile(r"^\s+(?:[A-Z]\w*)?Error: ")
+_JS_SOURCE = r"^\s*> \d+ \|"
+_JS_AT = r"^\s+at (?:.+ \()?(?!node:|internal/)([^()\s]+):\d+:\d+\)?\s*$"
+_DIFF = r"^ {4}[-+] {2,}\S"
+_EXPECTED = r"^\s+(?:Expected|Received)(?: \w+)?:\s"
+_ERROR = r"^\s+(?:[A-Z]\w*)?Error: "
 
 
 def js_test_failure(lines: UnitLines) -> list[int]:
@@ -150,10 +161,10 @@ def js_test_failure(lines: UnitLines) -> list[int]:
     for i, line in enumerate(lines.below, 1):
         if re.match(r"^\s+● \S|^\s+\d+\) \S+:\d+:\d+ › ", line):
             break
-        if _ERROR.match(line) or _EXPECTED.match(line) or _DIFF.match(line) or \
-                _JS_SOURCE.match(line):
+        if re.match(_ERROR, line) or re.match(_EXPECTED, line) or re.match(_DIFF, line) or \
+                re.match(_JS_SOURCE, line):
             taken.append(i)
-        elif not at and (found := _JS_AT.match(line)) and "node_modules" not in found.group(1):
+        elif not at and (found := re.match(_JS_AT, line)) and "node_modules" not in found.group(1):
             at = True
             taken.append(i)
             break
@@ -162,24 +173,28 @@ def js_test_failure(lines: UnitLines) -> list[int]:
     return taken
 
 
-UNITS = (
-    SalientUnit(name="tap-diagnostics", patterns=("tap-not-ok",), below=48,
-                choose=tap_diagnostics),
-    SalientUnit(name="test-more-details", patterns=("test-more-failed",), below=6,
-                choose=test_more_details),
-    SalientUnit(name="go-test-message", patterns=("failed-test",), above=1, below=4,
-                choose=go_test_message),
-    SalientUnit(name="go-panic-frames", patterns=("panic",), below=24, choose=go_panic_frames),
-    SalientUnit(name="js-test-failure", patterns=("jest-failure", "playwright-failure"),
-                below=40, choose=js_test_failure),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="tap-diagnostics", patterns=("tap-not-ok",), below=48,
+                    choose=tap_diagnostics),
+        SalientUnit(name="test-more-details", patterns=("test-more-failed",), below=6,
+                    choose=test_more_details),
+        SalientUnit(name="go-test-message", patterns=("failed-test",), above=1, below=4,
+                    choose=go_test_message),
+        SalientUnit(name="go-panic-frames", patterns=("panic",), below=24, choose=go_panic_frames),
+        SalientUnit(name="js-test-failure", patterns=("jest-failure", "playwright-failure"),
+                    below=40, choose=js_test_failure),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

@@ -14,36 +14,47 @@ party would.
 
 from __future__ import annotations
 
-from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines, hookimpl
+import functools
+from typing import TYPE_CHECKING
 
-PATTERNS = (
-    SalientPattern(
-        name="xctest-executed", rank=0,
-        keywords=("Executed ",),
-        # The count when something failed (each suite prints one, and they pass by hundreds).
-        regex=r"^\s*Executed \d+ tests?, with [1-9]\d* failures?",
-    ),
-    SalientPattern(
-        name="xcodebuild-result", rank=0,
-        keywords=("FAILED **", "INTERRUPTED **"),
-        regex=r"^\*\* (?:BUILD|TEST|ARCHIVE|ANALYZE|CLEAN) (?:FAILED|INTERRUPTED) \*\*",
-    ),
-    SalientPattern(
-        name="xctest-failed", rank=1,
-        keywords=("' failed (",),
-        regex=r"^Test Case '.*' failed \(",
-    ),
-    SalientPattern(
-        name="xcodebuild-failing", rank=1,
-        keywords=("Testing failed", "Failing tests"),
-        regex=r"^\s*(?:Testing failed|Failing tests):\s*$",
-    ),
-    SalientPattern(
-        name="xcpretty-error", rank=1,
-        keywords=("❌ ",),
-        regex=r"^\s*❌ ",
-    ),
-)
+from truncation_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+
+
+@functools.cache
+def _patterns() -> tuple[SalientPattern, ...]:
+    from truncation_core.plugin import SalientPattern
+
+    return (
+        SalientPattern(
+            name="xctest-executed", rank=0,
+            keywords=("Executed ",),
+            # The count when something failed (each suite prints one, and they pass by hundreds).
+            regex=r"^\s*Executed \d+ tests?, with [1-9]\d* failures?",
+        ),
+        SalientPattern(
+            name="xcodebuild-result", rank=0,
+            keywords=("FAILED **", "INTERRUPTED **"),
+            regex=r"^\*\* (?:BUILD|TEST|ARCHIVE|ANALYZE|CLEAN) (?:FAILED|INTERRUPTED) \*\*",
+        ),
+        SalientPattern(
+            name="xctest-failed", rank=1,
+            keywords=("' failed (",),
+            regex=r"^Test Case '.*' failed \(",
+        ),
+        SalientPattern(
+            name="xcodebuild-failing", rank=1,
+            keywords=("Testing failed", "Failing tests"),
+            regex=r"^\s*(?:Testing failed|Failing tests):\s*$",
+        ),
+        SalientPattern(
+            name="xcpretty-error", rank=1,
+            keywords=("❌ ",),
+            regex=r"^\s*❌ ",
+        ),
+    )
 
 
 def failing_list(lines: UnitLines) -> list[int]:
@@ -56,17 +67,21 @@ def failing_list(lines: UnitLines) -> list[int]:
     return taken[:3]
 
 
-UNITS = (
-    SalientUnit(name="xcodebuild-failing-list", patterns=("xcodebuild-failing",), below=6,
-                choose=failing_list),
-)
+@functools.cache
+def _units() -> tuple[SalientUnit, ...]:
+    from truncation_core.plugin import SalientUnit
+
+    return (
+        SalientUnit(name="xcodebuild-failing-list", patterns=("xcodebuild-failing",), below=6,
+                    choose=failing_list),
+    )
 
 
 @hookimpl(trylast=True)
 def salient_patterns() -> tuple[SalientPattern, ...]:
-    return PATTERNS
+    return _patterns()
 
 
 @hookimpl(trylast=True)
 def salient_units() -> tuple[SalientUnit, ...]:
-    return UNITS
+    return _units()

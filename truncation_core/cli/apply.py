@@ -85,21 +85,28 @@ def cuts_streams(truncator: Truncator, tool: str | None) -> bool:
 
 
 def _apply(truncator: Truncator, tool: str | None, source: BinaryIO) -> TruncationResult:
-    """What the model would see of *source*: streamed in chunks (memory bounded by the
-    budget, the result the one process() gives for the whole content) when the strategy
+    """What the model would see of *source*: an input that ends within the first chunk goes
+    to process() whole (a stream of it gives the same result, but costs more to open: its
+    cutters, its highlights' matcher); a longer one is streamed in chunks (memory bounded by
+    the budget, the result the one process() gives for the whole content) when the strategy
     can cut a stream; otherwise read whole, so that the strategy itself cuts it, up to
     :data:`WHOLE_INPUT_BYTES`."""
-    head = b""
+    first = min(_CHUNK, WHOLE_INPUT_BYTES)
+    head = source.read(first)
+    while len(head) < first:  # the end, or a short read
+        more = source.read(first - len(head))
+        if not more:
+            return truncator.process(head, tool=tool)
+        head += more
     if not cuts_streams(truncator, tool):
-        head = source.read(WHOLE_INPUT_BYTES + 1)
+        head += source.read(WHOLE_INPUT_BYTES + 1 - len(head))
         if len(head) <= WHOLE_INPUT_BYTES:
             return truncator.process(head, tool=tool)
         click.secho(f"note: the input is larger than {WHOLE_INPUT_BYTES >> 20} MiB and "
                     f"strategy {truncator.policy(tool).strategy!r} cannot cut a stream: "
                     "streamed, and cut with head_tail", err=True, dim=True)
     with truncator.stream(tool=tool) as stream:
-        if head:
-            stream.write(head)
+        stream.write(head)
         while chunk := source.read(_CHUNK):
             stream.write(chunk)
     return stream.result()

@@ -299,8 +299,8 @@ class _Loader:
             module = importlib.import_module(module_path)
             # The built-in detectors' patterns are reviewed and tested over hostile lines:
             # they are searched on re, without the deadline a plugin's patterns get.
-            trust_salient(regex for p in getattr(module, "PATTERNS", ())
-                          for regex in (p.regex, p.header) if regex)
+            if hasattr(module, "salient_patterns"):
+                trust_salient(module.salient_patterns)
             self.register(module, name="builtin." + module_path.rsplit(".", 1)[1],
                           kind="builtin", target=module_path)
 

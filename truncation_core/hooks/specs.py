@@ -267,8 +267,8 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
     """Add patterns for the lines worth lifting from an omitted part into the highlights block.
 
     All results are collected. Called once per tool, the first time the tool's patterns are
-    needed (a result cut, or a stream opened, with ``highlights`` on); the patterns of all
-    plugins are compiled together.
+    needed (a result cut, or the first text written to a stream, with ``highlights`` on); the
+    patterns of all plugins are compiled together.
 
     :param tool: the tool name, or None. Return patterns for the tools whose output you know
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).

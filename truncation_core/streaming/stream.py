@@ -128,7 +128,7 @@ class Stream:
 
     def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
                  budget: Budget, context: Mapping[str, Any], cutters: list[IncrementalCut],
-                 matcher: Matcher | None) -> None:
+                 matcher: Callable[[], Matcher] | None) -> None:
         self._pipeline = pipeline
         self._tool = tool
         self._policy = policy
@@ -139,11 +139,10 @@ class Stream:
         window = window_for(policy)
         self._window = window
         self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
+        # The highlights' matcher is made when the first text arrives (a stream that stays
+        # empty, as a silent command's does, never compiles the patterns).
+        self._matcher = matcher
         self._highlights: StreamHighlights | None = None
-        if matcher is not None:  # the matcher's module is loaded: the bank's costs little
-            from truncation_core.highlights.bank import StreamHighlights
-
-            self._highlights = StreamHighlights(matcher, keep=policy.highlights, window=window)
         self._mode: type | None = None
         # Exact totals.
         self._chars = 0
@@ -285,7 +284,7 @@ class Stream:
         if room > 0:
             self._raw_head += chunk[:room]
         self._ring.append(chunk)  # type: ignore[union-attr]
-        if self._highlights is not None or self._feeding:
+        if self._matcher is not None or self._highlights is not None or self._feeding:
             # The bytes are the text's own when nothing was held or replaced in decoding.
             exact = text is None or (idle and self._decoder_idle and "\ufffd" not in text)
             self._feed(text if text is not None else chunk.decode("ascii"),
@@ -313,10 +312,21 @@ class Stream:
     def _feed(self, text: str, raw: _Bytes | None = None) -> None:
         if not text:
             return
+        if self._matcher is not None:
+            self._open_highlights()
         if self._highlights is not None:  # (it need not count what was just counted)
             self._highlights.feed(text, raw=raw, terminators=self._terminators())
         if self._feeding:
             self._feeding = [cutter for cutter in self._feeding if self._fed(cutter, text)]
+
+    def _open_highlights(self) -> None:
+        make, self._matcher = self._matcher, None
+        matcher = make() if make is not None else None
+        if matcher:  # it has something to look for
+            from truncation_core.highlights.bank import StreamHighlights
+
+            self._highlights = StreamHighlights(matcher, keep=self._policy.highlights,
+                                                window=self._window)
 
     def _fed(self, cutter: IncrementalCut, text: str) -> bool:
         """Feed *cutter*; False once it wants no more, or raised (a plugin's bug: reported,
