@@ -420,6 +420,35 @@ class _PythonEngine:
                     heapq.heapreplace(heap, (i, n))
 
 
+def _core(keyword: str) -> str:
+    """The part of *keyword* that text holding escapes is searched for: without the spaces
+    around it, unless that leaves too little to be selective (``E   `` stays whole)."""
+    core = keyword.strip()
+    return core if len(core) >= 3 or (core and not core.isascii()) else keyword
+
+
+@functools.lru_cache(maxsize=64)  # the same for every Truncator and stream
+def _escaped_literals(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """Literals that every line holding one of *keywords* once its escape sequences are
+    removed (:func:`~.lines.clean`) holds as it is.
+
+    A keyword found in the cleaned line stands in the raw line either whole, or with escape
+    sequences between some of its characters. In the second case, the characters before the
+    first sequence are followed by an escape character, which starts every sequence
+    :func:`~.lines.clean` removes (a partial one cut off at the end of the probe too). So
+    each keyword's :func:`_core` (a part of it) and each of the core's proper prefixes
+    followed by ``ESC`` are looked for. A line holding one is classified as usual, which
+    decides; lines whose escapes split no keyword (almost every coloured line) are not even
+    looked at, as they were when the escape itself was looked for.
+    """
+    found: set[str] = set()
+    for keyword in keywords:
+        core = _core(keyword)
+        found.add(core)
+        found.update(core[:i] + _ESC for i in range(1, len(core)))
+    return tuple(sorted(found))
+
+
 class _HyperscanEngine:
     """Finds the lines holding a keyword with Hyperscan: one pass over the text for all
     keywords at once, in C. Text that is not ASCII is scanned as UTF-8, and the end of each
@@ -433,7 +462,7 @@ class _HyperscanEngine:
         #: The longest keyword, in characters: what one piece of a scan must overlap the last.
         self._longest = max(map(len, keywords), default=1)
         self._plain = _hyperscan_database(plain)
-        self._escaped = _hyperscan_database(tuple(sorted({*plain, _ESC})))
+        self._escaped = _hyperscan_database(_escaped_literals(plain))
         # Scratch space per stream (a stream is used by one thread at a time).
         self._scratches = {id(self._plain): hs.Scratch(self._plain),
                            id(self._escaped): hs.Scratch(self._escaped)}
