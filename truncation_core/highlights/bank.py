@@ -40,6 +40,10 @@ ABOVE_CHARS = 32 * 1024
 #: The most groups kept per rank. Matches of a group that did not fit are counted (they are
 #: in ``found``) but never shown: only a text with more distinct failures than this loses any.
 MAX_GROUPS = 1024
+#: The most distinct short lines whose match is remembered while scanning one text or
+#: stream (at most PROBE_CHARS characters each: some 2 MB at worst).
+_KNOWN_LINES = 2048
+_UNKNOWN = Hit("", 0, "", "", "")
 
 
 @attrs.frozen(kw_only=True)
@@ -244,6 +248,8 @@ class StreamHighlights:
         self._hi = 0
         self._final = False
         self._has_cr = False
+        #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
+        self._known: dict[str, Hit | None] = {}
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -369,10 +375,19 @@ class StreamHighlights:
         text = self._text
         if end - start <= RECORD_CHARS and self._matcher.wants_whole(
                 text[start:start + PROBE_CHARS]):
+            hit = self._matcher.match(text[start:end], end - start)
+        elif end - start <= PROBE_CHARS:
+            # A whole short line that is no record: what it matches depends on its text
+            # alone, and logs repeat lines (warnings per unit, retries, progress).
             line = text[start:end]
+            known = self._known
+            hit = known.get(line, _UNKNOWN)  # type: ignore[arg-type]
+            if hit is _UNKNOWN:
+                hit = self._matcher.match(line, end - start)
+                if len(known) < _KNOWN_LINES:
+                    known[line] = hit
         else:
-            line = text[start:min(end, start + PROBE_CHARS)]
-        hit = self._matcher.match(line, end - start)
+            hit = self._matcher.match(text[start:start + PROBE_CHARS], end - start)
         if hit is not None:
             base = self._base
             self._matched(hit, index, base + start, base + after, local=(start, after))
@@ -382,6 +397,16 @@ class StreamHighlights:
         """Note a match at line *index* (0-based), ``[start, after)`` in the whole; *local*
         is where it starts and ends in the piece being scanned (it starts in an earlier piece
         when that is None)."""
+        if start >= self._window and hit.name not in self._matcher.headers:
+            group = self._groups.get(hit.key)
+            if group is not None and group.seen >= self._keep and not self._recent and \
+                    not self._waiting and after <= self._offset - self._window and \
+                    len(group.members) >= self._keep:
+                # The commonest case in a log dense with matches, first: outside both
+                # windows, and its group has all the members it can show (as below).
+                group.seen += 1
+                group.count += 1
+                return
         units = self._matcher.units.get(hit.name, ())
         reach_up = max((u.above for u in units), default=0)
         first_below: list[UnitLine] = []

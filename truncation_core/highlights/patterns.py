@@ -554,6 +554,9 @@ def scan_lines(engine: _PythonEngine | _HyperscanEngine, text: str, lo: int, hi:
         i = next(positions)
     except StopIteration:
         return
+    if text.find("\r", lo, hi) == -1:  # most text: a line ends at its "\n"
+        _scan_lines_lf(positions, i, text, lo, hi, line_index, visit)
+        return
     pos = counted = lo
     index = line_index
     # The first "\n" and "\r" at or after the current line's match (-1: none up to hi), kept
@@ -573,6 +576,29 @@ def scan_lines(engine: _PythonEngine | _HyperscanEngine, text: str, lo: int, hi:
         else:
             after = end + 2 if text.startswith("\r\n", end, hi) else end + 1
         index += count_terminators(text, counted, start)
+        counted = start
+        visit(index, start, end, after)
+        pos = after
+        try:
+            i = positions.send(pos)
+        except StopIteration:
+            return
+
+
+def _scan_lines_lf(positions: Generator[int, int | None, None], i: int, text: str, lo: int,
+                   hi: int, index: int, visit: Callable[[int, int, int, int], None]) -> None:
+    """:func:`scan_lines` from the first position *i*, for text whose lines all end with
+    ``"\n"``: a few calls of C per line visited, as the matching lines may be many."""
+    find, rfind, count = text.find, text.rfind, text.count
+    pos = counted = lo
+    while True:
+        start = rfind("\n", pos, i) + 1 or pos
+        end = find("\n", i, hi)
+        if end < 0:
+            end = after = hi
+        else:
+            after = end + 1
+        index += count("\n", counted, start)
         counted = start
         visit(index, start, end, after)
         pos = after
