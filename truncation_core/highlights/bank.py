@@ -24,6 +24,7 @@ from truncation_core.highlights.patterns import PROBE_CHARS, Hit, Matcher, scan_
 from truncation_core.highlights.records import RECORD_CHARS
 from truncation_core.highlights.units import UnitLines
 from truncation_core.text.measure import count_terminators
+from truncation_core.text.terminal import ESC
 
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Omission
@@ -166,19 +167,43 @@ def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
               floor: int = 0) -> list[UnitLine]:
     """Up to *most* whole lines of ``text[lo:pos]`` (*pos* a line start), nearest first,
     starting at *floor* or later; the nearest is line *number*."""
-    out: list[UnitLine] = []
-    rfind, end = text.rfind, pos
-    cr = text.find("\r", lo, pos) != -1
     floor = max(floor, lo)
-    while len(out) < most and end > floor:
-        stop = _content_end(text, end, lo)
-        start = max(rfind("\n", lo, stop), rfind("\r", lo, stop) if cr else -1, lo - 1) + 1
-        if start < floor:
-            break
-        out.append(UnitLine(line=number - len(out), start=base + start, end=base + end,
-                            unit="", text=clean(text[start:min(stop, start + PROBE_CHARS)])))
-        end = start
-    return out
+    if most <= 0 or pos <= floor:
+        return []
+    spans: list[tuple[int, int, int]] = []  # start, content end, end: nearest first
+    if text.find("\r", max(lo, floor - 1), pos) == -1:
+        # Lines ending with "\n" only: the nearest ones split off at once, in C.
+        stop = pos - 1 if text[pos - 1] == "\n" else pos
+        parts = text[floor:stop].rsplit("\n", most)
+        if len(parts) > most or (floor > lo and text[floor - 1] != "\n"):
+            del parts[0]  # what is left above them, or a line that starts above floor
+        end = pos
+        for part in reversed(parts):
+            start = stop - len(part)
+            spans.append((start, stop, end))
+            end, stop = start, start - 1
+    else:
+        rfind, end = text.rfind, pos
+        while len(spans) < most and end > floor:
+            stop = _content_end(text, end, lo)
+            start = max(rfind("\n", lo, stop), rfind("\r", lo, stop), lo - 1) + 1
+            if start < floor:
+                break
+            spans.append((start, stop, end))
+            end = start
+    texts = _cleaned([text[start:min(stop, start + PROBE_CHARS)] for start, stop, _ in spans])
+    return [UnitLine(line=number - k, start=base + start, end=base + end, unit="", text=shown)
+            for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
+
+
+def _cleaned(texts: list[str]) -> list[str]:
+    """Each of *texts* (lines' contents) :func:`clean`, with one pass for them all: no
+    sequence :func:`clean` removes holds a line terminator, so joined by ``"\n"`` they clean
+    to the same lines."""
+    joined = "\n".join(texts)
+    if joined.find(ESC) == -1:
+        return texts
+    return clean(joined).split("\n")
 
 
 def _content_end(text: str, end: int, lo: int) -> int:
@@ -301,6 +326,7 @@ class StreamHighlights:
             return
         cut = last + 1
         self._text, self._base, self._hi, self._final = text, base, cut, final
+        self._has_cr = text.find("\r") != -1
         lo = 0
         if self._pending_len:  # the line begun in an earlier piece ends here
             nl = text.find("\n", 0, cut)
@@ -482,24 +508,29 @@ class StreamHighlights:
     def _lines_below(self, pos: int, index: int, most: int) -> list[UnitLine]:
         """Up to *most* complete lines from *pos* in the piece being scanned, the first of
         which is below line *index* (0-based)."""
-        out: list[UnitLine] = []
-        text, base, hi = self._text, self._base, self._hi
+        spans: list[tuple[int, int, int]] = []  # start, content end, end
+        text, hi = self._text, self._hi
         if self._final:
             hi = len(text)
-        start = pos
-        while len(out) < most and start < hi:
-            nl = text.find("\n", start, hi)
-            cr = text.find("\r", start, nl if nl >= 0 else hi)
-            end = cr if cr >= 0 else nl
+        find, start = text.find, pos
+        cr = self._has_cr
+        while len(spans) < most and start < hi:
+            nl = find("\n", start, hi)
+            end = find("\r", start, nl if nl >= 0 else hi) if cr else -1
+            if end < 0:
+                end = nl
             if end < 0:
                 end = after = hi
             else:
-                after = end + (2 if text.startswith("\r\n", end) else 1)
-            out.append(UnitLine(line=index + 2 + len(out), start=base + start,
-                                end=base + after, unit="",
-                                text=clean(text[start:min(end, start + PROBE_CHARS)])))
+                after = end + (2 if cr and text.startswith("\r\n", end) else 1)
+            spans.append((start, end, after))
             start = after
-        return out
+        texts = _cleaned([text[start:min(end, start + PROBE_CHARS)]
+                          for start, end, _ in spans])
+        base, first = self._base, index + 2
+        return [UnitLine(line=first + k, start=base + start, end=base + after, unit="",
+                         text=shown)
+                for k, ((start, _, after), shown) in enumerate(zip(spans, texts, strict=True))]
 
     def _remember(self, lo: int, hi: int) -> None:
         """Keep the end of ``text[lo:hi]`` (whole lines) for the units of the next pieces,
