@@ -14,7 +14,7 @@ for an omitted region, each group's count and its first matches in the region
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 
@@ -45,6 +45,8 @@ MAX_GROUPS = 1024
 #: stream (at most PROBE_CHARS characters each: some 2 MB at worst).
 _KNOWN_LINES = 2048
 _UNKNOWN = Hit("", 0, "", "", "")
+#: What a line that may be a record starts with (see :meth:`Matcher.wants_whole`).
+_RECORD_START = frozenset("{ \t")
 
 
 @attrs.frozen(kw_only=True)
@@ -115,6 +117,20 @@ class Pools:
     found: int
 
 
+class _Line(NamedTuple):
+    """A line near a match, before any unit keeps it (a :class:`UnitLine` once one does): a
+    tuple, as there are many more of these than of lines kept."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+
+
+def _kept(line: _Line, unit: str) -> UnitLine:
+    return UnitLine(line=line.line, start=line.start, end=line.end, unit=unit, text=line.text)
+
+
 class _Group:
     """A group's matches outside both windows (which every cut omits), and how many of its
     matches outside the first window were seen (the first ``keep`` get their units)."""
@@ -134,7 +150,7 @@ class _Waiting:
     __slots__ = ("above", "after", "below", "hit", "index", "need", "start")
 
     def __init__(self, hit: Hit, index: int, start: int, after: int,
-                 above: list[UnitLine], below: list[UnitLine], need: int) -> None:
+                 above: list[_Line], below: list[_Line], need: int) -> None:
         self.hit, self.index, self.start, self.after = hit, index, start, after
         self.above, self.below, self.need = above, below, need
 
@@ -154,7 +170,7 @@ class _Tail:
     def end(self) -> int:
         return self.base + len(self.text)
 
-    def lines(self, after: int, most: int) -> list[UnitLine]:
+    def lines(self, after: int, most: int) -> list[_Line]:
         """Up to *most* of its whole lines, nearest first, starting at *after* or later."""
         text = self.text
         lo = 0 if self.whole_first else min(len(text), max(text.find("\n"), text.find("\r"),
@@ -164,7 +180,7 @@ class _Tail:
 
 
 def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
-              floor: int = 0) -> list[UnitLine]:
+              floor: int = 0) -> list[_Line]:
     """Up to *most* whole lines of ``text[lo:pos]`` (*pos* a line start), nearest first,
     starting at *floor* or later; the nearest is line *number*."""
     floor = max(floor, lo)
@@ -192,8 +208,7 @@ def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
             spans.append((start, stop, end))
             end = start
     texts = _cleaned([text[start:min(stop, start + PROBE_CHARS)] for start, stop, _ in spans])
-    return [UnitLine(line=number - k, start=base + start, end=base + end, unit="", text=shown)
-            for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
+    return [_Line(number - k, base + start, base + end, shown) for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
 
 
 def _cleaned(texts: list[str]) -> list[str]:
@@ -262,7 +277,7 @@ class StreamHighlights:
         self._overflow = 0
         #: What came before the piece being scanned, nearest first, for the units of its
         #: first lines: the tails of earlier pieces and the lines completed between them.
-        self._prior: deque[_Tail | UnitLine] = deque()
+        self._prior: deque[_Tail | _Line] = deque()
         self._terminators: int | None = None  # the caller's count, for the batch
         self._waiting: list[_Waiting] = []
         self._failed_units: set[str] = set()
@@ -275,6 +290,7 @@ class StreamHighlights:
         self._has_cr = False
         #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
         self._known: dict[str, Hit | None] = {}
+        self._records = bool(matcher.records)
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -368,8 +384,7 @@ class StreamHighlights:
         there are complete): it is a line below the matches waiting, and so are the lines
         that follow it; then it is matched, and it is a line above the next ones."""
         held, index, start = self._pending, self._line_index, self._line_start
-        line = UnitLine(line=index + 1, start=start, end=self._base + after, unit="",
-                        text=clean(held[:PROBE_CHARS]))
+        line = _Line(index + 1, start, self._base + after, clean(held[:PROBE_CHARS]))
         if self._waiting:
             for waiting in self._waiting:
                 if len(waiting.below) < waiting.need:
@@ -399,7 +414,8 @@ class StreamHighlights:
 
     def _visit(self, index: int, start: int, end: int, after: int) -> None:
         text = self._text
-        if end - start <= RECORD_CHARS and self._matcher.wants_whole(
+        if self._records and text[start:start + 1] in _RECORD_START and \
+                end - start <= RECORD_CHARS and self._matcher.wants_whole(
                 text[start:start + PROBE_CHARS]):
             hit = self._matcher.match(text[start:end], end - start)
         elif end - start <= PROBE_CHARS:
@@ -435,14 +451,13 @@ class StreamHighlights:
                 return
         units = self._matcher.units.get(hit.name, ())
         reach_up = max((u.above for u in units), default=0)
-        first_below: list[UnitLine] = []
+        first_below: list[_Line] = []
         if hit.name in self._matcher.headers:  # the salient line is the one above
             found = self._above(local[0], index, 1 + reach_up)
             headed = self._matcher.headed(hit, found[0].text) if found else None
             if headed is None:
                 return
-            first_below = [UnitLine(line=index + 1, start=start, end=after, unit="",
-                                    text=hit.probe)]
+            first_below = [_Line(index + 1, start, after, hit.probe)]
             line = found[0]
             hit, index, start, after = headed, line.line - 1, line.start, line.end
             above_found = found[1:]
@@ -464,8 +479,8 @@ class StreamHighlights:
                     # can show: only its count is kept (as _aggregate would).
                     group.count += 1
                     return
-        above: list[UnitLine] = []
-        below: list[UnitLine] = []
+        above: list[_Line] = []
+        below: list[_Line] = []
         need = 0
         if units and resolve:
             need = max(u.below for u in units)
@@ -481,7 +496,7 @@ class StreamHighlights:
         else:
             self._emit(self._finish(waiting))
 
-    def _above(self, pos: int | None, index: int, most: int) -> list[UnitLine]:
+    def _above(self, pos: int | None, index: int, most: int) -> list[_Line]:
         """Up to *most* lines above line *index* (0-based), nearest first, starting at most
         :data:`ABOVE_CHARS` characters before it: those of the piece being scanned, above
         *pos* (None: the line starts in an earlier piece), then the remembered ones."""
@@ -495,7 +510,7 @@ class StreamHighlights:
         for earlier in self._prior:
             if len(found) >= most:
                 break
-            if isinstance(earlier, UnitLine):
+            if isinstance(earlier, _Line):
                 if earlier.start < floor:
                     break
                 found.append(earlier)
@@ -505,7 +520,7 @@ class StreamHighlights:
                     break  # the line before its first whole one is not all there
         return found
 
-    def _lines_below(self, pos: int, index: int, most: int) -> list[UnitLine]:
+    def _lines_below(self, pos: int, index: int, most: int) -> list[_Line]:
         """Up to *most* complete lines from *pos* in the piece being scanned, the first of
         which is below line *index* (0-based)."""
         spans: list[tuple[int, int, int]] = []  # start, content end, end
@@ -528,9 +543,7 @@ class StreamHighlights:
         texts = _cleaned([text[start:min(end, start + PROBE_CHARS)]
                           for start, end, _ in spans])
         base, first = self._base, index + 2
-        return [UnitLine(line=first + k, start=base + start, end=base + after, unit="",
-                         text=shown)
-                for k, ((start, _, after), shown) in enumerate(zip(spans, texts, strict=True))]
+        return [_Line(first + k, base + start, base + after, shown) for k, ((start, _, after), shown) in enumerate(zip(spans, texts, strict=True))]
 
     def _remember(self, lo: int, hi: int) -> None:
         """Keep the end of ``text[lo:hi]`` (whole lines) for the units of the next pieces,
@@ -587,9 +600,9 @@ class StreamHighlights:
                 continue
             for offset in offsets:
                 if offset < 0:
-                    above.append(attrs.evolve(waiting.above[-offset - 1], unit=unit.name))
+                    above.append(_kept(waiting.above[-offset - 1], unit.name))
                 else:
-                    below.append(attrs.evolve(waiting.below[offset - 1], unit=unit.name))
+                    below.append(_kept(waiting.below[offset - 1], unit.name))
         return Highlight(line=waiting.index + 1, start=waiting.start, end=waiting.after,
                          pattern=hit.name, rank=hit.rank, text=hit.text, key=hit.key,
                          above=_unique(above), below=_unique(below))
@@ -658,7 +671,7 @@ class StreamHighlights:
         return Pools(groups=groups, found=found)
 
 
-def _end_of(earlier: _Tail | UnitLine) -> int:
+def _end_of(earlier: _Tail | _Line) -> int:
     return earlier.end
 
 
