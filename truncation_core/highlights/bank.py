@@ -211,6 +211,28 @@ def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
     return [_Line(number - k, base + start, base + end, shown) for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
 
 
+def _lines_down(text: str, pos: int, hi: int, base: int, number: int, most: int, *,
+                cr: bool) -> list[_Line]:
+    """Up to *most* complete lines of ``text[pos:hi]`` (*pos* a line start), the first of
+    which is line *number*; *cr*: whether the text may hold a ``"\r"``."""
+    spans: list[tuple[int, int, int]] = []  # start, content end, end
+    find, start = text.find, pos
+    while len(spans) < most and start < hi:
+        nl = find("\n", start, hi)
+        end = find("\r", start, nl if nl >= 0 else hi) if cr else -1
+        if end < 0:
+            end = nl
+        if end < 0:
+            end = after = hi
+        else:
+            after = end + (2 if cr and text.startswith("\r\n", end) else 1)
+        spans.append((start, end, after))
+        start = after
+    texts = _cleaned([text[start:min(end, start + PROBE_CHARS)] for start, end, _ in spans])
+    return [_Line(number + k, base + start, base + after, shown) for k, ((start, _, after),
+            shown) in enumerate(zip(spans, texts, strict=True))]
+
+
 def _cleaned(texts: list[str]) -> list[str]:
     """Each of *texts* (lines' contents) :func:`clean`, with one pass for them all: no
     sequence :func:`clean` removes holds a line terminator, so joined by ``"\n"`` they clean
@@ -291,6 +313,11 @@ class StreamHighlights:
         #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
         self._known: dict[str, Hit | None] = {}
         self._records = bool(matcher.records)
+        #: The text, when it was fed whole at once (process()): then a match's units run
+        #: only when :meth:`pools` gives it (most matches in the windows never are), from
+        #: what was noted here, by the match's start.
+        self._whole: str | None = None
+        self._deferred: dict[int, tuple[Hit, int, int, int, int, int] | Highlight] = {}
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -305,6 +332,8 @@ class StreamHighlights:
         again), and *terminators*, the number of line terminators in everything fed so far,
         this piece included (the caller counted them anyway)."""
         if final or (not self._batched and len(text) >= self._batch_chars):
+            if final and not self._offset and not self._batched:
+                self._whole = text
             self._flush()
             self._scan(text, final=final, raw=raw, terminators=terminators)
             return
@@ -479,6 +508,14 @@ class StreamHighlights:
                     # can show: only its count is kept (as _aggregate would).
                     group.count += 1
                     return
+        if units and resolve and self._whole is not None and local[0] is not None and \
+                above_found is None and not self._waiting:
+            # The whole text is at hand: its units run only if selection asks for it.
+            self._deferred[start] = (hit, index, local[0], local[1],
+                                     reach_up, max(u.below for u in units))
+            self._emit(Highlight(line=index + 1, start=start, end=after, pattern=hit.name,
+                                 rank=hit.rank, text=hit.text, key=hit.key))
+            return
         above: list[_Line] = []
         below: list[_Line] = []
         need = 0
@@ -523,27 +560,8 @@ class StreamHighlights:
     def _lines_below(self, pos: int, index: int, most: int) -> list[_Line]:
         """Up to *most* complete lines from *pos* in the piece being scanned, the first of
         which is below line *index* (0-based)."""
-        spans: list[tuple[int, int, int]] = []  # start, content end, end
-        text, hi = self._text, self._hi
-        if self._final:
-            hi = len(text)
-        find, start = text.find, pos
-        cr = self._has_cr
-        while len(spans) < most and start < hi:
-            nl = find("\n", start, hi)
-            end = find("\r", start, nl if nl >= 0 else hi) if cr else -1
-            if end < 0:
-                end = nl
-            if end < 0:
-                end = after = hi
-            else:
-                after = end + (2 if cr and text.startswith("\r\n", end) else 1)
-            spans.append((start, end, after))
-            start = after
-        texts = _cleaned([text[start:min(end, start + PROBE_CHARS)]
-                          for start, end, _ in spans])
-        base, first = self._base, index + 2
-        return [_Line(first + k, base + start, base + after, shown) for k, ((start, _, after), shown) in enumerate(zip(spans, texts, strict=True))]
+        return _lines_down(self._text, pos, len(self._text) if self._final else self._hi,
+                           self._base, index + 2, most, cr=self._has_cr)
 
     def _remember(self, lo: int, hi: int) -> None:
         """Keep the end of ``text[lo:hi]`` (whole lines) for the units of the next pieces,
@@ -630,6 +648,21 @@ class StreamHighlights:
         if len(group.members) < self._keep:
             group.members.append(item)
 
+    def _resolved(self, item: Highlight) -> Highlight:
+        """*item* with the lines its units keep, found now if its units were put off."""
+        found = self._deferred.get(item.start)
+        if found is None or isinstance(found, Highlight):
+            return item if found is None else found
+        hit, index, pos, after, reach_up, need = found
+        text = self._whole
+        assert text is not None
+        above = _lines_up(text, 0, pos, 0, index, reach_up, floor=pos - ABOVE_CHARS)
+        below = _lines_down(text, after, len(text), 0, index + 2, need,
+                            cr=text.find("\r") != -1)
+        done = self._finish(_Waiting(hit, index, item.start, item.end, above, below, need))
+        self._deferred[item.start] = done
+        return done
+
     def pools(self, region: Omission, total: int) -> Pools:
         """What selection needs for *region* of the finished stream of *total* characters."""
         tail_from = total - self._window
@@ -665,8 +698,10 @@ class StreamHighlights:
             else:
                 found += 1
         found += sum(counts.values())
+        resolved = self._resolved
         groups = tuple(Pool(key=key, rank=ranks[key], count=counts[key],
-                            members=tuple(sorted(members[key], key=lambda h: h.line)))
+                            members=tuple(sorted(map(resolved, members[key]),
+                                                 key=lambda h: h.line)))
                        for key in counts)
         return Pools(groups=groups, found=found)
 
