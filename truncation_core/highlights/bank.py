@@ -312,6 +312,8 @@ class StreamHighlights:
         self._has_cr = False
         #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
         self._known: dict[str, Hit | None] = {}
+        #: The short lines whose group has all the members it can show: only counted.
+        self._full: dict[str, _Group] = {}
         self._records = bool(matcher.records)
         #: The text, when it was fed whole at once (process()): then a match's units run
         #: only when :meth:`pools` gives it (most matches in the windows never are), from
@@ -451,12 +453,27 @@ class StreamHighlights:
             # A whole short line that is no record: what it matches depends on its text
             # alone, and logs repeat lines (warnings per unit, retries, progress).
             line = text[start:end]
+            base = self._base
+            group = self._full.get(line)
+            if group is not None and base + start >= self._window and not self._recent and \
+                    not self._waiting and base + after <= self._offset - self._window:
+                group.seen += 1  # as _matched would, without classifying it again
+                group.count += 1
+                return
             known = self._known
             hit = known.get(line, _UNKNOWN)  # type: ignore[arg-type]
             if hit is _UNKNOWN:
                 hit = self._matcher.match(line, end - start)
                 if len(known) < _KNOWN_LINES:
                     known[line] = hit
+            if hit is not None:
+                self._matched(hit, index, base + start, base + after, local=(start, after))
+                group = self._groups.get(hit.key)
+                if group is not None and group.seen > self._keep and \
+                        len(group.members) >= self._keep and \
+                        hit.name not in self._matcher.headers and len(self._full) < _KNOWN_LINES:
+                    self._full[line] = group  # counted from now on (see _matched)
+            return
         else:
             hit = self._matcher.match(text[start:start + PROBE_CHARS], end - start)
         if hit is not None:
