@@ -609,7 +609,7 @@ def coloured_line(draw: Any) -> str:
     chars = list(line)
     for _ in range(draw(st.integers(0, 4))):
         chars.insert(draw(st.integers(0, len(chars))), draw(escape_pieces))
-    pad = draw(st.sampled_from([0, 0, 0, PROBE_CHARS - 12, PROBE_CHARS - 4, PROBE_CHARS]))
+    pad: int = draw(st.sampled_from([0, 0, 0, PROBE_CHARS - 12, PROBE_CHARS - 4, PROBE_CHARS]))
     return "z" * pad + "".join(chars)
 
 

@@ -208,7 +208,8 @@ def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
             spans.append((start, stop, end))
             end = start
     texts = _cleaned([text[start:min(stop, start + PROBE_CHARS)] for start, stop, _ in spans])
-    return [_Line(number - k, base + start, base + end, shown) for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
+    return [_Line(number - k, base + start, base + end, shown)
+            for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
 
 
 def _lines_down(text: str, pos: int, hi: int, base: int, number: int, most: int, *,
@@ -461,7 +462,7 @@ class StreamHighlights:
                 group.count += 1
                 return
             known = self._known
-            hit = known.get(line, _UNKNOWN)  # type: ignore[arg-type]
+            hit = known.get(line, _UNKNOWN)
             if hit is _UNKNOWN:
                 hit = self._matcher.match(line, end - start)
                 if len(known) < _KNOWN_LINES:
