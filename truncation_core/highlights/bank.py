@@ -131,6 +131,20 @@ def _kept(line: _Line, unit: str) -> UnitLine:
     return UnitLine(line=line.line, start=line.start, end=line.end, unit=unit, text=line.text)
 
 
+class _Pending(NamedTuple):
+    """A match of a text fed whole, before selection asks for it (then it becomes a
+    :class:`Highlight`): what keeping and grouping it needs."""
+
+    line: int
+    start: int
+    end: int
+    rank: int
+    key: str
+
+    def inside(self, region: Omission) -> bool:
+        return region.start <= self.start and self.end <= region.end
+
+
 class _Group:
     """A group's matches outside both windows (which every cut omits), and how many of its
     matches outside the first window were seen (the first ``keep`` get their units)."""
@@ -141,7 +155,7 @@ class _Group:
         self.rank = rank
         self.seen = 0
         self.count = 0
-        self.members: list[Highlight] = []
+        self.members: list[Highlight | _Pending] = []
 
 
 class _Waiting:
@@ -293,8 +307,8 @@ class StreamHighlights:
         self._batch: list[str] = []  # small pieces not scanned yet
         self._batched = 0
         self._batch_chars = _BATCH_CHARS
-        self._head: list[Highlight] = []
-        self._recent: deque[Highlight] = deque()
+        self._head: list[Highlight | _Pending] = []
+        self._recent: deque[Highlight | _Pending] = deque()
         self._groups: dict[str, _Group] = {}
         self._per_rank: dict[int, int] = {}
         self._overflow = 0
@@ -526,13 +540,15 @@ class StreamHighlights:
                     # can show: only its count is kept (as _aggregate would).
                     group.count += 1
                     return
-        if units and resolve and self._whole is not None and local[0] is not None and \
-                above_found is None and not self._waiting:
-            # The whole text is at hand: its units run only if selection asks for it.
+        if self._whole is not None and local[0] is not None and above_found is None and \
+                not self._waiting:
+            # The whole text is at hand: the match becomes a Highlight, and its units run,
+            # only if selection asks for it.
+            units_run = bool(units) and resolve
             self._deferred[start] = (hit, index, local[0], local[1],
-                                     reach_up, max(u.below for u in units))
-            self._emit(Highlight(line=index + 1, start=start, end=after, pattern=hit.name,
-                                 rank=hit.rank, text=hit.text, key=hit.key))
+                                     reach_up if units_run else 0,
+                                     max(u.below for u in units) if units_run else 0)
+            self._emit(_Pending(index + 1, start, after, hit.rank, hit.key))
             return
         above: list[_Line] = []
         below: list[_Line] = []
@@ -645,7 +661,7 @@ class StreamHighlights:
 
     # -- keeping -----------------------------------------------------------------------------
 
-    def _emit(self, item: Highlight) -> None:
+    def _emit(self, item: Highlight | _Pending) -> None:
         if item.start < self._window:
             self._head.append(item)
             return
@@ -657,7 +673,7 @@ class StreamHighlights:
         while recent and recent[0].end <= cutoff:
             self._aggregate(recent.popleft())
 
-    def _aggregate(self, item: Highlight) -> None:
+    def _aggregate(self, item: Highlight | _Pending) -> None:
         group = self._groups.get(item.key)
         if group is None:
             self._overflow += 1
@@ -666,11 +682,13 @@ class StreamHighlights:
         if len(group.members) < self._keep:
             group.members.append(item)
 
-    def _resolved(self, item: Highlight) -> Highlight:
-        """*item* with the lines its units keep, found now if its units were put off."""
-        found = self._deferred.get(item.start)
-        if found is None or isinstance(found, Highlight):
-            return item if found is None else found
+    def _resolved(self, item: Highlight | _Pending) -> Highlight:
+        """*item* as a Highlight, with the lines its units keep, if it was put off."""
+        if isinstance(item, Highlight):
+            return item
+        found = self._deferred[item.start]
+        if isinstance(found, Highlight):
+            return found
         hit, index, pos, after, reach_up, need = found
         text = self._whole
         assert text is not None
@@ -686,11 +704,11 @@ class StreamHighlights:
         tail_from = total - self._window
         keep = self._keep
         counts: dict[str, int] = {}
-        members: dict[str, list[Highlight]] = {}
+        members: dict[str, list[Highlight | _Pending]] = {}
         ranks: dict[str, int] = {}
         found = self._overflow
 
-        def add(item: Highlight) -> None:
+        def add(item: Highlight | _Pending) -> None:
             key = item.key
             counts[key] = counts.get(key, 0) + 1
             ranks.setdefault(key, item.rank)

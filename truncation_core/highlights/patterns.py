@@ -9,12 +9,14 @@ classifies the line. Lines that hold a JSON object are judged by the
 A :class:`Matcher` holds the patterns, records and
 :class:`~truncation_core.highlights.units.SalientUnit` of one tool, compiled once.
 
-Keywords are what keeps scanning fast: only lines holding one (or an escape character: a
-colour code may split a keyword) are classified, and run the patterns' regular expressions.
-An engine finds those lines: Hyperscan, one pass in C for all keywords at once, when it is
-installed; else ``str.find``, each literal looked for by its rarest character first (see
-:class:`_LiteralSearch`), a character absent from the text costing a memchr over it. Both
-find the same lines (:data:`ENGINE`).
+Keywords are what keeps scanning fast: only lines that may hold one once escapes are removed
+are classified, and run the patterns' regular expressions. An engine finds those lines:
+Hyperscan, one pass in C for all keywords at once, when it is installed; else ``str.find``,
+each literal looked for by its rarest character first (see :class:`_LiteralSearch`), a
+character absent from the text costing a memchr over it. A colour code may split a keyword:
+in text holding an escape, Hyperscan looks for what such a line must hold
+(:func:`_escaped_literals`), the pure-Python search for the escape character itself. Both
+find every line that can match (:data:`ENGINE`).
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ class Matcher:
     @property
     def searched(self) -> frozenset[str]:
         """What the engines look for: the keywords, and the escape character, since a line
-        with colour codes may hold a keyword only once they are removed."""
+        with colour codes may hold a keyword only once they are removed (Hyperscan looks for
+        that escape in a narrower way: :func:`_escaped_literals`)."""
         return self._keywords | {_ESC} if self._keywords else frozenset()
 
     @functools.cached_property
