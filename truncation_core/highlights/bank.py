@@ -459,40 +459,41 @@ class StreamHighlights:
     # -- matching --------------------------------------------------------------------------
 
     def _visit(self, index: int, start: int, end: int, after: int) -> None:
-        text = self._text
-        if self._records and text[start:start + 1] in _RECORD_START and \
-                end - start <= RECORD_CHARS and self._matcher.wants_whole(
-                text[start:start + PROBE_CHARS]):
-            hit = self._matcher.match(text[start:end], end - start)
-        elif end - start <= PROBE_CHARS:
-            # A whole short line that is no record: what it matches depends on its text
-            # alone, and logs repeat lines (warnings per unit, retries, progress).
+        text, base, length = self._text, self._base, end - start
+        if length <= PROBE_CHARS:
             line = text[start:end]
-            base = self._base
-            group = self._full.get(line)
-            if group is not None and base + start >= self._window and not self._recent and \
-                    not self._waiting and base + after <= self._offset - self._window:
-                group.seen += 1  # as _matched would, without classifying it again
-                group.count += 1
+            if self._records and line[:1] in _RECORD_START and self._matcher.wants_whole(line):
+                hit = self._matcher.match(line, length)
+            else:
+                # A short line that is no record: what it matches depends on its text
+                # alone, and logs repeat lines (warnings per unit, retries, progress).
+                group = self._full.get(line)
+                if group is not None and base + start >= self._window and \
+                        base + after <= self._offset - self._window and not self._recent \
+                        and not self._waiting:
+                    group.seen += 1  # as _matched would, without classifying it again
+                    group.count += 1
+                    return
+                known = self._known
+                hit = known.get(line, _UNKNOWN)
+                if hit is _UNKNOWN:
+                    hit = self._matcher.match(line, length)
+                    if len(known) < _KNOWN_LINES:
+                        known[line] = hit
+                if hit is not None:
+                    self._matched(hit, index, base + start, base + after, local=(start, after))
+                    group = self._groups.get(hit.key)
+                    if group is not None and group.seen > self._keep and \
+                            len(group.members) >= self._keep and len(self._full) < \
+                            _KNOWN_LINES and hit.name not in self._matcher.headers:
+                        self._full[line] = group  # counted from now on (see _matched)
                 return
-            known = self._known
-            hit = known.get(line, _UNKNOWN)
-            if hit is _UNKNOWN:
-                hit = self._matcher.match(line, end - start)
-                if len(known) < _KNOWN_LINES:
-                    known[line] = hit
-            if hit is not None:
-                self._matched(hit, index, base + start, base + after, local=(start, after))
-                group = self._groups.get(hit.key)
-                if group is not None and group.seen > self._keep and \
-                        len(group.members) >= self._keep and \
-                        hit.name not in self._matcher.headers and len(self._full) < _KNOWN_LINES:
-                    self._full[line] = group  # counted from now on (see _matched)
-            return
+        elif self._records and length <= RECORD_CHARS and text[start:start + 1] in \
+                _RECORD_START and self._matcher.wants_whole(text[start:start + PROBE_CHARS]):
+            hit = self._matcher.match(text[start:end], length)
         else:
-            hit = self._matcher.match(text[start:start + PROBE_CHARS], end - start)
+            hit = self._matcher.match(text[start:start + PROBE_CHARS], length)
         if hit is not None:
-            base = self._base
             self._matched(hit, index, base + start, base + after, local=(start, after))
 
     def _matched(self, hit: Hit, index: int, start: int, after: int,
