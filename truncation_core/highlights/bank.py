@@ -204,7 +204,12 @@ def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
     if text.find("\r", max(lo, floor - 1), pos) == -1:
         # Lines ending with "\n" only: the nearest ones split off at once, in C.
         stop = pos - 1 if text[pos - 1] == "\n" else pos
-        parts = text[floor:stop].rsplit("\n", most)
+        # Lines are short, mostly: look in a few hundred characters each before taking all
+        # that may hold them (up to ABOVE_CHARS).
+        near = max(floor, stop - most * 160)
+        parts = text[near:stop].rsplit("\n", most)
+        if len(parts) <= most and near > floor:
+            parts = text[floor:stop].rsplit("\n", most)
         if len(parts) > most or (floor > lo and text[floor - 1] != "\n"):
             del parts[0]  # what is left above them, or a line that starts above floor
         end = pos
