@@ -329,7 +329,7 @@ class StreamHighlights:
         self._lo = 0
         self._hi = 0
         self._final = False
-        self._has_cr = False
+        self._has_cr: bool | None = None
         #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
         self._known: dict[str, Hit | None] = {}
         #: The short lines whose group has all the members it can show: only counted.
@@ -393,7 +393,7 @@ class StreamHighlights:
             return
         cut = last + 1
         self._text, self._base, self._hi, self._final = text, base, cut, final
-        self._has_cr = text.find("\r") != -1
+        self._has_cr = None  # whether the piece holds a "\r": found when needed
         lo = 0
         if self._pending_len:  # the line begun in an earlier piece ends here
             nl = text.find("\n", 0, cut)
@@ -600,6 +600,8 @@ class StreamHighlights:
     def _lines_below(self, pos: int, index: int, most: int) -> list[_Line]:
         """Up to *most* complete lines from *pos* in the piece being scanned, the first of
         which is below line *index* (0-based)."""
+        if self._has_cr is None:
+            self._has_cr = self._text.find("\r") != -1
         return _lines_down(self._text, pos, len(self._text) if self._final else self._hi,
                            self._base, index + 2, most, cr=self._has_cr)
 
