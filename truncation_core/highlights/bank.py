@@ -234,7 +234,7 @@ def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
 def _lines_down(text: str, pos: int, hi: int, base: int, number: int, most: int, *,
                 cr: bool) -> list[_Line]:
     """Up to *most* complete lines of ``text[pos:hi]`` (*pos* a line start), the first of
-    which is line *number*; *cr*: whether the text may hold a ``"\r"``."""
+    which is line *number*; *cr*: whether the text may hold a ``"\\r"``."""
     spans: list[tuple[int, int, int]] = []  # start, content end, end
     find, start = text.find, pos
     while len(spans) < most and start < hi:
@@ -255,7 +255,7 @@ def _lines_down(text: str, pos: int, hi: int, base: int, number: int, most: int,
 
 def _cleaned(texts: list[str]) -> list[str]:
     """Each of *texts* (lines' contents) :func:`clean`, with one pass for them all: no
-    sequence :func:`clean` removes holds a line terminator, so joined by ``"\n"`` they clean
+    sequence :func:`clean` removes holds a line terminator, so joined by ``"\\n"`` they clean
     to the same lines."""
     joined = "\n".join(texts)
     if joined.find(ESC) == -1:

@@ -591,7 +591,7 @@ def scan_lines(engine: _PythonEngine | _HyperscanEngine, text: str, lo: int, hi:
 def _scan_lines_lf(positions: Generator[int, int | None, None], i: int, text: str, lo: int,
                    hi: int, index: int, visit: Callable[[int, int, int, int], None]) -> None:
     """:func:`scan_lines` from the first position *i*, for text whose lines all end with
-    ``"\n"``: a few calls of C per line visited, as the matching lines may be many."""
+    ``"\\n"``: a few calls of C per line visited, as the matching lines may be many."""
     find, rfind, count = text.find, text.rfind, text.count
     pos = counted = lo
     while True:
