@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_view.py --baseline 3c1665e      # about a minute
     .venv/bin/python bench/bench_view.py --quick    # baseline: where HEAD left main
+    .venv/bin/python bench/bench_view.py --baseline 3c1665e --only gcc   # some cases only
 
 The baseline is the package as of a git revision, timed in the same run as this tree (see
 :mod:`revision_timing`: one worker subprocess per side, both sides timing each case one right
