@@ -133,13 +133,20 @@ def _kept(line: _Line, unit: str) -> UnitLine:
 
 class _Pending(NamedTuple):
     """A match of a text fed whole, before selection asks for it (then it becomes a
-    :class:`Highlight`): what keeping and grouping it needs."""
+    :class:`Highlight`): what keeping and grouping it needs, and what its units need."""
 
     line: int
     start: int
     end: int
     rank: int
     key: str
+    hit: Hit
+    #: Where the line starts and ends in the text; how many lines above and below its units
+    #: look at (none when they do not run for it).
+    local_start: int
+    local_after: int
+    reach_up: int
+    need: int
 
     def inside(self, region: Omission) -> bool:
         return region.start <= self.start and self.end <= region.end
@@ -335,11 +342,11 @@ class StreamHighlights:
         #: The short lines whose group has all the members it can show: only counted.
         self._full: dict[str, _Group] = {}
         self._records = bool(matcher.records)
-        #: The text, when it was fed whole at once (process()): then a match's units run
-        #: only when :meth:`pools` gives it (most matches in the windows never are), from
-        #: what was noted here, by the match's start.
+        #: The text, when it was fed whole at once (process()): then a match is kept as a
+        #: _Pending, and its units run only when :meth:`pools` gives it (most matches in
+        #: the windows never are); those it gave, by their start.
         self._whole: str | None = None
-        self._deferred: dict[int, tuple[Hit, int, int, int, int, int] | Highlight] = {}
+        self._resolved_at: dict[int, Highlight] = {}
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -551,10 +558,9 @@ class StreamHighlights:
             # The whole text is at hand: the match becomes a Highlight, and its units run,
             # only if selection asks for it.
             units_run = bool(units) and resolve
-            self._deferred[start] = (hit, index, local[0], local[1],
-                                     reach_up if units_run else 0,
-                                     max(u.below for u in units) if units_run else 0)
-            self._emit(_Pending(index + 1, start, after, hit.rank, hit.key))
+            self._emit(_Pending(index + 1, start, after, hit.rank, hit.key, hit, local[0],
+                                local[1], reach_up if units_run else 0,
+                                max(u.below for u in units) if units_run else 0))
             return
         above: list[_Line] = []
         below: list[_Line] = []
@@ -694,17 +700,17 @@ class StreamHighlights:
         """*item* as a Highlight, with the lines its units keep, if it was put off."""
         if isinstance(item, Highlight):
             return item
-        found = self._deferred[item.start]
-        if isinstance(found, Highlight):
-            return found
-        hit, index, pos, after, reach_up, need = found
-        text = self._whole
+        done = self._resolved_at.get(item.start)
+        if done is not None:
+            return done
+        text, index, pos = self._whole, item.line - 1, item.local_start
         assert text is not None
-        above = _lines_up(text, 0, pos, 0, index, reach_up, floor=pos - ABOVE_CHARS)
-        below = _lines_down(text, after, len(text), 0, index + 2, need,
+        above = _lines_up(text, 0, pos, 0, index, item.reach_up, floor=pos - ABOVE_CHARS)
+        below = _lines_down(text, item.local_after, len(text), 0, index + 2, item.need,
                             cr=text.find("\r") != -1)
-        done = self._finish(_Waiting(hit, index, item.start, item.end, above, below, need))
-        self._deferred[item.start] = done
+        done = self._finish(_Waiting(item.hit, index, item.start, item.end, above, below,
+                                     item.need))
+        self._resolved_at[item.start] = done
         return done
 
     def pools(self, region: Omission, total: int) -> Pools:
