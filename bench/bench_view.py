@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_view.py --baseline 3c1665e      # about a minute
     .venv/bin/python bench/bench_view.py --quick    # baseline: where HEAD left main
+    .venv/bin/python bench/bench_view.py --baseline 3c1665e --only gcc   # some cases only
 
 The baseline is the package as of a git revision, timed in the same run as this tree (see
 :mod:`revision_timing`: one worker subprocess per side, both sides timing each case one right
@@ -104,20 +105,24 @@ def stream_texts() -> dict[str, tuple[str, str | None]]:
             "50 MB log streamed, execute_command": (plain, "execute_command")}
 
 
-def samplers(calls: str) -> dict[str, Callable[[], float]]:
-    """Runs in each side's worker: a sampler per case, the fastest of *calls* calls (of a
-    third as many for streams). Both sides use the default configuration with the memory
-    store (spill off for streams); the artifact a call stores is deleted, untimed, before
-    the next."""
+def samplers(calls: str, only: str = "") -> dict[str, Callable[[], float]]:
+    """Runs in each side's worker: a sampler per case (those whose name holds *only*), the
+    fastest of *calls* calls (of a third as many for streams). Both sides use the default
+    configuration with the memory store (spill off for streams); the artifact a call stores
+    is deleted, untimed, before the next."""
     from truncation_core import Truncator
 
     n = int(calls)
     out: dict[str, Callable[[], float]] = {}
     for name, (text, tool) in texts().items():
+        if only not in name:
+            continue
         truncator = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
         truncator.process(text, tool=tool)  # lazy imports, the tool's slot, the matcher
         out[name] = _processing(truncator, text, tool, n)
     for name, (text, tool) in stream_texts().items():
+        if only not in name:
+            continue
         truncator = Truncator({"store": {"backend": "memory"}, "spill": False},
                               load_entrypoints=False)
         out[name] = _streaming(truncator, text.encode(), tool, max(1, n // 3))
@@ -176,10 +181,14 @@ def main() -> int:
                         "before the change (default: where HEAD left main)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
     parser.add_argument("--write", action="store_true", help="write bench/results/view.md")
+    parser.add_argument("--only", default="", help="only the cases whose name holds this "
+                        "(not with --write)")
     args = parser.parse_args()
     rounds, calls = (3, 5) if args.quick else (7, 9)
     if args.baseline is None:
         args.baseline = default_baseline()
+    if args.only and args.write:
+        parser.error("--only: a partial run is not written to the results")
     lines = [f"Python {sys.version.split()[0]}; baseline {args.baseline}, subject "
              f"{subject_name()}; {rounds} rounds, both sides one after the other in each, "
              f"fastest of {calls} calls: fastest time, median ratio", ""]
@@ -189,7 +198,8 @@ def main() -> int:
         except ValueError as exc:
             parser.error(str(exc))
         timed = alternate(baseline_root, "bench_view:samplers", rounds,
-                          subject_args=(str(calls),), baseline_args=(str(calls),))
+                          subject_args=(str(calls), args.only),
+                          baseline_args=(str(calls), args.only))
     for name in timed[0].subject:
         ratio = median_ratio(timed, name)
         verdict = "ok" if ratio < 2 else "MISSED"

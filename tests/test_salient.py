@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +18,13 @@ from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
 from truncation_core.highlights.choice import in_order
 from truncation_core.highlights.lines import CLIP_MARK, clean, clip, fold
-from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Matcher, SalientPattern
+from truncation_core.highlights.patterns import (
+    LINE_CHARS,
+    PROBE_CHARS,
+    Matcher,
+    SalientPattern,
+    scan_lines,
+)
 from truncation_core.highlights.units import SalientUnit, UnitLines, lines_below
 from truncation_core.hooks.models import Omission
 from truncation_core.storage.memory import MemoryStore
@@ -532,9 +539,12 @@ def test_the_bank_finds_the_lines_the_definition_finds(engine: str, lines: list[
     n, window = len(text), 300
     matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
     bank = bank_for(matcher, keep=keep, window=window, gather=gather)
-    cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
-    for a, b in zip([0, *cuts], [*cuts, n], strict=True):
-        bank.feed(text[a:b])
+    if data.draw(st.booleans()):  # as process() feeds it: whole (units run when asked)
+        bank.feed(text, final=True)
+    else:
+        cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
+        for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+            bank.feed(text[a:b])
     bank.close()
     region = cut_region(text, window, data)
     if region is not None:
@@ -600,6 +610,82 @@ def test_any_patterns_find_the_lines_the_definition_finds(engine: str,
     if region is not None:
         assert as_found(bank.pools(region, len(text))) == by_definition(
             matcher, text, region, keep)
+
+
+# Escape sequences of every kind, and pieces of them, put anywhere: inside keywords, around
+# them, cut off by the end of the probe.
+escape_pieces = st.sampled_from(["\x1b[31m", "\x1b[0m", "\x1b[1;91m", "\x1b[K", "\x1b[2A",
+                                 "\x1b]8;;http://x/error\x07", "\x1b]0;FAIL\x1b\\", "\x1b(B",
+                                 "\x1b7", "\x1b", "\x1b[", "\x1b[3", "\x1b]8;;"])
+
+
+@st.composite
+def coloured_line(draw: Any) -> str:
+    """A salient-looking line with escape pieces put between any of its characters, padded
+    so that some of them fall across the end of the probe."""
+    line = draw(st.sampled_from(["error: bad", "FAILED test_x", "E   assert 1", "panic: y",
+                                 "Traceback (most recent call last):", " × adds", "ok",
+                                 "3 failed, 1 passed", "warning: w", "  error  x"]))
+    chars = list(line)
+    for _ in range(draw(st.integers(0, 4))):
+        chars.insert(draw(st.integers(0, len(chars))), draw(escape_pieces))
+    pad: int = draw(st.sampled_from([0, 0, 0, PROBE_CHARS - 12, PROBE_CHARS - 4, PROBE_CHARS]))
+    return "z" * pad + "".join(chars)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(coloured_line(), min_size=1, max_size=40), st.integers(1, 4), st.data())
+def test_escapes_anywhere_in_a_line_find_the_lines_the_definition_finds(
+        engine: str, lines: list[str], keep: int, data: Any) -> None:
+    # Hyperscan looks in text with escapes for the keywords' cores and their prefixes
+    # followed by ESC, not for ESC: every line a keyword is found in once cleaned must
+    # still be found.
+    patterns_module.ENGINE = engine
+    text = "\n".join(lines) + "\n"
+    matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
+    bank = bank_for(matcher, keep=keep, window=100, gather=True)
+    bank.feed(text, final=data.draw(st.booleans()))
+    bank.close()
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    assert as_found(bank.pools(region, len(text))) == by_definition(matcher, text, region,
+                                                                    keep)
+
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def _visited(text: str, engine: Any) -> list[int]:
+    """The indexes of the lines of *text* the engine has classified."""
+    seen: list[int] = []
+    scan_lines(engine, text, 0, len(text), line_index=0,
+               visit=lambda index, *_: seen.append(index))
+    return seen
+
+
+@pytest.mark.skipif(not _hyperscan_installed(), reason="hyperscan is not installed (it has "
+                    "no wheel for this platform): its engine is not tested here")
+def test_only_lines_an_escape_may_split_a_keyword_in_are_classified() -> None:
+    # A real coloured pytest log (tests/corpus): nearly every line holds an escape, few hold
+    # a keyword once cleaned. Those few, and lines where a keyword's start stands right
+    # before an escape, are classified; not every coloured line.
+    text = (CORPUS / "pytest-color-failure-middle.txt").read_text(encoding="utf-8")
+    assert "\r" not in text
+    truncator = make()
+    matcher = truncator._pipeline.matcher("execute_command", truncator.policy("execute_command"))
+    lines = text.split("\n")
+    keywords = {k for p in matcher.patterns for k in p.keywords} | {
+        k for r in matcher.records for k in r.keywords}
+    holding = {i for i, line in enumerate(lines)
+               if any(k in clean(line[:PROBE_CHARS]) for k in keywords)}
+    coloured = {i for i, line in enumerate(lines) if "\x1b" in line}
+    visited = _visited(text, patterns_module._HyperscanEngine(sorted(matcher.searched)))
+    assert holding and holding <= set(visited)  # every line that can match is classified
+    assert len(visited) <= 2 * len(holding) < len(coloured) // 10
+    # Control: an engine that looks for the escape itself (the pure-Python one, as Hyperscan
+    # did) classifies every coloured line.
+    assert coloured <= set(_visited(text, patterns_module._PythonEngine(matcher.literals)))
 
 
 def test_groups_over_the_cap_are_counted_but_not_shown() -> None:

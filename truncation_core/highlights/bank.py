@@ -14,7 +14,7 @@ for an omitted region, each group's count and its first matches in the region
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 
@@ -24,6 +24,7 @@ from truncation_core.highlights.patterns import PROBE_CHARS, Hit, Matcher, scan_
 from truncation_core.highlights.records import RECORD_CHARS
 from truncation_core.highlights.units import UnitLines
 from truncation_core.text.measure import count_terminators
+from truncation_core.text.terminal import ESC
 
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Omission
@@ -40,6 +41,12 @@ ABOVE_CHARS = 32 * 1024
 #: The most groups kept per rank. Matches of a group that did not fit are counted (they are
 #: in ``found``) but never shown: only a text with more distinct failures than this loses any.
 MAX_GROUPS = 1024
+#: The most distinct short lines whose match is remembered while scanning one text or
+#: stream (at most PROBE_CHARS characters each: some 2 MB at worst).
+_KNOWN_LINES = 2048
+_UNKNOWN = Hit("", 0, "", "", "")
+#: What a line that may be a record starts with (see :meth:`Matcher.wants_whole`).
+_RECORD_START = frozenset("{ \t")
 
 
 @attrs.frozen(kw_only=True)
@@ -110,6 +117,41 @@ class Pools:
     found: int
 
 
+class _Line(NamedTuple):
+    """A line near a match, before any unit keeps it (a :class:`UnitLine` once one does): a
+    tuple, as there are many more of these than of lines kept."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+
+
+def _kept(line: _Line, unit: str) -> UnitLine:
+    return UnitLine(line=line.line, start=line.start, end=line.end, unit=unit, text=line.text)
+
+
+class _Pending(NamedTuple):
+    """A match of a text fed whole, before selection asks for it (then it becomes a
+    :class:`Highlight`): what keeping and grouping it needs, and what its units need."""
+
+    line: int
+    start: int
+    end: int
+    rank: int
+    key: str
+    hit: Hit
+    #: Where the line starts and ends in the text; how many lines above and below its units
+    #: look at (none when they do not run for it).
+    local_start: int
+    local_after: int
+    reach_up: int
+    need: int
+
+    def inside(self, region: Omission) -> bool:
+        return region.start <= self.start and self.end <= region.end
+
+
 class _Group:
     """A group's matches outside both windows (which every cut omits), and how many of its
     matches outside the first window were seen (the first ``keep`` get their units)."""
@@ -120,7 +162,7 @@ class _Group:
         self.rank = rank
         self.seen = 0
         self.count = 0
-        self.members: list[Highlight] = []
+        self.members: list[Highlight | _Pending] = []
 
 
 class _Waiting:
@@ -129,7 +171,7 @@ class _Waiting:
     __slots__ = ("above", "after", "below", "hit", "index", "need", "start")
 
     def __init__(self, hit: Hit, index: int, start: int, after: int,
-                 above: list[UnitLine], below: list[UnitLine], need: int) -> None:
+                 above: list[_Line], below: list[_Line], need: int) -> None:
         self.hit, self.index, self.start, self.after = hit, index, start, after
         self.above, self.below, self.need = above, below, need
 
@@ -149,7 +191,7 @@ class _Tail:
     def end(self) -> int:
         return self.base + len(self.text)
 
-    def lines(self, after: int, most: int) -> list[UnitLine]:
+    def lines(self, after: int, most: int) -> list[_Line]:
         """Up to *most* of its whole lines, nearest first, starting at *after* or later."""
         text = self.text
         lo = 0 if self.whole_first else min(len(text), max(text.find("\n"), text.find("\r"),
@@ -159,22 +201,73 @@ class _Tail:
 
 
 def _lines_up(text: str, lo: int, pos: int, base: int, number: int, most: int,
-              floor: int = 0) -> list[UnitLine]:
+              floor: int = 0) -> list[_Line]:
     """Up to *most* whole lines of ``text[lo:pos]`` (*pos* a line start), nearest first,
     starting at *floor* or later; the nearest is line *number*."""
-    out: list[UnitLine] = []
-    rfind, end = text.rfind, pos
-    cr = text.find("\r", lo, pos) != -1
     floor = max(floor, lo)
-    while len(out) < most and end > floor:
-        stop = _content_end(text, end, lo)
-        start = max(rfind("\n", lo, stop), rfind("\r", lo, stop) if cr else -1, lo - 1) + 1
-        if start < floor:
-            break
-        out.append(UnitLine(line=number - len(out), start=base + start, end=base + end,
-                            unit="", text=clean(text[start:min(stop, start + PROBE_CHARS)])))
-        end = start
-    return out
+    if most <= 0 or pos <= floor:
+        return []
+    spans: list[tuple[int, int, int]] = []  # start, content end, end: nearest first
+    if text.find("\r", max(lo, floor - 1), pos) == -1:
+        # Lines ending with "\n" only: the nearest ones split off at once, in C.
+        stop = pos - 1 if text[pos - 1] == "\n" else pos
+        # Lines are short, mostly: look in a few hundred characters each before taking all
+        # that may hold them (up to ABOVE_CHARS).
+        near = max(floor, stop - most * 160)
+        parts = text[near:stop].rsplit("\n", most)
+        if len(parts) <= most and near > floor:
+            parts = text[floor:stop].rsplit("\n", most)
+        if len(parts) > most or (floor > lo and text[floor - 1] != "\n"):
+            del parts[0]  # what is left above them, or a line that starts above floor
+        end = pos
+        for part in reversed(parts):
+            start = stop - len(part)
+            spans.append((start, stop, end))
+            end, stop = start, start - 1
+    else:
+        rfind, end = text.rfind, pos
+        while len(spans) < most and end > floor:
+            stop = _content_end(text, end, lo)
+            start = max(rfind("\n", lo, stop), rfind("\r", lo, stop), lo - 1) + 1
+            if start < floor:
+                break
+            spans.append((start, stop, end))
+            end = start
+    texts = _cleaned([text[start:min(stop, start + PROBE_CHARS)] for start, stop, _ in spans])
+    return [_Line(number - k, base + start, base + end, shown)
+            for k, ((start, _, end), shown) in enumerate(zip(spans, texts, strict=True))]
+
+
+def _lines_down(text: str, pos: int, hi: int, base: int, number: int, most: int, *,
+                cr: bool) -> list[_Line]:
+    """Up to *most* complete lines of ``text[pos:hi]`` (*pos* a line start), the first of
+    which is line *number*; *cr*: whether the text may hold a ``"\\r"``."""
+    spans: list[tuple[int, int, int]] = []  # start, content end, end
+    find, start = text.find, pos
+    while len(spans) < most and start < hi:
+        nl = find("\n", start, hi)
+        end = find("\r", start, nl if nl >= 0 else hi) if cr else -1
+        if end < 0:
+            end = nl
+        if end < 0:
+            end = after = hi
+        else:
+            after = end + (2 if cr and text.startswith("\r\n", end) else 1)
+        spans.append((start, end, after))
+        start = after
+    texts = _cleaned([text[start:min(end, start + PROBE_CHARS)] for start, end, _ in spans])
+    return [_Line(number + k, base + start, base + after, shown) for k, ((start, _, after),
+            shown) in enumerate(zip(spans, texts, strict=True))]
+
+
+def _cleaned(texts: list[str]) -> list[str]:
+    """Each of *texts* (lines' contents) :func:`clean`, with one pass for them all: no
+    sequence :func:`clean` removes holds a line terminator, so joined by ``"\\n"`` they clean
+    to the same lines."""
+    joined = "\n".join(texts)
+    if joined.find(ESC) == -1:
+        return texts
+    return clean(joined).split("\n")
 
 
 def _content_end(text: str, end: int, lo: int) -> int:
@@ -226,14 +319,14 @@ class StreamHighlights:
         self._batch: list[str] = []  # small pieces not scanned yet
         self._batched = 0
         self._batch_chars = _BATCH_CHARS
-        self._head: list[Highlight] = []
-        self._recent: deque[Highlight] = deque()
+        self._head: list[Highlight | _Pending] = []
+        self._recent: deque[Highlight | _Pending] = deque()
         self._groups: dict[str, _Group] = {}
         self._per_rank: dict[int, int] = {}
         self._overflow = 0
         #: What came before the piece being scanned, nearest first, for the units of its
         #: first lines: the tails of earlier pieces and the lines completed between them.
-        self._prior: deque[_Tail | UnitLine] = deque()
+        self._prior: deque[_Tail | _Line] = deque()
         self._terminators: int | None = None  # the caller's count, for the batch
         self._waiting: list[_Waiting] = []
         self._failed_units: set[str] = set()
@@ -243,7 +336,17 @@ class StreamHighlights:
         self._lo = 0
         self._hi = 0
         self._final = False
-        self._has_cr = False
+        self._has_cr: bool | None = None
+        #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
+        self._known: dict[str, Hit | None] = {}
+        #: The short lines whose group has all the members it can show: only counted.
+        self._full: dict[str, _Group] = {}
+        self._records = bool(matcher.records)
+        #: The text, when it was fed whole at once (process()): then a match is kept as a
+        #: _Pending, and its units run only when :meth:`pools` gives it (most matches in
+        #: the windows never are); those it gave, by their start.
+        self._whole: str | None = None
+        self._resolved_at: dict[int, Highlight] = {}
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -258,6 +361,8 @@ class StreamHighlights:
         again), and *terminators*, the number of line terminators in everything fed so far,
         this piece included (the caller counted them anyway)."""
         if final or (not self._batched and len(text) >= self._batch_chars):
+            if final and not self._offset and not self._batched:
+                self._whole = text
             self._flush()
             self._scan(text, final=final, raw=raw, terminators=terminators)
             return
@@ -295,6 +400,7 @@ class StreamHighlights:
             return
         cut = last + 1
         self._text, self._base, self._hi, self._final = text, base, cut, final
+        self._has_cr = None  # whether the piece holds a "\r": found when needed
         lo = 0
         if self._pending_len:  # the line begun in an earlier piece ends here
             nl = text.find("\n", 0, cut)
@@ -336,8 +442,7 @@ class StreamHighlights:
         there are complete): it is a line below the matches waiting, and so are the lines
         that follow it; then it is matched, and it is a line above the next ones."""
         held, index, start = self._pending, self._line_index, self._line_start
-        line = UnitLine(line=index + 1, start=start, end=self._base + after, unit="",
-                        text=clean(held[:PROBE_CHARS]))
+        line = _Line(index + 1, start, self._base + after, clean(held[:PROBE_CHARS]))
         if self._waiting:
             for waiting in self._waiting:
                 if len(waiting.below) < waiting.need:
@@ -366,15 +471,41 @@ class StreamHighlights:
     # -- matching --------------------------------------------------------------------------
 
     def _visit(self, index: int, start: int, end: int, after: int) -> None:
-        text = self._text
-        if end - start <= RECORD_CHARS and self._matcher.wants_whole(
-                text[start:start + PROBE_CHARS]):
+        text, base, length = self._text, self._base, end - start
+        if length <= PROBE_CHARS:
             line = text[start:end]
+            if self._records and line[:1] in _RECORD_START and self._matcher.wants_whole(line):
+                hit = self._matcher.match(line, length)
+            else:
+                # A short line that is no record: what it matches depends on its text
+                # alone, and logs repeat lines (warnings per unit, retries, progress).
+                group = self._full.get(line)
+                if group is not None and base + start >= self._window and \
+                        base + after <= self._offset - self._window and not self._recent \
+                        and not self._waiting:
+                    group.seen += 1  # as _matched would, without classifying it again
+                    group.count += 1
+                    return
+                known = self._known
+                hit = known.get(line, _UNKNOWN)
+                if hit is _UNKNOWN:
+                    hit = self._matcher.match(line, length)
+                    if len(known) < _KNOWN_LINES:
+                        known[line] = hit
+                if hit is not None:
+                    self._matched(hit, index, base + start, base + after, local=(start, after))
+                    group = self._groups.get(hit.key)
+                    if group is not None and group.seen > self._keep and \
+                            len(group.members) >= self._keep and len(self._full) < \
+                            _KNOWN_LINES and hit.name not in self._matcher.headers:
+                        self._full[line] = group  # counted from now on (see _matched)
+                return
+        elif self._records and length <= RECORD_CHARS and text[start:start + 1] in \
+                _RECORD_START and self._matcher.wants_whole(text[start:start + PROBE_CHARS]):
+            hit = self._matcher.match(text[start:end], length)
         else:
-            line = text[start:min(end, start + PROBE_CHARS)]
-        hit = self._matcher.match(line, end - start)
+            hit = self._matcher.match(text[start:start + PROBE_CHARS], length)
         if hit is not None:
-            base = self._base
             self._matched(hit, index, base + start, base + after, local=(start, after))
 
     def _matched(self, hit: Hit, index: int, start: int, after: int,
@@ -382,16 +513,25 @@ class StreamHighlights:
         """Note a match at line *index* (0-based), ``[start, after)`` in the whole; *local*
         is where it starts and ends in the piece being scanned (it starts in an earlier piece
         when that is None)."""
+        if start >= self._window and hit.name not in self._matcher.headers:
+            group = self._groups.get(hit.key)
+            if group is not None and group.seen >= self._keep and not self._recent and \
+                    not self._waiting and after <= self._offset - self._window and \
+                    len(group.members) >= self._keep:
+                # The commonest case in a log dense with matches, first: outside both
+                # windows, and its group has all the members it can show (as below).
+                group.seen += 1
+                group.count += 1
+                return
         units = self._matcher.units.get(hit.name, ())
         reach_up = max((u.above for u in units), default=0)
-        first_below: list[UnitLine] = []
+        first_below: list[_Line] = []
         if hit.name in self._matcher.headers:  # the salient line is the one above
             found = self._above(local[0], index, 1 + reach_up)
             headed = self._matcher.headed(hit, found[0].text) if found else None
             if headed is None:
                 return
-            first_below = [UnitLine(line=index + 1, start=start, end=after, unit="",
-                                    text=hit.probe)]
+            first_below = [_Line(index + 1, start, after, hit.probe)]
             line = found[0]
             hit, index, start, after = headed, line.line - 1, line.start, line.end
             above_found = found[1:]
@@ -413,8 +553,17 @@ class StreamHighlights:
                     # can show: only its count is kept (as _aggregate would).
                     group.count += 1
                     return
-        above: list[UnitLine] = []
-        below: list[UnitLine] = []
+        if self._whole is not None and local[0] is not None and above_found is None and \
+                not self._waiting:
+            # The whole text is at hand: the match becomes a Highlight, and its units run,
+            # only if selection asks for it.
+            units_run = bool(units) and resolve
+            self._emit(_Pending(index + 1, start, after, hit.rank, hit.key, hit, local[0],
+                                local[1], reach_up if units_run else 0,
+                                max(u.below for u in units) if units_run else 0))
+            return
+        above: list[_Line] = []
+        below: list[_Line] = []
         need = 0
         if units and resolve:
             need = max(u.below for u in units)
@@ -430,7 +579,7 @@ class StreamHighlights:
         else:
             self._emit(self._finish(waiting))
 
-    def _above(self, pos: int | None, index: int, most: int) -> list[UnitLine]:
+    def _above(self, pos: int | None, index: int, most: int) -> list[_Line]:
         """Up to *most* lines above line *index* (0-based), nearest first, starting at most
         :data:`ABOVE_CHARS` characters before it: those of the piece being scanned, above
         *pos* (None: the line starts in an earlier piece), then the remembered ones."""
@@ -444,7 +593,7 @@ class StreamHighlights:
         for earlier in self._prior:
             if len(found) >= most:
                 break
-            if isinstance(earlier, UnitLine):
+            if isinstance(earlier, _Line):
                 if earlier.start < floor:
                     break
                 found.append(earlier)
@@ -454,27 +603,13 @@ class StreamHighlights:
                     break  # the line before its first whole one is not all there
         return found
 
-    def _lines_below(self, pos: int, index: int, most: int) -> list[UnitLine]:
+    def _lines_below(self, pos: int, index: int, most: int) -> list[_Line]:
         """Up to *most* complete lines from *pos* in the piece being scanned, the first of
         which is below line *index* (0-based)."""
-        out: list[UnitLine] = []
-        text, base, hi = self._text, self._base, self._hi
-        if self._final:
-            hi = len(text)
-        start = pos
-        while len(out) < most and start < hi:
-            nl = text.find("\n", start, hi)
-            cr = text.find("\r", start, nl if nl >= 0 else hi)
-            end = cr if cr >= 0 else nl
-            if end < 0:
-                end = after = hi
-            else:
-                after = end + (2 if text.startswith("\r\n", end) else 1)
-            out.append(UnitLine(line=index + 2 + len(out), start=base + start,
-                                end=base + after, unit="",
-                                text=clean(text[start:min(end, start + PROBE_CHARS)])))
-            start = after
-        return out
+        if self._has_cr is None:
+            self._has_cr = self._text.find("\r") != -1
+        return _lines_down(self._text, pos, len(self._text) if self._final else self._hi,
+                           self._base, index + 2, most, cr=self._has_cr)
 
     def _remember(self, lo: int, hi: int) -> None:
         """Keep the end of ``text[lo:hi]`` (whole lines) for the units of the next pieces,
@@ -531,16 +666,16 @@ class StreamHighlights:
                 continue
             for offset in offsets:
                 if offset < 0:
-                    above.append(attrs.evolve(waiting.above[-offset - 1], unit=unit.name))
+                    above.append(_kept(waiting.above[-offset - 1], unit.name))
                 else:
-                    below.append(attrs.evolve(waiting.below[offset - 1], unit=unit.name))
+                    below.append(_kept(waiting.below[offset - 1], unit.name))
         return Highlight(line=waiting.index + 1, start=waiting.start, end=waiting.after,
                          pattern=hit.name, rank=hit.rank, text=hit.text, key=hit.key,
                          above=_unique(above), below=_unique(below))
 
     # -- keeping -----------------------------------------------------------------------------
 
-    def _emit(self, item: Highlight) -> None:
+    def _emit(self, item: Highlight | _Pending) -> None:
         if item.start < self._window:
             self._head.append(item)
             return
@@ -552,7 +687,7 @@ class StreamHighlights:
         while recent and recent[0].end <= cutoff:
             self._aggregate(recent.popleft())
 
-    def _aggregate(self, item: Highlight) -> None:
+    def _aggregate(self, item: Highlight | _Pending) -> None:
         group = self._groups.get(item.key)
         if group is None:
             self._overflow += 1
@@ -561,16 +696,33 @@ class StreamHighlights:
         if len(group.members) < self._keep:
             group.members.append(item)
 
+    def _resolved(self, item: Highlight | _Pending) -> Highlight:
+        """*item* as a Highlight, with the lines its units keep, if it was put off."""
+        if isinstance(item, Highlight):
+            return item
+        done = self._resolved_at.get(item.start)
+        if done is not None:
+            return done
+        text, index, pos = self._whole, item.line - 1, item.local_start
+        assert text is not None
+        above = _lines_up(text, 0, pos, 0, index, item.reach_up, floor=pos - ABOVE_CHARS)
+        below = _lines_down(text, item.local_after, len(text), 0, index + 2, item.need,
+                            cr=text.find("\r") != -1)
+        done = self._finish(_Waiting(item.hit, index, item.start, item.end, above, below,
+                                     item.need))
+        self._resolved_at[item.start] = done
+        return done
+
     def pools(self, region: Omission, total: int) -> Pools:
         """What selection needs for *region* of the finished stream of *total* characters."""
         tail_from = total - self._window
         keep = self._keep
         counts: dict[str, int] = {}
-        members: dict[str, list[Highlight]] = {}
+        members: dict[str, list[Highlight | _Pending]] = {}
         ranks: dict[str, int] = {}
         found = self._overflow
 
-        def add(item: Highlight) -> None:
+        def add(item: Highlight | _Pending) -> None:
             key = item.key
             counts[key] = counts.get(key, 0) + 1
             ranks.setdefault(key, item.rank)
@@ -596,13 +748,15 @@ class StreamHighlights:
             else:
                 found += 1
         found += sum(counts.values())
+        resolved = self._resolved
         groups = tuple(Pool(key=key, rank=ranks[key], count=counts[key],
-                            members=tuple(sorted(members[key], key=lambda h: h.line)))
+                            members=tuple(sorted(map(resolved, members[key]),
+                                                 key=lambda h: h.line)))
                        for key in counts)
         return Pools(groups=groups, found=found)
 
 
-def _end_of(earlier: _Tail | UnitLine) -> int:
+def _end_of(earlier: _Tail | _Line) -> int:
     return earlier.end
 
 

@@ -9,12 +9,14 @@ classifies the line. Lines that hold a JSON object are judged by the
 A :class:`Matcher` holds the patterns, records and
 :class:`~truncation_core.highlights.units.SalientUnit` of one tool, compiled once.
 
-Keywords are what keeps scanning fast: only lines holding one (or an escape character: a
-colour code may split a keyword) are classified, and run the patterns' regular expressions.
-An engine finds those lines: Hyperscan, one pass in C for all keywords at once, when it is
-installed; else ``str.find``, each literal looked for by its rarest character first (see
-:class:`_LiteralSearch`), a character absent from the text costing a memchr over it. Both
-find the same lines (:data:`ENGINE`).
+Keywords are what keeps scanning fast: only lines that may hold one once escapes are removed
+are classified, and run the patterns' regular expressions. An engine finds those lines:
+Hyperscan, one pass in C for all keywords at once, when it is installed; else ``str.find``,
+each literal looked for by its rarest character first (see :class:`_LiteralSearch`), a
+character absent from the text costing a memchr over it. A colour code may split a keyword:
+in text holding an escape, Hyperscan looks for what such a line must hold
+(:func:`_escaped_literals`), the pure-Python search for the escape character itself. Both
+find every line that can match (:data:`ENGINE`).
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ class Matcher:
     @property
     def searched(self) -> frozenset[str]:
         """What the engines look for: the keywords, and the escape character, since a line
-        with colour codes may hold a keyword only once they are removed."""
+        with colour codes may hold a keyword only once they are removed (Hyperscan looks for
+        that escape in a narrower way: :func:`_escaped_literals`)."""
         return self._keywords | {_ESC} if self._keywords else frozenset()
 
     @functools.cached_property
@@ -420,6 +423,35 @@ class _PythonEngine:
                     heapq.heapreplace(heap, (i, n))
 
 
+def _core(keyword: str) -> str:
+    """The part of *keyword* that text holding escapes is searched for: without the spaces
+    around it, unless that leaves too little to be selective (``E   `` stays whole)."""
+    core = keyword.strip()
+    return core if len(core) >= 3 or (core and not core.isascii()) else keyword
+
+
+@functools.lru_cache(maxsize=64)  # the same for every Truncator and stream
+def _escaped_literals(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """Literals that every line holding one of *keywords* once its escape sequences are
+    removed (:func:`~.lines.clean`) holds as it is.
+
+    A keyword found in the cleaned line stands in the raw line either whole, or with escape
+    sequences between some of its characters. In the second case, the characters before the
+    first sequence are followed by an escape character, which starts every sequence
+    :func:`~.lines.clean` removes (a partial one cut off at the end of the probe too). So
+    each keyword's :func:`_core` (a part of it) and each of the core's proper prefixes
+    followed by ``ESC`` are looked for. A line holding one is classified as usual, which
+    decides; lines whose escapes split no keyword (almost every coloured line) are not even
+    looked at, as they were when the escape itself was looked for.
+    """
+    found: set[str] = set()
+    for keyword in keywords:
+        core = _core(keyword)
+        found.add(core)
+        found.update(core[:i] + _ESC for i in range(1, len(core)))
+    return tuple(sorted(found))
+
+
 class _HyperscanEngine:
     """Finds the lines holding a keyword with Hyperscan: one pass over the text for all
     keywords at once, in C. Text that is not ASCII is scanned as UTF-8, and the end of each
@@ -433,7 +465,7 @@ class _HyperscanEngine:
         #: The longest keyword, in characters: what one piece of a scan must overlap the last.
         self._longest = max(map(len, keywords), default=1)
         self._plain = _hyperscan_database(plain)
-        self._escaped = _hyperscan_database(tuple(sorted({*plain, _ESC})))
+        self._escaped = _hyperscan_database(_escaped_literals(plain))
         # Scratch space per stream (a stream is used by one thread at a time).
         self._scratches = {id(self._plain): hs.Scratch(self._plain),
                            id(self._escaped): hs.Scratch(self._escaped)}
@@ -525,6 +557,9 @@ def scan_lines(engine: _PythonEngine | _HyperscanEngine, text: str, lo: int, hi:
         i = next(positions)
     except StopIteration:
         return
+    if text.find("\r", lo, hi) == -1:  # most text: a line ends at its "\n"
+        _scan_lines_lf(positions, i, text, lo, hi, line_index, visit)
+        return
     pos = counted = lo
     index = line_index
     # The first "\n" and "\r" at or after the current line's match (-1: none up to hi), kept
@@ -544,6 +579,29 @@ def scan_lines(engine: _PythonEngine | _HyperscanEngine, text: str, lo: int, hi:
         else:
             after = end + 2 if text.startswith("\r\n", end, hi) else end + 1
         index += count_terminators(text, counted, start)
+        counted = start
+        visit(index, start, end, after)
+        pos = after
+        try:
+            i = positions.send(pos)
+        except StopIteration:
+            return
+
+
+def _scan_lines_lf(positions: Generator[int, int | None, None], i: int, text: str, lo: int,
+                   hi: int, index: int, visit: Callable[[int, int, int, int], None]) -> None:
+    """:func:`scan_lines` from the first position *i*, for text whose lines all end with
+    ``"\\n"``: a few calls of C per line visited, as the matching lines may be many."""
+    find, rfind, count = text.find, text.rfind, text.count
+    pos = counted = lo
+    while True:
+        start = rfind("\n", pos, i) + 1 or pos
+        end = find("\n", i, hi)
+        if end < 0:
+            end = after = hi
+        else:
+            after = end + 1
+        index += count("\n", counted, start)
         counted = start
         visit(index, start, end, after)
         pos = after
