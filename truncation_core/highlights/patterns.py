@@ -31,7 +31,7 @@ import attrs
 from truncation_core.highlights.lines import clean, clip, fold
 from truncation_core.highlights.records import RECORD_CHARS, parse_record, record_text
 from truncation_core.hooks.models import strings
-from truncation_core.text.measure import count_terminators
+from truncation_core.text.measure import count_terminators, utf8_size
 
 if TYPE_CHECKING:
     from truncation_core.highlights.records import SalientRecord
@@ -420,6 +420,11 @@ class _PythonEngine:
                     heapq.heapreplace(heap, (i, n))
 
 
+    def occurs(self, raw: bytes) -> bool | None:
+        """None: this engine searches text, and cannot tell from bytes."""
+        return None
+
+
 class _HyperscanEngine:
     """Finds the lines holding a keyword with Hyperscan: one pass over the text for all
     keywords at once, in C. Text that is not ASCII is scanned as UTF-8, and the end of each
@@ -450,9 +455,17 @@ class _HyperscanEngine:
         database = self._escaped if text.find(_ESC, lo, hi) != -1 else self._plain
         scan, handler, scratch = database.scan, found, self._scratches[id(database)]
         offsets: Iterable[int]
-        if text.isascii() and raw is not None:  # bytes and characters are one
+        if raw is not None and text.isascii():  # bytes and characters are one
             scan(memoryview(raw)[lo:hi], match_event_handler=handler, scratch=scratch)
             offsets = (lo + end - 1 for end in sorted(set(ends)))
+        elif raw is not None:
+            # The bytes of text[lo:hi], found from the ends (a stream's lo and hi are near
+            # them: a line begun in an earlier chunk, and one that goes on in the next).
+            start = utf8_size(text[:lo])
+            stop = len(raw) - utf8_size(text[hi:])
+            data = memoryview(raw)[start:stop]
+            scan(data, match_event_handler=handler, scratch=scratch)
+            offsets = _characters(data, sorted(set(ends)), lo)
         else:
             offsets = self._pieces(text, lo, hi, scan, handler, scratch, ends)
         pos = lo
@@ -461,6 +474,17 @@ class _HyperscanEngine:
                 sent = yield offset
                 pos = offset + 1 if sent is None else sent
 
+
+    def occurs(self, raw: bytes) -> bool:
+        """Whether a keyword (or an escape) occurs in the UTF-8 bytes *raw*: a stream asks
+        first, and decodes a chunk in which none does only where it must. The scan stops at
+        the first match."""
+        database = self._escaped if raw.find(b"\x1b") != -1 else self._plain
+        try:
+            database.scan(raw, match_event_handler=_stop, scratch=self._scratches[id(database)])
+        except _hyperscan().ScanTerminated:
+            return True
+        return False
 
     def _pieces(self, text: str, lo: int, hi: int, scan: Callable[..., None],
                 handler: Callable[..., None], scratch: Any, ends: list[int]) -> Iterator[int]:
@@ -483,6 +507,10 @@ class _HyperscanEngine:
                 if position >= done:  # a match that ends before it was found already
                     yield position
             done = stop
+
+
+def _stop(*_: object) -> bool:
+    return True  # a match: stop the scan
 
 
 def _characters(data: memoryview, ends: list[int], base: int) -> Iterator[int]:
