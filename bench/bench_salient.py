@@ -357,11 +357,19 @@ def process_cost(samples: int) -> str:
     pm.add_hookspecs(Spec)
     pm.register(Impl())
     small = "x" * 2000
-    hook = _best_of(lambda: pm.hook.ping(x=1), samples, 20000)
-    under = _best_of(lambda: on.process(small, tool="execute_command"), samples, 20000)
-    return (table + "\n\n" + _table(("under the limit", "time", "vs one pluggy hook call"), [
+    # Alternated, 3 rounds per sample: the ratio is the median of adjacent pairs (a single
+    # best-of, taken after the 9 MB cases above, read 1.32x once on a busy machine where
+    # pairs read 0.75x).
+    hooks, unders = [], []
+    for _ in range(3 * samples):
+        hooks.append(_best_of(lambda: pm.hook.ping(x=1), 1, 20000))
+        unders.append(_best_of(lambda: on.process(small, tool="execute_command"), 1, 20000))
+    hook, under = min(hooks), min(unders)
+    ratio = statistics.median(u / h for u, h in zip(unders, hooks, strict=True))
+    return (table + "\n\n" + _table(("under the limit", "time (fastest)",
+                                      "vs one pluggy hook call (median of pairs)"), [
         ("`process()` of 2,000 chars, `execute_command` (highlights on)",
-         f"{under * 1e6:.2f} µs", f"{under / hook:.2f}x (target < 1)"),
+         f"{under * 1e6:.2f} µs", f"{ratio:.2f}x (target < 1)"),
         ("one pluggy hook call, one implementation", f"{hook * 1e6:.2f} µs", "1.00x")]))
 
 
