@@ -34,7 +34,6 @@ CHILD = textwrap.dedent(r"""
     from truncation_core import Truncator
     from truncation_core.storage.memory import MemoryStore
 
-    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
 
     def digest(result):
         meta = result.metadata
@@ -49,6 +48,8 @@ CHILD = textwrap.dedent(r"""
     out = {}
     for line in sys.stdin:
         case = json.loads(line)
+        # A store per case: one store would keep every artifact, some GB, in memory.
+        truncator = Truncator(load_entrypoints=False, store=MemoryStore())
         data = open(case["path"], "rb").read()
         with truncator.stream(tool="execute_command") as s:
             for start, stop in zip(case["cuts"], case["cuts"][1:]):
