@@ -7,6 +7,7 @@ import gc
 import itertools
 import json
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -567,3 +568,83 @@ def test_a_cancelled_async_write_is_not_lost_and_never_overlaps() -> None:
 
     got = asyncio.run(main())
     assert normalized(got) == normalized(truncator.process(chunk + "tail\n"))
+
+
+# -- chunks in which no keyword occurs ------------------------------------------------------
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def service_log(lines: int, non_ascii: bool) -> bytes:
+    """A log with no salient line (every fifth line not ASCII, if *non_ascii*)."""
+    word = ("résumé naïve 東京", "request handled")
+    return "".join(
+        f"2024-05-01T12:{i // 3600 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z "
+        f"{('INFO', 'DEBUG', 'WARN')[i % 3]} [worker-{i % 16}] "
+        f"{word[0] if non_ascii and i % 5 == 0 else word[1]} id={i * 7919 % 100003}\n"
+        for i in range(lines)).encode()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["python-traceback-in-log", "pytest-failures",
+                                  "cargo-ansi-progress-error", "gcc-make-errors",
+                                  "npm-script-error", "ruff-full-undefined-name"])
+@pytest.mark.parametrize("non_ascii", [False, True])
+def test_chunks_without_a_keyword_are_skimmed_and_the_result_is_the_same(
+        case: str, non_ascii: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A large chunk of bytes in which no keyword occurs is decoded only at its ends for the
+    # highlights (StreamHighlights.skim): the result must equal process() wherever the
+    # failure sits (at the start, in the middle, at the end, or just before the tail window
+    # that a cut keeps), whatever the chunking (boundaries inside multi-byte characters and
+    # inside keywords included).
+    from truncation_core.highlights.bank import StreamHighlights
+
+    skimmed = []
+    skim = StreamHighlights.skim
+
+    def spy(self: StreamHighlights, raw: bytes, **kwargs: Any) -> bool:
+        took = skim(self, raw, **kwargs)
+        skimmed.append(took)
+        return took
+
+    monkeypatch.setattr(StreamHighlights, "skim", spy)
+    truncator = make({"highlights": 8, "spill": False, "artifact_threshold": 10**9})
+    output = (CORPUS / f"{case}.txt").read_bytes()
+    fill = service_log(12_000, non_ascii)
+    window = window_for(truncator.policy())
+    near = fill[:fill.index(b"\n", window) + 1]
+    placed = {"start": output + fill * 2, "middle": fill + output + fill,
+              "end": fill * 2 + output, "before the tail window": fill * 2 + output + near}
+    keyword = next(at for word in (b"rror", b"FAIL", b"Traceback") if (at := output.find(word))
+                   != -1) + 2
+    for content in placed.values():
+        at = content.find(output) + keyword
+        for chunks in ([content[i:i + n] for i in range(0, len(content), n)]
+                       for n in (1 << 20, 262_147, 300_007)):
+            assert_same(truncator, content, chunks)
+        # A boundary inside a keyword of the output, then chunks of 1 MiB.
+        assert_same(truncator, content, [content[:at]] + [
+            content[i:i + (1 << 20)] for i in range(at, len(content), 1 << 20)])
+    assert any(skimmed)
+    assert not all(skimmed)
+
+
+@pytest.mark.parametrize("non_ascii", [False, True])
+def test_a_skimmed_chunk_still_gives_the_lines_around_matches_in_its_neighbours(
+        non_ascii: bool) -> None:
+    # Units take lines above a match (a traceback's innermost frames) and below one (a
+    # JavaScript error's first frames). When those lines are in a chunk in which no keyword
+    # occurs, skimmed, its last lines must still be there for the match at the start of the
+    # next chunk, and its first lines for the match at the end of the one before.
+    truncator = make({"highlights": 8, "spill": False, "artifact_threshold": 10**9})
+    fill = service_log(6_000, non_ascii)
+    frames = b"".join(b'  File "/app/deep.py", line %d, in down\n    return down(n - 1)\n' % i
+                      for i in range(6_000))
+    python = [fill + b"Traceback (most recent call last):\n", frames,
+              b"RecursionError: maximum recursion depth exceeded\n" + fill]
+    javascript = [fill + b"TypeError: Cannot read properties of undefined (reading 'id')\n",
+                  b"".join(b"    at handler%d (/app/server.js:%d:7)\n" % (i, i)
+                           for i in range(12)) + fill, fill]
+    for chunks in (python, javascript):
+        got = assert_same(truncator, b"".join(chunks), chunks)
+        assert got.metadata.details["highlights"]

@@ -35,6 +35,8 @@ __all__ = ["ABOVE_CHARS", "MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHig
 
 #: Pieces of a stream are scanned once this many characters have gathered.
 _BATCH_CHARS = 64 * 1024
+#: Pieces shorter than this are scanned whole (see :meth:`StreamHighlights.skim`).
+_SKIM_BYTES = 256 * 1024
 #: A unit sees the lines above its line that start at most this many characters before it
 #: (so that a stream remembers a bounded tail of what it scanned).
 ABOVE_CHARS = 32 * 1024
@@ -371,6 +373,46 @@ class StreamHighlights:
         self._terminators = terminators
         if self._batched >= self._batch_chars:
             self._flush()
+
+    def skim(self, raw: bytes, *, chars: int, terminators: int) -> bool:
+        """Take the next piece as its UTF-8 bytes *raw*, valid and holding no ``"\\r"``,
+        that decode to *chars* characters (*terminators*: as for :meth:`feed`), if no
+        keyword occurs in it: then only its first lines (which end a line begun earlier and
+        may be below earlier matches) and its last characters (which may be above later
+        ones) are decoded and scanned; of the lines between, only their number and length
+        count. False, having taken nothing, when a keyword occurs (or the engine cannot tell
+        without the text, or the piece is too short to gain): feed the text then.
+
+        The result is the same as :meth:`feed` of the text: a piece's lines are found the
+        same however the stream is cut into pieces, and the lines skipped hold no keyword."""
+        if len(raw) < _SKIM_BYTES:
+            return False
+        self._flush()
+        if self._held_cr or self._engine.occurs(raw) is not False:
+            return False
+        # The suffix starts at a line start, more than ABOVE_CHARS characters before its last
+        # line end, so that what it leaves remembered is what the whole piece would.
+        cut = raw.rfind(b"\n") + 1
+        room = ABOVE_CHARS + 1 if chars == len(raw) else 4 * (ABOVE_CHARS + 1)
+        suffix = raw.rfind(b"\n", 0, max(0, cut - room)) + 1
+        # The prefix ends the pending line, and the lines waiting matches may still need.
+        prefix = 0
+        for _ in range(self._matcher.below + 2):
+            prefix = raw.find(b"\n", prefix) + 1
+            if prefix == 0:
+                return False
+        if prefix >= suffix:
+            return False
+        head = raw[:prefix].decode("utf-8")
+        tail = raw[suffix:].decode("utf-8")
+        self._scan(head)
+        skipped = chars - len(head) - len(tail)
+        self._offset += skipped
+        self._line_start = self._offset
+        # (The lines skipped are no match's lines below: the prefix gave those.)
+        self._line_index = terminators - count_terminators(tail)
+        self._scan(tail, terminators=terminators)
+        return True
 
     def _flush(self) -> None:
         if self._batch:
