@@ -133,6 +133,9 @@ class _Encoding:
         return out
 
     def count(self, text: str) -> int:
+        if not text.isascii() and _has_newer_letters(text):
+            # Pieced unlike tiktoken: only the UTF-8 size is sure to bound the count.
+            return utf8_size(text)
         cache = self.cache
         if len(cache) > CACHE_SIZE:
             cache.clear()
@@ -152,6 +155,16 @@ class _Encoding:
 
 def _has_ascii_alnum(piece: str) -> bool:
     return _ASCII_ALNUM(piece) is not None
+
+
+def _has_newer_letters(text: str) -> bool:
+    """Whether *text* holds a character whose Unicode version may split it unlike tiktoken
+    (see :func:`~truncation_core.tokens.pretokenize.newer_letters`)."""
+    if text.isascii():
+        return False
+    from truncation_core.tokens.pretokenize import newer_letters
+
+    return newer_letters()(text) is not None
 
 
 _ASCII_ALNUM = __import__("re").compile("[A-Za-z0-9]").search
@@ -211,7 +224,7 @@ class EstimateTokenizer:
         """See :meth:`truncation_core.tokens.Tokenizer.fit_prefix`."""
         if max_tokens <= 0 or not text:
             return 0
-        if visible_text(text) is not text:
+        if visible_text(text) is not text or _has_newer_letters(text):
             return fit_prefix_by_count(self.count, text, max_tokens)
         budget = max_tokens
         for attempt in range(4):
@@ -230,7 +243,7 @@ class EstimateTokenizer:
         """See :meth:`truncation_core.tokens.Tokenizer.fit_suffix`."""
         if max_tokens <= 0 or not text:
             return len(text)
-        if visible_text(text) is not text:
+        if visible_text(text) is not text or _has_newer_letters(text):
             return fit_suffix_by_count(self.count, text, max_tokens)
         budget = max_tokens
         for attempt in range(4):
