@@ -19,10 +19,11 @@ in ``tests/reference.py``, never against the code under test:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from messy import byte_limits, char_limits, line_limits, one_line, tool_output
 from reference import (
@@ -70,6 +71,12 @@ STRATEGIES: dict[str, tuple[dict[str, Any], str, bool]] = {
     # as the strategy that really ran.
     "element": ({"default_strategy": "element"}, "head_tail", False),
 }
+
+
+#: How the default highlights block starts, right after the marker.
+HIGHLIGHTS_HEADER = "... [highlights from the omitted part: "
+#: A line number the highlights block names ("line 1,234: ...", "line 7, line 9").
+HIGHLIGHT_LINE = re.compile(r"(?m)(?:^|, )line (\d[\d,]*)(?=[:,\n ])")
 
 
 def utf8_len(text: str) -> int:
@@ -196,7 +203,18 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
         total_chars=len(text), total_lines=line_count(text),
         artifact_id=result.artifact.id if result.artifact else None,
         start_byte=utf8_len(text[:start]), end_byte=utf8_len(text[:end]))
-    if marker != expected:
+    if marker != expected and marker.startswith(expected + HIGHLIGHTS_HEADER):
+        # Salient lines of the omitted part follow the marker (highlights are on by
+        # default): each names a line of the omitted region.
+        block = marker[len(expected):]
+        assert block.endswith("\n"), block
+        numbers = [int(n.replace(",", "")) for n in HIGHLIGHT_LINE.findall(block)]
+        assert numbers, block
+        assert all(first_line <= n <= last_line for n in numbers), (numbers, first_line,
+                                                                     last_line)
+        lifted = meta.details.get("highlights", [])
+        assert lifted and all(first_line <= h["line"] <= last_line for h in lifted), lifted
+    elif marker != expected:
         assert marker in FALLBACK_NOTES, (marker, expected)
         assert FALLBACK_NOTES[marker] in meta.notes, meta.notes
         # The documented marker really did not fit (in the budget the cut was made in:
@@ -290,6 +308,9 @@ def test_a_single_line_longer_than_the_budget_still_gives_a_preview(
 
 @pytest.mark.parametrize("name", ["head", "tail", "head_tail"])
 @given(text=tool_output, chars=st.integers(60, 400))
+# Found by Hypothesis in CI: a pytest "E   " line in the omitted middle is lifted into a
+# highlights block after the marker.
+@example(text="x" * 140 + "\r\nE   \r\n" + "x" * 160, chars=304)
 def test_character_strategies_use_most_of_the_budget(name: str, text: str, chars: int) -> None:
     """Not a degenerate cut: at least 3/4 of the room left by the largest possible marker
     is used (the cut may move back by up to a quarter to reach a line boundary)."""
