@@ -522,9 +522,7 @@ class StreamHighlights:
                 # A short line that is no record: what it matches depends on its text
                 # alone, and logs repeat lines (warnings per unit, retries, progress).
                 group = self._full.get(line)
-                if group is not None and base + start >= self._window and \
-                        base + after <= self._offset - self._window and not self._recent \
-                        and not self._waiting:
+                if group is not None and self._only_counted(base + start, base + after):
                     group.seen += 1  # as _matched would, without classifying it again
                     group.count += 1
                     return
@@ -550,15 +548,21 @@ class StreamHighlights:
         if hit is not None:
             self._matched(hit, index, base + start, base + after, local=(start, after))
 
+    def _only_counted(self, start: int, after: int) -> bool:
+        """Whether a match ``[start, after)`` of a group that has all the members it can
+        show need only be counted: it lies outside both windows, and no recent match or
+        match waiting for lines below may take it as a line of its units."""
+        return (start >= self._window and after <= self._offset - self._window
+                and not self._recent and not self._waiting)
+
     def _matched(self, hit: Hit, index: int, start: int, after: int,
                  local: tuple[int | None, int]) -> None:
         """Note a match at line *index* (0-based), ``[start, after)`` in the whole; *local*
         is where it starts and ends in the piece being scanned (it starts in an earlier piece
         when that is None)."""
-        if start >= self._window and hit.name not in self._matcher.headers:
+        if hit.name not in self._matcher.headers and self._only_counted(start, after):
             group = self._groups.get(hit.key)
-            if group is not None and group.seen >= self._keep and not self._recent and \
-                    not self._waiting and after <= self._offset - self._window and \
+            if group is not None and group.seen >= self._keep and \
                     len(group.members) >= self._keep:
                 # The commonest case in a log dense with matches, first: outside both
                 # windows, and its group has all the members it can show (as below).

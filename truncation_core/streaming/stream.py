@@ -296,10 +296,7 @@ class Stream:
             # The bytes are the text's own when nothing was held or replaced in decoding.
             exact = pieces is None or (idle and self._decoder_idle
                                        and not any("\ufffd" in piece for piece in pieces))
-            # Highlights alone need little of a chunk in which no keyword occurs.
-            if not (exact and not returns and not self._feeding and self._highlights
-                    is not None and self._highlights.skim(chunk, chars=self._chars - chars,
-                                                          terminators=self._terminators())):
+            if not (exact and not returns and self._skimmed(chunk, self._chars - chars)):
                 self._feed(chunk.decode("ascii") if pieces is None else "".join(pieces),
                            raw=chunk if exact else None)
         self._keep(chunk, chunk)
@@ -333,15 +330,21 @@ class Stream:
         if not text:
             return
         if self._matcher is not None:
-            self._open_highlights()
+            make, self._matcher = self._matcher, None
+            self._open_highlights(make())
         if self._highlights is not None:  # (it need not count what was just counted)
             self._highlights.feed(text, raw=raw, terminators=self._terminators())
         if self._feeding:
             self._feeding = [cutter for cutter in self._feeding if self._fed(cutter, text)]
 
-    def _open_highlights(self) -> None:
-        make, self._matcher = self._matcher, None
-        matcher = make() if make is not None else None
+    def _skimmed(self, chunk: _Bytes, chars: int) -> bool:
+        """Whether the highlights, the only ones fed, took the chunk (valid UTF-8 of *chars*
+        characters, without a ``"\r"``) without its text: they need little of a chunk in
+        which no keyword occurs."""
+        return (not self._feeding and self._highlights is not None
+                and self._highlights.skim(chunk, chars=chars, terminators=self._terminators()))
+
+    def _open_highlights(self, matcher: Matcher) -> None:
         if matcher:  # it has something to look for
             from truncation_core.highlights.bank import StreamHighlights
 
