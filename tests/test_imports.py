@@ -50,7 +50,10 @@ def test_the_probe_sees_an_import() -> None:
 #: fitter, ranked, the estimate tokenizer's rank table and the regex module (the tokenizer
 #: itself is made with each tool's policy; its table loads on the first count), and the
 #: highlights: nothing is cut, so no salient pattern is made, compiled or scanned for (the
-#: built-in detector modules are registered, but make their patterns on the first call).
+#: built-in detector modules are registered, but make their patterns on the first call), and
+#: nothing a cut uses: its value objects (hooks.cuts), the call, the facts, the marker
+#: renderer, resume coordinates, the token fit, the text cutter, a plugin's failure (their
+#: modules build some twelve attrs classes, each compiling its methods).
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -61,15 +64,23 @@ NOT_AT_START_UP = (
     "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
     "truncation_core.highlights.patterns", "truncation_core.highlights.units",
     "truncation_core.highlights.records", "truncation_core.highlights.bank", "hyperscan",
+    "truncation_core.hooks.cuts", "truncation_core.hooks.failures",
+    "truncation_core.pipeline.call", "truncation_core.pipeline.facts",
+    "truncation_core.pipeline.markers", "truncation_core.pipeline.resume",
+    "truncation_core.pipeline.tokens", "truncation_core.text.cut",
 )
 #: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
 #: goes to ``process()``, which returns content within its limits as it is, so no stream is
 #: opened (nor its cutters made, nor ``trunc run``'s command machinery imported).
 NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
                  "truncation_core.streaming.stream", "truncation_core.structured.stream_cut",
-                 "truncation_core.structured.dispatch")
+                 "truncation_core.structured.dispatch", "truncation_core.structured.sniff",
+                 "truncation_core.text.offsets")
 #: What a highlighted cut needs, for the controls.
 HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank"}
+#: What any cut needs, for the controls.
+CUT = {"truncation_core.hooks.cuts", "truncation_core.pipeline.call",
+       "truncation_core.pipeline.markers", "truncation_core.text.cut"}
 
 
 def modules_of(code: str, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -103,7 +114,7 @@ def test_the_apply_probe_sees_a_cut_and_a_stream(tmp_path: Path) -> None:
     first chunk is streamed (the probe would see either at start-up)."""
     log = b"".join(b"ERROR line %d failed\n" % i for i in range(2000))  # over 8,000 chars
     cut = modules_of(trunc("apply"), tmp_path, log)
-    assert HIGHLIGHTS <= cut and "truncation_core.streaming.stream" not in cut
+    assert HIGHLIGHTS | CUT <= cut and "truncation_core.streaming.stream" not in cut
     streamed = modules_of(trunc("apply"), tmp_path, log * 60)  # over 1 MiB
     assert HIGHLIGHTS | {"truncation_core.streaming.stream"} <= streamed
 
@@ -116,9 +127,13 @@ def test_trunc_run_imports_only_what_it_uses(tmp_path: Path) -> None:
 
 
 def test_the_run_probe_sees_the_highlights_of_a_command_that_prints(tmp_path: Path) -> None:
-    """Control: the first text a command prints makes the highlights' matcher."""
+    """Control: the first text a command prints makes the highlights' matcher, and a command
+    that prints more than its limit is cut."""
     modules = modules_of(trunc("run", "--", sys.executable, "-c", "print('hi')"), tmp_path)
     assert HIGHLIGHTS <= modules
+    modules = modules_of(trunc("run", "--", sys.executable, "-c", "print('x' * 9000)"),
+                         tmp_path)
+    assert CUT <= modules
 
 
 def test_import_truncation_core_imports_none_of_the_libraries(tmp_path: Path) -> None:
@@ -133,3 +148,60 @@ def test_the_start_up_probe_sees_what_a_configuration_file_needs(tmp_path: Path)
     (tmp_path / ".truncation.yaml").write_text("inline_limit: 5000\n", encoding="utf-8")
     modules = modules_of(trunc("apply"), tmp_path, b"hi\n")
     assert {"cattrs", "yaml", "truncation_core.config.converter"} <= modules
+
+
+# -- the cyclic collector during start-up ------------------------------------------------------
+
+GC_PROBE = """
+import gc, json, sys
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "stop" and collections.append(where[0]))
+where = ["start-up"]
+from truncation_core import truncator
+process = truncator.Truncator.process
+def probe(self, *args, **kwargs):
+    where[0] = "command"
+    enabled.append(gc.isenabled())
+    return process(self, *args, **kwargs)
+enabled = []
+truncator.Truncator.process = probe
+sys.argv = ["trunc", "apply"]
+from truncation_core.{module} import main
+gc.collect()
+collections.clear()
+try:
+    main()
+except SystemExit:
+    pass
+with open({out!r}, "w") as f:
+    json.dump({{"collections": collections, "enabled": enabled, "after": gc.isenabled(),
+               "frozen": gc.get_freeze_count()}}, f)
+"""
+
+
+def gc_during(module: str, cwd: Path) -> dict[str, object]:
+    out = cwd / "gc.json"
+    code = GC_PROBE.format(module=module, out=str(out))
+    subprocess.run([sys.executable, "-c", code], input=b"hi\n", capture_output=True, cwd=cwd,
+                   env={k: v for k, v in os.environ.items()
+                        if not k.startswith("TRUNCATION_CORE_")},
+                   timeout=120, check=True)
+    result: dict[str, object] = json.loads(out.read_text())
+    return result
+
+
+def test_trunc_starts_without_a_cyclic_collection(tmp_path: Path) -> None:
+    """``trunc`` (the script) keeps the collector waiting until its Truncator is built, then
+    freezes what start-up made; the command itself runs with the collector on."""
+    seen = gc_during("__main__", tmp_path)
+    assert "start-up" not in seen["collections"]  # type: ignore[operator]
+    assert seen["enabled"] == [True] and seen["after"] is True
+    assert seen["frozen"] > 10_000  # type: ignore[operator]
+
+
+def test_the_collector_probe_sees_collections_during_start_up(tmp_path: Path) -> None:
+    """Control: the command line run without the script's hand-off (as a host program runs
+    it) collects during start-up, and freezes nothing."""
+    seen = gc_during("cli", tmp_path)
+    assert "start-up" in seen["collections"]  # type: ignore[operator]
+    assert seen["frozen"] == 0

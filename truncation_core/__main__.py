@@ -18,20 +18,32 @@ def main() -> None:
         sys.stderr.write(f"trunc: the command line needs the cli extra ({missing} is not "
                          "installed): pip install 'truncation-core[cli]'\n")
         raise SystemExit(1)
-    # trunc is one short process. Importing its command line makes tens of thousands of
-    # objects that live as long as it does (modules, functions, classes): the cyclic
-    # collector traversed them some thirty times while they were made, and again when the
-    # process exits. It waits until they are made, then leaves them out (gc.freeze).
+    # trunc is one short process. Starting a command makes tens of thousands of objects that
+    # live as long as it does (modules, functions, classes: the command line's, then the
+    # library's and the plugins' when the command builds its Truncator): the cyclic
+    # collector would traverse them some thirty times while they are made, and again when
+    # the process exits. It waits until the start-up is over (the command's Truncator is
+    # built), then leaves what the start-up made out (gc.freeze).
     collecting = gc.isenabled()
     gc.disable()
-    try:
-        from truncation_core.cli import main as cli_main
 
+    def started() -> None:
         gc.freeze()
-    finally:
         if collecting:
             gc.enable()
-    cli_main()
+
+    try:
+        from truncation_core.cli import main as cli_main
+        from truncation_core.cli import state
+    except BaseException:
+        started()
+        raise
+    state.on_start_up_done = started
+    try:
+        cli_main()
+    finally:
+        if not gc.isenabled() and collecting:  # a command that built no Truncator
+            started()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ from truncation_core.errors import (
     did_you_mean,
     log,
 )
-from truncation_core.hooks.failures import PluginFailure
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
 from truncation_core.pipeline.pipeline import Pipeline
@@ -184,6 +183,7 @@ class Truncator:
         except Exception as exc:
             if self.plugins.strict:
                 raise
+            from truncation_core.hooks.failures import PluginFailure
             from truncation_core.storage.filesystem import NAME, FilesystemStore
 
             if config.backend == NAME:  # the built-in itself: nothing to fall back to
@@ -227,6 +227,8 @@ class Truncator:
         except Exception as exc:
             if self.plugins.strict:
                 raise
+            from truncation_core.hooks.failures import PluginFailure
+
             failure = PluginFailure.of(exc, "provides", self.plugins)
             log.warning("%s (tool=%s)", failure.describe(
                 f"tokenizer {policy.tokenizer!r} could not be made; counting with estimate"),

@@ -13,11 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
 
 if TYPE_CHECKING:
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut
+    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.stream_cut import ElementStreamCut
 
 NAME = "element"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Provides
+from typing import TYPE_CHECKING
+
+from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.text.cut import cut_text
+
+if TYPE_CHECKING:
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut
+    from truncation_core.pipeline.markers import MarkerRenderer
 
 NAME = "head"
 
@@ -22,4 +26,6 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
+    from truncation_core.text.cut import cut_text
+
     return cut_text(text, budget=budget, facts=facts, markers=markers, head_share=1.0)

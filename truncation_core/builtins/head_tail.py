@@ -5,11 +5,15 @@ The head gets ``head_ratio`` of the budget (60% by default), the tail what the h
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.text.cut import cut_text
+
+if TYPE_CHECKING:
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut
+    from truncation_core.pipeline.markers import MarkerRenderer
 
 NAME = "head_tail"
 
@@ -32,5 +36,7 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
+    from truncation_core.text.cut import cut_text
+
     return cut_text(text, budget=budget, facts=facts, markers=markers,
                     head_share=policy.head_ratio)

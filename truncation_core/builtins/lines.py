@@ -7,11 +7,15 @@ and the metadata notes it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Provides
+from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.text.cut import cut_text
+
+if TYPE_CHECKING:
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut
+    from truncation_core.pipeline.markers import MarkerRenderer
 
 NAME = "lines"
 
@@ -34,6 +38,8 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
+    from truncation_core.text.cut import cut_text
+
     share = 1.0 if policy.direction == "head" else 0.0
     return cut_text(text, budget=budget, facts=facts, markers=markers, head_share=share,
                     whole_lines=True)

@@ -11,12 +11,17 @@ templates.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Marker
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.pipeline.markers import render_configured
+
+if TYPE_CHECKING:
+    from truncation_core.hooks.models import Marker
 
 
 @hookimpl(trylast=True)
 def format_marker(marker: Marker, policy: Policy) -> str:
+    from truncation_core.pipeline.markers import render_configured
+
     return render_configured(marker, policy)

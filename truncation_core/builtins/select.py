@@ -14,9 +14,13 @@ not parse is cut by a text strategy with the reason in the metadata.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truncation_core.config.model import Policy
-from truncation_core.hooks.models import ContentFacts
 from truncation_core.hooks.specs import hookimpl
+
+if TYPE_CHECKING:
+    from truncation_core.hooks.models import ContentFacts
 
 STRUCTURED = "element"
 

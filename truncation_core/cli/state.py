@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,12 @@ from truncation_core.errors import PluginLoadWarning
 if TYPE_CHECKING:
     from truncation_core.config.sources import LoadedConfig
     from truncation_core.truncator import Truncator
+
+
+#: Called once, when the first Truncator is built: ``trunc`` (the script, see
+#: :mod:`truncation_core.__main__`) sets it to end its start-up; None when the command line
+#: runs inside another program.
+on_start_up_done: Callable[[], None] | None = None
 
 
 @contextmanager
@@ -72,7 +78,12 @@ class AppState:
         if loaded is None:
             loaded = self.load(overrides)
         with plugin_warnings_to_stderr():
-            return Truncator(loaded.config, project_root=loaded.project_root)
+            truncator = Truncator(loaded.config, project_root=loaded.project_root)
+        global on_start_up_done
+        done, on_start_up_done = on_start_up_done, None
+        if done is not None:
+            done()
+        return truncator
 
 
 def pass_state(f: Any) -> Any:

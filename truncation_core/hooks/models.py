@@ -3,22 +3,36 @@
 Every class here is ``@attrs.frozen(kw_only=True)``: hooks cannot change shared state (they return
 ``attrs.evolve(x, ...)`` instead), and fields can be added later without breaking plugins that
 build these objects by keyword.
+
+This module holds what every Truncator uses from the start (:class:`Size`, :class:`Budget`,
+:class:`Provides`). The objects of a cut (:class:`ContentFacts`, :class:`Cut`,
+:class:`Omission`, :class:`ArtifactSpan`, :class:`Marker`, :class:`ElementOmission`) are in
+:mod:`truncation_core.hooks.cuts`, imported with the first cut, and the converters of fields
+in :mod:`truncation_core.hooks.converters`: both are importable from here too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import math
-from collections.abc import Callable, Iterable, Mapping
-from functools import cached_property
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+# The converters of fields of hook value objects, used from here by other modules too.
+from truncation_core.hooks.converters import frozen_mapping, names, omissions, strings
+
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.hooks.cuts import (
+        ArtifactSpan,
+        ContentFacts,
+        Cut,
+        ElementKind,
+        ElementOmission,
+        Marker,
+        MarkerPosition,
+        Omission,
+    )
     from truncation_core.storage.protocol import ArtifactStore
     from truncation_core.tokens.contract import Tokenizer
 
@@ -27,40 +41,36 @@ __all__ = [
     "Budget",
     "ContentFacts",
     "Cut",
+    "ElementKind",
     "ElementOmission",
     "Marker",
     "MarkerPosition",
     "Omission",
     "Provides",
     "Size",
+    "frozen_mapping",
+    "names",
+    "omissions",
+    "strings",
 ]
 
-MarkerPosition = Literal["beginning", "middle", "end"]
-#: The kinds of note that structured strategies put in place of what they leave out (see
-#: :class:`ElementOmission`); each has a template of the same name in ``marker:``.
-ElementKind = Literal["json_items", "json_keys", "json_key", "json_string", "json_depth",
-                      "jsonl_records", "ranked_results", "xml_elements", "xml_text"]
+#: The names defined in :mod:`truncation_core.hooks.cuts`, imported from there on first use.
+_CUTS = frozenset({"ArtifactSpan", "ContentFacts", "Cut", "ElementKind", "ElementOmission",
+                   "Marker", "MarkerPosition", "Omission"})
 
 
-def strings(value: Iterable[str]) -> tuple[str, ...]:
-    """A tuple of *value*: the converter for fields of strings of frozen attrs classes (typed,
-    so that type checkers see what the field accepts)."""
-    return tuple(value)
+def __getattr__(name: str) -> Any:
+    if name not in _CUTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from truncation_core.hooks import cuts
+
+    value = getattr(cuts, name)
+    globals()[name] = value
+    return value
 
 
-def names(value: Iterable[str]) -> frozenset[str]:
-    """A frozenset of *value*: the converter for fields holding a set of names."""
-    return frozenset(value)
-
-
-def omissions(value: Iterable[Omission]) -> tuple[Omission, ...]:
-    """A tuple of *value*: the converter for fields holding omitted regions."""
-    return tuple(value)
-
-
-def frozen_mapping(value: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
-    """A read-only copy: the converter for mapping fields of frozen attrs classes."""
-    return MappingProxyType(dict(value or {}))
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_CUTS})
 
 
 @attrs.frozen(kw_only=True)
@@ -122,214 +132,6 @@ class Budget:
     def capped(self, chars: int) -> Budget:
         """This budget with at most *chars* characters."""
         return attrs.evolve(self, chars=min(self.chars, chars))
-
-
-@attrs.frozen(kw_only=True)
-class ContentFacts:
-    """Facts about one tool result, computed once when it is over its limit.
-
-    ``bytes`` is computed on first use: for non-ASCII text it costs a full UTF-8 encode.
-    """
-
-    #: Size in characters.
-    chars: int
-    #: Number of lines (see :mod:`truncation_core.text.cut` for the definition).
-    lines: int
-    #: Number of line terminators; ``lines`` minus one when the text ends mid-line.
-    terminators: int
-    #: The content starts with ``{`` or ``[`` and ends with ``}`` or ``]`` (a sniff, not a parse).
-    looks_like_json: bool
-    #: The tool returned bytes rather than text.
-    from_bytes: bool = False
-    _byte_size: Callable[[], int] = attrs.field(alias="byte_size", repr=False, eq=False)
-    #: The content starts with ``<`` and ends with ``>`` (a sniff, not a parse).
-    looks_like_xml: bool = False
-    #: Parses the content once, on first use of :attr:`parsed` (never part of repr or eq).
-    _parse: Callable[[], Any] | None = attrs.field(default=None, alias="parse", repr=False,
-                                                   eq=False)
-    #: While the processor cuts this content: a parse made for it keeps the cyclic GC
-    #: paused until the cut is done (see :meth:`parsing`).
-    _scope: contextlib.ExitStack | None = attrs.field(default=None, alias="scope",
-                                                      repr=False, eq=False)
-    #: Maps a character offset to the offset of the same point in the original bytes (the
-    #: tool's own bytes, or the UTF-8 encoding of the text); None when not available.
-    _locate_byte: Callable[[int], int] | None = attrs.field(
-        alias="locate_byte", default=None, repr=False, eq=False)
-
-    @cached_property
-    def bytes(self) -> int:
-        """Size in UTF-8 bytes (the original bytes when the tool returned bytes)."""
-        return self._byte_size()
-
-    @cached_property
-    def parsed(self) -> Any:
-        """The content parsed as JSON, computed on first use and shared by every hook.
-
-        A :class:`truncation_core.structured.sniff.Parsed`: the format found (``json``,
-        ``jsonl`` or None), the parsed value, and why parsing failed. Whoever reads it first
-        pays for the parse; ``select_strategy`` plugins and the ``element`` strategy then share
-        it. Large content (over ``stream_threshold``) is element-truncated from a stream of
-        parse events instead, and does not need this.
-        """
-        if self._parse is None:
-            from truncation_core.structured.sniff import NOT_PARSED
-
-            return NOT_PARSED
-        return self._parse()
-
-    def parsing(self, text: str) -> ContentFacts:
-        """These facts, with :attr:`parsed` computed from *text*, once, on first use: for an
-        incremental cutter that kept a stream's whole text and parses it when finishing. The
-        parse is made as the processor's own: the cyclic GC waits until the cut is done."""
-        from truncation_core.structured.sniff import parse_in
-
-        scope = self._scope
-        return attrs.evolve(self, parse=functools.cache(lambda: parse_in(text, scope)))
-
-    def byte_offset(self, char_offset: int) -> int | None:
-        """The byte offset in the original of the point before character *char_offset*.
-
-        For bytes that are not valid UTF-8 (shown with replacement characters) this is an
-        offset into the tool's own bytes, so it addresses the artifact exactly.
-        """
-        return None if self._locate_byte is None else self._locate_byte(char_offset)
-
-
-@attrs.frozen(kw_only=True)
-class ArtifactSpan:
-    """Where an omitted region is in the stored artifact: the numbers its marker shows.
-
-    When the artifact holds the whole output, these are the region's own line and byte
-    numbers. When the artifact is itself cut (the output exceeded ``max_artifact_size``), the
-    artifact keeps the output's head and tail with a marker line between them, and these
-    address what it keeps of the region: lines of the artifact, and bytes of the artifact.
-    """
-
-    #: Lines of the artifact (1-based, inclusive) that ``get_artifact`` returns for the region.
-    start_line: int
-    end_line: int
-    #: ``artifact[start_byte:end_byte]`` holds the region (what is kept of it), when known.
-    start_byte: int | None = None
-    end_byte: int | None = None
-    #: True when the artifact holds all of the region. False when the artifact is itself cut
-    #: and keeps only part of it: the range then also takes in the artifact's marker line
-    #: where the region spans the part not kept.
-    complete: bool = True
-
-
-@attrs.frozen(kw_only=True)
-class Omission:
-    """One contiguous region of the original text that the output leaves out.
-
-    ``first_line``, ``last_line``, ``start_byte`` and ``end_byte`` are the region's numbers in
-    the original output; ``in_artifact`` gives the numbers that read it back from the artifact
-    (the same ones, unless the artifact is itself cut).
-    """
-
-    #: Where the region lies in the original: at its beginning, in the middle, or at its end.
-    position: MarkerPosition
-    #: Character offset of the first omitted character.
-    start: int
-    #: Character offset just after the last omitted character.
-    end: int
-    #: Lines lying entirely inside the region (a line cut in two is partly shown, so not counted).
-    lines: int
-    #: First line (1-based) the region touches; 0 when the region is empty.
-    first_line: int
-    #: Last line (1-based, inclusive) the region touches; 0 when the region is empty.
-    last_line: int
-    #: Byte offset in the original (the tool's own bytes, or the UTF-8 encoding of its text)
-    #: of the first omitted byte, when known.
-    start_byte: int | None = None
-    #: Byte offset in the original just after the last omitted byte, when known.
-    end_byte: int | None = None
-    #: Where the region is in the stored artifact: the line and byte numbers the marker shows
-    #: (see :class:`ArtifactSpan`). Strategies leave it None: the marker renderer and the
-    #: processor fill it in from the artifact (:mod:`truncation_core.pipeline.resume`). None when
-    #: nothing is stored, and when the artifact keeps none of the region (it is itself cut
-    #: and the region lies in the part it dropped).
-    in_artifact: ArtifactSpan | None = None
-
-    @property
-    def chars(self) -> int:
-        return self.end - self.start
-
-    @property
-    def bytes(self) -> int | None:
-        """Omitted bytes of the original, when the byte range is known."""
-        if self.start_byte is None or self.end_byte is None:
-            return None
-        return self.end_byte - self.start_byte
-
-
-@attrs.frozen(kw_only=True)
-class Cut:
-    """What a ``truncate`` implementation returns: the output and exactly what it left out."""
-
-    #: The text the model sees, markers included. Never larger than the budget.
-    text: str
-    #: Characters of the original that are not in the output.
-    omitted_chars: int
-    #: Lines of the original that are not in the output at all.
-    omitted_lines: int
-    #: The omitted regions, in order, for strategies that cut contiguous text.
-    omissions: tuple[Omission, ...] = attrs.field(default=(), converter=omissions)
-    #: The strategy that really produced the output, when it differs from the one asked for.
-    strategy: str | None = None
-    #: Human-readable remarks, e.g. why a fallback was taken.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
-    #: Machine-readable, strategy-specific details (JSON-serialisable).
-    details: Mapping[str, Any] = attrs.field(factory=dict, converter=frozen_mapping)
-
-
-@attrs.frozen(kw_only=True)
-class Marker:
-    """Everything ``format_marker`` may use to render one marker."""
-
-    #: ``beginning``, ``middle`` or ``end`` for an omission marker; ``reference`` for the
-    #: artifact reference shown above the cut when content exceeds ``artifact_threshold``;
-    #: ``rest`` (and ``rest_key``, its key in a JSON object) for the note a structured cut
-    #: adds to say how to read what it left out;
-    #: one of :data:`ElementKind` for a note that a structured strategy puts in place
-    #: (``element`` says what it replaces).
-    kind: Literal["beginning", "middle", "end", "reference", "rest", "rest_key"] | ElementKind
-    #: The omitted region (None for ``reference``).
-    omission: Omission | None
-    #: The strategy that is cutting.
-    strategy: str
-    #: The tool that produced the content, if known.
-    tool: str | None
-    #: Size of the whole original content.
-    original_chars: int
-    original_lines: int
-    #: Where the full content is kept, or None when it is not kept.
-    artifact: ArtifactRef | None = None
-    #: Why the full content could not be kept, when spilling was on but failed.
-    artifact_error: str | None = None
-    #: What a structured strategy left out, for the kinds in :data:`ElementKind`.
-    element: ElementOmission | None = None
-
-
-@attrs.frozen(kw_only=True)
-class ElementOmission:
-    """Part of a structured document left out, described where the note stands.
-
-    ``kind`` says which note (``json_items``: array items; ``json_keys`` / ``json_key``: object
-    members, the note's value and key; ``json_string``: characters of a string;
-    ``json_depth``: a container nested too deep, collapsed; ``jsonl_records``: JSON Lines
-    records; ``ranked_results``: results with lower scores; ``xml_elements``: child
-    elements; ``xml_text``: characters of an element's text).
-    """
-
-    kind: ElementKind
-    #: How many units were omitted.
-    count: int
-    #: How many there were in the original.
-    total: int
-    #: ``items``, ``keys``, ``chars``, ``records``, ``results`` or ``elements``.
-    unit: str
-    #: Where, as a JSONPath (``$.results``) or, for XML, a simple XPath (``/feed/entry[3]``).
-    path: str = "$"
 
 
 @attrs.frozen(kw_only=True)

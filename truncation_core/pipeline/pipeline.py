@@ -32,21 +32,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.errors import StoreError, StoreFull, log
-from truncation_core.hooks.failures import (
-    NOT_KEPT,
-    GuardedWriter,
-    PluginFailure,
-    WriterFailed,
-    report,
-)
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission
-from truncation_core.pipeline.call import Call
-from truncation_core.pipeline.facts import Utf8Size, artifact_info, content_facts
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.pipeline.results import TokenFigures, TruncationMetadata, TruncationResult
 from truncation_core.pipeline.stats import log_use, utilization
-from truncation_core.pipeline.tokens import CallTokens, Shown, fit_tokens
-from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
@@ -55,9 +42,14 @@ if TYPE_CHECKING:
     from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import Pools
     from truncation_core.highlights.patterns import Matcher
+    from truncation_core.hooks.failures import PluginFailure
     from truncation_core.hooks.host import PluginHost
-    from truncation_core.hooks.models import Size
+    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission, Size
+    from truncation_core.pipeline.call import Call
+    from truncation_core.pipeline.facts import Utf8Size
+    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.pipeline.stats import StatsRecorder
+    from truncation_core.pipeline.tokens import CallTokens, Shown
     from truncation_core.storage.protocol import ArtifactStore
     from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.tokens.contract import Tokenizer
@@ -66,6 +58,10 @@ __all__ = ["ORIGINAL_SAMPLE_CHARS", "Pipeline"]
 
 #: A large original's tokens are extrapolated from this many characters at each of its ends.
 ORIGINAL_SAMPLE_CHARS = 4096
+
+# What only content over its limits uses (the value objects of a cut, the markers, a
+# plugin's failure) is imported where it is first used: a Truncator whose content stays
+# within its limits never builds those classes.
 
 
 class Pipeline:
@@ -91,6 +87,8 @@ class Pipeline:
         ``plugins.strict``, re-raise it."""
         if self.plugins.strict:
             raise exc
+        from truncation_core.hooks.failures import PluginFailure, report
+
         failure = PluginFailure.of(exc, hook, self.plugins, suspect)
         report(failure, instead, tool=tool, notes=notes)
         return failure
@@ -101,6 +99,7 @@ class Pipeline:
         """The token limit of a call under *policy*, or None without ``max_tokens``."""
         if policy.max_tokens is None:
             return None
+        from truncation_core.pipeline.tokens import CallTokens
 
         def failed(exc: Exception, tokenizer: Tokenizer) -> None:
             self.failed(exc, "provides", f"counted with estimate instead of "
@@ -158,6 +157,7 @@ class Pipeline:
         :mod:`truncation_core.artifacts.limit`). A plugin's bug in opening or using the writer
         becomes a :class:`~truncation_core.hooks.failures.WriterFailed` (a ``StoreError``).
         """
+        from truncation_core.hooks.failures import NOT_KEPT, GuardedWriter, WriterFailed
 
         def failed(exc: Exception, writer: object = None) -> WriterFailed:
             return WriterFailed(self.failed(exc, "store_artifact", NOT_KEPT, info.tool,
@@ -187,6 +187,9 @@ class Pipeline:
         what its tail needs: no full-size copy of the content is made (an ASCII text's middle
         that the limit drops is not even encoded). Writing it tells *size* the UTF-8 size.
         """
+        from truncation_core.hooks.failures import WriterFailed
+        from truncation_core.pipeline.facts import artifact_info
+
         try:
             writer = self.open_artifact(artifact_info(tool, context, facts), policy)
             if writer is None:
@@ -260,6 +263,9 @@ class Pipeline:
             tool: str | None, context: Mapping[str, Any]) -> TruncationResult:
         """Cut *text* (the tool's *raw* bytes, decoded, when it returned bytes) to *budget*,
         keeping it first when ``spill`` is on."""
+        from truncation_core.pipeline.call import Call
+        from truncation_core.pipeline.facts import Utf8Size, content_facts
+
         # Facts parse JSON content on first use and hold the document: millions of small
         # objects, which every collection would traverse while they live (as long again as
         # the parse, for no cycles). So from the parse on, the collector waits, and the
@@ -303,6 +309,8 @@ class Pipeline:
         return self._result(call, self._shown(call, notes), notes)
 
     def _fit_tokens(self, call: Call, tokens: CallTokens) -> tuple[Shown, int | None]:
+        from truncation_core.pipeline.tokens import fit_tokens
+
         def render(chars: int) -> Shown:
             tried: list[str] = []
             shown = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)), tried)
@@ -314,6 +322,9 @@ class Pipeline:
 
     def _shown(self, call: Call, notes: list[str]) -> Shown:
         """What the model sees of *call* within its budget (characters, bytes, lines)."""
+        from truncation_core.pipeline.markers import MarkerRenderer
+        from truncation_core.pipeline.tokens import Shown
+
         policy, facts, artifact = call.policy, call.facts, call.artifact
         markers = MarkerRenderer(format=self._format_marker, policy=policy,
                                  strategy=call.strategy, tool=call.tool, facts=facts,
@@ -405,6 +416,8 @@ class Pipeline:
 
     def _finish_cutter(self, cutter: IncrementalCut, call: Call, budget: Budget,
                        markers: MarkerRenderer, notes: list[str]) -> Cut | None:
+        from truncation_core.hooks.cuts import Cut
+
         try:
             cut = cutter.finish(text=call.text, budget=attrs.evolve(budget),  # type: ignore[arg-type]
                                 facts=call.facts, markers=markers)
@@ -547,6 +560,8 @@ def _scanned(matcher: Matcher, call: Call) -> Callable[[Omission], Pools]:
 
 def _head_tail(call: Call, budget: Budget, markers: MarkerRenderer) -> Cut:
     """The fallback cut: the built-in head_tail, whatever strategy was asked for."""
+    from truncation_core.text.cut import cut_text
+
     return attrs.evolve(cut_text(call.text, budget=budget,  # type: ignore[arg-type]
                                  facts=call.facts, markers=markers,
                                  head_share=call.policy.head_ratio), strategy="head_tail")

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.errors import log
-from truncation_core.hooks.models import Budget, Omission, frozen_mapping, omissions, strings
+from truncation_core.hooks.models import Budget, frozen_mapping, omissions, strings
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.config.model import Policy
+    from truncation_core.hooks.models import Omission
     from truncation_core.streaming.command import CommandStatus
     from truncation_core.tokens.contract import Tokenizer
 

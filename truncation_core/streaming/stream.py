@@ -45,12 +45,8 @@ import attrs
 
 from truncation_core.config.checks import PositiveInt
 from truncation_core.errors import StoreError, StoreFull, log
-from truncation_core.hooks.models import Budget, ContentFacts
-from truncation_core.pipeline.call import Call
-from truncation_core.pipeline.facts import PROVISIONAL_FACTS, artifact_info, content_facts
 from truncation_core.pipeline.results import TruncationResult
 from truncation_core.streaming.ends import KeptEnds, window_for
-from truncation_core.structured.sniff import looks_like_json, looks_like_xml
 from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
 
@@ -60,11 +56,16 @@ if TYPE_CHECKING:
     from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import StreamHighlights
     from truncation_core.highlights.patterns import Matcher
+    from truncation_core.hooks.models import Budget, ContentFacts
     from truncation_core.pipeline.pipeline import Pipeline
     from truncation_core.storage.protocol import ArtifactWriter
     from truncation_core.streaming.incremental import IncrementalCut
 
 __all__ = ["AsyncStream", "Stream"]
+
+# What only content over its limits uses (its facts, the call, the artifact's description)
+# is imported where it is first used: a stream that stays within its limits (a command that
+# prints little) never builds those classes.
 
 
 #: A UTF-8 character is at most 4 bytes: raw buffers keep this many bytes per character
@@ -399,6 +400,8 @@ class Stream:
             self._store_failed(exc)
 
     def _open_writer(self) -> None:
+        from truncation_core.pipeline.facts import PROVISIONAL_FACTS, artifact_info
+
         # Sizes and the content type are known only at the end: commit() gives them then.
         info = artifact_info(self._tool, self._context, PROVISIONAL_FACTS)
         writer = self._pipeline.open_artifact(info, self._policy)
@@ -522,6 +525,9 @@ class Stream:
             self._over = True
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
+        from truncation_core.pipeline.call import Call
+        from truncation_core.pipeline.facts import content_facts
+
         view, raw = self._full_text()
         if isinstance(view, str):
             facts = content_facts(view, from_bytes=self._mode is bytes, encoded=raw,
@@ -594,6 +600,9 @@ class Stream:
                                  tail_is_start=False)
         elif self._byte_offsets():
             locate = text_locator(view, lambda: total)
+        from truncation_core.hooks.cuts import ContentFacts
+        from truncation_core.structured.sniff import looks_like_json, looks_like_xml
+
         # The sniffs of content_facts, which look only at the two ends.
         json = looks_like_json(view)  # type: ignore[arg-type]
         xml = not json and looks_like_xml(view)  # type: ignore[arg-type]
@@ -605,6 +614,8 @@ class Stream:
     def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:
         if self._writer is None:
             return None, self._artifact_error
+        from truncation_core.pipeline.facts import artifact_info
+
         info = artifact_info(self._tool, self._context, facts)
         if self._interrupted is not None:
             info = attrs.evolve(info, interrupted=self._interrupted)

@@ -7,19 +7,12 @@ the model knows exactly which lines it has not seen and how to read them.
 
 from __future__ import annotations
 
-from truncation_core.plugin import (
-    Budget,
-    ContentFacts,
-    Cut,
-    MarkerRenderer,
-    Policy,
-    Provides,
-    cut_text,
-    hookimpl,
-    is_line_start,
-    measure,
-    omission,
-)
+from typing import TYPE_CHECKING
+
+from truncation_core.plugin import Provides, hookimpl
+
+if TYPE_CHECKING:
+    from truncation_core.plugin import Budget, ContentFacts, Cut, MarkerRenderer, Policy
 
 NAME = "sample"
 #: Share of the budget held back for sampled lines.
@@ -66,6 +59,9 @@ def truncate(
 ) -> Cut | None:
     if strategy != NAME:
         return None
+    # Imported by the first cut: every Truncator imports this module, most never cut.
+    from truncation_core.plugin import Cut, cut_text, is_line_start, measure, omission
+
     base = cut_text(text, budget=budget.scaled(1 - SAMPLE_SHARE), facts=facts, markers=markers,
                     head_share=policy.head_ratio)
     if len(base.omissions) != 1 or not (
