@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from truncation_core.cli import apply
+from truncation_core.cli import actions
 
 TEXT = "".join(f"{i:05d} some log line\n" for i in range(1, 5001))
 
@@ -42,7 +42,7 @@ def test_control_streamed_the_plugin_strategy_falls_back_to_head_tail(
 
     from truncation_core.cli import cli
 
-    monkeypatch.setattr(apply, "WHOLE_INPUT_BYTES", 1000)
+    monkeypatch.setattr(actions, "WHOLE_INPUT_BYTES", 1000)
     monkeypatch.setenv("TRUNCATION_CORE_PLUGINS", "example")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["apply", "--strategy", "sample", "--limit", "1500",

@@ -76,6 +76,11 @@ NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
                  "truncation_core.streaming.stream", "truncation_core.structured.stream_cut",
                  "truncation_core.structured.dispatch", "truncation_core.structured.sniff",
                  "truncation_core.text.offsets")
+#: Not needed by the plain forms of ``trunc apply`` and ``trunc run`` (no option click would
+#: have to check): they are parsed without click (``truncation_core.cli.plain``), and run by
+#: the same functions as the click commands.
+NOT_FOR_PLAIN_FORMS = ("click", "truncation_core.cli.group", "truncation_core.cli.apply",
+                       "truncation_core.cli.run")
 #: What a highlighted cut needs, for the controls.
 HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank"}
 #: What any cut needs, for the controls.
@@ -104,9 +109,16 @@ def trunc(*args: str) -> str:
 def test_trunc_apply_imports_only_what_it_uses(tmp_path: Path) -> None:
     for tool in ((), ("--tool", "read_file")):  # highlights on (no tool), and off
         modules = modules_of(trunc("apply", *tool), tmp_path, b"hi\n")
-        assert {"truncation_core.cli.apply", "click", "attr", "pluggy"} <= modules  # the probe
+        assert {"truncation_core.cli.actions", "attr", "pluggy"} <= modules  # the probe
         assert {"truncation_core_example", "truncation_core_tiktoken"} <= modules  # plugins load
-        assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_APPLY}) == []
+        assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_APPLY, *NOT_FOR_PLAIN_FORMS}) == []
+
+
+def test_the_probe_sees_click_when_click_parses_the_command_line(tmp_path: Path) -> None:
+    """Control: an input file instead of standard input is for click to open and check."""
+    (tmp_path / "input.txt").write_text("hi\n")
+    modules = modules_of(trunc("apply", "input.txt"), tmp_path)
+    assert {"click", "truncation_core.cli.group", "truncation_core.cli.apply"} <= modules
 
 
 def test_the_apply_probe_sees_a_cut_and_a_stream(tmp_path: Path) -> None:
@@ -123,7 +135,7 @@ def test_trunc_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     modules = modules_of(trunc("run", "--", sys.executable, "-c", "pass"), tmp_path)
     assert {"truncation_core.streaming.command", "truncation_core.streaming.stream",
             "truncation_core_example"} <= modules  # the probe
-    assert sorted(modules & set(NOT_AT_START_UP)) == []
+    assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_PLAIN_FORMS}) == []
 
 
 def test_the_run_probe_sees_the_highlights_of_a_command_that_prints(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def test_the_library_needs_neither_click_nor_rich(tmp_path: Path) -> None:
 
 
 def test_control_the_blocker_bites_and_trunc_says_what_to_install(tmp_path: Path) -> None:
-    done = _python("import truncation_core.cli", tmp_path)
+    done = _python("import truncation_core.cli.group", tmp_path)  # the click group
     assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr
     done = _python("from truncation_core.__main__ import main; main()", tmp_path)
     assert done.returncode == 1

@@ -1,96 +1,34 @@
 """The ``trunc`` command line.
 
-Each command group lives in its own module and is registered on :data:`cli` here. User errors
-(bad configuration, unknown names, bad arguments) are printed to stderr as one clear message
-with a non-zero exit status, never as a traceback.
+Each command group lives in its own module and is registered on the click group,
+:data:`cli` (:mod:`truncation_core.cli.group`). User errors (bad configuration, unknown names,
+bad arguments) are printed to stderr as one clear message with a non-zero exit status, never
+as a traceback.
+
+This module does not import click: :func:`main` runs the plain forms of ``trunc apply`` and
+``trunc run`` without it (:mod:`truncation_core.cli.plain`), and hands every other command
+line to the click group.
 """
 
 from __future__ import annotations
 
 import errno
-import importlib
 import io
 import os
 import signal
 import sys
-from pathlib import Path
 from typing import Any
-
-import click
-
-from truncation_core import __version__
-from truncation_core.cli.state import AppState
-from truncation_core.errors import TruncationCoreError
 
 __all__ = ["cli", "main"]
 
 
-#: The built-in commands: name -> (module, attribute). A command's module is imported when
-#: the command runs or is listed (``--help``): ``trunc apply`` does not import the others.
-BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
-    "apply": ("truncation_core.cli.apply", "apply_command"),
-    "artifacts": ("truncation_core.cli.artifacts", "artifacts_group"),
-    "config": ("truncation_core.cli.config", "config_group"),
-    "plugins": ("truncation_core.cli.plugins", "plugins_command"),
-    "run": ("truncation_core.cli.run", "run_command"),
-}
+def __getattr__(name: str) -> Any:
+    # The click group and its class, imported on first use (PEP 562).
+    if name in ("cli", "TruncGroup", "BUILTIN_COMMANDS"):
+        from truncation_core.cli import group
 
-
-class TruncGroup(click.Group):
-    """A click group that turns library errors, and the system's (a missing directory, a
-    read-only filesystem, a full disk), into clean CLI errors, imports a built-in command's
-    module on first use (:data:`BUILTIN_COMMANDS`), and finds the commands that plugins add
-    (see :mod:`truncation_core.cli.extensions`)."""
-
-    #: Names of commands that are not a plugin's, whether their module is imported yet or not.
-    builtin_names = frozenset(BUILTIN_COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        command = super().get_command(ctx, cmd_name)
-        if command is None and cmd_name in BUILTIN_COMMANDS:
-            module, attribute = BUILTIN_COMMANDS[cmd_name]
-            command = getattr(importlib.import_module(module), attribute)
-            self.add_command(command, cmd_name)
-        if command is None:
-            from truncation_core.cli.extensions import plugin_commands
-
-            command = plugin_commands(ctx).get(cmd_name)
-        return command
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        from truncation_core.cli.extensions import plugin_commands
-
-        return sorted({*super().list_commands(ctx), *BUILTIN_COMMANDS, *plugin_commands(ctx)})
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except TruncationCoreError as exc:
-            raise click.ClickException(str(exc)) from None
-        except BrokenPipeError:
-            raise  # the reader went away (| head): main() ends quietly
-        except OSError as exc:
-            raise click.ClickException(describe_os_error(exc)) from None
-
-
-def describe_os_error(exc: OSError) -> str:
-    """``<file>: <what the system says>``, without a traceback."""
-    what = exc.strerror or type(exc).__name__
-    return f"{exc.filename}: {what}" if exc.filename is not None else what
-
-
-@click.group(cls=TruncGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="trunc")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Read this config file instead of searching for .truncation.yaml or pyproject.toml.",
-)
-@click.pass_context
-def cli(ctx: click.Context, config_path: Path | None) -> None:
-    """Truncate tool output for LLM agents, keeping the full content as artifacts."""
-    ctx.obj = AppState(config_path=config_path)
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _closed(*_args: object) -> Any:
@@ -125,6 +63,11 @@ def main() -> None:
     if sys.stdout is None:  # started with descriptor 1 closed (trunc ... >&-)
         sys.stdout = _ClosedOutput()
     try:
+        from truncation_core.cli.plain import run_plain
+
+        run_plain(sys.argv[1:])  # exits when it ran the command line itself
+        from truncation_core.cli.group import cli
+
         cli(prog_name="trunc")
     except BrokenPipeError:
         # The reader closed the pipe (trunc ... | head): stop quietly, as a shell's tools do,

@@ -1,4 +1,9 @@
-"""What every ``trunc`` command shares: loading configuration and building a Truncator."""
+"""What every ``trunc`` command shares: loading configuration, building a Truncator, and
+writing a line to stderr.
+
+Nothing here imports click at module level: the plain forms of ``trunc apply`` and ``trunc
+run`` run without it (:mod:`truncation_core.cli.plain`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import click
 
 from truncation_core.errors import PluginLoadWarning
 
@@ -32,7 +36,10 @@ def plugin_warnings_to_stderr() -> Iterator[None]:
     A warning already shown in this run of ``trunc`` is not shown again: plugins may load
     twice, for the commands they add and for the Truncator that a command builds.
     """
-    ctx = click.get_current_context(silent=True)
+    # Without click imported (a plain form of apply or run) there is no context to keep the
+    # shown set in: plugins load once there.
+    click = sys.modules.get("click")
+    ctx = None if click is None else click.get_current_context(silent=True)
     shown: set[str] = (set() if ctx is None else
                        ctx.find_root().meta.setdefault("truncation_core.warnings_shown", set()))
     with warnings.catch_warnings(record=True) as caught:
@@ -42,7 +49,7 @@ def plugin_warnings_to_stderr() -> Iterator[None]:
         if issubclass(warning.category, PluginLoadWarning):
             if str(warning.message) not in shown:
                 shown.add(str(warning.message))
-                click.secho(f"warning: {warning.message}", fg="yellow", err=True)
+                say(f"warning: {warning.message}", fg="yellow")
         else:
             warnings.showwarning(warning.message, warning.category, warning.filename,
                                  warning.lineno)
@@ -66,7 +73,7 @@ class AppState:
         if not self.announced:
             self.announced = True
             for message in loaded.skipped:
-                click.secho(f"warning: {message}", fg="yellow", err=True)
+                say(f"warning: {message}", fg="yellow")
         return loaded
 
     def truncator(self, overrides: Mapping[str, Any] | None = None, *,
@@ -86,8 +93,33 @@ class AppState:
         return truncator
 
 
+def describe_os_error(exc: OSError) -> str:
+    """``<file>: <what the system says>``, without a traceback."""
+    what = exc.strerror or type(exc).__name__
+    return f"{exc.filename}: {what}" if exc.filename is not None else what
+
+
 def pass_state(f: Any) -> Any:
+    import click
+
     return click.pass_obj(f)
+
+
+#: The ANSI codes click.style gives these styles.
+_STYLES = {"red": "\x1b[31m", "yellow": "\x1b[33m", "dim": "\x1b[2m"}
+
+
+def say(message: str, *, fg: str | None = None, dim: bool = False) -> None:
+    """One line on stderr, styled (*fg*: ``red`` or ``yellow``; *dim*) on a terminal only:
+    what ``click.secho(message, err=True, fg=fg, dim=dim)`` writes, without click."""
+    stream = sys.stderr
+    if stream is None:  # started with descriptor 2 closed
+        return
+    if stream.isatty() and (fg or dim):
+        styles = (_STYLES[fg] if fg else "") + (_STYLES["dim"] if dim else "")
+        message = f"{styles}{message}\x1b[0m"
+    stream.write(message + "\n")
+    stream.flush()
 
 
 def console(*, stderr: bool = False) -> Any:

@@ -1,0 +1,260 @@
+"""What ``trunc apply`` and ``trunc run`` do once their arguments are parsed, without click.
+
+Both commands run on every tool call of an agent that wraps its commands, or of a host hook
+that pipes each result through ``trunc``: their plain forms are parsed without click
+(:mod:`truncation_core.cli.plain`), and the click commands (:mod:`truncation_core.cli.apply`,
+:mod:`truncation_core.cli.run`) call the same functions here, so both give the same output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import signal
+import sys
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from truncation_core.cli.state import console, say
+
+if TYPE_CHECKING:
+    from truncation_core.pipeline.results import TruncationResult
+    from truncation_core.truncator import Truncator
+
+
+def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
+                  session: str | None = None, limits: Mapping[str, Any] | None = None
+                  ) -> dict[str, Any]:
+    """Config overrides for ``--strategy``, ``--limit`` and the other limits (*limits*:
+    ``max_tokens``, ``max_bytes``, ``max_lines``, ``tokenizer``, each None when not given),
+    scoped to ``--tool`` if given.
+
+    ``--strategy`` is what the user asked for, whatever the content: without ``--tool`` it
+    sets ``default_strategy`` and turns off the structure sniff, which would otherwise send
+    JSON and XML to ``element`` (with ``--tool``, the tool's own strategy already wins).
+    ``--session`` names the store's session, so that another process (an agent reading the
+    artifact back) can find it there.
+    """
+    settings: dict[str, Any] = {}
+    if strategy is not None:
+        settings["strategy" if tool else "default_strategy"] = strategy
+        if not tool:
+            settings["detect_structure"] = False
+    if limit is not None:
+        settings["inline_limit"] = limit
+    settings.update({key: value for key, value in (limits or {}).items() if value is not None})
+    overrides: dict[str, Any] = ({"tools": {tool: settings}} if tool else settings) if settings \
+        else {}
+    if session is not None:
+        overrides["store"] = {"session": session}
+    return overrides
+
+
+#: The options that set one limit each, as ``trunc apply`` and ``trunc run`` take them.
+LIMIT_OPTIONS = {"max_tokens": "--max-tokens", "max_bytes": "--max-bytes",
+                 "max_lines": "--max-lines", "tokenizer": "--tokenizer"}
+
+_CHUNK = 1 << 20
+#: A strategy that cannot cut a stream gets the input whole, up to this many bytes; a larger
+#: input streams, and the stream cuts it with head_tail (the notes say so).
+WHOLE_INPUT_BYTES = 64 << 20
+
+
+def cuts_streams(truncator: Truncator, tool: str | None) -> bool:
+    """Whether the strategy *tool*'s policy asks for can cut a stream as it cuts whole text:
+    it is ``streamable`` (declared in ``provides``), or a ``stream_cutter`` offers a cutter
+    for it."""
+    policy = truncator.policy(tool)
+    if policy.strategy in truncator.plugins.streamable:
+        return True
+    try:
+        cutters, _ = truncator.plugins.stream_cutters(tool=tool, policy=policy, context={})
+    except Exception:  # a plugin's bug: the stream reports it, and cuts as text
+        return False
+    return any(cutter.strategy == policy.strategy for cutter in cutters)
+
+
+def cut_input(truncator: Truncator, tool: str | None, source: BinaryIO) -> TruncationResult:
+    """What the model would see of *source*: an input that ends within the first chunk goes
+    to process() whole (a stream of it gives the same result, but costs more to open: its
+    cutters, its highlights' matcher); a longer one is streamed in chunks (memory bounded by
+    the budget, the result the one process() gives for the whole content) when the strategy
+    can cut a stream; otherwise read whole, so that the strategy itself cuts it, up to
+    :data:`WHOLE_INPUT_BYTES`."""
+    first = min(_CHUNK, WHOLE_INPUT_BYTES)
+    head = source.read(first)
+    while len(head) < first:  # the end, or a short read
+        more = source.read(first - len(head))
+        if not more:
+            return truncator.process(head, tool=tool)
+        head += more
+    if not cuts_streams(truncator, tool):
+        head += source.read(WHOLE_INPUT_BYTES + 1 - len(head))
+        if len(head) <= WHOLE_INPUT_BYTES:
+            return truncator.process(head, tool=tool)
+        say(f"note: the input is larger than {WHOLE_INPUT_BYTES >> 20} MiB and strategy "
+            f"{truncator.policy(tool).strategy!r} cannot cut a stream: streamed, and cut with "
+            "head_tail", dim=True)
+    with truncator.stream(tool=tool) as stream:
+        stream.write(head)
+        while chunk := source.read(_CHUNK):
+            stream.write(chunk)
+    return stream.result()
+
+
+def result_document(result: TruncationResult) -> dict[str, Any]:
+    import attrs
+
+    return {
+        "content": result.content,
+        "metadata": result.metadata.to_dict(),
+        "artifact": attrs.asdict(result.artifact) if result.artifact else None,
+    }
+
+
+def describe(result: TruncationResult) -> list[str]:
+    """Human-readable metadata lines for stderr."""
+    m = result.metadata
+    if not m.was_truncated:
+        return [f"unchanged: {m.original_size:,} chars, {m.original_lines:,} lines"
+                + (" (the tool marked it as already truncated)" if m.opted_out else "")]
+    tokens = (f"{m.estimated_tokens:,} tokens by {m.tokenizer}"
+              + (f", limit {m.max_tokens:,}" if m.max_tokens is not None else ""))
+    lines = [
+        f"truncated with {m.strategy_used}: {m.original_size:,} chars, {m.original_lines:,} "
+        f"lines -> {m.truncated_size:,} chars ({tokens})",
+        f"omitted: {m.omitted_lines:,} lines / {m.omitted_chars:,} chars",
+    ]
+    for region in m.omissions:
+        lines.append(f"  {region.position}: lines {region.first_line:,}-{region.last_line:,}, "
+                     f"chars {region.start:,}-{region.end:,}")
+    if result.artifact is not None:
+        a = result.artifact
+        lines.append(f"artifact: {a.id} ({a.size}, {a.backend} store)")
+    elif m.artifact_error:
+        lines.append(f"artifact: not kept ({m.artifact_error})")
+    lines.extend(f"note: {note}" for note in m.notes)
+    return lines
+
+
+def print_json(document: Mapping[str, Any]) -> None:
+    """*document* as one line of JSON on stdout."""
+    sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def print_content(text: str) -> None:
+    """What the model sees, on stdout as it is (a newline added only for a terminal)."""
+    out = sys.stdout
+    out.write(text)
+    if out.isatty() and not text.endswith("\n"):
+        out.write("\n")
+    out.flush()
+
+
+def apply_to(truncator: Truncator, source: BinaryIO, *, tool: str | None,
+             as_json: bool) -> None:
+    """``trunc apply``: print what the model would see of *source* (content on stdout and
+    the metadata on stderr, or both on stdout as JSON)."""
+    result = cut_input(truncator, tool, source)
+    if as_json:
+        print_json(result_document(result))
+        return
+    print_content(result.content)
+    for line in describe(result):
+        say(line, dim=True)
+
+
+@contextlib.contextmanager
+def live_progress() -> Iterator[Any]:
+    """A progress callback drawing bytes, lines and elapsed time on stderr, when stderr is a
+    terminal; None otherwise (nothing is drawn when output is piped or captured)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from truncation_core.artifacts.model import human_size
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console(stderr=True), transient=True) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def report(stream: Any, _elapsed: float) -> None:
+            bar.update(task, description=f"{human_size(stream.bytes)} · {stream.lines:,} lines")
+
+        yield report
+
+
+@contextlib.contextmanager
+def termination_as_exit() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into :class:`~truncation_core.streaming.command.Interrupted`
+    while the command runs (SIGINT raises KeyboardInterrupt already).
+
+    The command runs in its own session, so a signal that ends ``trunc`` would not reach it:
+    raising instead lets ``run_command`` kill the command's process group on the way out, and
+    keep what arrived as a partial artifact.
+    """
+    from truncation_core.streaming.command import Interrupted
+
+    def stop(number: int, _frame: object) -> None:
+        raise Interrupted(number)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def run_and_show(truncator: Truncator, command: list[str], *, tool: str,
+                 timeout: float | None, as_json: bool) -> None:
+    """``trunc run``: run *command*, print what the model would see of its output, and exit
+    with the command's own exit code (124 after *timeout*, 128+N when killed by signal N;
+    127 and 126 when it cannot be found or run)."""
+    from truncation_core.streaming.command import run_command
+
+    try:
+        with termination_as_exit(), live_progress() as progress:
+            done = run_command(truncator, command, tool=tool, timeout=timeout, stdin=None,
+                               progress=progress)
+    except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: the group was killed
+        partial = getattr(exc, "command_result", None)
+        if partial is None:
+            sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
+        done = partial  # what arrived, kept as a partial artifact: shown as any result
+    except FileNotFoundError:
+        say(f"trunc run: command not found: {command[0]}", fg="red")
+        sys.exit(127)
+    except PermissionError:
+        say(f"trunc run: permission denied: {command[0]}", fg="red")
+        sys.exit(126)
+    except OSError as exc:  # found and permitted, but not runnable
+        why = ("not an executable format (a script without a '#!' line?)"
+               if exc.errno == errno.ENOEXEC else exc.strerror or type(exc).__name__)
+        say(f"trunc run: cannot execute {command[0]}: {why}", fg="red")
+        sys.exit(126)
+    if as_json:
+        print_json(done.to_dict())
+    else:
+        print_content(done.text)
+        for line in describe(done.result):
+            say(line, dim=True)
+        for note in done.status.notes:
+            say(f"note: {note}", dim=True)
+        if done.result.metadata.interrupted:
+            say(f"note: {done.result.metadata.interrupted}: the output is partial", dim=True)
+    sys.exit(done.status.shell_exit_code)
+
+
+def limits_of(max_tokens: int | None, max_bytes: int | None, max_lines: int | None,
+              tokenizer: str | None) -> dict[str, Any]:
+    """The limit options by setting name, each None when not given."""
+    return {"max_tokens": max_tokens, "max_bytes": max_bytes, "max_lines": max_lines,
+            "tokenizer": tokenizer}
+
+
+__all__ = ["apply_to", "cut_input", "describe", "limits_of", "overrides_for",
+           "result_document", "run_and_show"]
