@@ -50,7 +50,8 @@ def test_the_probe_sees_an_import() -> None:
 #: fitter, ranked, the estimate tokenizer's rank table and the regex module (the tokenizer
 #: itself is made with each tool's policy; its table loads on the first count), and the
 #: highlights: nothing is cut, so no salient pattern is made, compiled or scanned for (the
-#: built-in detector modules are registered, but make their patterns on the first call).
+#: built-in detector modules are registered, but make their patterns on the first call), and
+#: numpy, which only counts a stream's large chunks.
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -61,6 +62,7 @@ NOT_AT_START_UP = (
     "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
     "truncation_core.highlights.patterns", "truncation_core.highlights.units",
     "truncation_core.highlights.records", "truncation_core.highlights.bank", "hyperscan",
+    "numpy",
 )
 #: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
 #: goes to ``process()``, which returns content within its limits as it is, so no stream is
@@ -106,6 +108,7 @@ def test_the_apply_probe_sees_a_cut_and_a_stream(tmp_path: Path) -> None:
     assert HIGHLIGHTS <= cut and "truncation_core.streaming.stream" not in cut
     streamed = modules_of(trunc("apply"), tmp_path, log * 60)  # over 1 MiB
     assert HIGHLIGHTS | {"truncation_core.streaming.stream"} <= streamed
+    assert "numpy" in streamed  # which counts its large chunks
 
 
 def test_trunc_run_imports_only_what_it_uses(tmp_path: Path) -> None:
