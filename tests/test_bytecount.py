@@ -32,9 +32,15 @@ def decoded(data: bytes) -> tuple[int, int] | None:
 
 
 @pytest.fixture
-def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """numpy counts inputs of any size (not only large chunks)."""
+def numpy_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy counts from the first large chunk (not after NUMPY_AFTER bytes)."""
     pytest.importorskip("numpy", reason="numpy is a dependency: installed with the package")
+    monkeypatch.setattr(bytecount, "NUMPY_AFTER", 0)
+
+
+@pytest.fixture
+def any_size(numpy_now: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy counts inputs of any size (not only large chunks)."""
     monkeypatch.setattr(bytecount, "NUMPY_BYTES", 1)
 
 
@@ -53,7 +59,7 @@ def test_characters_and_validity_are_the_decoders(pieces: list[bytes], any_size:
     assert bytecount.utf8_chars(data) == decoded(data)
 
 
-def test_a_chunk_of_a_log_is_counted_as_decoded() -> None:
+def test_a_chunk_of_a_log_is_counted_as_decoded(numpy_now: None) -> None:
     line = "2024-05-01 INFO résumé naïve 東京 😀 request handled\n".encode()
     data = line * (2 * bytecount.NUMPY_BYTES // len(line))
     for end in range(len(data) - 8, len(data) + 1):  # ending inside each kind of character
@@ -61,7 +67,7 @@ def test_a_chunk_of_a_log_is_counted_as_decoded() -> None:
     assert bytecount.utf8_chars(data) == (len(data.decode()), len(data))
 
 
-def test_runs_are_decoded_apart() -> None:
+def test_runs_are_decoded_apart(numpy_now: None) -> None:
     """Control: the bytes that are not ASCII, gathered without the ASCII byte after each run,
     would hide a character cut in two by ASCII text (two runs that join into a valid one)."""
     data = b"x" * bytecount.NUMPY_BYTES + b"\xe6\x9d" + b" cut " + b"\xb1" + b"\n"
@@ -85,7 +91,27 @@ def test_newlines_are_counted_as_bytes_count_does(data: bytes, any_size: None) -
 def test_without_numpy_the_standard_methods_count(without_numpy: None,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bytecount, "NUMPY_BYTES", 1)
+    monkeypatch.setattr(bytecount, "NUMPY_AFTER", 0)
     data = "résumé\n東京\n".encode() * 10_000
     assert bytecount.count_newlines(data) == 20_000
     assert bytecount.utf8_chars(data) is None  # the stream decodes it
     assert bytecount._numpy is False
+
+
+def test_numpy_is_imported_only_after_enough_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short stream does not pay for importing numpy: only large chunks count towards
+    NUMPY_AFTER, and until then the standard methods count."""
+    pytest.importorskip("numpy", reason="numpy is a dependency: installed with the package")
+    monkeypatch.setattr(bytecount, "_numpy", None)
+    monkeypatch.setattr(bytecount, "_counted", 0)
+    monkeypatch.setattr(bytecount, "NUMPY_AFTER", 3 * bytecount.NUMPY_BYTES)
+    chunk = "é\n".encode() * (bytecount.NUMPY_BYTES // 3 + 1)
+    for _ in range(100):
+        assert bytecount.count_newlines(chunk[:100]) == 33  # small: not counted towards it
+    for _ in range(2):
+        assert bytecount.count_newlines(chunk) == chunk.count(b"\n")
+        assert bytecount.utf8_chars(chunk) is None
+    assert bytecount._numpy is None
+    assert bytecount.count_newlines(chunk) == chunk.count(b"\n")
+    assert bytecount._numpy is sys.modules["numpy"]
+    assert bytecount.utf8_chars(chunk) == (len(chunk.decode()), len(chunk))

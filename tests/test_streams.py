@@ -671,6 +671,7 @@ def test_large_chunks_are_counted_the_same_without_numpy(
         return found
 
     monkeypatch.setattr("truncation_core.streaming.stream.utf8_chars", spy)
+    monkeypatch.setattr(bytecount, "NUMPY_AFTER", 0)  # (not after 64 MiB)
     truncator = make({"highlights": highlights, "spill": False, "artifact_threshold": 10**9})
     failure = (CORPUS / "python-traceback-in-log.txt").read_bytes()
     mixed = service_log(20_000, True)

@@ -11,9 +11,11 @@ again). With numpy, both take a fraction of that (``bench/results/salient.md``):
   a character is then followed by that ASCII byte, and fails to decode, as it would in
   place); every other byte is one ASCII character.
 
-numpy is imported on the first chunk large enough to gain from it (never at ``import
-truncation_core``, nor for output that stays within its limit). Without numpy the standard
-methods count, with the same results.
+numpy is imported once the streams of a process have counted :data:`NUMPY_AFTER` bytes in
+chunks large enough to gain from it: importing it takes some 0.1 s (more on a loaded
+machine), which the faster counts repay only over hundreds of MB, so a short stream (most
+tool output, one ``trunc run``) never pays for it. Without numpy the standard methods count,
+with the same results.
 """
 
 from __future__ import annotations
@@ -21,18 +23,27 @@ from __future__ import annotations
 import codecs
 from typing import Any
 
-__all__ = ["NUMPY_BYTES", "count_newlines", "utf8_chars"]
+__all__ = ["NUMPY_AFTER", "NUMPY_BYTES", "count_newlines", "utf8_chars"]
 
 #: Below this many bytes the standard methods are as fast (a numpy call costs a few µs).
 NUMPY_BYTES = 64 * 1024
 
+#: numpy is imported once this many bytes were counted (in chunks of NUMPY_BYTES or more).
+NUMPY_AFTER = 64 * 1024 * 1024
+
 #: numpy once imported; False when it cannot be; None before the first try.
 _numpy: Any = None
+#: Bytes counted before numpy was imported.
+_counted = 0
 
 
-def _np() -> Any:
-    global _numpy
+def _np(size: int) -> Any:
+    """numpy, or None; *size* more bytes are being counted."""
+    global _numpy, _counted
     if _numpy is None:
+        _counted += size
+        if _counted < NUMPY_AFTER:
+            return None
         try:
             import numpy
         except ImportError:
@@ -44,7 +55,7 @@ def _np() -> Any:
 
 def count_newlines(data: bytes) -> int:
     """The number of ``b"\\n"`` in *data*."""
-    if len(data) >= NUMPY_BYTES and (np := _np()) is not None:
+    if len(data) >= NUMPY_BYTES and (np := _np(len(data))) is not None:
         return int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
     return data.count(b"\n")
 
@@ -68,7 +79,7 @@ def utf8_chars(data: bytes) -> tuple[int, int] | None:
     the rest of *data* (at most 3 bytes) is the start of a character it does not complete, as
     an incremental decoder would hold it. None when *data* is not valid UTF-8 that far (or
     numpy is missing, or *data* short): decode it then."""
-    if len(data) < NUMPY_BYTES or (np := _np()) is None:
+    if len(data) < NUMPY_BYTES or (np := _np(0)) is None:  # (count_newlines counted it)
         return None
     size = _complete(data)
     if size < len(data):
