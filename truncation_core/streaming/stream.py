@@ -12,8 +12,9 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   per chunk. A ``"\\r\\n"`` split across two chunks counts once; a UTF-8 sequence split
   across two chunks is reassembled by an incremental decoder. An ASCII chunk (the common
   case) is counted without decoding, and so is a large chunk of valid UTF-8 once the head is
-  full (:mod:`truncation_core.text.bytecount`, with numpy: its newlines at some five times
-  the speed of ``bytes.count``, its characters from its non-ASCII bytes alone).
+  full and the process has streamed 64 MiB (:mod:`truncation_core.text.bytecount`, with
+  numpy: its newlines at some five times the speed of ``bytes.count``, its characters from
+  its non-ASCII bytes alone).
 * **Only the two ends are kept.** A head buffer holds the first characters and a ring the
   last ones, each sized from the budget plus a little slack (the most a cut can move while it
   snaps to a line boundary). Nothing in between is held.
