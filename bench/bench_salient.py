@@ -244,8 +244,10 @@ CHILD = textwrap.dedent(r"""
 
 
 def _run_child(mode: str, path: Path, engine: str, pairs: int) -> dict[str, list[float]]:
+    # (In ROOT: ``python -c`` puts the working directory first on sys.path, so run from
+    # another checkout it would time that checkout's package.)
     out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path), engine, str(pairs)],
-                         check=True, capture_output=True, text=True,
+                         check=True, capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     times: dict[str, list[float]] = json.loads(out.stdout)
     return times

@@ -148,9 +148,10 @@ def make_log(path: Path, size: int, non_ascii: bool) -> None:
 
 
 def run(mode: str, path: Path, scratch: Path) -> dict[str, float]:
+    root = Path(__file__).parents[1]  # (its directory: see bench_salient._run_child)
     out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path), str(scratch)],
-                         check=True, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+                         check=True, capture_output=True, text=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)})
     return json.loads(out.stdout)
 
 

@@ -109,9 +109,11 @@ def cases(work: Path) -> list[dict[str, object]]:
 
 
 def run(package: Path, todo: list[dict[str, object]]) -> dict[str, str]:
+    # Run in the package's directory: ``python -c`` puts the working directory first on
+    # sys.path, so run from a checkout it would import that checkout's package, not *package*.
     out = subprocess.run([sys.executable, "-c", CHILD],
                          input="".join(json.dumps(c) + "\n" for c in todo), text=True,
-                         capture_output=True, check=True,
+                         capture_output=True, check=True, cwd=package,
                          env={**os.environ, "PYTHONPATH": str(package)})
     result: dict[str, str] = json.loads(out.stdout)
     return result

@@ -648,3 +648,52 @@ def test_a_skimmed_chunk_still_gives_the_lines_around_matches_in_its_neighbours(
     for chunks in (python, javascript):
         got = assert_same(truncator, b"".join(chunks), chunks)
         assert got.metadata.details["highlights"]
+
+
+@pytest.mark.parametrize("highlights", [0, 8])
+def test_large_chunks_are_counted_the_same_without_numpy(
+        highlights: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Large chunks of bytes are counted with numpy (newlines; the characters of UTF-8 that is
+    # not ASCII, without decoding it). Without numpy the stream decodes them: the results
+    # must be the same, and process()'s, for ASCII, non-ASCII and invalid UTF-8 (a stray
+    # continuation byte, an encoded surrogate, a character cut short or split by ASCII
+    # text), with boundaries
+    # inside characters, and a failure in the middle.
+    import sys
+
+    from truncation_core.text import bytecount
+
+    counted = []
+    utf8_chars = bytecount.utf8_chars
+
+    def spy(data: bytes) -> tuple[int, int] | None:
+        counted.append(found := utf8_chars(data))
+        return found
+
+    monkeypatch.setattr("truncation_core.streaming.stream.utf8_chars", spy)
+    monkeypatch.setattr(bytecount, "NUMPY_AFTER", 0)  # (not after 64 MiB)
+    truncator = make({"highlights": highlights, "spill": False, "artifact_threshold": 10**9})
+    failure = (CORPUS / "python-traceback-in-log.txt").read_bytes()
+    mixed = service_log(20_000, True)
+    contents = [service_log(20_000, False) + failure + service_log(20_000, False),
+                mixed + failure + mixed,
+                mixed + b"stray \x80 and \xed\xa0\x80 surrogate\n" + mixed,
+                mixed + b"a character \xe6\x9d split \xb1 by ASCII\n" + mixed,
+                mixed + b"cut short \xe6\x9d\n" + mixed + b"\xf0\x9f\x98"]
+    results = []
+    for content in contents:
+        for n in (1 << 20, 262_147, 65_537):
+            chunks = [content[i:i + n] for i in range(0, len(content), n)]
+            results.append(normalized(assert_same(truncator, content, chunks)))
+    assert any(found is not None for found in counted)  # numpy counted some chunks
+    assert any(found is None for found in counted)  # and left the invalid ones to decoding
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(bytecount, "_numpy", None)
+    counted.clear()
+    without = []
+    for content in contents:
+        for n in (1 << 20, 262_147, 65_537):
+            chunks = [content[i:i + n] for i in range(0, len(content), n)]
+            without.append(normalized(streamed(truncator, chunks)))
+    assert without == results
+    assert counted and all(found is None for found in counted)

@@ -393,8 +393,14 @@ class StreamHighlights:
         # The suffix starts at a line start, more than ABOVE_CHARS characters before its last
         # line end, so that what it leaves remembered is what the whole piece would.
         cut = raw.rfind(b"\n") + 1
-        room = ABOVE_CHARS + 1 if chars == len(raw) else 4 * (ABOVE_CHARS + 1)
-        suffix = raw.rfind(b"\n", 0, max(0, cut - room)) + 1
+        # A character is 1 to 4 bytes: text that is not ASCII (mostly ASCII, as a rule) is
+        # tried with a little more room than ASCII needs, then with all it may need.
+        for room in ((ABOVE_CHARS + 1,) if chars == len(raw)
+                     else ((ABOVE_CHARS + 1) * 5 // 4, 4 * (ABOVE_CHARS + 1))):
+            suffix = raw.rfind(b"\n", 0, max(0, cut - room)) + 1
+            tail = raw[suffix:].decode("utf-8")
+            if suffix == 0 or tail.rfind("\n") >= ABOVE_CHARS:
+                break
         # The prefix ends the pending line, and the lines waiting matches may still need.
         prefix = 0
         for _ in range(self._matcher.below + 2):
@@ -404,14 +410,15 @@ class StreamHighlights:
         if prefix >= suffix:
             return False
         head = raw[:prefix].decode("utf-8")
-        tail = raw[suffix:].decode("utf-8")
-        self._scan(head)
+        # (The bytes go with the text: the engine scans them without encoding it again.)
+        self._scan(head, raw=raw[:prefix])
         skipped = chars - len(head) - len(tail)
         self._offset += skipped
         self._line_start = self._offset
-        # (The lines skipped are no match's lines below: the prefix gave those.)
-        self._line_index = terminators - count_terminators(tail)
-        self._scan(tail, terminators=terminators)
+        # (The lines skipped are no match's lines below: the prefix gave those. The piece
+        # holds no "\r": its terminators are its "\n".)
+        self._line_index = terminators - raw.count(b"\n", suffix)
+        self._scan(tail, raw=raw[suffix:], terminators=terminators)
         return True
 
     def _flush(self) -> None:
