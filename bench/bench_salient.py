@@ -229,9 +229,11 @@ CHILD = textwrap.dedent(r"""
         return s.result().metadata.original_lines
 
     # Warm up: one stream over the limit loads and compiles what the timed ones use (the
-    # cut, the marker, the patterns), and the file is read once into the page cache.
+    # cut, the marker, the patterns, and numpy where it is installed: a process imports it
+    # once its streams have counted 64 MiB), and the file is read once into the page cache.
     with open(path, "rb") as f, truncator.stream() as s:
-        s.write(f.read(8 * CHUNK))
+        for _ in range(72):
+            s.write(f.read(CHUNK))
     count()
     times = {"count": [], "stream": []}
     for pair in range(pairs):  # alternate, so that load on the machine hits both alike
@@ -267,13 +269,17 @@ def streams(size_mb: int, rounds: int, pairs: int = 3) -> str:
     size = size_mb * 1_000_000
     root = Path(os.environ.get("BENCH_ROOT") or tempfile.gettempdir()) / "truncbench-salient"
     root.mkdir(parents=True, exist_ok=True)
-    # (The issue's "2% non-ASCII" log: words such as "résumé naïve 東京" in every fifth line,
-    # 2.7% of the bytes; bench_stream.py's log.)
+    # The issue's log "with 2% non-ASCII lines": words such as "résumé naïve 東京" in every
+    # 50th line; and bench_stream.py's log, ten times denser: in every fifth line, 2.7% of
+    # the bytes (the target of 0.6x is shown for both).
+    sparse = "non-ASCII (every 50th line: 2% of lines)"
     mixed = "non-ASCII (every 5th line, 2.7% of bytes)"
-    logs = {"ASCII": root / "log-ascii.txt", mixed: root / "log-mixed.txt"}
+    every = {sparse: 50, mixed: 5}
+    logs = {"ASCII": root / "log-ascii.txt", sparse: root / "log-sparse.txt",
+            mixed: root / "log-mixed.txt"}
     for label, path in logs.items():
         if not path.exists() or path.stat().st_size != size:
-            make_log(path, size, label != "ASCII")
+            make_log(path, size, label != "ASCII", every.get(label, 5))
     cases = [(mode, label, engine) for label in logs
              for mode, engine in [("stream", "python"),
                                   *(("stream_highlights", e) for e in engine_names)]]
@@ -297,7 +303,7 @@ def streams(size_mb: int, rounds: int, pairs: int = 3) -> str:
             paired = statistics.median(c / s for c, s in zip(runs["count"], runs["stream"],
                                                              strict=True))
             best = min(runs["count"]) / min(runs["stream"])
-            target = {"ASCII": 0.8, mixed: 0.6}[label] if "highlights," in what \
+            target = {"ASCII": 0.8, sparse: 0.6, mixed: 0.6}[label] if "highlights," in what \
                 else None
             rows.append((label, what, f"{size / statistics.median(runs['stream']) / 1e9:.2f}",
                          f"{size / statistics.median(runs['count']) / 1e9:.2f}",

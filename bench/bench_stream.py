@@ -122,21 +122,22 @@ CHILD = textwrap.dedent(r"""
 """)
 
 
-def service_log(lines: int, non_ascii: bool = False) -> str:
-    """A deterministic service log of ~90-byte lines, none of them salient."""
+def service_log(lines: int, non_ascii: bool = False, every: int = 5) -> str:
+    """A deterministic service log of ~90-byte lines, none of them salient; with *non_ascii*,
+    every *every*-th line holds words that are not ASCII."""
     rows = []
     for i in range(lines):
         level = ("INFO", "DEBUG", "WARN", "INFO")[i % 4]
-        word = "résumé naïve 東京" if non_ascii and i % 5 == 0 else "request handled"
+        word = "résumé naïve 東京" if non_ascii and i % every == 0 else "request handled"
         rows.append(f"2024-05-01T12:{i // 3600 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z {level} "
                     f"[worker-{i % 16}] {word} id={i * 7919 % 100003} status=200 "
                     f"took={i % 97}ms\n")
     return "".join(rows)
 
 
-def make_log(path: Path, size: int, non_ascii: bool) -> None:
+def make_log(path: Path, size: int, non_ascii: bool, every: int = 5) -> None:
     """*size* bytes of :func:`service_log`: a 64 MiB block, repeated."""
-    block = service_log(200_000, non_ascii).encode()
+    block = service_log(200_000, non_ascii, every).encode()
     block = (block * (64 * CHUNK // len(block) + 1))[:64 * CHUNK]
     block = block[:block.rindex(b"\n") + 1]
     with open(path, "wb") as f:

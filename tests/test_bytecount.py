@@ -34,7 +34,7 @@ def decoded(data: bytes) -> tuple[int, int] | None:
 @pytest.fixture
 def numpy_now(monkeypatch: pytest.MonkeyPatch) -> None:
     """numpy counts from the first large chunk (not after NUMPY_AFTER bytes)."""
-    pytest.importorskip("numpy", reason="numpy is a dependency: installed with the package")
+    pytest.importorskip("numpy", reason="numpy is the fast extra, which the test extra installs")
     monkeypatch.setattr(bytecount, "NUMPY_AFTER", 0)
 
 
@@ -88,6 +88,15 @@ def test_newlines_are_counted_as_bytes_count_does(data: bytes, any_size: None) -
     assert bytecount.count_newlines(data) == data.count(b"\n")
 
 
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=300) | st.sampled_from([b"\x7f" * 9, b"\x7f\x80", b"\xff"]))
+def test_ascii_is_judged_as_bytes_isascii_does(data: bytes, any_size: None) -> None:
+    bytecount.count_newlines(b"\n")  # (counting imports numpy)
+    assert bytecount._numpy
+    assert bytecount.is_ascii(data) == data.isascii()
+
+
 def test_without_numpy_the_standard_methods_count(without_numpy: None,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bytecount, "NUMPY_BYTES", 1)
@@ -96,12 +105,13 @@ def test_without_numpy_the_standard_methods_count(without_numpy: None,
     assert bytecount.count_newlines(data) == 20_000
     assert bytecount.utf8_chars(data) is None  # the stream decodes it
     assert bytecount._numpy is False
+    assert not bytecount.is_ascii(data) and bytecount.is_ascii(b"x" * 100_000)
 
 
 def test_numpy_is_imported_only_after_enough_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """A short stream does not pay for importing numpy: only large chunks count towards
     NUMPY_AFTER, and until then the standard methods count."""
-    pytest.importorskip("numpy", reason="numpy is a dependency: installed with the package")
+    pytest.importorskip("numpy", reason="numpy is the fast extra, which the test extra installs")
     monkeypatch.setattr(bytecount, "_numpy", None)
     monkeypatch.setattr(bytecount, "_counted", 0)
     monkeypatch.setattr(bytecount, "NUMPY_AFTER", 3 * bytecount.NUMPY_BYTES)

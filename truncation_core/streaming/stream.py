@@ -50,7 +50,7 @@ from truncation_core.config.checks import PositiveInt
 from truncation_core.errors import StoreError, StoreFull, log
 from truncation_core.pipeline.results import TruncationResult
 from truncation_core.streaming.ends import KeptEnds, window_for
-from truncation_core.text.bytecount import count_newlines, utf8_chars
+from truncation_core.text.bytecount import count_newlines, is_ascii, utf8_chars
 from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
 
@@ -285,7 +285,7 @@ class Stream:
         exact: _Bytes | None = chunk  # the bytes of the text this chunk adds, if known
         idle = self._decoder_idle
         chars = self._chars
-        if self._decoder_idle and chunk.isascii():
+        if self._decoder_idle and is_ascii(chunk):
             self._chars += len(chunk)
             self._text_bytes += len(chunk)
         elif (self._head_chars >= self._window
