@@ -119,6 +119,47 @@ def test_trunc_run_interrupted_keeps_the_output_and_says_so(tmp_path: Path, sig:
     assert "(partial)" in listed.stdout
 
 
+def test_trunc_run_interrupted_in_the_middle_of_a_write_keeps_every_line_it_counted(
+        tmp_path: Path) -> None:
+    """The signal arrives while ``trunc`` writes the last chunk to the stream: after it was
+    counted, before it was stored (while the highlights scan it, the slow part under load).
+    A handler raising there used to leave the artifact without that chunk while the metadata
+    counted it ("interrupted after 3,000 lines", an artifact of some 300)."""
+    flag = tmp_path / "flag"
+    prelude = textwrap.dedent(f"""
+        import os, pathlib, signal, time
+        from truncation_core.streaming import stream
+        flag = pathlib.Path({str(flag)!r})
+        feed = stream.Stream._feed
+        def signalled_while_feeding(self, text, raw=None):
+            feed(self, text, raw)
+            if self.lines >= 3000:  # the last chunk is counted, not stored yet
+                while not (flag.exists() and flag.read_text()):  # the command is done
+                    time.sleep(0.01)
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)  # the handler runs now, in whichever thread is the main one
+        stream.Stream._feed = signalled_while_feeding
+    """)
+    argv = [sys.executable, "-c", prelude + "from truncation_core.cli import main\nmain()"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    try:
+        done = subprocess.run([*argv, "run", "--session", "ci-job", "--json", "--",
+                               *producer(flag)], capture_output=True, text=True, cwd=tmp_path,
+                              env=env, timeout=60)
+    finally:
+        if flag.exists() and flag.read_text():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(flag.read_text()), signal.SIGKILL)
+    assert done.returncode == 143, done.stderr
+    document = json.loads(done.stdout)
+    assert document["metadata"]["interrupted"] == "interrupted after 3,000 lines (SIGTERM)"
+    artifact = document["artifact"]
+    reader = Truncator.from_config(start=tmp_path, overrides={"store": {"session": "ci-job"}})
+    kept = reader.artifacts.read(artifact["id"])
+    assert kept == b"".join(b"line %d\n" % i for i in range(3000))
+    assert artifact["bytes"] == len(kept) and artifact["lines"] == 3000
+
+
 def test_trunc_run_interrupted_prints_the_view_as_text(tmp_path: Path) -> None:
     flag = tmp_path / "flag"
     proc = subprocess.Popen([*TRUNC, "run", "--limit", "3000", "--", *producer(flag)],
