@@ -414,7 +414,7 @@ def run_command(
         stop.set("not started")
         raise
     try:
-        finished.acquire()
+        _wait_on(finished)
     except BaseException as exc:
         # A signal handler raised here (its exceptions reach the main thread only): the worker
         # finishes the chunk it is writing, kills the command and keeps what arrived.
@@ -433,12 +433,25 @@ def run_command(
     return done
 
 
+#: How often the caller's thread wakes while the worker runs, to run signal handlers.
+_WAKE_INTERVAL = 0.05
+
+
+def _wait_on(finished: threading.Lock) -> None:
+    """Wait until the worker releases *finished*. Not in one blocking acquire: the kernel
+    may deliver a signal to the worker's thread, and then nothing wakes this one to run the
+    handler (the command would run on, and ``trunc`` would ignore Ctrl-C). Waking now and
+    then runs it within :data:`_WAKE_INTERVAL`."""
+    while not finished.acquire(timeout=_WAKE_INTERVAL):
+        pass
+
+
 def _wait_for(finished: threading.Lock) -> None:
     """Wait for the worker to keep what arrived, however often the caller is interrupted
     meanwhile: it takes at most a kill, *kill_grace* seconds of draining, and a commit."""
     while True:
         with contextlib.suppress(BaseException):
-            finished.acquire()
+            _wait_on(finished)
             return
 
 
