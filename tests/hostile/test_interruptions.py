@@ -25,6 +25,7 @@ import pytest
 
 from truncation_core import Truncator
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.streaming import command as command_module
 from truncation_core.streaming import stream as stream_module
 from truncation_core.streaming.command import arun_command, run_command
 
@@ -217,6 +218,33 @@ def test_run_command_interrupted_keeps_the_partial_result(tmp_path: Path) -> Non
     assert truncator.artifacts.read(partial.result.artifact.id).count(b"\n") == 3000
     assert partial.text.startswith("Interrupted by SIGINT after 3,000 lines")
     assert len(partial.text) <= 2000
+
+
+@pytest.mark.parametrize("naive", [False, True])
+def test_run_command_interrupted_keeps_what_was_still_in_the_pipe(
+        tmp_path: Path, naive: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caller is interrupted before it read all the command wrote: what is left in the
+    pipe once the command is killed is kept too. Negative control: without the drain, only
+    what was read before is kept."""
+    if naive:
+        monkeypatch.setattr(command_module, "_drain", lambda *args: None)
+    truncator = make()
+    flag = tmp_path / "flag"
+
+    def progress(stream: Any, _elapsed: float) -> None:
+        wait_for(flag)  # meanwhile nothing reads: the output stays in the pipe
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        run_command(truncator, producer(flag), progress=progress)
+    assert gone(int(flag.read_text()))
+    partial = caught.value.command_result  # type: ignore[attr-defined]
+    if naive:  # only the first read (often within the limit: no artifact at all)
+        assert partial.result.metadata.original_lines < 3000
+        return
+    kept = truncator.artifacts.read(partial.result.artifact.id)
+    assert kept == b"".join(b"line %d\n" % i for i in range(3000))
+    assert partial.result.artifact.interrupted == "interrupted after 3,000 lines (SIGINT)"
 
 
 def test_arun_command_cancelled_keeps_the_partial_result(tmp_path: Path) -> None:

@@ -380,7 +380,7 @@ def run_command(
     :param kill_grace: seconds between ``SIGTERM`` and ``SIGKILL``, and how long to keep
         reading after the command exited while something else holds the output open.
     :param progress: called about every 0.1 s with the stream (``chars``, ``bytes``,
-        ``lines``) and the seconds elapsed.
+        ``lines``) and the seconds elapsed, from the thread that reads the output.
     :param context: passed to :meth:`Truncator.stream` (``tool_call_id`` ...).
     :raises FileNotFoundError: the command does not exist. ``PermissionError``: it is not
         executable. Another ``OSError`` (``ENOEXEC``: a script without a ``#!`` line) when
