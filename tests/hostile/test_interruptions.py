@@ -25,6 +25,7 @@ import pytest
 
 from truncation_core import Truncator
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.streaming import command as command_module
 from truncation_core.streaming import stream as stream_module
 from truncation_core.streaming.command import arun_command, run_command
 
@@ -119,6 +120,55 @@ def test_trunc_run_interrupted_keeps_the_output_and_says_so(tmp_path: Path, sig:
     assert "(partial)" in listed.stdout
 
 
+#: How the prelude below sends the signal from inside the write: to the process (the kernel
+#: delivers it to the main thread), or to the thread that writes (when that is not the main
+#: thread, nothing then wakes a main thread blocked in a plain wait to run the handler).
+SENDERS = {"to the process": "os.kill(os.getpid(), signal.SIGTERM)",
+           "to the writing thread": "signal.pthread_kill(threading.get_ident(), signal.SIGTERM)"}
+
+
+@pytest.mark.parametrize("send", SENDERS)
+def test_trunc_run_interrupted_in_the_middle_of_a_write_keeps_every_line_it_counted(
+        tmp_path: Path, send: str) -> None:
+    """The signal arrives while ``trunc`` writes the last chunk to the stream: after it was
+    counted, before it was stored (while the highlights scan it, the slow part under load).
+    A handler raising there used to leave the artifact without that chunk while the metadata
+    counted it ("interrupted after 3,000 lines", an artifact of some 300)."""
+    flag = tmp_path / "flag"
+    prelude = textwrap.dedent(f"""
+        import os, pathlib, signal, threading, time
+        from truncation_core.streaming import stream
+        flag = pathlib.Path({str(flag)!r})
+        feed = stream.Stream._feed
+        def signalled_while_feeding(self, text, raw=None):
+            feed(self, text, raw)
+            if self.lines >= 3000:  # the last chunk is counted, not stored yet
+                while not (flag.exists() and flag.read_text()):  # the command is done
+                    time.sleep(0.01)
+                {SENDERS[send]}
+                time.sleep(0.05)  # a handler in this thread runs now
+        stream.Stream._feed = signalled_while_feeding
+    """)
+    argv = [sys.executable, "-c", prelude + "from truncation_core.cli import main\nmain()"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    try:
+        done = subprocess.run([*argv, "run", "--session", "ci-job", "--json", "--",
+                               *producer(flag)], capture_output=True, text=True, cwd=tmp_path,
+                              env=env, timeout=30)
+    finally:
+        if flag.exists() and flag.read_text():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(os.getpgid(int(flag.read_text())), signal.SIGKILL)
+    assert done.returncode == 143, done.stderr
+    document = json.loads(done.stdout)
+    assert document["metadata"]["interrupted"] == "interrupted after 3,000 lines (SIGTERM)"
+    artifact = document["artifact"]
+    reader = Truncator.from_config(start=tmp_path, overrides={"store": {"session": "ci-job"}})
+    kept = reader.artifacts.read(artifact["id"])
+    assert kept == b"".join(b"line %d\n" % i for i in range(3000))
+    assert artifact["bytes"] == len(kept) and artifact["lines"] == 3000
+
+
 def test_trunc_run_interrupted_prints_the_view_as_text(tmp_path: Path) -> None:
     flag = tmp_path / "flag"
     proc = subprocess.Popen([*TRUNC, "run", "--limit", "3000", "--", *producer(flag)],
@@ -168,6 +218,33 @@ def test_run_command_interrupted_keeps_the_partial_result(tmp_path: Path) -> Non
     assert truncator.artifacts.read(partial.result.artifact.id).count(b"\n") == 3000
     assert partial.text.startswith("Interrupted by SIGINT after 3,000 lines")
     assert len(partial.text) <= 2000
+
+
+@pytest.mark.parametrize("naive", [False, True])
+def test_run_command_interrupted_keeps_what_was_still_in_the_pipe(
+        tmp_path: Path, naive: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caller is interrupted before it read all the command wrote: what is left in the
+    pipe once the command is killed is kept too. Negative control: without the drain, only
+    what was read before is kept."""
+    if naive:
+        monkeypatch.setattr(command_module, "_drain", lambda *args: None)
+    truncator = make()
+    flag = tmp_path / "flag"
+
+    def progress(stream: Any, _elapsed: float) -> None:
+        wait_for(flag)  # meanwhile nothing reads: the output stays in the pipe
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        run_command(truncator, producer(flag), progress=progress)
+    assert gone(int(flag.read_text()))
+    partial = caught.value.command_result  # type: ignore[attr-defined]
+    if naive:  # only the first read (often within the limit: no artifact at all)
+        assert partial.result.metadata.original_lines < 3000
+        return
+    kept = truncator.artifacts.read(partial.result.artifact.id)
+    assert kept == b"".join(b"line %d\n" % i for i in range(3000))
+    assert partial.result.artifact.interrupted == "interrupted after 3,000 lines (SIGINT)"
 
 
 def test_arun_command_cancelled_keeps_the_partial_result(tmp_path: Path) -> None:
@@ -226,6 +303,32 @@ def test_a_stream_interrupted_by_keyboard_interrupt(naive: bool,
     assert result.metadata.interrupted == reason
     assert result.artifact is not None and result.artifact.interrupted == reason
     assert truncator.artifacts.read(result.artifact.id).count(b"\n") == 5000
+
+
+def test_a_stream_interrupted_in_the_middle_of_a_write_says_the_artifact_may_lack_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A KeyboardInterrupt inside ``write`` (after the chunk was counted, before it was
+    stored) cannot be undone: the metadata says the artifact may lack part of that chunk."""
+    truncator = make()
+    feed = stream_module.Stream._feed
+
+    def interrupted_while_feeding(self: Any, text: str, raw: Any = None) -> None:
+        feed(self, text, raw)
+        if self.lines >= 5000:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(stream_module.Stream, "_feed", interrupted_while_feeding)
+    s = truncator.stream(tool="execute_command")
+    with pytest.raises(KeyboardInterrupt), s:
+        s.write("".join(f"line {i}\n" for i in range(4000)))
+        s.write("".join(f"line {i}\n" for i in range(4000, 5000)))
+    result = s.result()
+    assert result.metadata.interrupted == (
+        "interrupted after 5,000 lines (KeyboardInterrupt); a chunk was cut short while it "
+        "was written: the artifact may lack part of it")
+    assert result.artifact is not None
+    assert result.artifact.interrupted == result.metadata.interrupted
+    assert truncator.artifacts.read(result.artifact.id).count(b"\n") == 4000  # as it says
 
 
 @pytest.mark.parametrize("naive", [False, True])

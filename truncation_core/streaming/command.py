@@ -31,8 +31,17 @@ Decisions, and why:
   so far is committed as a partial artifact, and the interruption goes on, carrying the
   partial :class:`CommandResult` as its ``command_result`` attribute (its header says the
   output is partial, and ``status.interrupted`` by what).
-* **One implementation.** :func:`arun_command` runs :func:`run_command` in a worker thread
-  (the event loop is never blocked) and stops it when its task is cancelled.
+* **One implementation, in a worker thread.** Both :func:`run_command` and
+  :func:`arun_command` read the output in a worker thread and stop it through a
+  :class:`_Stop`. A signal handler's exception (KeyboardInterrupt, :class:`Interrupted`) is
+  raised in the main thread between any two bytecodes: raised in the middle of
+  ``stream.write``, it would leave a chunk counted but not stored (the metadata then claims
+  lines the artifact lacks). In the worker, the chunk being written is always written whole:
+  the interruption lands in the caller's wait, which asks the worker to stop and waits for
+  it. For :func:`arun_command`, the event loop is never blocked either.
+* **What the command wrote before it was killed is kept.** After an interruption kills the
+  group, what is still in the pipe is read (for at most *kill_grace* seconds) before the
+  partial artifact is committed.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -370,7 +380,7 @@ def run_command(
     :param kill_grace: seconds between ``SIGTERM`` and ``SIGKILL``, and how long to keep
         reading after the command exited while something else holds the output open.
     :param progress: called about every 0.1 s with the stream (``chars``, ``bytes``,
-        ``lines``) and the seconds elapsed.
+        ``lines``) and the seconds elapsed, from the thread that reads the output.
     :param context: passed to :meth:`Truncator.stream` (``tool_call_id`` ...).
     :raises FileNotFoundError: the command does not exist. ``PermissionError``: it is not
         executable. Another ``OSError`` (``ENOEXEC``: a script without a ``#!`` line) when
@@ -380,8 +390,69 @@ def run_command(
     command's group, keeps the output so far as a partial artifact, and re-raises, with the
     partial :class:`CommandResult` as the exception's ``command_result``.
     """
-    return _run(truncator, argv, tool=tool, timeout=timeout, cwd=cwd, env=env, stdin=stdin,
-                kill_grace=kill_grace, progress=progress, stop=None, context=context)
+    stop = _Stop()
+    outcome: list[CommandResult | BaseException] = []
+    # Not Thread.join: interrupted, it may mark the thread stopped while it still runs.
+    finished = threading.Lock()
+    finished.acquire()
+
+    def work() -> None:
+        try:
+            outcome.append(_run(truncator, argv, tool=tool, timeout=timeout, cwd=cwd, env=env,
+                                stdin=stdin, kill_grace=kill_grace, progress=progress,
+                                stop=stop, context=context))
+        except BaseException as exc:  # raised on the caller's thread below
+            outcome.append(exc)
+        finally:
+            finished.release()
+
+    try:
+        threading.Thread(target=work, name="truncation-core run_command", daemon=True).start()
+    except BaseException:
+        # Interrupted while starting it: nothing arrived yet. A worker that did start kills
+        # its command at once (its stop pipe stays open for it).
+        stop.set("not started")
+        raise
+    try:
+        _wait_on(finished)
+    except BaseException as exc:
+        # A signal handler raised here (its exceptions reach the main thread only): the worker
+        # finishes the chunk it is writing, kills the command and keeps what arrived.
+        stop.set(_interruption_name(exc))
+        _wait_for(finished)
+        done = outcome[0] if outcome else None
+        if isinstance(done, CommandResult):
+            with contextlib.suppress(AttributeError):
+                exc.command_result = done  # type: ignore[attr-defined]
+        raise
+    finally:
+        stop.close()
+    done = outcome[0]
+    if isinstance(done, BaseException):
+        raise done
+    return done
+
+
+#: How often the caller's thread wakes while the worker runs, to run signal handlers.
+_WAKE_INTERVAL = 0.05
+
+
+def _wait_on(finished: threading.Lock) -> None:
+    """Wait until the worker releases *finished*. Not in one blocking acquire: the kernel
+    may deliver a signal to the worker's thread, and then nothing wakes this one to run the
+    handler (the command would run on, and ``trunc`` would ignore Ctrl-C). Waking now and
+    then runs it within :data:`_WAKE_INTERVAL`."""
+    while not finished.acquire(timeout=_WAKE_INTERVAL):
+        pass
+
+
+def _wait_for(finished: threading.Lock) -> None:
+    """Wait for the worker to keep what arrived, however often the caller is interrupted
+    meanwhile: it takes at most a kill, *kill_grace* seconds of draining, and a commit."""
+    while True:
+        with contextlib.suppress(BaseException):
+            _wait_on(finished)
+            return
 
 
 def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float | None,
@@ -407,7 +478,7 @@ def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float
     notes: list[str] = []
     next_report = start
     try:
-        with selectors.DefaultSelector() as selector, proc.stdout:
+        with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
             if stop is not None:
                 selector.register(stop.fd, selectors.EVENT_READ)
@@ -428,6 +499,7 @@ def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float
                 if progress is not None and now >= next_report:
                     progress(stream, now - start)
                     next_report = now + PROGRESS_INTERVAL
+        proc.stdout.close()
         returncode = _wait(proc, deadline, kill_grace)
         timed_out = watch.timed_out
         if returncode is None:  # it closed its output but outlived the timeout
@@ -439,7 +511,9 @@ def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float
         if isinstance(exc, Exception):
             stream.abort()
             raise
-        # Interrupted: kill it as above, and keep what arrived.
+        # Interrupted: kill it as above, and keep what arrived, including what it wrote
+        # before it died and nobody read yet.
+        _drain(proc.stdout, stream, kill_grace)
         reason = (stop.reason if isinstance(exc, _Stopped) and stop is not None
                   and stop.reason else _interruption_name(exc))
         partial = _partial(stream, argv=argv, reason=reason, timeout=timeout,
@@ -450,9 +524,29 @@ def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float
             with contextlib.suppress(AttributeError):
                 exc.command_result = partial  # type: ignore[attr-defined]
         raise
+    finally:
+        proc.stdout.close()
     status = _status(argv=argv, returncode=returncode, timed_out=timed_out, timeout=timeout,
                      seconds=time.monotonic() - start, notes=notes)
     return CommandResult.of(stream, status)
+
+
+def _drain(output: IO[bytes], stream: Stream, seconds: float) -> None:
+    """Write to *stream* what is left in the killed command's *output* pipe: everything,
+    unless a process that escaped the group keeps writing (then for at most *seconds*)."""
+    if output.closed:
+        return
+    fd = output.fileno()
+    end = time.monotonic() + seconds
+    try:
+        os.set_blocking(fd, False)
+        while time.monotonic() < end:
+            data = os.read(fd, CHUNK)
+            if not data:
+                return
+            stream.write(data)
+    except OSError:  # BlockingIOError: the pipe is empty (and still open)
+        return
 
 
 def _partial(stream: Stream, *, argv: list[str], reason: str, timeout: float | None,

@@ -128,7 +128,10 @@ class Stream:
     Leaving it interrupted (KeyboardInterrupt, SystemExit, task cancellation) finishes it as
     partial (:meth:`interrupt`): what arrived is kept, the result (``result()``, after the
     block) starts with a line saying so, and its metadata's ``interrupted`` says after how
-    many lines; the interruption goes on. Leaving it with an exception (a bug) aborts it:
+    many lines; the interruption goes on (interrupted in the middle of a ``write``, it also
+    says that the artifact may lack part of that chunk: run the writes where no signal
+    handler raises, in a worker thread, as ``run_command`` does, to keep every chunk whole).
+    Leaving it with an exception (a bug) aborts it:
     nothing is stored, and there is no result. A stream is not thread-safe: write to it from
     one thread at a time (:class:`AsyncStream` does that for async code).
     """
@@ -181,6 +184,9 @@ class Stream:
         self._interrupted: str | None = None
         #: Plugin failures while the stream was written, for the result's notes.
         self._failures: list[str] = []
+        #: Writes begun and not finished: an exception raised in the middle of one (a signal
+        #: handler's KeyboardInterrupt, say) may have counted a chunk it did not store.
+        self._unfinished_writes = 0
 
     def __repr__(self) -> str:  # never the content
         return (f"Stream(tool={self._tool!r}, chars={self._chars}, bytes={self._bytes}, "
@@ -233,10 +239,12 @@ class Stream:
             raise TypeError(f"chunk: this stream takes {self._mode.__name__} (its first chunk "
                             f"was {self._mode.__name__}), got {kind.__name__}")
         if chunk:
+            self._unfinished_writes += 1
             if kind is str:
                 self._write_text(chunk)  # type: ignore[arg-type]
             else:
                 self._write_bytes(chunk)  # type: ignore[arg-type]
+            self._unfinished_writes -= 1
         return len(chunk)
 
     def _start(self, kind: type) -> None:
@@ -481,6 +489,9 @@ class Stream:
         (``__exit__`` puts a line above it; a command's header says it). *reserve*: as for
         :meth:`result`. A stream already finished keeps its result."""
         if self._result is None and not self._aborted:
+            if self._unfinished_writes:
+                reason += ("; a chunk was cut short while it was written: the artifact may "
+                           "lack part of it")
             self._interrupted = reason
             result = self.result(reserve=reserve)
             metadata = attrs.evolve(result.metadata, interrupted=reason,
