@@ -53,7 +53,7 @@ def without_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @settings(max_examples=2000, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # set once: fine
-@given(pieces=st.lists(st.sampled_from(PIECES), min_size=1, max_size=12))
+@given(pieces=st.lists(st.sampled_from(PIECES), min_size=1, max_size=40))
 def test_characters_and_validity_are_the_decoders(pieces: list[bytes], any_size: None) -> None:
     data = b"".join(pieces)
     assert bytecount.utf8_chars(data) == decoded(data)
@@ -75,6 +75,19 @@ def test_runs_are_decoded_apart(numpy_now: None) -> None:
     assert gathered.decode("utf-8") == "東"  # what naive code would take as valid
     assert bytecount.utf8_chars(data) is None
     assert decoded(data) is None
+
+
+def test_runs_of_words_are_decoded_apart(numpy_now: None) -> None:
+    """Control: the 8-byte words that hold a byte not ASCII, gathered without the word of
+    ASCII after each run, would join a character cut in two by ASCII words into a valid one."""
+    start = bytecount.NUMPY_BYTES - 2  # the character's first two bytes end a word
+    data = b"x" * start + b"\xe6\x9d" + b" cut it " + b"\xb1" + b"x" * 7 + b"\n"
+    words = [data[i:i + 8] for i in range(0, len(data) - len(data) % 8, 8)]
+    gathered = b"".join(word for word in words if not word.isascii())
+    assert gathered.decode("utf-8").strip("x") == "東"  # what naive code would take as valid
+    assert bytecount.utf8_chars(data) is None
+    assert decoded(data) is None
+    assert bytecount.utf8_chars(data.replace(b"\xb1", b"y")) is None  # the cut start alone
 
 
 def test_short_input_is_left_to_the_decoder() -> None:
