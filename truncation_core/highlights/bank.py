@@ -410,15 +410,16 @@ class StreamHighlights:
         if prefix >= suffix:
             return False
         head = raw[:prefix].decode("utf-8")
-        # (The bytes go with the text: the engine scans them without encoding it again.)
-        self._scan(head, raw=raw[:prefix])
+        # No keyword occurs in the piece: its complete lines need no search (the line the
+        # head completes is matched whole, from what was held of it).
+        self._scan(head, searched=False)
         skipped = chars - len(head) - len(tail)
         self._offset += skipped
         self._line_start = self._offset
         # (The lines skipped are no match's lines below: the prefix gave those. The piece
         # holds no "\r": its terminators are its "\n".)
         self._line_index = terminators - raw.count(b"\n", suffix)
-        self._scan(tail, raw=raw[suffix:], terminators=terminators)
+        self._scan(tail, terminators=terminators, searched=False)
         return True
 
     def _flush(self) -> None:
@@ -428,7 +429,9 @@ class StreamHighlights:
             self._scan(text, terminators=self._terminators)
 
     def _scan(self, text: str, final: bool = False, raw: bytes | None = None,
-              terminators: int | None = None) -> None:
+              terminators: int | None = None, searched: bool = True) -> None:
+        """Take *text*, the next piece (*raw*: its UTF-8 bytes, if at hand); *searched*
+        False when no keyword occurs in it, so that its complete lines need no search."""
         if self._held_cr:
             text = "\r" + text
             self._offset -= 1
@@ -465,8 +468,9 @@ class StreamHighlights:
             if self._waiting:
                 self._feed_waiting(lo, self._line_index - 1)
         # The rest is scanned where it lies: a chunk is never copied.
-        scan_lines(self._engine, text, lo, cut, line_index=self._line_index,
-                   visit=self._visit, raw=raw)
+        if searched:
+            scan_lines(self._engine, text, lo, cut, line_index=self._line_index,
+                       visit=self._visit, raw=raw)
         if terminators is not None:  # everything fed so far, but a "\r" held back
             self._line_index = terminators - (1 if self._held_cr else 0)
         else:
