@@ -56,7 +56,9 @@ def test_the_probe_sees_an_import() -> None:
 #: modules build some twelve attrs classes, each compiling its methods); nothing stored, so
 #: not the artifact model (ids are in ``artifacts.ids``) nor its metadata documents; no
 #: session listed or cleaned (``storage.reports``), no statistics reported (the counters are
-#: in ``pipeline.counters``), no JSON parsed (a stream's ends are sized without ``sniff``);
+#: in ``pipeline.counters``), no JSON parsed (a stream's ends are sized without ``sniff``),
+#: no salient regex made (the built-in detectors are trusted in ``text.trusted``, not
+#: ``text.bounded_regex``), no marker template checked (``string``, the defaults are not);
 #: nor numpy, which counts streams' large chunks once they have passed 64 MiB.
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
@@ -74,7 +76,8 @@ NOT_AT_START_UP = (
     "truncation_core.pipeline.tokens", "truncation_core.text.cut",
     "truncation_core.artifacts.model", "truncation_core.artifacts.documents",
     "truncation_core.storage.reports", "truncation_core.pipeline.stats",
-    "truncation_core.structured.sniff", "numpy",
+    "truncation_core.structured.sniff", "truncation_core.text.bounded_regex", "string",
+    "numpy",
 )
 #: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
 #: goes to ``process()``, which returns content within its limits as it is, so no stream is
@@ -88,7 +91,8 @@ NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
 NOT_FOR_PLAIN_FORMS = ("click", "truncation_core.cli.group", "truncation_core.cli.apply",
                        "truncation_core.cli.run")
 #: What a highlighted cut needs, for the controls.
-HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank"}
+HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank",
+              "truncation_core.text.bounded_regex"}
 #: What any cut needs, for the controls (a cut keeps what it leaves out as an artifact).
 CUT = {"truncation_core.hooks.cuts", "truncation_core.pipeline.call",
        "truncation_core.pipeline.markers", "truncation_core.text.cut",
@@ -168,6 +172,14 @@ def test_the_start_up_probe_sees_what_a_configuration_file_needs(tmp_path: Path)
     (tmp_path / ".truncation.yaml").write_text("inline_limit: 5000\n", encoding="utf-8")
     modules = modules_of(trunc("apply"), tmp_path, b"hi\n")
     assert {"cattrs", "yaml", "truncation_core.config.converter"} <= modules
+
+
+def test_the_probe_sees_a_marker_template_checked(tmp_path: Path) -> None:
+    """Control: a marker template set in code is checked, with ``string``; the defaults are
+    not."""
+    make = "from truncation_core.config.markers import MarkerConfig\nMarkerConfig({})"
+    assert "string" not in modules_of(make.format(""), tmp_path)
+    assert "string" in modules_of(make.format("end='[{lines} cut]'"), tmp_path)
 
 
 # -- the cyclic collector during start-up ------------------------------------------------------

@@ -293,7 +293,7 @@ class _Loader:
     # -- the sources, in order ----------------------------------------------------------------
 
     def builtins(self) -> None:
-        from truncation_core.text.bounded_regex import trust_salient
+        from truncation_core.text.trusted import trust_salient
 
         for module_path in DEFAULT_PLUGINS:
             module = importlib.import_module(module_path)
