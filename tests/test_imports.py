@@ -58,8 +58,9 @@ def test_the_probe_sees_an_import() -> None:
 #: session listed or cleaned (``storage.reports``), no statistics reported (the counters are
 #: in ``pipeline.counters``), no JSON parsed (a stream's ends are sized without ``sniff``),
 #: no salient regex made (the built-in detectors are trusted in ``text.trusted``, not
-#: ``text.bounded_regex``), no marker template checked (``string``, the defaults are not);
-#: nor numpy, which counts streams' large chunks once they have passed 64 MiB.
+#: ``text.bounded_regex``), no marker template checked (``string``, the defaults are not),
+#: no JSON written or read (``json``: nothing printed with ``--json``, nothing stored); nor
+#: numpy, which counts streams' large chunks once they have passed 64 MiB.
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -77,7 +78,7 @@ NOT_AT_START_UP = (
     "truncation_core.artifacts.model", "truncation_core.artifacts.documents",
     "truncation_core.storage.reports", "truncation_core.pipeline.stats",
     "truncation_core.structured.sniff", "truncation_core.text.bounded_regex", "string",
-    "numpy",
+    "json", "numpy",
 )
 #: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
 #: goes to ``process()``, which returns content within its limits as it is, so no stream is
@@ -172,6 +173,12 @@ def test_the_start_up_probe_sees_what_a_configuration_file_needs(tmp_path: Path)
     (tmp_path / ".truncation.yaml").write_text("inline_limit: 5000\n", encoding="utf-8")
     modules = modules_of(trunc("apply"), tmp_path, b"hi\n")
     assert {"cattrs", "yaml", "truncation_core.config.converter"} <= modules
+
+
+def test_the_probe_sees_json_printed(tmp_path: Path) -> None:
+    """Control: ``--json`` prints the result as JSON, with ``json``."""
+    assert "json" in modules_of(trunc("apply", "--json"), tmp_path, b"hi\n")
+    assert "json" in modules_of(trunc("run", "--json", "--", "true"), tmp_path)
 
 
 def test_the_probe_sees_a_marker_template_checked(tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import re
 import stat
 import threading
@@ -421,6 +420,8 @@ class FilesystemStore(Retrieval):
         quota = self.root.quota
         if quota is None:
             return
+        import json  # not at start-up: opening a store needs none of it (six regexes compiled)
+
         from truncation_core.artifacts.model import human_size
 
         if size > quota:
@@ -490,6 +491,8 @@ class FilesystemStore(Retrieval):
         raise ArtifactNotFound(artifact_id, reason=self._gone_reason(directory, artifact_id))
 
     def _gone_reason(self, directory: Directory | None, artifact_id: str) -> str | None:
+        import json  # not at start-up, as in _make_room
+
         if directory is None:
             return None
         try:
