@@ -59,8 +59,9 @@ def test_the_probe_sees_an_import() -> None:
 #: in ``pipeline.counters``), no JSON parsed (a stream's ends are sized without ``sniff``),
 #: no salient regex made (the built-in detectors are trusted in ``text.trusted``, not
 #: ``text.bounded_regex``), no marker template checked (``string``, the defaults are not),
-#: no JSON written or read (``json``: nothing printed with ``--json``, nothing stored); nor
-#: numpy, which counts streams' large chunks once they have passed 64 MiB.
+#: no JSON written or read (``json``: nothing printed with ``--json``, nothing stored), no
+#: configuration file found (the search walks directories as strings: ``pathlib`` imports
+#: ``urllib.parse`` and ``ipaddress``, and is imported when a file is found); nor numpy, which counts streams' large chunks once they have passed 64 MiB.
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -78,7 +79,7 @@ NOT_AT_START_UP = (
     "truncation_core.artifacts.model", "truncation_core.artifacts.documents",
     "truncation_core.storage.reports", "truncation_core.pipeline.stats",
     "truncation_core.structured.sniff", "truncation_core.text.bounded_regex", "string",
-    "json", "numpy",
+    "json", "pathlib", "urllib.parse", "ipaddress", "numpy",
 )
 #: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
 #: goes to ``process()``, which returns content within its limits as it is, so no stream is
@@ -168,11 +169,11 @@ def test_import_truncation_core_imports_none_of_the_libraries(tmp_path: Path) ->
 
 
 def test_the_start_up_probe_sees_what_a_configuration_file_needs(tmp_path: Path) -> None:
-    """Control: with a configuration to convert, cattrs and YAML are imported (the probe
-    would see a regression)."""
+    """Control: with a configuration to convert, cattrs and YAML are imported, and pathlib
+    for the file found (the probe would see a regression)."""
     (tmp_path / ".truncation.yaml").write_text("inline_limit: 5000\n", encoding="utf-8")
     modules = modules_of(trunc("apply"), tmp_path, b"hi\n")
-    assert {"cattrs", "yaml", "truncation_core.config.converter"} <= modules
+    assert {"cattrs", "yaml", "truncation_core.config.converter", "pathlib"} <= modules
 
 
 def test_the_probe_sees_json_printed(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ import itertools
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
@@ -37,6 +36,8 @@ from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     # The SDKs' own types for a tool definition, so that a type checker accepts what
     # tool_schemas() returns where the SDK expects its tools. Only type checkers read these;
     # without the SDK installed, a checker takes them as Any.

@@ -11,12 +11,13 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from truncation_core.errors import PluginLoadWarning
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from truncation_core.config.sources import LoadedConfig
     from truncation_core.truncator import Truncator
 
