@@ -61,7 +61,8 @@ def test_the_probe_sees_an_import() -> None:
 #: ``text.bounded_regex``), no marker template checked (``string``, the defaults are not),
 #: no JSON written or read (``json``: nothing printed with ``--json``, nothing stored), no
 #: configuration file found (the search walks directories as strings: ``pathlib`` imports
-#: ``urllib.parse`` and ``ipaddress``, and is imported when a file is found); nor numpy, which counts streams' large chunks once they have passed 64 MiB.
+#: ``urllib.parse`` and ``ipaddress``, and is imported when a file is found); nor numpy,
+#: which counts streams' large chunks once they have passed 64 MiB.
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
