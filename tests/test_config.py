@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import attrs
@@ -10,7 +11,7 @@ import pytest
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
 from truncation_core.config.converter import config_from_mapping
 from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES, StoreConfig
 from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
 
 
@@ -382,3 +383,24 @@ def test_store_options_built_in_code_are_checked_for_builtin_backends() -> None:
     with pytest.raises(ConfigError, match="retension_days: unknown key; did you mean"):
         StoreConfig(backend="memory", options={"retension_days": 1})
     assert StoreConfig(backend="kv", options={"url": "x"}).options == {"url": "x"}
+
+
+@pytest.mark.parametrize("root", ["rel", "rel/x/", "./a/../b", "a//b/./c", "/abs/x",
+                                  "/abs/../y", ".", "..", "~", "~/x", "~//x", "~root/x"])
+@pytest.mark.parametrize("workspace", [None, "/ws/p", "relws"])
+def test_the_store_root_resolves_as_pathlib_resolves_it(root: str, workspace: str | None
+                                                         ) -> None:
+    """A plain root is joined on strings (no pathlib at start-up); the result is what
+    pathlib's expanduser, is_absolute and ``/`` give."""
+    from pathlib import Path
+
+    ws = None if workspace is None else Path(workspace)
+    expected = Path(root).expanduser()
+    if not expected.is_absolute():
+        expected = (ws if ws is not None else Path.cwd()) / expected
+    assert StoreConfig(root=root).resolved(ws).root == os.path.abspath(expected)
+
+
+def test_a_root_under_an_unknown_home_is_refused_as_pathlib_refuses_it() -> None:
+    with pytest.raises(RuntimeError, match="home directory"):
+        StoreConfig(root="~no_such_user_here_zz/x").resolved()

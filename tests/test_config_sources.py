@@ -94,6 +94,33 @@ def test_discovery_walks_up_from_the_start_directory(project: Path) -> None:
     assert load_config(start=deep, environ={}).path == project / ".truncation.yaml"
 
 
+def test_discovery_from_the_working_directory_is_discovery_from_its_path(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a start, the search walks up from the working directory on strings (no
+    pathlib at start-up): it finds what a search from ``Path.cwd()`` finds, a pyproject
+    table included."""
+    monkeypatch.chdir(project / "src" / "pkg")
+    assert find_config_file() == find_config_file(Path.cwd()) == project / ".truncation.yaml"
+    assert load_config(environ={}).path == project / ".truncation.yaml"
+    nearer = write(project / "src" / "pyproject.toml", "[tool.truncation_core]\nmax_lines = 7\n")
+    assert find_config_file() == find_config_file(Path.cwd()) == nearer
+    assert isinstance(find_config_file(), Path)
+
+
+def test_the_string_walk_tells_files_as_pathlib_does(tmp_path: Path) -> None:
+    """``_is_file`` answers as ``Path.is_file``: a file, a directory, nothing there, a path
+    through a file, a symlink loop, a NUL in the path."""
+    from truncation_core.config.sources import _is_file
+
+    write(tmp_path / "file", "x")
+    (tmp_path / "directory").mkdir()
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    cases = ["file", "directory", "missing", "file/below", "loop", "nul\0byte"]
+    assert [_is_file(str(tmp_path / name)) for name in cases] == [
+        (tmp_path / name).is_file() for name in cases] == [True, False, False, False, False,
+                                                            False]
+
+
 def test_the_nearest_file_wins_and_files_are_not_merged(project: Path) -> None:
     nearer = write(project / "src" / "pyproject.toml",
                    '[project]\nname = "x"\n\n[tool.truncation_core]\nmax_lines = 7\n')

@@ -53,8 +53,16 @@ def test_the_probe_sees_an_import() -> None:
 #: built-in detector modules are registered, but make their patterns on the first call), and
 #: nothing a cut uses: its value objects (hooks.cuts), the call, the facts, the marker
 #: renderer, resume coordinates, the token fit, the text cutter, a plugin's failure (their
-#: modules build some twelve attrs classes, each compiling its methods); nor numpy, which
-#: counts streams' large chunks once they have passed 64 MiB.
+#: modules build some twelve attrs classes, each compiling its methods); nothing stored, so
+#: not the artifact model (ids are in ``artifacts.ids``) nor its metadata documents; no
+#: session listed or cleaned (``storage.reports``), no statistics reported (the counters are
+#: in ``pipeline.counters``), no JSON parsed (a stream's ends are sized without ``sniff``),
+#: no salient regex made (the built-in detectors are trusted in ``text.trusted``, not
+#: ``text.bounded_regex``), no marker template checked (``string``, the defaults are not),
+#: no JSON written or read (``json``: nothing printed with ``--json``, nothing stored), no
+#: configuration file found (the search walks directories as strings: ``pathlib`` imports
+#: ``urllib.parse`` and ``ipaddress``, and is imported when a file is found); nor numpy,
+#: which counts streams' large chunks once they have passed 64 MiB.
 NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "importlib.metadata", "email", "logging",
     "secrets", "hashlib", "difflib",
@@ -68,25 +76,30 @@ NOT_AT_START_UP = (
     "truncation_core.hooks.cuts", "truncation_core.hooks.failures",
     "truncation_core.pipeline.call", "truncation_core.pipeline.facts",
     "truncation_core.pipeline.markers", "truncation_core.pipeline.resume",
-    "truncation_core.pipeline.tokens", "truncation_core.text.cut", "numpy",
+    "truncation_core.pipeline.tokens", "truncation_core.text.cut",
+    "truncation_core.artifacts.model", "truncation_core.artifacts.documents",
+    "truncation_core.storage.reports", "truncation_core.pipeline.stats",
+    "truncation_core.structured.sniff", "truncation_core.text.bounded_regex", "string",
+    "json", "pathlib", "urllib.parse", "ipaddress", "numpy",
 )
 #: Not needed by ``trunc apply`` of an input that ends within its first chunk (1 MiB): it
 #: goes to ``process()``, which returns content within its limits as it is, so no stream is
 #: opened (nor its cutters made, nor ``trunc run``'s command machinery imported).
 NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
                  "truncation_core.streaming.stream", "truncation_core.structured.stream_cut",
-                 "truncation_core.structured.dispatch", "truncation_core.structured.sniff",
-                 "truncation_core.text.offsets")
+                 "truncation_core.structured.dispatch", "truncation_core.text.offsets")
 #: Not needed by the plain forms of ``trunc apply`` and ``trunc run`` (no option click would
 #: have to check): they are parsed without click (``truncation_core.cli.plain``), and run by
 #: the same functions as the click commands.
 NOT_FOR_PLAIN_FORMS = ("click", "truncation_core.cli.group", "truncation_core.cli.apply",
                        "truncation_core.cli.run")
 #: What a highlighted cut needs, for the controls.
-HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank"}
-#: What any cut needs, for the controls.
+HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank",
+              "truncation_core.text.bounded_regex"}
+#: What any cut needs, for the controls (a cut keeps what it leaves out as an artifact).
 CUT = {"truncation_core.hooks.cuts", "truncation_core.pipeline.call",
-       "truncation_core.pipeline.markers", "truncation_core.text.cut"}
+       "truncation_core.pipeline.markers", "truncation_core.text.cut",
+       "truncation_core.artifacts.model", "truncation_core.artifacts.documents"}
 
 
 def modules_of(code: str, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -157,11 +170,25 @@ def test_import_truncation_core_imports_none_of_the_libraries(tmp_path: Path) ->
 
 
 def test_the_start_up_probe_sees_what_a_configuration_file_needs(tmp_path: Path) -> None:
-    """Control: with a configuration to convert, cattrs and YAML are imported (the probe
-    would see a regression)."""
+    """Control: with a configuration to convert, cattrs and YAML are imported, and pathlib
+    for the file found (the probe would see a regression)."""
     (tmp_path / ".truncation.yaml").write_text("inline_limit: 5000\n", encoding="utf-8")
     modules = modules_of(trunc("apply"), tmp_path, b"hi\n")
-    assert {"cattrs", "yaml", "truncation_core.config.converter"} <= modules
+    assert {"cattrs", "yaml", "truncation_core.config.converter", "pathlib"} <= modules
+
+
+def test_the_probe_sees_json_printed(tmp_path: Path) -> None:
+    """Control: ``--json`` prints the result as JSON, with ``json``."""
+    assert "json" in modules_of(trunc("apply", "--json"), tmp_path, b"hi\n")
+    assert "json" in modules_of(trunc("run", "--json", "--", "true"), tmp_path)
+
+
+def test_the_probe_sees_a_marker_template_checked(tmp_path: Path) -> None:
+    """Control: a marker template set in code is checked, with ``string``; the defaults are
+    not."""
+    make = "from truncation_core.config.markers import MarkerConfig\nMarkerConfig({})"
+    assert "string" not in modules_of(make.format(""), tmp_path)
+    assert "string" in modules_of(make.format("end='[{lines} cut]'"), tmp_path)
 
 
 # -- the cyclic collector during start-up ------------------------------------------------------

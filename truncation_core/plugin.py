@@ -71,17 +71,17 @@ _EXPORTS = {
     "lines_below": "truncation_core.highlights.units",
     "ArtifactStore": "truncation_core.storage.protocol",
     "ArtifactWriter": "truncation_core.storage.protocol",
-    "CleanReport": "truncation_core.storage.protocol",
-    "SessionInfo": "truncation_core.storage.protocol",
+    "CleanReport": "truncation_core.storage.reports",
+    "SessionInfo": "truncation_core.storage.reports",
     "StorageBackend": "truncation_core.storage.protocol",
     "WriterBase": "truncation_core.storage.protocol",
     "ArtifactCut": "truncation_core.artifacts.model",
     "ArtifactInfo": "truncation_core.artifacts.model",
     "ArtifactRef": "truncation_core.artifacts.model",
-    "new_artifact_id": "truncation_core.artifacts.model",
-    "new_session_id": "truncation_core.artifacts.model",
-    "validate_artifact_id": "truncation_core.artifacts.model",
-    "validate_session_id": "truncation_core.artifacts.model",
+    "new_artifact_id": "truncation_core.artifacts.ids",
+    "new_session_id": "truncation_core.artifacts.ids",
+    "validate_artifact_id": "truncation_core.artifacts.ids",
+    "validate_session_id": "truncation_core.artifacts.ids",
     "ref_document": "truncation_core.artifacts.documents",
     "ref_from_document": "truncation_core.artifacts.documents",
     "Retrieval": "truncation_core.retrieval",
@@ -175,16 +175,13 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.documents import ref_document, ref_from_document
-    from truncation_core.artifacts.model import (
-        ArtifactCut,
-        ArtifactInfo,
-        ArtifactRef,
-        human_size,
+    from truncation_core.artifacts.ids import (
         new_artifact_id,
         new_session_id,
         validate_artifact_id,
         validate_session_id,
     )
+    from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef, human_size
     from truncation_core.config.model import Policy, StoreConfig
     from truncation_core.errors import (
         ArtifactNotFound,
@@ -213,11 +210,10 @@ if TYPE_CHECKING:
     from truncation_core.storage.protocol import (
         ArtifactStore,
         ArtifactWriter,
-        CleanReport,
-        SessionInfo,
         StorageBackend,
         WriterBase,
     )
+    from truncation_core.storage.reports import CleanReport, SessionInfo
     from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.text.cut import (
         cut_text,

@@ -12,12 +12,11 @@ import itertools
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactInfo, new_session_id
+from truncation_core.artifacts.ids import new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
 from truncation_core.config.model import Config, Policy
 from truncation_core.errors import (
@@ -30,13 +29,15 @@ from truncation_core.errors import (
 )
 from truncation_core.hooks.host import PluginHost
 from truncation_core.hooks.models import Budget
+from truncation_core.pipeline.counters import BUCKETS, CallCounter, StatsRecorder, log_use
 from truncation_core.pipeline.pipeline import Pipeline
 from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
-from truncation_core.pipeline.stats import BUCKETS, CallCounter, Stats, StatsRecorder, log_use
 from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     # The SDKs' own types for a tool definition, so that a type checker accepts what
     # tool_schemas() returns where the SDK expects its tools. Only type checkers read these;
     # without the SDK installed, a checker takes them as Any.
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionToolParam
     from openai.types.responses import FunctionToolParam
 
+    from truncation_core.artifacts.model import ArtifactInfo
+    from truncation_core.pipeline.stats import Stats
     from truncation_core.retrieval import Retrieval
     from truncation_core.retrieval.asynchronous import AsyncRetrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
@@ -237,7 +240,9 @@ class Truncator:
 
     def stats(self) -> Stats:
         """Per-tool calls, truncations, artifacts created, characters saved, and rates."""
-        return self._stats.snapshot()
+        from truncation_core.pipeline.stats import Stats
+
+        return Stats.of(self._stats)
 
     # -- processing --------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import truncation_core.artifacts.model as artifacts_module
+import truncation_core.artifacts.ids as artifacts_module
 from truncation_core import (
     ArtifactNotFound,
     ConfigError,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.artifacts.model import validate_session_id
+from truncation_core.artifacts.ids import validate_session_id
 from truncation_core.storage.protocol import ArtifactStore
 
 if TYPE_CHECKING:

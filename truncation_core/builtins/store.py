@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from truncation_core.artifacts.model import ArtifactInfo
+from typing import TYPE_CHECKING
+
 from truncation_core.hooks.specs import hookimpl
-from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
+
+if TYPE_CHECKING:  # the artifact model is built when something is stored, not at start-up
+    from truncation_core.artifacts.model import ArtifactInfo
+    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 
 
 @hookimpl(trylast=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import signal
 import sys
 from collections.abc import Iterator, Mapping
@@ -140,6 +139,8 @@ def describe(result: TruncationResult) -> list[str]:
 
 def print_json(document: Mapping[str, Any]) -> None:
     """*document* as one line of JSON on stdout."""
+    import json  # only for --json: not at every start-up (it compiles six regexes)
+
     sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
     sys.stdout.flush()
 

@@ -11,14 +11,13 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import attrs
 
 from truncation_core.errors import PluginLoadWarning
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from truncation_core.config.sources import LoadedConfig
     from truncation_core.truncator import Truncator
 
@@ -55,11 +54,22 @@ def plugin_warnings_to_stderr() -> Iterator[None]:
                                  warning.lineno)
 
 
-@attrs.define
 class AppState:
-    config_path: Path | None = None
-    #: Whether skipped config files were announced already.
-    announced: bool = False
+    """What the commands of one ``trunc`` run share: the ``--config`` file, if given.
+
+    Mutable state, not a value: a plain class, which costs nothing to define at start-up (an
+    attrs class compiles its methods when it is made, about a millisecond).
+    """
+
+    __slots__ = ("announced", "config_path")
+
+    def __init__(self, config_path: Path | None = None, announced: bool = False) -> None:
+        self.config_path = config_path
+        #: Whether skipped config files were announced already.
+        self.announced = announced
+
+    def __repr__(self) -> str:
+        return f"AppState(config_path={self.config_path!r}, announced={self.announced!r})"
 
     def load(self, overrides: Mapping[str, Any] | None = None) -> LoadedConfig:
         """The configuration; a config file skipped because another user could have written

@@ -13,7 +13,7 @@ from typing import Any, NewType
 
 import attrs
 
-from truncation_core.artifacts.model import validate_session_id
+from truncation_core.artifacts.ids import validate_session_id
 from truncation_core.errors import ConfigError, InvalidSessionId
 
 __all__ = [

@@ -9,7 +9,6 @@ Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -219,9 +218,11 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
 #: line, and ``{lines:>999999999}`` would allocate a gigabyte for each marker.
 MAX_FORMAT_WIDTH = 100
 
-_FORMAT_SPEC = re.compile(
-    r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]*)[,_]?(?:\.(?P<precision>[0-9]+))?"
-    r"[bcdeEfFgGnosxX%]?", re.DOTALL)
+#: A format spec as :meth:`str.format` reads it. Compiled on first use, by :mod:`re`'s cache:
+#: only templates set in configuration or code are checked, not the defaults every start-up
+#: makes.
+_FORMAT_SPEC = (r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]*)[,_]?"
+                r"(?:\.(?P<precision>[0-9]+))?[bcdeEfFgGnosxX%]?")
 
 
 def template_problem(name: str, template: object, allowed: tuple[str, ...],
@@ -233,6 +234,8 @@ def template_problem(name: str, template: object, allowed: tuple[str, ...],
     spec, and no width or precision over :data:`MAX_FORMAT_WIDTH`. It is then formatted
     once with sample values.
     """
+    import string  # not at start-up: the defaults are not checked, and it compiles a regex
+
     key = f"{path}.{name}"
     if not isinstance(template, str):
         return f"{key}: must be a string, got {type(template).__name__}"
@@ -257,7 +260,7 @@ def template_problem(name: str, template: object, allowed: tuple[str, ...],
         if "{" in spec or "}" in spec:
             return (f"{key}: not a valid template: {{{field}}}: a format spec cannot hold a "
                     "placeholder")
-        m = _FORMAT_SPEC.fullmatch(spec)
+        m = re.fullmatch(_FORMAT_SPEC, spec, re.DOTALL)
         if m is None:
             return f"{key}: not a valid template: {{{field}:{spec[:40]}}}: unknown format spec"
         for part in ("width", "precision"):

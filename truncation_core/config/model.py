@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,8 @@ from truncation_core.config.tool_names import ArtifactToolNames
 from truncation_core.hooks.models import Budget, frozen_mapping
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
@@ -113,9 +114,20 @@ class StoreConfig:
     def resolved(self, workspace: Path | None = None) -> StoreConfig:
         """This config with ``root`` made absolute against *workspace* (default: the working
         directory), so that a later ``chdir`` does not move the store."""
-        root = Path(self.root).expanduser()
-        if not root.is_absolute():
-            root = (workspace if workspace is not None else Path.cwd()) / root
+        root = os.fspath(self.root)
+        if root.startswith("~") or os.name == "nt":
+            # A home directory, or Windows' drives: pathlib's rules.
+            from pathlib import Path
+
+            path = Path(root).expanduser()
+            if not path.is_absolute():
+                path = (workspace if workspace is not None else Path.cwd()) / path
+            root = os.fspath(path)
+        elif not os.path.isabs(root):
+            # The same, on a string: every Truncator resolves its store, and importing
+            # pathlib imports urllib.parse and ipaddress.
+            root = os.path.join(os.getcwd() if workspace is None else os.fspath(workspace),
+                                root)
         return attrs.evolve(self, root=DirectoryPath(os.path.abspath(root)))
 
 

@@ -70,7 +70,10 @@ def setting(default: Any, check: Callable[[object], Any], doc: str, *,
                        metadata={"check": check, "doc": doc, "shown": shown})
 
 
-@attrs.frozen(kw_only=True)
+# Only a declaration: Config and Policy inherit these fields and generate their own methods,
+# so none is generated here (each costs a compile at every start-up). attrs still makes an
+# ``__attrs_init__``; ``Settings`` itself is never made.
+@attrs.frozen(kw_only=True, init=False, repr=False, eq=False)
 class Settings:
     """The per-tool settings, with their global defaults."""
 

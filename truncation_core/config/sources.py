@@ -21,19 +21,23 @@ the configuration it is given.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
+import stat
 import sys
 import warnings
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from truncation_core.config.model import BUILTIN_TOOL_POLICIES, Config, PluginsConfig
 from truncation_core.errors import ConfigError, UntrustedConfigWarning, log
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["LoadedConfig", "find_config_file", "load_config"]
 
@@ -87,9 +91,11 @@ class LoadedConfig:
         return SOURCE_DEFAULT
 
 
-def find_config_file(start: Path, skipped: list[str] | None = None) -> Path | None:
-    """The nearest config file at or above *start*: ``.truncation.yaml`` first, then a
-    ``pyproject.toml`` that has a ``[tool.truncation_core]`` table.
+def find_config_file(start: Path | str | None = None,
+                     skipped: list[str] | None = None) -> Path | None:
+    """The nearest config file at or above *start* (default: the working directory):
+    ``.truncation.yaml`` first, then a ``pyproject.toml`` that has a
+    ``[tool.truncation_core]`` table.
 
     A file that another user could have written is skipped (see
     :mod:`truncation_core.config.trust`), and the search goes on above it; *skipped* gets
@@ -105,17 +111,58 @@ def find_config_file(start: Path, skipped: list[str] | None = None) -> Path | No
             skipped.append(f"config file {candidate} skipped: {reason} ({HOW_TO_ALLOW})")
         return False
 
-    for directory in (start, *start.parents):
+    # The directories are walked as strings, and only a file found is made a Path: a search
+    # that finds nothing (every start-up of trunc in a directory without configuration)
+    # does not import pathlib, which imports urllib.parse and ipaddress.
+    for directory in _directories_up(start):
         for name in CONFIG_FILE_NAMES:
-            candidate = directory / name
-            if candidate.is_file() and trusted(candidate):
-                return candidate
-        pyproject = directory / "pyproject.toml"
+            candidate = os.path.join(directory, name)
+            if _is_file(candidate) and trusted(_path(candidate)):
+                return _path(candidate)
+        pyproject = os.path.join(directory, "pyproject.toml")
         # Another user's pyproject.toml without the table is none of our business: no
         # warning for it (reading TOML runs no code).
-        if pyproject.is_file() and _has_table(pyproject) and trusted(pyproject):
-            return pyproject
+        if _is_file(pyproject) and _has_table(_path(pyproject)) and trusted(_path(pyproject)):
+            return _path(pyproject)
     return None
+
+
+def _path(path: str) -> Path:
+    from pathlib import Path
+
+    return Path(path)
+
+
+def _directories_up(start: Path | str | None) -> Iterator[str]:
+    """*start* and each directory above it, as ``(start, *start.parents)`` gives them."""
+    if start is not None:
+        given = _path(os.fspath(start))
+        yield from (str(directory) for directory in (given, *given.parents))
+        return
+    directory = os.getcwd()  # absolute and normalized, as Path.cwd() is
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+
+
+#: The errors for which :meth:`pathlib.Path.is_file` answers False rather than raising.
+_NOT_A_FILE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
+def _is_file(path: str) -> bool:
+    """:meth:`pathlib.Path.is_file` of *path*, without pathlib: a stat that fails for a
+    reason other than the file not being there (permission denied) raises, as it does."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno not in _NOT_A_FILE_ERRNOS:
+            raise
+        return False
+    except ValueError:  # not a valid path (an embedded NUL)
+        return False
 
 
 def _has_table(pyproject: Path) -> bool:
@@ -385,12 +432,13 @@ def load_config(
     if path is None and environ.get("TRUNCATION_CORE_CONFIG"):
         path = environ["TRUNCATION_CORE_CONFIG"]
     if path is not None:
+        from pathlib import Path
+
         file_path: Path | None = Path(path)
         if not file_path.is_file():  # type: ignore[union-attr]
             raise ConfigError([f"{file_path}: no such config file"])
     else:
-        file_path = find_config_file(Path(start) if start is not None else Path.cwd(),
-                                     skipped)
+        file_path = find_config_file(start, skipped)
     for message in skipped:
         log.warning("%s", message)
         warnings.warn(message, UntrustedConfigWarning, stacklevel=2)

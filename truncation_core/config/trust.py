@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["HOW_TO_ALLOW", "untrusted_reason"]
 

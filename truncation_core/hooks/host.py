@@ -13,7 +13,6 @@ from __future__ import annotations
 import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from truncation_core.hooks.loader import (
@@ -26,6 +25,8 @@ from truncation_core.hooks.loader import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.config.model import PluginsConfig, Policy
     from truncation_core.highlights.patterns import SalientPattern

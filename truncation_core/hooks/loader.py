@@ -32,7 +32,6 @@ import sys
 import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import attrs
@@ -42,6 +41,8 @@ from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_m
 from truncation_core.hooks import specs
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from truncation_core.config.model import PluginsConfig
     from truncation_core.hooks.models import Provides
     from truncation_core.storage.protocol import ArtifactStore
@@ -293,7 +294,7 @@ class _Loader:
     # -- the sources, in order ----------------------------------------------------------------
 
     def builtins(self) -> None:
-        from truncation_core.text.bounded_regex import trust_salient
+        from truncation_core.text.trusted import trust_salient
 
         for module_path in DEFAULT_PLUGINS:
             module = importlib.import_module(module_path)

@@ -9,5 +9,6 @@ the metadata. :mod:`~truncation_core.pipeline.call` is the frozen state of one c
 :mod:`~truncation_core.pipeline.plain` removes terminal control from what a cut keeps,
 :mod:`~truncation_core.pipeline.results` is what ``process`` returns,
 :mod:`~truncation_core.pipeline.tokens` holds ``max_tokens`` over whatever a strategy cuts, and
-:mod:`~truncation_core.pipeline.stats` counts calls per tool and how full results are.
+:mod:`~truncation_core.pipeline.counters` counts calls per tool and how full results are,
+and :mod:`~truncation_core.pipeline.stats` is the report made of those counts.
 """

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.errors import StoreError, StoreFull, log
+from truncation_core.pipeline.counters import log_use, utilization
 from truncation_core.pipeline.results import TokenFigures, TruncationMetadata, TruncationResult
-from truncation_core.pipeline.stats import log_use, utilization
 from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
@@ -46,9 +46,9 @@ if TYPE_CHECKING:
     from truncation_core.hooks.host import PluginHost
     from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission, Size
     from truncation_core.pipeline.call import Call
+    from truncation_core.pipeline.counters import StatsRecorder
     from truncation_core.pipeline.facts import Utf8Size
     from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.pipeline.stats import StatsRecorder
     from truncation_core.pipeline.tokens import CallTokens, Shown
     from truncation_core.storage.protocol import ArtifactStore
     from truncation_core.streaming.incremental import IncrementalCut

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Mapping
@@ -253,6 +252,8 @@ class TruncationMetadata:
 
     def to_json(self, **kwargs: Any) -> str:
         """The metadata as a JSON document (keyword arguments go to :func:`json.dumps`)."""
+        import json  # not at start-up: only a caller that asks for JSON needs it
+
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import re
 import stat
 import threading
@@ -29,14 +28,10 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import attrs
 
-from truncation_core.artifacts.documents import ref_document, ref_from_document
-from truncation_core.artifacts.model import (
+from truncation_core.artifacts.ids import (
     ARTIFACT_ID_REGEX,
     SESSION_ID_REGEX,
-    ArtifactInfo,
-    ArtifactRef,
     content_name,
-    human_size,
     new_artifact_id,
     new_session_id,
     validate_artifact_id,
@@ -49,10 +44,17 @@ from truncation_core.retrieval.decoding import utf8_chars
 from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
 from truncation_core.storage import fsio  # fsio.os: the fault-injection tests replace it
 from truncation_core.storage.fsio import Directory, store_error
-from truncation_core.storage.protocol import CleanReport, SessionInfo, WriterBase
+from truncation_core.storage.protocol import WriterBase
 
 if TYPE_CHECKING:
     from os import stat_result
+
+    from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
+    from truncation_core.storage.reports import CleanReport, SessionInfo
+
+# The artifact model (ArtifactRef, ArtifactInfo, human_size), its metadata documents and the
+# session reports are imported where they are used: opening a store (at every start-up)
+# needs none of them.
 
 __all__ = ["ArtifactRoot", "FilesystemStore"]
 
@@ -139,6 +141,8 @@ class ArtifactRoot:
 
     def sessions(self) -> list[SessionInfo]:
         """Every session, oldest first."""
+        from truncation_core.storage.reports import SessionInfo
+
         root = self.directory(create=False)
         if root is None:
             return []
@@ -180,6 +184,8 @@ class ArtifactRoot:
     def clean(self, *, older_than: float | None = None, session: str | None = None,
               now: float | None = None) -> CleanReport:
         """Delete sessions (all, or *session*) untouched for more than *older_than* seconds."""
+        from truncation_core.storage.reports import CleanReport
+
         now = time.time() if now is None else now
         doomed = [info for info in self.sessions()
                   if (session is None or info.id == session)
@@ -196,6 +202,8 @@ class ArtifactRoot:
               temp_grace: float = TEMP_GRACE_SECONDS, keep: Iterable[str] = ()) -> CleanReport:
         """Delete sessions untouched for *retention_days* (0: none) except those in *keep*,
         and, in the others, temporary files and orphan metadata older than *temp_grace*."""
+        from truncation_core.storage.reports import CleanReport
+
         now = time.time() if now is None else now
         days = self.retention_days if retention_days is None else retention_days
         root = self.directory(create=False)
@@ -412,6 +420,10 @@ class FilesystemStore(Retrieval):
         quota = self.root.quota
         if quota is None:
             return
+        import json  # not at start-up: opening a store needs none of it (six regexes compiled)
+
+        from truncation_core.artifacts.model import human_size
+
         if size > quota:
             raise StoreFull(errno.EDQUOT, f"{artifact_id}: {human_size(size)} is more than the "
                                           f"session quota of {human_size(quota)}")
@@ -438,6 +450,8 @@ class FilesystemStore(Retrieval):
         An artifact with that id already here is left alone if its content is the same, and
         is an error otherwise.
         """
+        from truncation_core.artifacts.model import ArtifactInfo
+
         validate_artifact_id(ref.id)
         try:
             existing: ArtifactRef | None = self.stat(ref.id)
@@ -477,6 +491,8 @@ class FilesystemStore(Retrieval):
         raise ArtifactNotFound(artifact_id, reason=self._gone_reason(directory, artifact_id))
 
     def _gone_reason(self, directory: Directory | None, artifact_id: str) -> str | None:
+        import json  # not at start-up, as in _make_room
+
         if directory is None:
             return None
         try:
@@ -495,6 +511,8 @@ class FilesystemStore(Retrieval):
                                    reason=self._gone_reason(directory, artifact_id)) from None
 
     def stat(self, artifact_id: str) -> ArtifactRef:
+        from truncation_core.artifacts.documents import ref_from_document
+
         directory, name = self._find_content(artifact_id)
         try:
             ref = ref_from_document(directory.read_small(_meta_name(artifact_id)), artifact_id,
@@ -512,6 +530,8 @@ class FilesystemStore(Retrieval):
         content, read once: sizes, line count, sha256 and modification time (the tool and
         summary are lost)."""
         import hashlib  # not at start-up: it loads OpenSSL, which takes milliseconds
+
+        from truncation_core.artifacts.model import ArtifactRef
 
         try:
             f = directory.open_file(name)
@@ -607,6 +627,8 @@ class FilesystemWriter(WriterBase):
         self._written += len(data)
         quota = self._store.root.quota
         if quota is not None and self._written > quota:
+            from truncation_core.artifacts.model import human_size
+
             raise StoreFull(errno.EDQUOT, f"{self.id}: more than the session quota of "
                                           f"{human_size(quota)}")
 
@@ -616,6 +638,9 @@ class FilesystemWriter(WriterBase):
             fsio.os.close(fd)
 
     def _commit(self, info: ArtifactInfo | None) -> ArtifactRef:
+        from truncation_core.artifacts.documents import ref_document
+        from truncation_core.artifacts.model import ArtifactRef
+
         d, durable = self._dir, self._store.root.fsync
         name = content_name(self.id, (info or self._info).content_type)
         ref = ArtifactRef.from_info(info or self._info, id=self.id, backend=NAME,

@@ -35,17 +35,14 @@ full); the processor then degrades to an inline truncation that says the content
 
 from __future__ import annotations
 
-from typing import BinaryIO, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, runtime_checkable
 
-import attrs
-
-from truncation_core.artifacts.model import (
-    ArtifactInfo,
-    ArtifactRef,
-    is_tool_call_id,
-    validate_artifact_id,
-)
+from truncation_core.artifacts.ids import is_tool_call_id, validate_artifact_id
 from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
+
+if TYPE_CHECKING:
+    from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
+    from truncation_core.storage.reports import CleanReport, SessionInfo
 
 __all__ = [
     "ArtifactStore",
@@ -60,27 +57,22 @@ __all__ = [
 ]
 
 
-@attrs.frozen(kw_only=True)
-class SessionInfo:
-    """One session of a backend, as ``trunc artifacts`` lists it."""
-
-    id: str
-    #: How many artifacts it holds, and their content's size.
-    artifacts: int
-    bytes: int
-    #: Last modification (an artifact stored or deleted), seconds since the epoch.
-    modified: float
+#: Defined in :mod:`truncation_core.storage.reports`, imported from there on first use.
+_REPORTS = frozenset({"CleanReport", "SessionInfo"})
 
 
-@attrs.frozen(kw_only=True)
-class CleanReport:
-    """What a clean or a retention sweep deleted."""
+def __getattr__(name: str) -> Any:
+    if name not in _REPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from truncation_core.storage import reports
 
-    sessions: tuple[str, ...] = ()
-    artifacts: int = 0
-    bytes: int = 0
-    #: Leftovers of writers that died (temporary files, staging keys).
-    temp_files: int = 0
+    value = getattr(reports, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_REPORTS})
 
 
 @runtime_checkable
@@ -208,6 +200,7 @@ class WriterBase:
     """
 
     def __init__(self) -> None:
+        #: False while open, True once aborted, the ref once committed.
         self._finished: ArtifactRef | bool = False
 
     def write(self, data: bytes) -> None:
@@ -217,7 +210,7 @@ class WriterBase:
             self._write(data)
 
     def commit(self, info: ArtifactInfo | None = None) -> ArtifactRef:
-        if isinstance(self._finished, ArtifactRef):
+        if not isinstance(self._finished, bool):
             return self._finished
         if self._finished is True:
             raise ValueError("commit() after abort()")
@@ -238,7 +231,7 @@ class WriterBase:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if not isinstance(self._finished, ArtifactRef):
+        if isinstance(self._finished, bool):
             self.abort()
 
     def _write(self, data: bytes) -> None:
@@ -270,6 +263,8 @@ def find_tool_call(store: ArtifactStore, tool_call_id: str) -> ArtifactRef | Non
 
     Uses the store's own ``find_tool_call`` when it has one, else reads :meth:`ArtifactStore.list`.
     """
+    from truncation_core.artifacts.model import ArtifactRef
+
     own = getattr(store, "find_tool_call", None)
     if callable(own):
         found = own(tool_call_id)

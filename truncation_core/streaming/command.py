@@ -244,21 +244,26 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-@attrs.define
 class _Watch:
     """When to escalate against a command that runs too long, and when to stop reading.
 
     Past the deadline: ``SIGTERM`` to the process group, then ``SIGKILL`` *grace* seconds
     later. Once the command has exited, reading stops *grace* seconds later even if something
     else (a background process) still holds the output open.
+
+    (Mutable state of one run, made by ``trunc run`` at every start: a plain class, which
+    costs nothing to define, where an attrs class compiles its methods when it is made.)
     """
 
-    pid: int
-    deadline: float | None
-    grace: float
-    timed_out: bool = False
-    kill_at: float | None = None
-    exited_at: float | None = None
+    __slots__ = ("deadline", "exited_at", "grace", "kill_at", "pid", "timed_out")
+
+    def __init__(self, pid: int, deadline: float | None, grace: float) -> None:
+        self.pid = pid
+        self.deadline = deadline
+        self.grace = grace
+        self.timed_out = False
+        self.kill_at: float | None = None
+        self.exited_at: float | None = None
 
     def wait(self, now: float, longest: float | None) -> float | None:
         """Seconds until something is due (at most *longest*; None: nothing is due)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, overload
 
-from truncation_core.structured.sniff import SNIFF_CHARS
+from truncation_core.structured import SNIFF_CHARS
 
 if TYPE_CHECKING:
     from truncation_core.config.model import Policy

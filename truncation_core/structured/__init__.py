@@ -24,3 +24,9 @@ One file per format, each readable on its own:
 The hook modules in :mod:`truncation_core.builtins` only delegate here. docs/structured.md
 describes what each strategy keeps, with examples.
 """
+
+#: How far into each end of the content the format sniffs look
+#: (:func:`~truncation_core.structured.sniff.looks_like_json`, ``looks_like_xml``). Here, not in
+#: ``sniff``, because a stream sizes the ends it keeps by it: opening one need not import the
+#: JSON parse.
+SNIFF_CHARS = 256

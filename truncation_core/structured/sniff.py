@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import attrs
 
+from truncation_core.structured import SNIFF_CHARS
 from truncation_core.structured.gc_pause import paused_gc
 
 __all__ = [
@@ -178,10 +179,6 @@ def _newline_before(text: str, pos: int) -> bool:
             return True
         i -= 1
     return False
-
-
-#: How far into each end of the content the format sniffs look.
-SNIFF_CHARS = 256
 
 
 def looks_like_json(text: str, sniff: int = SNIFF_CHARS) -> bool:

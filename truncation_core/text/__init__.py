@@ -7,5 +7,6 @@ of the original, so that omissions can say where they lie in the stored bytes;
 :mod:`~truncation_core.text.terminal` removes terminal escape sequences and ``\\r`` redraws
 from text shown to a reader; :mod:`~truncation_core.text.bounded_regex` compiles and searches
 regular expressions from untrusted sources (a model's grep, plugins' salient patterns) within
-bounds of time and memory.
+bounds of time and memory, and :mod:`~truncation_core.text.trusted` holds the built-in salient
+patterns' regular expressions, which need no bounds.
 """

@@ -22,12 +22,12 @@ Two engines:
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from truncation_core.errors import PatternError, log
+from truncation_core.text.trusted import trust_salient, trusted
 
 __all__ = [
     "PATTERN_MAX_CHARS",
@@ -316,38 +316,6 @@ def compile_untrusted(pattern: str, *, ignore_case: bool = False, multiline: boo
 SALIENT_SEARCH_SECONDS = 0.05
 SALIENT_TOTAL_SECONDS = 2.0
 
-#: Regular expressions of the built-in salient patterns: reviewed, and searched over hostile
-#: lines by tests/hostile/test_patterns.py. They run on :mod:`re` without a deadline, which
-#: costs a read of the CPU clock on every line a keyword selects (about twice the time of
-#: the search itself on some machines).
-_TRUSTED: set[str] = set()
-#: The ``salient_patterns`` hooks of the built-in detector modules not read yet, and those read.
-_TRUSTED_SOURCES: set[Callable[[], Iterable[Any]]] = set()
-_READ_SOURCES: set[Callable[[], Iterable[Any]]] = set()
-_TRUST_LOCK = threading.RLock()
-
-
-def trust_salient(patterns: Callable[[], Iterable[Any]]) -> None:
-    """Mark the regular expressions (``regex`` and ``header``) of the patterns *patterns*
-    returns as not needing a deadline (called by the plugin loader for the built-in detector
-    modules' ``salient_patterns`` only). *patterns* is called when the first salient regex
-    is made, not now: registering the built-ins does not build their patterns."""
-    with _TRUST_LOCK:
-        if patterns not in _READ_SOURCES:
-            _TRUSTED_SOURCES.add(patterns)
-
-
-def _trusted() -> set[str]:
-    if _TRUSTED_SOURCES:
-        with _TRUST_LOCK:
-            while _TRUSTED_SOURCES:
-                source = _TRUSTED_SOURCES.pop()
-                _READ_SOURCES.add(source)
-                _TRUSTED.update(regex for p in source() for regex in (p.regex, p.header)
-                                if regex)
-    return _TRUSTED
-
-
 class SalientRegex:
     """A salient pattern's regular expression, searched with the ``regex`` module under a
     deadline per search and a budget over all of them. ``search(probe)`` returns a match or
@@ -365,7 +333,7 @@ class SalientRegex:
         self.disabled: str | None = None
         self.search: Callable[[str], Any] = self._bounded_search
         self._compiled: BoundedRegex | None = None
-        if pattern in _trusted():  # a built-in pattern: re, as fast as it gets
+        if pattern in trusted():  # a built-in pattern: re, as fast as it gets
             self.search = re.compile(pattern).search
             return
         try:

@@ -56,8 +56,9 @@ SEGMENT_CACHE_SIZE = 16_384
 _SEGMENT_FROM = 512
 #: Where a text may be cut into segments whose counts add up: after a "\n" that is followed
 #: by a character that is neither whitespace (``str.isspace``, a superset of the Unicode
-#: White_Space the patterns use) nor "/".
-_SEGMENT_POINT = re.compile(r"(?<=\n)(?=[^\s/])")
+#: White_Space the patterns use) nor "/". (Compiled on first use, by :mod:`re`'s cache: the
+#: Unicode ``\s`` makes it cost most of a millisecond, at every start-up if done on import.)
+_SEGMENT_POINT = r"(?<=\n)(?=[^\s/])"
 _NO_RANK = 1 << 62
 
 
@@ -186,7 +187,7 @@ def _encodings() -> tuple[_Encoding, ...]:
 def segments(text: str) -> list[str]:
     """*text* cut where no piece of cl100k_base or o200k_base spans the cut (see the module
     docstring): the counts of the parts add up to the count of the whole, in each."""
-    return _SEGMENT_POINT.split(text)
+    return re.split(_SEGMENT_POINT, text)
 
 
 def _count_by_segment(text: str, encodings: tuple[_Encoding, ...]) -> int:

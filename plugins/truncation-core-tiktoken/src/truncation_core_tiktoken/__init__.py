@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from truncation_core.plugin import (
@@ -32,6 +31,8 @@ from truncation_core.plugin import (
 from truncation_core_tiktoken.files import EncodingFileError, load_ranks
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import tiktoken
 
 __all__ = [
@@ -93,6 +94,8 @@ class TiktokenTokenizer:
         """The tiktoken encoding, loaded from the local file on first use (once per process
         for each file: every tokenizer reading the same file shares it)."""
         if self._encoding is None:
+            from pathlib import Path  # not with the module: the plugin loads at every start-up
+
             key = (self._name, None if self._path is None else str(Path(self._path).resolve()))
             with _loading:
                 encoding = _encodings.get(key)
@@ -197,6 +200,8 @@ def _configured(name: str) -> Callable[[], Tokenizer]:
         directory = os.environ.get(DIRECTORY_ENV)
         path = None
         if directory:
+            from pathlib import Path
+
             plain = Path(directory) / f"{name}.tiktoken"
             gzipped = plain.with_name(plain.name + ".gz")
             path = gzipped if not plain.exists() and gzipped.exists() else plain

