@@ -3,14 +3,17 @@ variables, code; the precedence between them; and the source recorded for each v
 
 from __future__ import annotations
 
+import errno
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from truncation_core import ConfigError, Truncator
 from truncation_core.config.sources import find_config_file, load_config
+from truncation_core.errors import UntrustedConfigWarning
 
 
 def write(path: Path, text: str) -> Path:
@@ -105,6 +108,34 @@ def test_discovery_from_the_working_directory_is_discovery_from_its_path(
     nearer = write(project / "src" / "pyproject.toml", "[tool.truncation_core]\nmax_lines = 7\n")
     assert find_config_file() == find_config_file(Path.cwd()) == nearer
     assert isinstance(find_config_file(), Path)
+
+
+def test_a_directory_it_may_not_look_into_is_passed_and_said(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command run as another user from under a private directory: the search cannot
+    look into it, says so, and goes on above it instead of failing every Truncator. Run as
+    root the permission bits deny nothing, so the denial is injected into ``os.stat``."""
+    denied = str(project / "src")
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if os.fspath(path).startswith(denied + os.sep):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    start = project / "src" / "pkg"
+    with pytest.warns(UntrustedConfigWarning) as caught:
+        loaded = load_config(start=start, environ={})
+    assert loaded.path == project / ".truncation.yaml"
+    assert loaded.config.inline_limit == 1000
+    assert loaded.skipped == (f"config search skipped {start}: permission denied",
+                              f"config search skipped {denied}: permission denied")
+    assert [str(w.message) for w in caught] == list(loaded.skipped)
+    # Negative control: asking as pathlib does (Path.is_file, which the search used to
+    # answer as) lets the denial out.
+    with pytest.raises(PermissionError):
+        (start / ".truncation.yaml").is_file()
 
 
 def test_the_string_walk_tells_files_as_pathlib_does(tmp_path: Path) -> None:

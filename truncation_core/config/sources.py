@@ -21,7 +21,6 @@ the configuration it is given.
 
 from __future__ import annotations
 
-import errno
 import functools
 import os
 import re
@@ -99,7 +98,8 @@ def find_config_file(start: Path | str | None = None,
 
     A file that another user could have written is skipped (see
     :mod:`truncation_core.config.trust`), and the search goes on above it; *skipped* gets
-    one message per file skipped, saying why and how to use it anyway.
+    one message per file skipped, saying why and how to use it anyway, and one per directory
+    that this user may not look into.
     """
     from truncation_core.config.trust import HOW_TO_ALLOW, untrusted_reason
 
@@ -115,15 +115,23 @@ def find_config_file(start: Path | str | None = None,
     # that finds nothing (every start-up of trunc in a directory without configuration)
     # does not import pathlib, which imports urllib.parse and ipaddress.
     for directory in _directories_up(start):
-        for name in CONFIG_FILE_NAMES:
-            candidate = os.path.join(directory, name)
-            if _is_file(candidate) and trusted(_path(candidate)):
-                return _path(candidate)
-        pyproject = os.path.join(directory, "pyproject.toml")
-        # Another user's pyproject.toml without the table is none of our business: no
-        # warning for it (reading TOML runs no code).
-        if _is_file(pyproject) and _has_table(_path(pyproject)) and trusted(_path(pyproject)):
-            return _path(pyproject)
+        try:
+            for name in CONFIG_FILE_NAMES:
+                candidate = os.path.join(directory, name)
+                if _is_file(candidate) and trusted(_path(candidate)):
+                    return _path(candidate)
+            pyproject = os.path.join(directory, "pyproject.toml")
+            # Another user's pyproject.toml without the table is none of our business: no
+            # warning for it (reading TOML runs no code).
+            if (_is_file(pyproject) and _has_table(_path(pyproject))
+                    and trusted(_path(pyproject))):
+                return _path(pyproject)
+        except PermissionError:
+            # A directory this user may not look into (a command run as another user from
+            # under a private home): what it holds is unknown, and the search goes on above
+            # it, as it would if it held nothing, rather than fail every Truncator.
+            if skipped is not None:
+                skipped.append(f"config search skipped {directory}: permission denied")
     return None
 
 
@@ -148,20 +156,14 @@ def _directories_up(start: Path | str | None) -> Iterator[str]:
         directory = parent
 
 
-#: The errors for which :meth:`pathlib.Path.is_file` answers False rather than raising.
-_NOT_A_FILE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
-
-
 def _is_file(path: str) -> bool:
-    """:meth:`pathlib.Path.is_file` of *path*, without pathlib: a stat that fails for a
-    reason other than the file not being there (permission denied) raises, as it does."""
+    """Whether *path* is a regular file (through symlinks), as :func:`os.path.isfile` says,
+    except that a permission denied raises :class:`PermissionError`: the caller says so."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError as exc:
-        if exc.errno not in _NOT_A_FILE_ERRNOS:
-            raise
-        return False
-    except ValueError:  # not a valid path (an embedded NUL)
+    except PermissionError:
+        raise
+    except (OSError, ValueError):  # not there, a loop, a NUL in the path, a bad name
         return False
 
 
