@@ -401,6 +401,9 @@ def test_the_store_root_resolves_as_pathlib_resolves_it(root: str, workspace: st
     assert StoreConfig(root=root).resolved(ws).root == os.path.abspath(expected)
 
 
-def test_a_root_under_an_unknown_home_is_refused_as_pathlib_refuses_it() -> None:
-    with pytest.raises(RuntimeError, match="home directory"):
+def test_a_root_under_an_unknown_home_is_refused_naming_the_field() -> None:
+    with pytest.raises(ConfigError, match=r"store\.root: '~no_such_user_here_zz/x' starts "
+                       r"with the home directory of a user .* \(expected an absolute path"):
         StoreConfig(root="~no_such_user_here_zz/x").resolved()
+    with pytest.raises(ConfigError, match=r"store\.root: "):
+        Truncator({"store": {"root": "~no_such_user_here_zz/x"}}, load_entrypoints=False)

@@ -119,7 +119,15 @@ class StoreConfig:
             # A home directory, or Windows' drives: pathlib's rules.
             from pathlib import Path
 
-            path = Path(root).expanduser()
+            try:
+                path = Path(root).expanduser()
+            except RuntimeError:  # ~user of no such user, or no home directory at all
+                from truncation_core.errors import ConfigError
+
+                raise ConfigError([
+                    f"store.root: {root!r} starts with the home directory of a user that "
+                    "this system does not know (expected an absolute path, a path relative "
+                    "to the workspace, or one under ~/)"]) from None
             if not path.is_absolute():
                 path = (workspace if workspace is not None else Path.cwd()) / path
             root = os.fspath(path)
