@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast test-explore lint bench clean
 
 # First-party plugin distributions, installed beside the core as a user would install them.
 PLUGINS := \
@@ -34,6 +34,12 @@ test: $(STAMP)
 # them slow). `make test` stays the whole suite, which CI runs.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
+
+# The property tests with new random examples, many more of each (the `nightly` Hypothesis
+# profile): `make test` draws the same examples every run, so that its verdict depends on
+# the change; this is the run that explores. A failure it finds becomes an @example.
+test-explore: $(STAMP)
+	HYPOTHESIS_PROFILE=nightly $(BIN)/python -X dev -m pytest -q -m hypothesis -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

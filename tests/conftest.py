@@ -4,7 +4,8 @@ Profiles: ``ci`` (the default, sized for a 2-core machine) and ``nightly`` (many
 examples); choose with ``HYPOTHESIS_PROFILE=nightly``. ``ci`` is derandomized: every run
 draws the same examples, so that a run's verdict depends on the change, not on the draw (a
 random draw once found an old bug in the middle of unrelated work). ``nightly`` draws new
-examples each run: it is the one that explores; a failure it finds becomes an ``@example``.
+examples each run (``make test-explore`` runs the property tests with it): it is the one
+that explores; a failure it finds becomes an ``@example``.
 """
 
 from __future__ import annotations
