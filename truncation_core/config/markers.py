@@ -8,6 +8,7 @@ Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -218,11 +219,14 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
 #: line, and ``{lines:>999999999}`` would allocate a gigabyte for each marker.
 MAX_FORMAT_WIDTH = 100
 
-#: A format spec as :meth:`str.format` reads it. Compiled on first use, by :mod:`re`'s cache:
-#: only templates set in configuration or code are checked, not the defaults every start-up
-#: makes.
-_FORMAT_SPEC = (r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]*)[,_]?"
-                r"(?:\.(?P<precision>[0-9]+))?[bcdeEfFgGnosxX%]?")
+
+@functools.cache
+def _format_spec() -> re.Pattern[str]:
+    """A format spec as :meth:`str.format` reads it. Compiled on first use, once: only
+    templates set in configuration or code are checked, not the defaults every start-up
+    makes."""
+    return re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]*)[,_]?"
+                      r"(?:\.(?P<precision>[0-9]+))?[bcdeEfFgGnosxX%]?", re.DOTALL)
 
 
 def template_problem(name: str, template: object, allowed: tuple[str, ...],
@@ -260,7 +264,7 @@ def template_problem(name: str, template: object, allowed: tuple[str, ...],
         if "{" in spec or "}" in spec:
             return (f"{key}: not a valid template: {{{field}}}: a format spec cannot hold a "
                     "placeholder")
-        m = re.fullmatch(_FORMAT_SPEC, spec, re.DOTALL)
+        m = _format_spec().fullmatch(spec)
         if m is None:
             return f"{key}: not a valid template: {{{field}:{spec[:40]}}}: unknown format spec"
         for part in ("width", "precision"):

@@ -54,12 +54,20 @@ CACHE_SIZE = 200_000
 SEGMENT_CACHE_SIZE = 16_384
 #: Texts shorter than this are counted whole, without segmenting.
 _SEGMENT_FROM = 512
-#: Where a text may be cut into segments whose counts add up: after a "\n" that is followed
-#: by a character that is neither whitespace (``str.isspace``, a superset of the Unicode
-#: White_Space the patterns use) nor "/". (Compiled on first use, by :mod:`re`'s cache: the
-#: Unicode ``\s`` makes it cost most of a millisecond, at every start-up if done on import.)
-_SEGMENT_POINT = r"(?<=\n)(?=[^\s/])"
 _NO_RANK = 1 << 62
+
+
+@cache
+def _segment_point() -> re.Pattern[str]:
+    """Where a text may be cut into segments whose counts add up: after a "\\n" that is
+    followed by a character that is neither whitespace (``str.isspace``, a superset of the
+    Unicode White_Space the patterns use) nor "/".
+
+    Compiled on first use, once: the Unicode ``\\s`` makes it cost most of a millisecond, at
+    every start-up if done on import, and again whenever :mod:`re`'s own cache of 512
+    patterns has dropped it, in a host that compiles many.
+    """
+    return re.compile(r"(?<=\n)(?=[^\s/])")
 
 
 def bpe_count(piece: bytes, ranks: dict[bytes, int]) -> int:
@@ -187,7 +195,7 @@ def _encodings() -> tuple[_Encoding, ...]:
 def segments(text: str) -> list[str]:
     """*text* cut where no piece of cl100k_base or o200k_base spans the cut (see the module
     docstring): the counts of the parts add up to the count of the whole, in each."""
-    return re.split(_SEGMENT_POINT, text)
+    return _segment_point().split(text)
 
 
 def _count_by_segment(text: str, encodings: tuple[_Encoding, ...]) -> int:
