@@ -81,7 +81,8 @@ def plain_view(call: Call, budget: Budget, view: Callable[[Budget], tuple[Cut, l
             whole = clean.whole()
             if whole is not None and budget.admits(measure(whole)):
                 notes.append("the whole output fits once terminal control is removed")
-                # (Shown by the strategy that cut: a fallback's name is still the one used.)
+                # Reported as cut by the strategy that made the first cut (a fallback's
+                # name when the one asked for fell back), not by the one asked for.
                 return (Cut(text=whole, omitted_chars=0, omitted_lines=0, strategy=cut.strategy),
                         total - len(whole))
         guess = min(guess, most)
