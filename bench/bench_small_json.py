@@ -21,7 +21,8 @@ the process (``time.process_time_ns``): on a shared machine, wall time also coun
 other processes hold the CPU, which at these durations (0.05 to 2 ms) is most of the noise.
 Compare ratios, not absolute times. Target: ``element`` within 5x ``json.loads``.
 
-``--floors`` times, the same way, the parts of the ways tried to go below the pure-Python
+``--floors`` times, the same way, the least a writer in Python does (the whole document
+written once, nothing else), and the parts of the ways tried to go below the pure-Python
 writer, each alone, as multiples of ``json.loads`` (see bench/results/small_json.md): a part
 that alone leaves no room under 5x rules its way out. It reaches into the fitter's private
 plan (``_Plan``, ``_choose``) for the fit with serialization free.
@@ -196,6 +197,47 @@ def member_stats(value: Any) -> tuple[int, int, int, int]:
     return items, keys, chars, height + 1
 
 
+def minimal_writer(indent: str | None, item_sep: str, key_sep: str) -> Callable[[Any], str]:
+    """The least a pure-Python writer of the parsed value does: each value written once, no
+    statistics, no memo, no budget (the floor of any fitter that writes in Python)."""
+    from json.encoder import encode_basestring
+
+    from truncation_core.structured.sniff import RawNumber
+
+    literals = {None: "null", True: "true", False: "false"}
+
+    def write(value: Any, depth: int) -> str:
+        if indent is None:
+            sep, first, last = item_sep, "", ""
+        else:
+            first = "\n" + indent * (depth + 1)
+            sep, last = item_sep + first, "\n" + indent * depth
+        parts: list[str] = []
+        append = parts.append
+        pairs = type(value) is tuple
+        for member in value:
+            key = ""
+            if pairs:
+                key, member = member
+                key = encode_basestring(key) + key_sep
+            kind = type(member)
+            if kind is str:
+                append(key + encode_basestring(member))
+            elif kind is int:
+                append(key + int.__repr__(member))
+            elif kind is RawNumber:
+                append(key + str.__str__(member))
+            elif kind is list or kind is tuple:
+                append(key + (write(member, depth + 1) if member else "{}" if kind is tuple
+                              else "[]"))
+            else:
+                append(key + literals[member])
+        opening, closing = ("{", "}") if pairs else ("[", "]")
+        return opening + first + sep.join(parts) + last + closing
+
+    return lambda value: write(value, 0)
+
+
 def floors(samples: int) -> None:
     from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
     from json.scanner import c_make_scanner  # type: ignore[attr-defined]
@@ -289,8 +331,11 @@ def floors(samples: int) -> None:
 
             element = ElementOmission(kind="json_items", count=7, total=27, unit="items",
                                       path=f"$.{key}")
+            writer = minimal_writer(style.indent, style.item_sep, style.key_sep)
+            assert writer(value) == body  # the documents are in the fitter's own layout
             parts: dict[str, Callable[[], Any]] = {
                 "parse": lambda t=text: parse(t),
+                "0: minimal writer, whole": lambda w=writer, v=value: w(v),
                 "1: layout check": lambda p=layout, b=body: p.fullmatch(b),
                 "1: spans + stats": spans,
                 "2: parse to dicts, checked": lambda t=text: json.loads(
