@@ -91,6 +91,22 @@ def test_no_note_without_an_artifact_or_under_a_reference() -> None:
     assert "[truncated]" not in referenced.content
 
 
+def test_a_byte_budget_just_over_the_note_still_gets_valid_json() -> None:
+    """The room the note leaves is checked in every unit: a byte budget a little over what
+    the note costs once left the cut almost no bytes, and valid JSON fell back to a text cut
+    that was empty or ``[…]``."""
+    text = json.dumps([{"k": i, "v": "x" * 50} for i in range(500)], indent=1)
+    noted = 0
+    for max_bytes in range(200, 800, 4):
+        result = make(max_bytes=max_bytes).process(text)
+        assert result.metadata.strategy_used == "element", max_bytes
+        assert len(result.content.encode("utf-8")) <= max_bytes
+        noted += any(
+            isinstance(item, str) and "get_artifact(" in item
+            for item in json.loads(result.content))
+    assert noted  # the budgets with room for both still get the note
+
+
 @settings(max_examples=60, deadline=None)
 @given(doc=st.recursive(st.one_of(st.integers(), st.text(max_size=30), st.none()),
                         lambda inner: st.one_of(st.lists(inner, max_size=30),

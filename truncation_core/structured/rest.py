@@ -23,7 +23,7 @@ from truncation_core.text.measure import measure
 
 __all__ = ["MIN_ROOM_CHARS", "rest_cost", "with_rest"]
 
-#: Below this many characters left for the cut itself, the note is left out.
+#: Below this many characters (or bytes) left for the cut itself, the note is left out.
 MIN_ROOM_CHARS = 400
 #: The deepest indentation the note's member or item is given room for (the top level's).
 _MAX_INDENT = " " * 8
