@@ -104,6 +104,7 @@ def test_apply_leaves_small_input_unchanged(trunc) -> None:  # type: ignore[no-u
     assert done.returncode == 0
     assert done.stdout == "hello\nworld"
     assert done.stderr.strip() == "unchanged: 11 chars, 2 lines"
+    assert trunc("apply", stdin="x").stderr.strip() == "unchanged: 1 char, 1 line"
 
 
 def test_apply_json_is_one_document(trunc) -> None:  # type: ignore[no-untyped-def]
@@ -379,6 +380,38 @@ def test_an_allow_or_deny_listed_name_nothing_installed_has_is_reported(
     assert done.returncode == 1
     assert f"error: plugins.{field} names 'exmple'" in done.stderr
     assert trunc("config", "validate", env={variable: "example"}).returncode == 0
+
+
+@pytest.mark.parametrize("args", [["apply", "--strategy", "sample"],
+                                  ["apply", "--tool", "t", "--strategy", "sample", "-"],
+                                  ["apply", "--json", "--strategy", "sample"]])
+def test_an_option_naming_a_disabled_plugins_strategy_is_a_usage_error(
+        trunc, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """The user's explicit word is not replaced by head_tail, as a configuration's is."""
+    disabled = {"TRUNCATION_CORE_DISABLE_PLUGINS": "example"}
+    done = trunc(*args, stdin="x\n" * 10_000, env=disabled)
+    assert_clean_user_error(done, 2)
+    assert ("Invalid value for '--strategy': strategy 'sample' is not loaded; disabled plugin "
+            "'example' (TRUNCATION_CORE_DISABLE_PLUGINS) may provide it (available: ") \
+        in done.stderr
+    assert "using head_tail" not in done.stderr
+    assert trunc(*args, stdin="x\n" * 10_000).returncode == 0  # loaded, it cuts
+    # Named by a configuration file, the same name still gets head_tail in its place.
+    (trunc.workdir / ".truncation.yaml").write_text("default_strategy: sample\n")
+    kept = trunc("apply", stdin="x\n" * 10_000, env=disabled)
+    assert kept.returncode == 0
+    assert "warning: default_strategy names 'sample', which no loaded plugin provides" \
+        in kept.stderr
+
+
+def test_run_refuses_an_option_it_does_not_know_instead_of_running_it(trunc) -> None:  # type: ignore[no-untyped-def]
+    """Unknown options go to the command (`trunc run pytest -x`), so one before the command
+    was taken for it, and the run failed as "command not found: --tiemout"."""
+    done = trunc("run", "--tiemout", "3", "--", "echo", "hi")
+    assert_clean_user_error(done, 2)
+    assert "No such option '--tiemout'. (Did you mean one of: '--limit', '--timeout'?)" \
+        in done.stderr
+    assert trunc("run", "echo", "-x").stdout.rstrip().endswith("-x")
 
 
 def test_config_show_names_the_same_source_in_the_table_and_per_tool(trunc) -> None:  # type: ignore[no-untyped-def]

@@ -112,18 +112,25 @@ def result_document(result: TruncationResult) -> dict[str, Any]:
     }
 
 
+def _count(number: int, unit: str) -> str:
+    """``12,340 lines``, ``1 line``."""
+    return f"{number:,} {unit if number != 1 else unit[:-1]}"
+
+
 def describe(result: TruncationResult) -> list[str]:
     """Human-readable metadata lines for stderr."""
     m = result.metadata
     if not m.was_truncated:
-        return [f"unchanged: {m.original_size:,} chars, {m.original_lines:,} lines"
+        return [f"unchanged: {_count(m.original_size, 'chars')}, "
+                f"{_count(m.original_lines, 'lines')}"
                 + (" (the tool marked it as already truncated)" if m.opted_out else "")]
-    tokens = (f"{m.estimated_tokens:,} tokens by {m.tokenizer}"
+    tokens = (f"{_count(m.estimated_tokens, 'tokens')} by {m.tokenizer}"
               + (f", limit {m.max_tokens:,}" if m.max_tokens is not None else ""))
     lines = [
-        f"truncated with {m.strategy_used}: {m.original_size:,} chars, {m.original_lines:,} "
-        f"lines -> {m.truncated_size:,} chars ({tokens})",
-        f"omitted: {m.omitted_lines:,} lines / {m.omitted_chars:,} chars",
+        f"truncated with {m.strategy_used}: {_count(m.original_size, 'chars')}, "
+        f"{_count(m.original_lines, 'lines')} -> {_count(m.truncated_size, 'chars')} "
+        f"({tokens})",
+        f"omitted: {_count(m.omitted_lines, 'lines')} / {_count(m.omitted_chars, 'chars')}",
     ]
     for region in m.omissions:
         lines.append(f"  {region.position}: lines {region.first_line:,}-{region.last_line:,}, "

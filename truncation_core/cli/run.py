@@ -46,6 +46,13 @@ def run_command(state: AppState, tool: str, limit: int | None, max_tokens: int |
 
     Put the command after --:  trunc run --timeout 600 -- pytest -x tests/
     """
+    if command[0].startswith("-"):
+        # An option run does not know, taken for the command (unknown options are passed to
+        # the command, so that `trunc run pytest -x` needs no --): no program is named so.
+        ctx = click.get_current_context()
+        raise click.NoSuchOption(command[0], possibilities=[
+            name for param in ctx.command.params for name in param.opts
+            if name.startswith("--")], ctx=ctx)
     limits = limits_of(max_tokens, max_bytes, max_lines, tokenizer)
     try:
         truncator = state.truncator(overrides_for(tool, None, limit, session=session,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.errors import PluginLoadWarning
+from truncation_core.errors import ConfigError, PluginLoadWarning
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -96,11 +96,34 @@ class AppState:
             loaded = self.load(overrides)
         with plugin_warnings_to_stderr():
             truncator = Truncator(loaded.config, project_root=loaded.project_root)
+            # Raised here, the warning that a default stands in is not shown.
+            _refuse_unloaded_names(truncator, overrides or {})
         global on_start_up_done
         done, on_start_up_done = on_start_up_done, None
         if done is not None:
             done()
         return truncator
+
+
+def _refuse_unloaded_names(truncator: Truncator, overrides: Mapping[str, Any]) -> None:
+    """A strategy or tokenizer that the command line names (``--strategy``, ``--tokenizer``)
+    and that no loaded plugin provides is an error, though a disabled plugin may provide it:
+    a configuration's name then gets a default in its place, with a warning, but the user's
+    explicit word is not replaced."""
+    given = [(key, overrides.get(key)) for key in ("default_strategy", "tokenizer")]
+    for tool, settings in (overrides.get("tools") or {}).items():
+        given += [(f"tools.{tool}.{key}", settings.get(key)) for key in ("strategy", "tokenizer")]
+    plugins = truncator.plugins
+    for path, name in given:
+        kind = "tokenizer" if path.endswith("tokenizer") else "strategy"
+        available = plugins.tokenizers if kind == "tokenizer" else plugins.strategies
+        if name is None or name in available:
+            continue
+        disabled = plugins.disabled()
+        which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
+        raise ConfigError([f"{path}: {kind} {name!r} is not loaded; disabled "
+                           f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it "
+                           f"(available: {', '.join(sorted(available))})"])
 
 
 def describe_os_error(exc: OSError) -> str:
