@@ -306,6 +306,8 @@ def test_missing_command_and_empty_argv() -> None:
     truncator = make()
     with pytest.raises(FileNotFoundError):
         run_command(truncator, ["no-such-command-xyz"])
+    with pytest.raises(PermissionError):  # a file that is not executable (even by root)
+        run_command(truncator, [__file__])
     with pytest.raises(ValueError, match="argv: expected a command"):
         run_command(truncator, [])
     with pytest.raises(ValueError, match="already_truncated"):  # before anything is started
