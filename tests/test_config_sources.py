@@ -224,6 +224,8 @@ def test_a_missing_named_file_is_an_error_naming_it(tmp_path: Path) -> None:
         load_config(environ={"TRUNCATION_CORE_CONFIG": str(missing)})
     with pytest.raises(ConfigError, match=f"{missing}: no such config file"):
         load_config(missing, environ={})
+    with pytest.raises(ConfigError, match=f"{tmp_path}: is a directory, not a config file"):
+        load_config(environ={"TRUNCATION_CORE_CONFIG": str(tmp_path)})
 
 
 # -- environment variables -------------------------------------------------------------------

@@ -192,6 +192,8 @@ def test_line_ranges_head_tail_and_grep(small: Truncator) -> None:
     ("get_artifact", "{not json", 400, "arguments: expected a JSON object"),
     ("get_artifact", [1, 2], 400, "arguments: expected an object"),
     ("artifact_grep", {"artifact_id": "ID"}, 400, "pattern: required"),
+    ("artifact_grep", {"artifact_id": "ID", "pattern": ""}, 400,
+     "pattern: expected a non-empty string, got an empty one"),
     ("artifact_grep", {"artifact_id": "ID", "pattern": "(", "regex": True}, 400,
      "not a valid regular expression"),
     ("artifact_grep", {"artifact_id": "ID", "pattern": "x", "context": 99}, 400, "from 0 to 20"),

@@ -174,7 +174,7 @@ def _check(key: str, value: object, schema: Mapping[str, Any]) -> Any:
     if not isinstance(value, str):
         raise _BadCall(f"{key}: expected a string, got {_describe(value)}")
     if len(value) < schema.get("minLength", 0):
-        raise _BadCall(f"{key}: expected a non-empty string, got {_describe(value)}"
+        raise _BadCall(f"{key}: expected a non-empty string, got an empty one"
                        if schema["minLength"] == 1 else
                        f"{key}: at least {schema['minLength']} characters, got {len(value)}")
     if len(value) > schema.get("maxLength", len(value)):
