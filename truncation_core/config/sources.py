@@ -439,7 +439,8 @@ def load_config(
         file_path: Path | None = Path(path)
         if not file_path.is_file():  # type: ignore[union-attr]
             raise ConfigError([f"{file_path}: is a directory, not a config file"
-                               if file_path.is_dir() else f"{file_path}: no such config file"])
+                               if file_path.is_dir()  # type: ignore[union-attr]
+                               else f"{file_path}: no such config file"])
     else:
         file_path = find_config_file(start, skipped)
     for message in skipped:
