@@ -473,7 +473,7 @@ def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | N
             if disabled:
                 instead = {"default_strategy": "head_tail", "tokenizer": "estimate"}.get(
                     path, f"the default {kind}")
-                _warn_disabled(disabled, path, name, instead)
+                _warn_disabled(plugins, path, name, instead)
                 fallbacks[path] = name
                 continue
             hint = did_you_mean(name, known)
@@ -490,7 +490,7 @@ def _checked_names(config: Config, plugins: PluginHost, store: ArtifactStore | N
     backend = config.store.backend
     if store is None and backend not in plugins.backends:
         if disabled:
-            _warn_disabled(disabled, "store.backend", backend, "'filesystem'")
+            _warn_disabled(plugins, "store.backend", backend, "'filesystem'")
             fallbacks["store.backend"] = backend
         else:
             backends = sorted(plugins.backends)
@@ -527,8 +527,7 @@ def _without(override: Any, keys: set[str]) -> Any:
     return ToolConfig(**{k: v for k, v in override.overrides.items() if k not in keys})
 
 
-def _warn_disabled(disabled: list[Any], path: str, name: str, instead: str) -> None:
-    which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
-    warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; disabled "
-                  f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it: "
-                  f"using {instead}", PluginDisabledWarning, stacklevel=4)
+def _warn_disabled(plugins: PluginHost, path: str, name: str, instead: str) -> None:
+    warnings.warn(f"{path} names {name!r}, which no loaded plugin provides; "
+                  f"{plugins.disabled_phrase()} may provide it: using {instead}",
+                  PluginDisabledWarning, stacklevel=4)

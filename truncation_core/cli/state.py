@@ -119,10 +119,8 @@ def _refuse_unloaded_names(truncator: Truncator, overrides: Mapping[str, Any]) -
         available = plugins.tokenizers if kind == "tokenizer" else plugins.strategies
         if name is None or name in available:
             continue
-        disabled = plugins.disabled()
-        which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
-        raise ConfigError([f"{path}: {kind} {name!r} is not loaded; disabled "
-                           f"plugin{'s' if len(disabled) > 1 else ''} {which} may provide it "
+        raise ConfigError([f"{path}: {kind} {name!r} is not loaded; "
+                           f"{plugins.disabled_phrase()} may provide it "
                            f"(available: {', '.join(sorted(available))})"])
 
 

@@ -107,6 +107,13 @@ class PluginHost:
         """The plugins that configuration or the environment kept from loading."""
         return [record for record in self._loaded.records if record.disabled]
 
+    def disabled_phrase(self) -> str:
+        """``disabled plugin 'example' (TRUNCATION_CORE_DISABLE_PLUGINS)``: the disabled
+        plugins and what disabled each, for a message saying one may provide a name."""
+        disabled = self.disabled()
+        which = ", ".join(f"{record.name!r} ({record.disabled_by})" for record in disabled)
+        return f"disabled plugin{'s' if len(disabled) > 1 else ''} {which}"
+
     def culprit(self, exc: BaseException,
                 suspect: object = None) -> tuple[str | None, str | None]:
         """``(plugin, hook)``: which plugin's code raised *exc*, and in which hook.

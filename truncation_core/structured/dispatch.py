@@ -118,8 +118,8 @@ def _rest_note(budget: Budget, facts: ContentFacts, policy: Policy,
     room = budget.minus(rest_cost(note, key))
     # In every unit: a byte budget a little over the note's cost left the cut almost no
     # bytes, and valid JSON fell back to an empty text cut.
-    if room is None or min(room.chars, MIN_ROOM_CHARS if room.bytes is None
-                           else room.bytes) < MIN_ROOM_CHARS:
+    if (room is None or room.chars < MIN_ROOM_CHARS
+            or (room.bytes is not None and room.bytes < MIN_ROOM_CHARS)):
         return "", "", budget
     return note, key, room
 
