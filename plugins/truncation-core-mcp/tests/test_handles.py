@@ -11,8 +11,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-from mcp_testing import SESSION, host, numbered_lines, proxy_argv, store_of
+from mcp_testing import (
+    SESSION,
+    free_port,
+    host,
+    http_host,
+    listening,
+    numbered_lines,
+    proxy_argv,
+    store_of,
+)
 
 from truncation_core import Truncator
 
@@ -51,6 +61,40 @@ async def line_5(client: Any, artifact_id: Any) -> str:
     [(number, text)] = numbered_lines(page.content[0].text)
     assert number == 5
     return text
+
+
+async def test_two_http_clients_each_follow_their_own_marker(
+        trunc_exe: str, filesystem_server: str, workspace: Path, tmp_path: Path) -> None:
+    """Two clients connected at once to one proxy over HTTP, each reading its own file as
+    its request number 3 (say): each follows its marker's handle, or the bare number, to
+    its own output. Before, client A got client B's."""
+    logs = files(tmp_path / "files")
+    port = free_port()
+    argv = proxy_argv(trunc_exe, workspace / ".truncation.yaml",
+                      [filesystem_server, str(tmp_path / "files")], "--http", "--port", str(port))
+    with listening(argv, port) as (url, _):
+        async with http_host(url) as a, http_host(url) as b:
+            alpha, alpha_number = await read_and_handle(a, logs["alpha"])
+            bravo, bravo_number = await read_and_handle(b, logs["bravo"])
+            assert alpha_number == bravo_number  # what the bare request id would confuse
+            assert await line_5(a, alpha) == "alpha line 5"
+            assert await line_5(a, alpha_number) == "alpha line 5"
+            assert await line_5(b, bravo) == "bravo line 5"
+            assert await line_5(b, bravo_number) == "bravo line 5"
+            assert await line_5(b, alpha) == "alpha line 5"  # a handle names one call anywhere
+
+            async def rounds(client: Any, name: str, seen: list[str]) -> None:
+                for _ in range(3):
+                    handle, number = await read_and_handle(client, logs[name])
+                    seen.append(await line_5(client, handle))
+                    seen.append(await line_5(client, number))
+
+            seen: dict[str, list[str]] = {"alpha": [], "bravo": []}
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(rounds, a, "alpha", seen["alpha"])
+                    tasks.start_soon(rounds, b, "bravo", seen["bravo"])
+            assert seen == {name: [f"{name} line 5"] * 6 for name in seen}
 
 
 async def test_in_a_named_session_an_old_handle_keeps_pointing_at_its_own_output(
