@@ -45,6 +45,9 @@ async def _read_back(client: Any, artifact_id: str) -> None:
     assert "5001:\terror: linker failed" in grep.content[0].text
     missing = await client.call_tool("artifact_head", {"artifact_id": "art_1_" + "0" * 32})
     assert missing.is_error and missing.content[0].text.startswith("Error 404")
+    assert (f"This server reads session {SESSION} only: artifacts of another run are found "
+            "when both runs name the same session (--session NAME, or store.session)."
+            ) in missing.content[0].text
 
 
 async def test_serve_over_stdio_reads_what_another_process_stored(

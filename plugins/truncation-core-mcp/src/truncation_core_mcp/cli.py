@@ -83,13 +83,18 @@ def mcp_group() -> None:
               help="With --http: how many sessions may run at once, each with its own "
                    "downstream server process; the next initialize is refused with an error "
                    "that says so.")
+@click.option("--share-server", is_flag=True,
+              help="With --http: one downstream server process for every session, for a "
+                   "server that keeps no state for its client (roots, subscriptions, log "
+                   "level): the first session's initialize is the server's.")
 @_verbose_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_obj
 def proxy_command(state: AppState | None, config_path: Path | None, session: str | None,
                   restart: bool, timeout: float, max_message_bytes: int, http: bool, host: str,
                   port: int, http_path: str, token_file: Path | None, no_auth: bool,
-                  max_servers: int, verbose: bool, command: tuple[str, ...]) -> None:
+                  max_servers: int, share_server: bool, verbose: bool,
+                  command: tuple[str, ...]) -> None:
     """Run an MCP server (COMMAND ...) behind truncation-core.
 
     \b
@@ -102,6 +107,8 @@ def proxy_command(state: AppState | None, config_path: Path | None, session: str
     """
     _logging(verbose)
     access = _access(http, token_file, no_auth)
+    if share_server and not http:
+        raise click.UsageError("--share-server applies to --http only")
     loaded = _load(state, config_path, session=session)
     from truncation_core_mcp.relay import ProxyOptions
 
@@ -113,7 +120,7 @@ def proxy_command(state: AppState | None, config_path: Path | None, session: str
 
         _announce(access, host, port, http_path)
         serve_proxy_http(processor, options, host=host, port=port, path=http_path,
-                         access=access, max_servers=max_servers)
+                         access=access, max_servers=max_servers, share_server=share_server)
         return
     asyncio.run(_proxy_stdio(processor, options))
 

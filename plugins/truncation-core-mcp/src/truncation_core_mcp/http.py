@@ -4,8 +4,9 @@ by URL.
 Each HTTP session (``Mcp-Session-Id``) is one :class:`~truncation_core_mcp.relay.Relay` with
 its own downstream server, started by the session's ``initialize``; at most ``max_servers``
 sessions (so processes) at once: the next ``initialize`` is refused (503) with an error that
-says so. Every request must carry the bearer token (:mod:`truncation_core_mcp.auth`). The
-wire is the SDK's
+says so. With ``share_server``, every session uses one server process instead
+(:mod:`truncation_core_mcp.shared`). Every request must carry the bearer token
+(:mod:`truncation_core_mcp.auth`). The wire is the SDK's
 :class:`~mcp.server.streamable_http.StreamableHTTPServerTransport` (SSE streams, session
 checks, DNS rebinding protection); the relay sees its messages as plain JSON-RPC. Sessions use
 the handshake era (``initialize``); a client that probes ``server/discover`` first is told
@@ -30,6 +31,7 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from truncation_core_mcp.auth import Access, BearerAuth
 from truncation_core_mcp.relay import Outbound, ProxyOptions, Relay
 from truncation_core_mcp.results import ResultProcessor
+from truncation_core_mcp.shared import SharedServer
 
 __all__ = ["ProxyApp", "serve_proxy_http"]
 
@@ -83,13 +85,16 @@ class ProxyApp:
     of them at once."""
 
     def __init__(self, processor: ResultProcessor, options: ProxyOptions, *, path: str,
-                 host: str, max_servers: int = DEFAULT_MAX_SERVERS) -> None:
+                 host: str, max_servers: int = DEFAULT_MAX_SERVERS,
+                 share_server: bool = False) -> None:
         if max_servers < 1:
             raise ValueError(f"max_servers: expected 1 or more, got {max_servers}")
         self.processor = processor
         self.options = options
         self.path = path
         self.max_servers = max_servers
+        #: With --share-server, the one server process of every session.
+        self.shared = SharedServer(options) if share_server else None
         self._security = _security(host)
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._tasks: anyio.abc.TaskGroup | None = None
@@ -125,7 +130,7 @@ class ProxyApp:
         if message is None:
             await _jsonrpc_error(send, 400, "Bad Request: Missing session ID")
             return
-        if len(self._sessions) >= self.max_servers:
+        if self.shared is None and len(self._sessions) >= self.max_servers:
             log.warning("refused a new session: %d sessions run, each with its server "
                         "(--max-servers %d)", len(self._sessions), self.max_servers)
             await _jsonrpc_error(
@@ -162,7 +167,8 @@ class ProxyApp:
                 async with transport.connect() as (read, write):
                     task_status.started()
                     started = True
-                    relay = Relay(_HttpHost(write), self.processor, self.options)
+                    relay = Relay(_HttpHost(write), self.processor, self.options,
+                                  shared=self.shared)
                     scope = transport.idle_scope or anyio.CancelScope()
                     with scope:
                         await relay.run(_messages(read))
@@ -244,10 +250,11 @@ async def _jsonrpc_error(send: Any, status: int, message: str, *, request_id: An
 
 def serve_proxy_http(processor: ResultProcessor, options: ProxyOptions, *, host: str,
                      port: int, path: str, access: Access,
-                     max_servers: int = DEFAULT_MAX_SERVERS) -> None:
+                     max_servers: int = DEFAULT_MAX_SERVERS, share_server: bool = False) -> None:
     import uvicorn
 
-    app: Any = ProxyApp(processor, options, path=path, host=host, max_servers=max_servers)
+    app: Any = ProxyApp(processor, options, path=path, host=host, max_servers=max_servers,
+                        share_server=share_server)
     if access.token is not None:
         app = BearerAuth(app, access.token)
     log.warning("serving the proxy at http://%s:%d%s", host, port, path)

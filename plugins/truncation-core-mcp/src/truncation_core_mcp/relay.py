@@ -31,16 +31,20 @@ import os
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from truncation_core_mcp.downstream import DownstreamProcess, describe_exit
+from truncation_core_mcp.downstream import DownstreamProcess, ServerLink, describe_exit
 from truncation_core_mcp.framing import EDGE, Oversized
 from truncation_core_mcp.naming import ToolNames
 from truncation_core_mcp.results import META_KEY, CallInfo, ResultProcessor, exposed_output_schema
 
-__all__ = ["HostLink", "Outbound", "ProxyOptions", "Relay"]
+if TYPE_CHECKING:
+    from truncation_core_mcp.shared import SharedServer
+
+__all__ = ["UNKNOWN", "HostLink", "Outbound", "ProxyOptions", "Relay", "broken_line",
+           "edge_id", "edge_id_span", "partial_json"]
 
 log = logging.getLogger("truncation_core_mcp")
 
@@ -141,7 +145,7 @@ class _Pending:
     #: For tools/list: whether this request started a listing (no cursor).
     first_page: bool = False
     #: The server process it was sent to.
-    process: DownstreamProcess | None = None
+    process: ServerLink | None = None
     timer: asyncio.TimerHandle | None = None
 
 
@@ -158,8 +162,10 @@ class Relay:
     """One host connection and its downstream server."""
 
     def __init__(self, host: HostLink, processor: ResultProcessor, options: ProxyOptions,
-                 *, connection: str | None = None) -> None:
+                 *, connection: str | None = None, shared: SharedServer | None = None) -> None:
         self.host = host
+        #: The server process sessions share (``--share-server``), or None: one of its own.
+        self.shared = shared
         self.processor = processor
         self.options = options
         #: Names this connection in its tool calls' handles (see :meth:`handle`): random, so
@@ -169,7 +175,7 @@ class Relay:
         self.label = _label(options.argv)
         #: The server's name, from its initialize result (serverInfo.name).
         self.server_name: str | None = None
-        self.downstream: DownstreamProcess | None = None
+        self.downstream: ServerLink | None = None
         self._ever_started = False
         self._stopped_because: str | None = None
         self._init_request: dict[str, Any] | None = None
@@ -236,10 +242,14 @@ class Relay:
 
     async def _start_downstream(self) -> str | None:
         """Start the server (the lock is held); return why it could not be started."""
-        process = DownstreamProcess(
-            self.options.argv, env=self.options.env, cwd=self.options.cwd,
-            max_size=self.options.max_message_bytes, on_message=self._from_downstream,
-            on_oversized=self._oversized, on_exit=lambda code: self._exited(process, code))
+        process: ServerLink
+        if self.shared is not None:
+            process = self.shared.link(self)
+        else:
+            process = DownstreamProcess(
+                self.options.argv, env=self.options.env, cwd=self.options.cwd,
+                max_size=self.options.max_message_bytes, on_message=self.from_downstream,
+                on_oversized=self.oversized, on_exit=lambda code: self.exited(process, code))
         self._ever_started = True
         try:
             await process.start()
@@ -398,14 +408,15 @@ class Relay:
 
     # -- downstream -> host ---------------------------------------------------------------------
 
-    def _from_downstream(self, raw: bytes) -> None:
+    def from_downstream(self, raw: bytes) -> None:
+        """A line from the server (without its newline)."""
         if len(raw) > PARSE_IN_THREAD:
             self._spawn(self._parse_in_thread(raw))
             return
         try:
             data = decode(raw)
         except (ValueError, RecursionError):
-            self._unparsable(raw, _partial(raw))
+            self._unparsable(raw, partial_json(raw))
             return
         self._dispatch(raw, data)
 
@@ -413,7 +424,7 @@ class Relay:
         try:
             data = await asyncio.to_thread(decode, raw)
         except (ValueError, RecursionError):
-            self._unparsable(raw, await asyncio.to_thread(_partial, raw))
+            self._unparsable(raw, await asyncio.to_thread(partial_json, raw))
             return
         self._dispatch(raw, data)
 
@@ -676,7 +687,7 @@ class Relay:
         timeout = self._timeout(pending.method, pending.process)
         pending.timer = asyncio.get_running_loop().call_later(timeout, self._timed_out, key)
 
-    def _timeout(self, method: str, process: DownstreamProcess | None) -> float:
+    def _timeout(self, method: str, process: ServerLink | None) -> float:
         """How long a request may wait: at least STARTUP_TIMEOUT for the handshake, and for
         any request to a server that has not said anything yet (it may still be starting)."""
         assert self.options.timeout is not None
@@ -709,7 +720,8 @@ class Relay:
                 reason += "; it was stopped, and the next call starts it again"
         self._fail_pending(pending, reason)
 
-    def _exited(self, process: DownstreamProcess, returncode: int | None) -> None:
+    def exited(self, process: ServerLink, returncode: int | None) -> None:
+        """*process* has exited (its output read to the end)."""
         how = process.stop_reason or describe_exit(returncode)
         current = process is self.downstream
         if current:
@@ -730,34 +742,20 @@ class Relay:
                        f"{how} while handling this {item.method} request")
 
     def _unparsable(self, raw: bytes, partial: Any) -> None:
-        """A line that is not JSON. One that does not start as a message does (``{``) is a
-        stray line a server logged to stdout: skipped. One that does is a message cut short
-        or garbled: the request it answers fails at once, rather than waiting out the
-        timeout. Which request that is comes from its ``id``, read from what can be parsed
-        of it or from its ends; when the id is lost, from the only request waiting."""
-        if raw.lstrip()[:1] != b"{":
-            log.warning("%s wrote a line that is not JSON (%d bytes) to its stdout; skipped",
-                        self.who, len(raw))
-            return
-        if isinstance(partial, dict) and ("method" in partial or not
-                                           {"jsonrpc", "id", "result", "error"} & partial.keys()):
-            log.warning("%s sent a message that is not valid JSON (%d bytes, cut short or "
-                        "garbled), which is not an answer; dropped", self.who, len(raw))
-            return
-        reason = (f"sent an answer that is not valid JSON ({len(raw):,} bytes: cut short, or "
-                  "garbled)")
-        if isinstance(partial, dict) and "id" in partial:
-            request_id = partial["id"]
+        """A line that is not JSON: skipped when it is not an answer, else the request it
+        answers fails at once, rather than waiting out the timeout (see :func:`broken_line`)."""
+        found = broken_line(raw, partial)
+        if isinstance(found, str):
+            log.warning("%s %s", self.who, found)
         else:
-            request_id = _edge_id(raw)
-        self._answer_lost(request_id, reason)
+            self.answer_lost(*found)
 
-    def _answer_lost(self, request_id: Any, reason: str) -> None:
-        """The answer to *request_id* (or to an unknown request: ``_UNKNOWN``) came broken:
-        fail that request."""
+    def answer_lost(self, request_id: Any, reason: str) -> None:
+        """The answer to *request_id* came broken: fail that request. For an unknown request
+        (``UNKNOWN``): the only one waiting, if only one is."""
         future: asyncio.Future[dict[str, Any]] | None = None
         pending: _Pending | None = None
-        if request_id is not _UNKNOWN:
+        if request_id is not UNKNOWN:
             key = _key(request_id)
             future = self._internal.pop(key, None)
             pending = self._pending.pop(key, None) if future is None else None
@@ -793,7 +791,8 @@ class Relay:
             self._fail_pending(pending,
                        "sent a malformed answer (not a JSON-RPC 2.0 message)")
 
-    def _oversized(self, message: Oversized) -> None:
+    def oversized(self, message: Oversized) -> None:
+        """A message from the server over the limit."""
         pending = None
         for pattern, edge in ((_HEAD_ID, message.head), (_TAIL_ID, message.tail)):
             found = pattern.search(edge)
@@ -852,10 +851,29 @@ class Relay:
 
 
 #: An id that could not be read.
-_UNKNOWN = object()
+UNKNOWN = object()
 
 
-def _partial(raw: bytes) -> Any:
+def broken_line(raw: bytes, partial: Any) -> tuple[Any, str] | str:
+    """What a line from the server that is not valid JSON is. One that does not start as a
+    message does (``{``) is a stray line a server logged to its stdout, as is a JSON line cut
+    short that is no answer (a log record, a notification): what to log is returned. Else it
+    is an answer cut short or garbled: ``(request id, reason)``, the id read from what can
+    be parsed of it (*partial*, see :func:`partial_json`) or from its ends, else ``UNKNOWN``."""
+    if raw.lstrip()[:1] != b"{":
+        return f"wrote a line that is not JSON ({len(raw)} bytes) to its stdout; skipped"
+    if isinstance(partial, dict) and ("method" in partial or not
+                                       {"jsonrpc", "id", "result", "error"} & partial.keys()):
+        return (f"sent a message that is not valid JSON ({len(raw)} bytes, cut short or "
+                "garbled), which is not an answer; dropped")
+    reason = (f"sent an answer that is not valid JSON ({len(raw):,} bytes: cut short, or "
+              "garbled)")
+    if isinstance(partial, dict) and "id" in partial:
+        return partial["id"], reason
+    return edge_id(raw), reason
+
+
+def partial_json(raw: bytes) -> Any:
     """What can be parsed of a line that is not valid JSON (its complete members, when it
     was cut short), or None."""
     from pydantic_core import from_json
@@ -866,15 +884,23 @@ def _partial(raw: bytes) -> Any:
         return None
 
 
-def _edge_id(raw: bytes) -> Any:
+def edge_id(raw: bytes) -> Any:
     """The id a message's first or last bytes give (``{"jsonrpc": "2.0", "id": 7, ...`` or
-    ``..., "id": 7}``), else ``_UNKNOWN``."""
-    for pattern, edge in ((_HEAD_ID, raw[:EDGE]), (_TAIL_ID, raw[-EDGE:])):
+    ``..., "id": 7}``), else ``UNKNOWN``."""
+    found = edge_id_span(raw[:EDGE], raw[-EDGE:])
+    return UNKNOWN if found is None else found[0]
+
+
+def edge_id_span(head: bytes, tail: bytes) -> tuple[Any, str, int, int] | None:
+    """The id in *head* (a message's first bytes) or *tail* (its last), where the common
+    orders of members put it: ``(id, "head" or "tail", start, end)``, the span being that of
+    the id's JSON in that edge; None when neither holds one."""
+    for where, pattern, edge in (("head", _HEAD_ID, head), ("tail", _TAIL_ID, tail)):
         found = pattern.search(edge)
         if found is not None:
             with contextlib.suppress(ValueError):
-                return json.loads(found.group(1))
-    return _UNKNOWN
+                return json.loads(found.group(1)), where, found.start(1), found.end(1)
+    return None
 
 
 def _shown_id(request_id: Any) -> str:
