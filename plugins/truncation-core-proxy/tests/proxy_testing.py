@@ -199,9 +199,9 @@ def responses_conversation(log: str = LOG) -> dict[str, Any]:
     return {"model": "gpt-4.1", "tools": [{"type": "function", "strict": True, **READ_LOG}],
             "input": [
                 {"role": "user", "content": "Why did last night's build fail?"},
-                {"type": "function_call", "call_id": "call_read_7f3a",
+                {"type": "function_call", "call_id": "call_read_9b2c",
                  "name": "read_build_log", "arguments": '{"build":"nightly"}'},
-                {"type": "function_call_output", "call_id": "call_read_7f3a", "output": log}]}
+                {"type": "function_call_output", "call_id": "call_read_9b2c", "output": log}]}
 
 
 def messages_conversation(log: str = LOG) -> dict[str, Any]:
