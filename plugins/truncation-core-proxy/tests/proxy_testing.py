@@ -19,7 +19,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import attrs
+import openai
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -147,9 +149,27 @@ class Proxy:
     url: str
     cutter: Cutter
     relay: Relay
+    _clients: dict[str, Any] = attrs.Factory(dict)
 
     def artifacts(self) -> list[Any]:
         return list(self.cutter.store.list())
+
+    def openai(self) -> openai.OpenAI:
+        """The official OpenAI client, pointed at the proxy (one per proxy, closed with it)."""
+        if "openai" not in self._clients:
+            self._clients["openai"] = openai.OpenAI(base_url=self.url + "/v1", api_key=API_KEY,
+                                                    max_retries=0)
+        return self._clients["openai"]  # type: ignore[no-any-return]
+
+    def anthropic(self) -> anthropic.Anthropic:
+        if "anthropic" not in self._clients:
+            self._clients["anthropic"] = anthropic.Anthropic(base_url=self.url, api_key=API_KEY,
+                                                             max_retries=0)
+        return self._clients["anthropic"]  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        for client in self._clients.values():
+            client.close()
 
 
 def start_proxy(upstream_url: str, root: Path, **options: Any) -> Iterator[Proxy]:
@@ -159,7 +179,11 @@ def start_proxy(upstream_url: str, root: Path, **options: Any) -> Iterator[Proxy
     cutter = Cutter(config)
     relay = Relay(cutter, ProxyOptions(upstream=upstream_url, **options))
     with ServerThread(proxy_app(relay)) as server:
-        yield Proxy(server.url, cutter, relay)
+        proxy = Proxy(server.url, cutter, relay)
+        try:
+            yield proxy
+        finally:
+            proxy.close()
 
 
 @pytest.fixture(scope="module")

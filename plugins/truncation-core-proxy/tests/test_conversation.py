@@ -31,11 +31,11 @@ PROXY_TOOLS = {"trunc_get_artifact", "trunc_artifact_head", "trunc_artifact_tail
 
 
 def openai_client(proxy: Proxy) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url + "/v1", api_key=API_KEY, max_retries=0)
+    return proxy.openai()
 
 
 def anthropic_client(proxy: Proxy) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=proxy.url, api_key=API_KEY, max_retries=0)
+    return proxy.anthropic()
 
 
 def check_first_request(upstream: Upstream, tool_result: str, tool_names: set[str]) -> None:

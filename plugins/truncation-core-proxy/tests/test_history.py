@@ -8,6 +8,7 @@ bytes of turn N+1's request too, so that the provider's prompt cache keeps hitti
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from typing import Any
 
@@ -72,7 +73,7 @@ def test_three_turns_store_once_and_keep_the_prefix(proxy: Proxy, upstream: Upst
     before = len(proxy.artifacts())
     bodies = turns(proxy, upstream, api, 3)
     assert len(proxy.artifacts()) == before + 1
-    for earlier, later in zip(bodies, bodies[1:], strict=False):
+    for earlier, later in itertools.pairwise(bodies):
         shared = prefix(earlier, key)
         assert len(shared) > 1000 and later.startswith(shared)
         assert json.loads(earlier)["tools"] == json.loads(later)["tools"]
