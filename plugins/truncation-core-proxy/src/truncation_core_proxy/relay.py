@@ -93,6 +93,10 @@ class Relay:
         self._response_ids: OrderedDict[str, str] = OrderedDict()
 
     async def start(self) -> None:
+        # httpx logs each request's URL at INFO, query string included, where some clients
+        # put their key: a proxy whose host logs at INFO must not write it.
+        quiet = logging.getLogger("httpx")
+        quiet.setLevel(max(quiet.getEffectiveLevel(), logging.WARNING))
         timeout = httpx.Timeout(self.options.timeout, connect=self.options.connect_timeout,
                                 pool=None)
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
