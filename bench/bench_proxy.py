@@ -46,7 +46,6 @@ def serve_upstream() -> None:
     from starlette.requests import Request
     from starlette.responses import Response, StreamingResponse
     from starlette.routing import Route
-
     from truncation_core_proxy.server import serve
 
     whole = (RECORDED / "chat_answer.json").read_bytes()
@@ -78,6 +77,12 @@ def _start(argv: list[str], *, stderr: bool) -> tuple[subprocess.Popen[str], str
     return process, "http://" + line.split("http://")[1].split(",")[0].split()[0]
 
 
+def _cpu(pid: int) -> float:
+    """Seconds of CPU *pid* has used (user + system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss(pid: int) -> tuple[int, int]:
     """Resident and peak resident memory of *pid*, in KiB."""
     fields = {}
@@ -91,7 +96,8 @@ def _rss(pid: int) -> tuple[int, int]:
 
 def conversation(result: str, *, stream: bool) -> bytes:
     """A 20 KB conversation of an agent at work, its last tool result *result*."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent. " * 40}]
+    system = "You are a coding agent. " * 40
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
     for n in range(12):
         messages.append({"role": "user" if n == 0 else "assistant",
                          "content": f"Step {n}: looking at the next file. " * 20})
@@ -174,7 +180,8 @@ def _report(direct: str, proxied: str, pid: int, count: int, waves: int) -> None
     big = "".join(f"2026-11-21T10:00:00Z INFO worker-{n % 17} wrote shard {n}, checksum ok\n"
                   for n in range(15000))
     print(f"python {sys.version.split()[0]}, {count} requests of each kind, alternating "
-          f"direct and proxied; medians of paired differences\n")
+          f"direct and proxied; medians of paired differences; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n")
     rows = []
     for label, body, stream in (
             ("1. a 20 KB request under the limit, whole", conversation(small, stream=False), False),
@@ -182,7 +189,9 @@ def _report(direct: str, proxied: str, pid: int, count: int, waves: int) -> None
             ("3. (info) a 1 MB tool result cut on an earlier turn, whole",
              conversation(big, stream=False), False),
             ("4. (info) the same, streamed: first byte", conversation(big, stream=True), True)):
+        cpu = _cpu(pid)
         d_first, d_total, p_first, p_total = asyncio.run(_paired(direct, proxied, body, count))
+        cpu_ms = (_cpu(pid) - cpu) / (count + 30) * 1000
         d, p = (d_first, p_first) if stream else (d_total, p_total)
         added = _added(d, p) * 1000
         target = "" if "(info)" in label else (
@@ -191,7 +200,8 @@ def _report(direct: str, proxied: str, pid: int, count: int, waves: int) -> None
         print(label)
         print(f"   direct            median {statistics.median(d) * 1000:8.3f} ms   (baseline)")
         print(f"   through the proxy median {statistics.median(p) * 1000:8.3f} ms   "
-              f"added {added:6.3f} ms{target}\n")
+              f"added {added:6.3f} ms{target}")
+        print(f"   the proxy's own CPU per request  {cpu_ms:6.3f} ms   (load-independent)\n")
     body = conversation(big[: 64 * 1024], stream=True)
     rss0, _ = _rss(pid)
     print("5. memory with 100 concurrent streams (64 KB tool result each, cut)")
