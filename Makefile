@@ -12,6 +12,7 @@ STAMP := $(VENV)/.installed
 PLUGINS := \
 	plugins/truncation-core-example \
 	plugins/truncation-core-mcp \
+	plugins/truncation-core-proxy \
 	plugins/truncation-core-redis \
 	plugins/truncation-core-tiktoken
 # The agent-framework adapters, with every framework they adapt (their tests use them).
