@@ -13,14 +13,15 @@ for an omitted region, each group's count and its first matches in the region
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 
 from truncation_core.errors import log
-from truncation_core.highlights.lines import clean
-from truncation_core.highlights.patterns import PROBE_CHARS, Hit, Matcher, scan_lines
+from truncation_core.highlights.lines import clean, clip
+from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Hit, Matcher, scan_lines
 from truncation_core.highlights.records import RECORD_CHARS
 from truncation_core.highlights.units import UnitLines
 from truncation_core.text.measure import count_terminators
@@ -43,9 +44,9 @@ ABOVE_CHARS = 32 * 1024
 #: The most groups kept per rank. Matches of a group that did not fit are counted (they are
 #: in ``found``) but never shown: only a text with more distinct failures than this loses any.
 MAX_GROUPS = 1024
-#: The most distinct short lines whose match is remembered while scanning one text or
-#: stream (at most PROBE_CHARS characters each: some 2 MB at worst).
-_KNOWN_LINES = 2048
+#: The most shapes of short lines (:meth:`Matcher.shape`) whose match is remembered while
+#: scanning one text or stream (at most PROBE_CHARS characters each: some 4 MB at worst).
+_SHAPES = 4096
 _UNKNOWN = Hit("", 0, "", "", "")
 #: What a line that may be a record starts with (see :meth:`Matcher.wants_whole`).
 _RECORD_START = frozenset("{ \t")
@@ -339,15 +340,14 @@ class StreamHighlights:
         self._hi = 0
         self._final = False
         self._has_cr: bool | None = None
-        #: What the short lines seen so far matched, by their text (at most _KNOWN_LINES).
-        self._known: dict[str, Hit | None] = {}
-        #: The short lines whose group has all the members it can show: only counted.
-        self._full: dict[str, _Group] = {}
+        #: What the short lines seen so far matched, by their shape (at most _SHAPES).
+        self._shapes: dict[bytes | str, Hit | None] = {}
         self._records = bool(matcher.records)
         #: The text, when it was fed whole at once (process()): then a match is kept as a
         #: _Pending, and its units run only when :meth:`pools` gives it (most matches in
         #: the windows never are); those it gave, by their start.
         self._whole: str | None = None
+        self._whole_cr: bool | None = None  # whether it holds a "\r": found when needed
         self._resolved_at: dict[int, Highlight] = {}
 
     # -- feeding -------------------------------------------------------------------------------
@@ -468,7 +468,9 @@ class StreamHighlights:
             if self._waiting:
                 self._feed_waiting(lo, self._line_index - 1)
         # The rest is scanned where it lies: a chunk is never copied.
-        if searched:
+        if searched and text.find("\r", lo, cut) == -1:  # most text
+            self._scan_lf(text, lo, cut, raw)
+        elif searched:
             scan_lines(self._engine, text, lo, cut, line_index=self._line_index,
                        visit=self._visit, raw=raw)
         if terminators is not None:  # everything fed so far, but a "\r" held back
@@ -523,6 +525,50 @@ class StreamHighlights:
 
     # -- matching --------------------------------------------------------------------------
 
+    def _scan_lf(self, text: str, lo: int, hi: int, raw: bytes | None) -> None:
+        """:func:`scan_lines` for ``text[lo:hi]`` whose lines all end with ``"\\n"``, with the
+        commonest visit in a log dense with matches done here, in a few steps of C: a line
+        whose shape is known (:meth:`_hit`), whose group has all the members it can show,
+        outside both windows, is only counted (as :meth:`_matched` would count it)."""
+        find, rfind, count = text.find, text.rfind, text.count
+        shapes, shape_of, groups = self._shapes, self._matcher.shape, self._groups
+        headers, keep, records, visit = self._matcher.headers, self._keep, self._records, \
+            self._visit
+        # Where a line must start, and end by, to lie outside both windows (in the piece).
+        first = self._window - self._base
+        last = self._offset - self._window - self._base
+        index = self._line_index
+        pos = counted = lo
+        for found in self._engine.batches(text, lo, hi, raw):
+            k, n = 0, len(found)
+            while k < n:
+                i = found[k]
+                if i < pos:  # in a line visited already
+                    k = bisect_left(found, pos, k + 1)
+                    continue
+                k += 1
+                start = rfind("\n", pos, i) + 1 or pos
+                end = find("\n", i, hi)
+                if end < 0:
+                    end = after = hi
+                else:
+                    after = end + 1
+                index += count("\n", counted, start)
+                counted = start
+                pos = after
+                if start >= first and after <= last and end - start <= PROBE_CHARS and \
+                        not self._recent and not self._waiting and \
+                        not (records and text[start] in _RECORD_START):
+                    hit = shapes.get(shape_of(text[start:end]))
+                    if hit is not None and hit.name not in headers:
+                        group = groups.get(hit.key)
+                        if group is not None and group.seen >= keep and \
+                                len(group.members) >= keep:
+                            group.seen += 1
+                            group.count += 1
+                            continue
+                visit(index, start, end, after)
+
     def _visit(self, index: int, start: int, end: int, after: int) -> None:
         text, base, length = self._text, self._base, end - start
         if length <= PROBE_CHARS:
@@ -530,27 +576,10 @@ class StreamHighlights:
             if self._records and line[:1] in _RECORD_START and self._matcher.wants_whole(line):
                 hit = self._matcher.match(line, length)
             else:
-                # A short line that is no record: what it matches depends on its text
-                # alone, and logs repeat lines (warnings per unit, retries, progress).
-                group = self._full.get(line)
-                if group is not None and self._only_counted(base + start, base + after):
-                    group.seen += 1  # as _matched would, without classifying it again
-                    group.count += 1
-                    return
-                known = self._known
-                hit = known.get(line, _UNKNOWN)
-                if hit is _UNKNOWN:
-                    hit = self._matcher.match(line, length)
-                    if len(known) < _KNOWN_LINES:
-                        known[line] = hit
-                if hit is not None:
-                    self._matched(hit, index, base + start, base + after, local=(start, after))
-                    group = self._groups.get(hit.key)
-                    if group is not None and group.seen > self._keep and \
-                            len(group.members) >= self._keep and len(self._full) < \
-                            _KNOWN_LINES and hit.name not in self._matcher.headers:
-                        self._full[line] = group  # counted from now on (see _matched)
-                return
+                hit = self._hit(line)
+            if hit is not None:
+                self._matched(hit, index, base + start, base + after, local=(start, after))
+            return
         elif self._records and length <= RECORD_CHARS and text[start:start + 1] in \
                 _RECORD_START and self._matcher.wants_whole(text[start:start + PROBE_CHARS]):
             hit = self._matcher.match(text[start:end], length)
@@ -558,6 +587,22 @@ class StreamHighlights:
             hit = self._matcher.match(text[start:start + PROBE_CHARS], length)
         if hit is not None:
             self._matched(hit, index, base + start, base + after, local=(start, after))
+
+    def _hit(self, line: str) -> Hit | None:
+        """What a short line that is no record matches: classified once per shape
+        (:meth:`Matcher.shape`), as logs repeat what they say with other numbers and files
+        (warnings per unit, retries, progress)."""
+        shape = self._matcher.shape(line)
+        hit = self._shapes.get(shape, _UNKNOWN)
+        if hit is _UNKNOWN:
+            hit = self._matcher.match(line, len(line))
+            if len(self._shapes) < _SHAPES:
+                self._shapes[shape] = hit
+            return hit
+        if hit is None or shape is line:  # (no match, or the very line)
+            return hit
+        # The line's own text, with its shape's pattern and group.
+        return Hit(hit.name, hit.rank, clip(line, LINE_CHARS), hit.key, line)
 
     def _only_counted(self, start: int, after: int) -> bool:
         """Whether a match ``[start, after)`` of a group that has all the members it can
@@ -762,9 +807,11 @@ class StreamHighlights:
             return done
         text, index, pos = self._whole, item.line - 1, item.local_start
         assert text is not None
+        if self._whole_cr is None:
+            self._whole_cr = text.find("\r") != -1
         above = _lines_up(text, 0, pos, 0, index, item.reach_up, floor=pos - ABOVE_CHARS)
         below = _lines_down(text, item.local_after, len(text), 0, index + 2, item.need,
-                            cr=text.find("\r") != -1)
+                            cr=self._whole_cr)
         done = self._finish(_Waiting(item.hit, index, item.start, item.end, above, below,
                                      item.need))
         self._resolved_at[item.start] = done

@@ -146,6 +146,16 @@ class Matcher:
         #: The most lines any unit looks at, above and below its line.
         self.above = max((u.above for u in every), default=0) + (1 if self.headers else 0)
         self.below = max((u.below for u in every), default=0)
+        # Whether no pattern tells the digits 1 to 9 apart (see shape()): a keyword holding
+        # one is checked line by line instead, and so is its pattern's regex when all of the
+        # pattern's keywords hold one (rails' "Completed 5" with "Completed 5\d\d ").
+        digit_keywords = {k for k in self._keywords if any("1" <= c <= "9" for c in k)}
+        self._digits_alike = all(
+            p.regex is None or set(p.keywords) <= digit_keywords or _digits_alike(p.regex)
+            for p in ordered)
+        self._digit_keywords = tuple(sorted(
+            {k.encode("utf-8", "surrogatepass").translate(_DIGITS) for k in digit_keywords
+             if k in self._by_keyword}))
 
     def __bool__(self) -> bool:
         return bool(self._keywords)
@@ -181,6 +191,40 @@ class Matcher:
     def classify(self, probe: str) -> SalientPattern | None:
         """The pattern *probe* (a line's first characters) matches, if any."""
         return self._classify(clean(probe))
+
+    def shape(self, line: str) -> bytes | str:
+        """What :meth:`match` of *line* (a whole line of at most :data:`PROBE_CHARS`
+        characters that is not a record) is taken to depend on: lines of the same shape get
+        the same pattern and group, so a log's lines are classified once per shape (a
+        stream or text remembers a bounded number of shapes).
+
+        The shape is the line with the digits 1 to 9 made ``1`` (``0`` is kept: ``0x``
+        starts a hexadecimal number), and, when its first word is a path (it holds a slash,
+        as in ``src/net/sock.c:88:13: error: ...``), with that word cut down to the part
+        from its extension on (``.c:11:11:``). The digits are alike to grouping
+        (:func:`~truncation_core.highlights.lines.fold`), and to every pattern when
+        ``__init__`` found that no regex tells them apart (else they are kept). A path word
+        is ``<path>`` to grouping too; that no pattern classifies a line by the directories
+        and name in its first word is assumed, which holds for the built-in ones. Lines with
+        an escape, and those starting with NUL (the mark of a cut path), are their own
+        shape (a str: the line itself)."""
+        if _ESC in line or line[:1] == "\0":
+            return line
+        shaped = line
+        space = line.find(" ")
+        if space > 0:
+            word = line[:space]
+            # (printable: no whitespace but the space after it, so it is the first word)
+            if ("/" in word or "\\" in word) and word.isprintable():
+                slash = max(word.rfind("/"), word.rfind("\\"))
+                dot = word.rfind(".")
+                shaped = "\0" + line[dot if dot > slash else slash + 1:]
+        shape = shaped.encode("utf-8", "surrogatepass")
+        if self._digits_alike:
+            shape = shape.translate(_DIGITS)
+            if self._digit_keywords and any(map(shape.__contains__, self._digit_keywords)):
+                return line
+        return shape
 
     def _held(self, cleaned: str) -> list[tuple[int, ...]]:
         """The patterns (indexes) of the keywords *cleaned* holds, per keyword."""
@@ -262,6 +306,61 @@ def _bounded(regex: str, name: str) -> SalientRegex:
     from truncation_core.text.bounded_regex import SalientRegex
 
     return SalientRegex(regex, name=name)
+
+
+#: Makes the digits 1 to 9 one (see :meth:`Matcher.shape`).
+_DIGITS = bytes.maketrans(b"23456789", b"11111111")
+_NONZERO = frozenset(range(ord("1"), ord("9") + 1))
+
+
+def _digits_alike(regex: str) -> bool:
+    """Whether *regex* cannot tell the digits 1 to 9 apart: no literal among them, no class
+    holding some of them but not all, no back-reference. False when unsure."""
+    import importlib
+
+    # (re's parser: private, and not in the type stubs; checked by the tests on every run.)
+    c: Any = importlib.import_module("re._constants")
+    parser: Any = importlib.import_module("re._parser")
+
+    def alike(items: Iterable[tuple[Any, Any]]) -> bool:
+        for op, arg in items:
+            if op in (c.LITERAL, c.NOT_LITERAL):
+                if arg in _NONZERO:
+                    return False
+            elif op is c.IN:
+                held: set[int] = set()
+                for kind, value in arg:
+                    if kind is c.LITERAL:
+                        held |= {value} & _NONZERO
+                    elif kind is c.RANGE:
+                        held |= _NONZERO.intersection(range(value[0], value[1] + 1))
+                    elif kind not in (c.CATEGORY, c.NEGATE):
+                        return False
+                if held and held != _NONZERO:
+                    return False
+            elif op is c.SUBPATTERN:
+                if not alike(arg[3]):
+                    return False
+            elif op is c.BRANCH:
+                if not all(alike(branch) for branch in arg[1]):
+                    return False
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+                if not alike(arg[2]):
+                    return False
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                if not alike(arg[1]):
+                    return False
+            elif op is c.ATOMIC_GROUP:
+                if not alike(arg):
+                    return False
+            elif op not in (c.ANY, c.AT, c.CATEGORY):
+                return False  # a back-reference, a conditional, or what is not known here
+        return True
+
+    try:
+        return alike(parser.parse(regex))
+    except Exception:  # (a private module: whatever it does, unsure is not alike)
+        return False
 
 
 # -- finding lines that hold a keyword ---------------------------------------------------------
@@ -422,6 +521,22 @@ class _PythonEngine:
                 else:
                     heapq.heapreplace(heap, (i, n))
 
+    def batches(self, text: str, lo: int, hi: int, raw: bytes | None = None
+                ) -> Iterator[list[int]]:
+        """Where literals occur in ``text[lo:hi]``, whose lines all end with ``"\\n"``, in
+        increasing order, in lists: the first occurrence in each line that holds one."""
+        found: list[int] = []
+        positions = self.positions(text, lo, hi)
+        try:
+            at = next(positions)
+            while True:
+                found.append(at)
+                end = text.find("\n", at, hi)
+                at = positions.send(hi if end < 0 else end + 1)
+        except StopIteration:
+            pass
+        yield found
+
     def occurs(self, raw: bytes) -> bool | None:
         """None: this engine searches text, and cannot tell from bytes."""
         return None
@@ -482,6 +597,18 @@ class _HyperscanEngine:
                   ) -> Generator[int, int | None, None]:
         """As :meth:`_PythonEngine.positions`; *raw*, the text's UTF-8 bytes when given, is
         scanned as it is."""
+        pos = lo
+        for batch in self.batches(text, lo, hi, raw):
+            for offset in batch:
+                if offset >= pos:
+                    sent = yield offset
+                    pos = offset + 1 if sent is None else sent
+
+    def batches(self, text: str, lo: int, hi: int, raw: bytes | None = None
+                ) -> Iterator[list[int]]:
+        """Where literals occur in ``text[lo:hi]`` (the last character of each occurrence),
+        in increasing order, in lists: one for the whole, or one per piece of
+        :data:`_PIECE_CHARS` when the text's bytes are not at hand."""
         ends: list[int] = []
 
         def found(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
@@ -489,10 +616,9 @@ class _HyperscanEngine:
 
         database = self._escaped if text.find(_ESC, lo, hi) != -1 else self._plain
         scan, handler, scratch = database.scan, found, self._scratches[id(database)]
-        offsets: Iterable[int]
         if raw is not None and text.isascii():  # bytes and characters are one
             scan(memoryview(raw)[lo:hi], match_event_handler=handler, scratch=scratch)
-            offsets = (lo + end - 1 for end in sorted(set(ends)))
+            yield [lo + end - 1 for end in sorted(set(ends))]
         elif raw is not None:
             # The bytes of text[lo:hi], found from the ends (a stream's lo and hi are near
             # them: a line begun in an earlier chunk, and one that goes on in the next).
@@ -500,15 +626,9 @@ class _HyperscanEngine:
             stop = len(raw) - utf8_size(text[hi:])
             data = memoryview(raw)[start:stop]
             scan(data, match_event_handler=handler, scratch=scratch)
-            offsets = _characters(data, sorted(set(ends)), lo)
+            yield list(_characters(data, sorted(set(ends)), lo))
         else:
-            offsets = self._pieces(text, lo, hi, scan, handler, scratch, ends)
-        pos = lo
-        for offset in offsets:
-            if offset >= pos:
-                sent = yield offset
-                pos = offset + 1 if sent is None else sent
-
+            yield from self._pieces(text, lo, hi, scan, handler, scratch, ends)
 
     def occurs(self, raw: bytes) -> bool:
         """Whether a keyword (or an escape) may occur in the UTF-8 bytes *raw*: False only
@@ -524,10 +644,12 @@ class _HyperscanEngine:
         return False
 
     def _pieces(self, text: str, lo: int, hi: int, scan: Callable[..., None],
-                handler: Callable[..., None], scratch: Any, ends: list[int]) -> Iterator[int]:
+                handler: Callable[..., None], scratch: Any, ends: list[int]
+                ) -> Iterator[list[int]]:
         """The offsets of the matches' last characters in ``text[lo:hi]``, scanned a piece
         of :data:`_PIECE_CHARS` at a time, so that no encoding of the whole text sits beside
-        it. Each piece starts early enough to hold a keyword that ends in it."""
+        it: a list per piece. Each piece starts early enough to hold a keyword that ends in
+        it."""
         overlap = self._longest - 1
         ascii_text = text.isascii()
         done = lo
@@ -540,9 +662,8 @@ class _HyperscanEngine:
             found = sorted(set(ends))
             positions = ((start + end - 1 for end in found) if ascii_text
                          else _characters(memoryview(data), found, start))
-            for position in positions:
-                if position >= done:  # a match that ends before it was found already
-                    yield position
+            # (A match that ends before `done` was found already.)
+            yield [position for position in positions if position >= done]
             done = stop
 
 
