@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_salient import (
     ENGINES,
+    LINE,
     PATTERNS,
     TEST_PATTERNS,
     TEST_RECORDS,
@@ -21,11 +22,22 @@ from test_salient import (
     builtin_matcher,
     by_definition,
     cut_region,
+    make,
+    salient_lines,
 )
 
+from truncation_core.highlights import bank as bank_module
 from truncation_core.highlights import patterns as patterns_module
-from truncation_core.highlights.bank import StreamHighlights
-from truncation_core.highlights.patterns import Matcher, SalientPattern, _digits_alike
+from truncation_core.highlights.bank import DENSE_MATCHES, RARE_LINES, StreamHighlights
+from truncation_core.highlights.lines import clean
+from truncation_core.highlights.patterns import (
+    PROBE_CHARS,
+    Matcher,
+    SalientPattern,
+    _digits_alike,
+)
+from truncation_core.highlights.units import UnitLines
+from truncation_core.hooks.models import Omission
 
 
 @pytest.fixture(autouse=True)
@@ -66,10 +78,11 @@ def test_the_built_in_patterns_cannot_tell_the_digits_apart() -> None:
     # digits 1-9 alike, 0 kept (it starts 0x)
     ("error: retry 3 of 5", "error: retry 4 of 9", True),
     ("error: at 0x1f", "error: at 1x1f", False),
-    # a leading path keeps its extension, with the line and column
+    # a leading path keeps its extension, and what follows but digits
     ("a/b/c.py:12:5: error: x", "d/e.py:31:2: error: x", True),
     ("a/b/c.py:12:5: error: x", "a/b/c.go:12:5: error: x", False),
-    ("a/b/c.py:12:5: error: x", "a/b/c.py:123:5: error: x", False),
+    ("a/b/c.py:12:5: error: x", "a/b/c.py:1230:5: error: x", True),
+    ("a/b/c.py:12:5: error: x", "a/b/c.py(12,5): error: x", False),
     # only a path: a first word without a slash is kept whole
     ("c.py:12:5: error: x", "d.py:12:5: error: x", False),
     # not a single word: kept whole
@@ -144,10 +157,10 @@ def test_lines_sharing_shapes_are_found_as_the_definition_finds_them(
 
 
 def test_a_dense_log_is_classified_once_per_shape() -> None:
-    # 3,000 diagnostics in 300 files, of 13 messages: each shape (a message, with line and
-    # column numbers of so many digits) is classified once; before shapes, every line was.
-    messages = [f"warning: unused variable 'v{k}' [-Wunused-variable]" for k in range(7)] + [
-        f"error: 'v{k}' undeclared (first use in this function)" for k in range(6)]
+    # 3,000 diagnostics in 300 files, of 13 messages: each shape (a message) is classified
+    # once; before shapes, every line was.
+    messages = [f"warning: unused variable '{v}' [-Wunused-variable]" for v in "abcdefg"] + [
+        f"error: '{v}' undeclared (first use in this function)" for v in "abcdef"]
     text = "".join(f"src/m{f % 7}/file{f}.c:{f * 13 % 997 + 1}:{f % 40 + 1}: "
                    f"{messages[(f + k) % len(messages)]}\n"
                    for f in range(300) for k in range(10))
@@ -165,4 +178,268 @@ def test_a_dense_log_is_classified_once_per_shape() -> None:
     bank.feed(text, final=True)
     bank.close()
     shapes = {matcher.shape(line) for line in text.splitlines()}
-    assert calls == len(shapes) <= 100 < text.count("\n") == 3000
+    assert calls == len(shapes) == len(messages) < text.count("\n") == 3000
+
+
+# -- a text dense with matches: counted past a number of matches ---------------------------
+
+
+def by_definition_dense(matcher: Matcher, text: str, region: Omission, keep: int, dense: int,
+                        rare: int) -> tuple[dict[str, Any], int]:
+    """:func:`by_definition`, for a text that may get dense: once *dense* lines have matched
+    (in line order), a line whose first PROBE_CHARS characters, as they are, hold keywords is
+    matched only while one of them has been held by fewer than *rare* such lines since; the
+    others are counted (the second value: those lying in the region)."""
+    lines = [(m.start(), m.end(), m.group(1) if m.group(1) is not None else m.group(2))
+             for m in LINE.finditer(text)]
+
+    def probe(n: int) -> str:
+        return clean(lines[n][2][:PROBE_CHARS])
+
+    groups: dict[str, Any] = {}
+    matches, counted, taken = 0, 0, {}  # type: ignore[var-annotated]
+    for index, (start, end, body) in enumerate(lines):
+        if matches >= dense:
+            held = [k for k in matcher.keywords if k in body[:PROBE_CHARS]]
+            if not held:
+                continue
+            if all(taken.get(k, 0) >= rare for k in held):
+                counted += region.start <= start and end <= region.end
+                continue
+            for k in held:
+                taken[k] = taken.get(k, 0) + 1
+        hit = matcher.match(body if len(body) <= 65536 else body[:PROBE_CHARS], len(body))
+        if hit is None:
+            continue
+        at = index
+        if hit.name in matcher.headers:
+            headed = matcher.headed(hit, probe(index - 1)) if index else None
+            if headed is None:
+                continue
+            hit, at = headed, index - 1
+        matches += 1
+        first, last, _ = lines[at]
+        if first < region.start or last > region.end:
+            continue
+        units = []
+        for unit in matcher.units.get(hit.name, ()):
+            view = UnitLines(line=hit.probe,
+                             above=[probe(n) for n in range(at - 1, max(at - unit.above, 0) - 1,
+                                                            -1)],
+                             below=[probe(n) for n in range(at + 1, min(at + 1 + unit.below,
+                                                                        len(lines)))])
+            units += [(at + 1 + offset, unit.name) for offset in unit.offsets(view)]
+        group = groups.setdefault(hit.key, [hit.rank, 0, []])
+        group[1] += 1
+        if len(group[2]) < keep:
+            group[2].append((at + 1, hit.name, hit.text, tuple(sorted(set(units)))))
+    return ({key: (rank, n, members) for key, (rank, n, members) in groups.items()},
+            counted)
+
+
+def test_the_dense_definition_is_the_plain_one_below_dense_matches() -> None:
+    text = "\n".join(["error: a", "ok", "FAILED t", "error: a", "3 failed, 1 passed"] * 20)
+    matcher = Matcher(PATTERNS, units=UNITS)
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    assert by_definition_dense(matcher, text, region, 3, 10**9, 1) == (
+        by_definition(matcher, text, region, 3), 0)
+    groups, counted = by_definition_dense(matcher, text, region, 3, 10, 2)
+    # (every line holding a keyword here matches: each is classified or counted)
+    assert counted > 0 and sum(n for _, n, _ in groups.values()) + counted == 80
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(salient_lines, dense_lines), min_size=1, max_size=50),
+       st.integers(1, 30), st.integers(1, 4), st.integers(1, 60), st.integers(1, 3),
+       st.booleans(), st.data())
+def test_a_dense_text_is_found_as_the_definition_finds_it(
+        engine: str, lines: list[str], repeat: int, keep: int, dense: int, rare: int,
+        gather: bool, data: Any) -> None:
+    patterns_module.ENGINE = engine
+    ends = data.draw(st.sampled_from([["\n"], ["\n"], ["\r\n", "\n"], ["\r"]]))
+    text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * repeat))
+    text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
+    n, window = len(text), 300
+    matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
+    bank = StreamHighlights(matcher, keep=keep, window=window, dense=dense, rare=rare)
+    if not gather:
+        bank._batch_chars = 1  # type: ignore[attr-defined]
+    if data.draw(st.booleans()):  # as process() feeds it
+        bank.feed(text, final=True)
+    else:
+        cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
+        for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+            bank.feed(text[a:b])
+    bank.close()
+    region = cut_region(text, window, data)
+    if region is not None:
+        pools = bank.pools(region, n)
+        groups, counted = by_definition_dense(matcher, text, region, keep, dense, rare)
+        assert as_found(pools) == groups
+        assert pools.counted == counted
+        assert pools.found == sum(pool.count for pool in pools.groups) + counted
+
+
+def _request_log(lines: int) -> str:
+    """Every line an ERROR that differs from the others by a request id: every line its
+    own shape."""
+    def request(i: int) -> str:  # (letters: a shape keeps them)
+        return "".join("abcdefghijklmnopqrstuvwxyz"[i // 26**k % 26] for k in range(4))
+
+    return "".join(f"2026-03-02T10:{i // 60 % 60:02d}:{i % 60:02d}Z ERROR request "
+                   f"{request(i)} failed: upstream timeout\n" for i in range(lines))
+
+
+def _counting_matcher() -> tuple[Matcher, list[int]]:
+    """The built-in patterns, with their classifier counting its calls."""
+    matcher = Matcher(PATTERNS, units=UNITS)
+    calls = [0]
+    classify = matcher.match
+
+    def counting(line: str, length: int) -> Any:
+        calls[0] += 1
+        return classify(line, length)
+
+    matcher.match = counting  # type: ignore[method-assign]
+    return matcher, calls
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_dense_text_classifies_a_bounded_number_of_lines(engine: str, whole: bool) -> None:
+    # 30,000 lines, each its own shape (and, control, as many classified without a bound);
+    # with dense=400, rare=4: at most 400 + 4 per keyword, however long the text.
+    patterns_module.ENGINE = engine
+    text = _request_log(30_000)
+    matcher, calls = _counting_matcher()
+    bound = 400 + 4 * len(matcher.keywords)
+    for dense, most in ((400, bound), (10**9, 30_000)):
+        calls[0] = 0
+        bank = StreamHighlights(matcher, keep=8, window=5000, dense=dense, rare=4)
+        if whole:
+            bank.feed(text, final=True)
+        else:
+            for at in range(0, len(text), 65_536):
+                bank.feed(text[at:at + 65_536])
+        bank.close()
+        region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                          last_line=0)
+        pools = bank.pools(region, len(text))
+        assert pools.found == 30_000  # every line: classified or counted
+        assert calls[0] <= most
+    assert calls[0] == 30_000  # (the control)
+
+
+def test_the_default_bound_is_far_above_the_corpus_and_far_below_a_big_log() -> None:
+    assert RARE_LINES * len(builtin_matcher().keywords) < DENSE_MATCHES // 4
+    assert 10_000 < DENSE_MATCHES < 100_000
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=200, deadline=None)
+@given(st.lists(dense_lines, min_size=1, max_size=40), st.integers(1, 40), st.integers(1, 4),
+       st.integers(1, 40), st.integers(1, 3), st.sampled_from([64, 1000, 1 << 20]),
+       st.data())
+def test_lines_counted_a_piece_at_a_time_are_found_as_the_definition_finds_them(
+        engine: str, lines: list[str], repeat: int, keep: int, dense: int, rare: int,
+        piece: int, data: Any) -> None:
+    # Lines ending with "\n", none long: with Hyperscan, counted in bulk, in pieces of a
+    # quarter of `piece` bytes and up to `piece` (a line more or less), scanned again when a
+    # keyword stops being rare, and visited near the windows.
+    patterns_module.ENGINE = engine
+    text = "".join(line + "\n" for line in lines * repeat)
+    n, window = len(text), data.draw(st.sampled_from([50, 300, 5000]))
+    matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
+    bank = StreamHighlights(matcher, keep=keep, window=window, dense=dense, rare=rare)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bank_module, "_COUNT_BYTES", piece)
+        patch.setattr(bank_module, "_FIRST_COUNT_BYTES", max(1, piece // 4))
+        if data.draw(st.booleans()):
+            bank.feed(text, final=True)
+        else:
+            step = data.draw(st.sampled_from([777, 4096, 65_536]))
+            for at in range(0, n, step):
+                bank.feed(text[at:at + step])
+        bank.close()
+    region = cut_region(text, window, data)
+    if region is not None:
+        pools = bank.pools(region, n)
+        groups, counted = by_definition_dense(matcher, text, region, keep, dense, rare)
+        assert as_found(pools) == groups
+        assert pools.counted == counted
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_dense_stream_skims_and_ends_as_process_does(engine: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 3 MB build log, dense past 300 matches: streamed in chunks of every size, as bytes
+    # (then chunks between the first lines and the last window are counted from their bytes),
+    # it ends as process() of the text does, content and metadata.
+    patterns_module.ENGINE = engine
+    monkeypatch.setattr(bank_module, "DENSE_MATCHES", 300)
+    monkeypatch.setattr(bank_module, "RARE_LINES", 4)
+    rows = []
+    for i in range(40_000):
+        name = "".join("abcdefghij"[i // 10**k % 10] for k in range(2))  # (100 names)
+        rows.append(f"src/m{i % 9}/f{i % 700}.c:{i % 997}:{i % 61}: "
+                    f"{'error' if i % 7 == 0 else 'warning'}: unused variable \u2018{name}\u2019")
+        if i in (15_000, 31_000):
+            rows.append("/usr/bin/ld: main.o: undefined reference to `run_loop'")
+    text = "\n".join(rows) + "\n"
+    data = text.encode()
+    skims = []
+    skim = bank_module.StreamHighlights.skim
+
+    def counting_skim(self: Any, raw: bytes, **kwargs: Any) -> bool:
+        taken = skim(self, raw, **kwargs)
+        skims.append(taken and self._counting)
+        return taken
+
+    monkeypatch.setattr(bank_module.StreamHighlights, "skim", counting_skim)
+    truncator = make()
+    whole = truncator.process(text, tool="execute_command")
+    assert "[highlights from the omitted part" in whole.content
+    # A rare kind, late, is shown: it ranks before the groups counted only in part (each of
+    # which was seen once before counting began)
+    assert "/usr/bin/ld: main.o: undefined reference to `run_loop'" in [
+        line["text"] for line in whole.metadata.details["highlights"]]
+    for size in (1 << 20, 300_007, (1 << 18) + 1):
+        with truncator.stream(tool="execute_command") as stream:
+            for at in range(0, len(data), size):
+                stream.write(data[at:at + size])
+        result = stream.result()
+        assert result.content.replace(result.metadata.artifact_id or "", "") == \
+            whole.content.replace(whole.metadata.artifact_id or "", "")
+    if engine == "hyperscan":
+        assert any(skims)  # (chunks were skimmed while counting)
+
+
+def test_groups_a_dense_text_counted_in_part_say_so_and_come_after_the_others() -> None:
+    text = "".join(["error: disk full on node 7\n"] * 60 + ["Segmentation fault\n"] +
+                   ["error: disk full on node 9\n"] * 60 + ["ok\n"] * 50)
+    bank = StreamHighlights(Matcher(PATTERNS, units=UNITS), keep=3, window=10, dense=20,
+                            rare=2)
+    bank.feed(text, final=True)
+    bank.close()
+    region = Omission(position="middle", start=0, end=len(text), lines=0, first_line=1,
+                      last_line=0)
+    pools = bank.pools(region, len(text))
+    by_pattern = {pool.members[0].pattern: pool for pool in pools.groups}
+    # 20 classified, then 2 more (their keyword still rare); 98 counted, any of which may be
+    # "error: ..." lines: at least 22, maybe more. The fault's keyword stayed rare: exact.
+    assert (by_pattern["error"].count, by_pattern["error"].more) == (22, True)
+    assert (by_pattern["crash"].count, by_pattern["crash"].more) == (1, False)
+    assert pools.counted == 98 and pools.found == 121
+    from truncation_core.config.markers import MarkerConfig
+    from truncation_core.highlights.block import _counts, render
+    from truncation_core.highlights.choice import in_order
+
+    chosen = in_order(pools, 2)
+    assert [h.pattern for h in chosen] == ["crash", "error"]  # the exact one first
+    block, details = render(chosen, pools.found, "middle", MarkerConfig(),
+                            counts=_counts(pools))
+    assert "of 121 matching lines" in block
+    assert "error: disk full on node 7 [22+ like this]" in block
+    assert [d.get("count") for d in details] == [22, None]

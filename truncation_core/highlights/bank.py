@@ -13,9 +13,11 @@ for an omitted region, each group's count and its first matches in the region
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left
 from collections import deque
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import attrs
 
@@ -30,8 +32,8 @@ from truncation_core.text.terminal import ESC
 if TYPE_CHECKING:
     from truncation_core.hooks.models import Omission
 
-__all__ = ["ABOVE_CHARS", "MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHighlights",
-           "UnitLine"]
+__all__ = ["ABOVE_CHARS", "DENSE_MATCHES", "MAX_GROUPS", "RARE_LINES", "Highlight", "Pool",
+           "Pools", "StreamHighlights", "UnitLine"]
 
 
 #: Pieces of a stream are scanned once this many characters have gathered.
@@ -48,6 +50,19 @@ MAX_GROUPS = 1024
 #: scanning one text or stream (at most PROBE_CHARS characters each: some 4 MB at worst).
 _SHAPES = 4096
 _UNKNOWN = Hit("", 0, "", "", "")
+#: Matches classified one by one, in line order, before a text or stream this dense with
+#: matches is counted instead: from then on, a line holding a keyword is classified only
+#: while it holds one that fewer than :data:`RARE_LINES` lines have held since; the others
+#: are counted, each as a matching line in no group (see :class:`StreamHighlights`). Some
+#: 0.2 s of classifying on a shared 2-CPU machine; no output in ``tests/corpus`` comes near.
+DENSE_MATCHES = 16_384
+#: Lines classified per keyword once counting began (a rare kind of line among many is
+#: still found: a linker's error among 100,000 warnings).
+RARE_LINES = 16
+#: Bytes of a piece counted at a time (see :meth:`StreamHighlights._count_lines`): from the
+#: first, doubling up to the most.
+_FIRST_COUNT_BYTES = 1 << 16
+_COUNT_BYTES = 1 << 20
 #: What a line that may be a record starts with (see :meth:`Matcher.wants_whole`).
 _RECORD_START = frozenset("{ \t")
 
@@ -107,8 +122,14 @@ class Pool:
     rank: int
     #: How many matches of the group lie in the region.
     count: int
-    #: The first of them (at most as many as a block can show), in line order.
-    members: tuple[Highlight, ...]
+    #: The first of them (at most as many as a block can show), in line order; the lines
+    #: their units keep are found when a member is first asked for.
+    members: Sequence[Highlight]
+    #: The line of the first of them.
+    first: int
+    #: Whether lines counted without being classified may be of the group (see
+    #: :data:`DENSE_MATCHES`): then it has at least *count* matches, maybe more.
+    more: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -116,8 +137,37 @@ class Pools:
     """The matches of an omitted region, by group (in the order groups first appear)."""
 
     groups: tuple[Pool, ...]
-    #: Every match in the region, those of groups over :data:`MAX_GROUPS` included.
+    #: Every match in the region, those of groups over :data:`MAX_GROUPS` included, and the
+    #: lines counted without being classified.
     found: int
+    #: Lines of the region counted without being classified (see :data:`DENSE_MATCHES`):
+    #: when there are any, a group may have more lines than its count.
+    counted: int = 0
+
+
+class _Members(Sequence[Highlight]):
+    """A group's first members, each made a :class:`Highlight` (its units run) when it is
+    first asked for: selection asks for a few of them, of a few groups."""
+
+    __slots__ = ("_items", "_resolve")
+
+    def __init__(self, items: list[Highlight | _Pending],
+                 resolve: Callable[[Highlight | _Pending], Highlight]) -> None:
+        self._items, self._resolve = items, resolve
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Highlight: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Highlight]: ...
+
+    def __getitem__(self, index: int | slice) -> Highlight | Sequence[Highlight]:
+        if isinstance(index, slice):
+            return [self._resolve(item) for item in self._items[index]]
+        return self._resolve(self._items[index])
 
 
 class _Line(NamedTuple):
@@ -155,17 +205,30 @@ class _Pending(NamedTuple):
         return region.start <= self.start and self.end <= region.end
 
 
+class _Tallied(NamedTuple):
+    """Lines of a dense text counted without being classified that may end in the last
+    window (where a cut may keep them or not): how many, and where the last of them ends.
+    Where each starts and ends is found only if ever needed (most are soon outside both
+    windows, and only counted)."""
+
+    end: int
+    lines: int
+    spans: Callable[[], list[tuple[int, int]]]
+
+
 class _Group:
     """A group's matches outside both windows (which every cut omits), and how many of its
     matches outside the first window were seen (the first ``keep`` get their units)."""
 
-    __slots__ = ("count", "members", "rank", "seen")
+    __slots__ = ("count", "keywords", "members", "rank", "seen")
 
-    def __init__(self, rank: int) -> None:
+    def __init__(self, rank: int, keywords: tuple[str, ...]) -> None:
         self.rank = rank
         self.seen = 0
         self.count = 0
         self.members: list[Highlight | _Pending] = []
+        #: The keywords its first line holds (see :meth:`StreamHighlights._more`).
+        self.keywords = keywords
 
 
 class _Waiting:
@@ -246,7 +309,21 @@ def _lines_down(text: str, pos: int, hi: int, base: int, number: int, most: int,
     """Up to *most* complete lines of ``text[pos:hi]`` (*pos* a line start), the first of
     which is line *number*; *cr*: whether the text may hold a ``"\\r"``."""
     spans: list[tuple[int, int, int]] = []  # start, content end, end
-    find, start = text.find, pos
+    if not cr and most > 0 and pos < hi:
+        # Lines ending with "\n" only: split off at once, in C, from a few hundred
+        # characters each (all that may hold them when they are longer).
+        parts = text[pos:min(hi, pos + most * 160)].split("\n", most)
+        if len(parts) <= most and pos + most * 160 < hi:
+            parts = text[pos:hi].split("\n", most)
+        if len(parts) > most or (parts and not parts[-1]):
+            del parts[-1]  # what follows them, or nothing after the last "\n"
+        start = pos
+        for part in parts:
+            end = start + len(part)
+            after = min(end + 1, hi)
+            spans.append((start, end, after))
+            start = after
+    find, start = text.find, pos if not spans else hi
     while len(spans) < most and start < hi:
         nl = find("\n", start, hi)
         end = find("\r", start, nl if nl >= 0 else hi) if cr else -1
@@ -304,9 +381,18 @@ class StreamHighlights:
 
     That is all selection can use for any omitted region a cut of those windows makes, so a
     stream's highlights equal those of ``process``.
+
+    A text this dense with matches stops classifying every line after *dense* matches
+    (:data:`DENSE_MATCHES`), so that its cost stays linear and small: from then on, a line
+    is classified only while it holds a keyword that fewer than *rare* lines
+    (:data:`RARE_LINES`) have held since, and the other lines holding a keyword in their
+    first :data:`PROBE_CHARS` characters (as they are: escapes not removed) are counted, as
+    matching lines of no group. Which lines are counted depends on the lines before them
+    only, so that too is the same for ``process`` and streams.
     """
 
-    def __init__(self, matcher: Matcher, *, keep: int, window: int) -> None:
+    def __init__(self, matcher: Matcher, *, keep: int, window: int, dense: int | None = None,
+                 rare: int | None = None) -> None:
         self._matcher = matcher
         self._engine = matcher.engine()
         self._keep = keep
@@ -327,6 +413,19 @@ class StreamHighlights:
         self._groups: dict[str, _Group] = {}
         self._per_rank: dict[int, int] = {}
         self._overflow = 0
+        # Dense texts (see DENSE_MATCHES): matches so far, whether lines are counted now, the
+        # lines classified per keyword since, and the lines counted outside both windows.
+        self._matches = 0
+        self._dense = DENSE_MATCHES if dense is None else dense
+        self._rare = RARE_LINES if rare is None else rare
+        self._counting = False
+        self._taken: dict[str, int] = {}
+        self._commons = 0  # keywords no longer rare
+        self._counted = 0
+        # Lines counted where a cut may keep them or not: in the first window, (start, end);
+        # in the last window of what was fed, tallied piece by piece.
+        self._counted_head: list[tuple[int, int]] = []
+        self._tallied: deque[_Tallied] = deque()
         #: What came before the piece being scanned, nearest first, for the units of its
         #: first lines: the tails of earlier pieces and the lines completed between them.
         self._prior: deque[_Tail | _Line] = deque()
@@ -380,26 +479,35 @@ class StreamHighlights:
         keyword occurs in it: then only its first lines (which end a line begun earlier and
         may be below earlier matches) and its last characters (which may be above later
         ones) are decoded and scanned; of the lines between, only their number and length
-        count. False, having taken nothing, when a keyword occurs (or the engine cannot tell
-        without the text, or the piece is too short to gain): feed the text then.
+        count. Once the stream is dense (see :data:`DENSE_MATCHES`), likewise when no rare
+        keyword occurs between its first lines and its last :attr:`_window` characters: the
+        lines between that hold a keyword are counted, found in the bytes. False, having
+        taken nothing, when a keyword occurs (or the engine cannot tell without the text, or
+        the piece is too short to gain): feed the text then.
 
         The result is the same as :meth:`feed` of the text: a piece's lines are found the
-        same however the stream is cut into pieces, and the lines skipped hold no keyword."""
+        same however the stream is cut into pieces, and the lines skipped hold no keyword
+        (or would be counted, outside both windows)."""
         if len(raw) < _SKIM_BYTES:
             return False
         self._flush()
-        if self._held_cr or self._engine.occurs(raw) is not False:
+        if self._held_cr:
+            return False
+        plain = self._engine.occurs(raw) is False
+        if not plain and not (self._counting and self._offset >= self._window):
             return False
         # The suffix starts at a line start, more than ABOVE_CHARS characters before its last
-        # line end, so that what it leaves remembered is what the whole piece would.
+        # line end, so that what it leaves remembered is what the whole piece would; when
+        # counting, more than a window before it, so that the lines between lie outside both.
+        reach = ABOVE_CHARS if plain else max(ABOVE_CHARS, self._window)
         cut = raw.rfind(b"\n") + 1
         # A character is 1 to 4 bytes: text that is not ASCII (mostly ASCII, as a rule) is
         # tried with a little more room than ASCII needs, then with all it may need.
-        for room in ((ABOVE_CHARS + 1,) if chars == len(raw)
-                     else ((ABOVE_CHARS + 1) * 5 // 4, 4 * (ABOVE_CHARS + 1))):
+        for room in ((reach + 1,) if chars == len(raw)
+                     else ((reach + 1) * 5 // 4, 4 * (reach + 1))):
             suffix = raw.rfind(b"\n", 0, max(0, cut - room)) + 1
             tail = raw[suffix:].decode("utf-8")
-            if suffix == 0 or tail.rfind("\n") >= ABOVE_CHARS:
+            if suffix == 0 or tail.rfind("\n") >= reach:
                 break
         # The prefix ends the pending line, and the lines waiting matches may still need.
         prefix = 0
@@ -409,17 +517,24 @@ class StreamHighlights:
                 return False
         if prefix >= suffix:
             return False
+        if not plain:
+            rare = tuple(k for k in self._matcher.keywords
+                         if self._taken.get(k, 0) < self._rare)
+            found = self._engine.keyword_lines(raw[prefix:suffix], rare)
+            if found is None or found[1]:  # a long line, or a rare keyword: read it all
+                return False
+            self._counted += len(found[0])  # (each line between holding a keyword)
         head = raw[:prefix].decode("utf-8")
         # No keyword occurs in the piece: its complete lines need no search (the line the
         # head completes is matched whole, from what was held of it).
-        self._scan(head, searched=False)
+        self._scan(head, searched=not plain)
         skipped = chars - len(head) - len(tail)
         self._offset += skipped
         self._line_start = self._offset
         # (The lines skipped are no match's lines below: the prefix gave those. The piece
         # holds no "\r": its terminators are its "\n".)
         self._line_index = terminators - raw.count(b"\n", suffix)
-        self._scan(tail, terminators=terminators, searched=False)
+        self._scan(tail, terminators=terminators, searched=not plain)
         return True
 
     def _flush(self) -> None:
@@ -503,9 +618,13 @@ class StreamHighlights:
                 if len(waiting.below) < waiting.need:
                     waiting.below.append(line)
             self._feed_waiting(after, index)
-        hit = self._matcher.match(held, self._pending_len)
-        if hit is not None:
-            self._matched(hit, index, start, line.end, local=(None, after))
+        takes = self._takes(held[:PROBE_CHARS]) if self._counting else True
+        if takes:
+            hit = self._matcher.match(held, self._pending_len)
+            if hit is not None:
+                self._matched(hit, index, start, line.end, local=(None, after))
+        elif takes is False:
+            self._count(start, line.end)
         if self._remembered:
             self._prior.appendleft(line)
 
@@ -526,18 +645,31 @@ class StreamHighlights:
     # -- matching --------------------------------------------------------------------------
 
     def _scan_lf(self, text: str, lo: int, hi: int, raw: bytes | None) -> None:
-        """:func:`scan_lines` for ``text[lo:hi]`` whose lines all end with ``"\\n"``, with the
+        """:func:`scan_lines` for ``text[lo:hi]`` whose lines all end with ``"\\n"``: line by
+        line until the text is dense (:data:`DENSE_MATCHES`), then counted."""
+        pos, index = lo, self._line_index
+        if not self._counting:
+            pos, index = self._lf_lines(text, lo, hi, raw, index)
+        if pos < hi:
+            self._count_lines(text, pos, hi, index)
+
+    def _lf_lines(self, text: str, lo: int, hi: int, raw: bytes | None, index: int
+                  ) -> tuple[int, int]:
+        """Visit the lines of ``text[lo:hi]`` (ending with ``"\\n"``; the first is line
+        *index*, 0-based) that hold a literal the engine looks for, in order, with the
         commonest visit in a log dense with matches done here, in a few steps of C: a line
         whose shape is known (:meth:`_hit`), whose group has all the members it can show,
-        outside both windows, is only counted (as :meth:`_matched` would count it)."""
+        outside both windows, is only counted (as :meth:`_matched` would count it). Stops
+        after the line that makes the text dense: returns where the next line starts, and
+        its index."""
         find, rfind, count = text.find, text.rfind, text.count
         shapes, shape_of, groups = self._shapes, self._matcher.shape, self._groups
         headers, keep, records, visit = self._matcher.headers, self._keep, self._records, \
             self._visit
+        counting = self._counting
         # Where a line must start, and end by, to lie outside both windows (in the piece).
         first = self._window - self._base
         last = self._offset - self._window - self._base
-        index = self._line_index
         pos = counted = lo
         for found in self._engine.batches(text, lo, hi, raw):
             k, n = 0, len(found)
@@ -556,9 +688,9 @@ class StreamHighlights:
                 index += count("\n", counted, start)
                 counted = start
                 pos = after
-                if start >= first and after <= last and end - start <= PROBE_CHARS and \
-                        not self._recent and not self._waiting and \
-                        not (records and text[start] in _RECORD_START):
+                if not counting and start >= first and after <= last and \
+                        end - start <= PROBE_CHARS and not self._recent and \
+                        not self._waiting and not (records and text[start] in _RECORD_START):
                     hit = shapes.get(shape_of(text[start:end]))
                     if hit is not None and hit.name not in headers:
                         group = groups.get(hit.key)
@@ -566,11 +698,124 @@ class StreamHighlights:
                                 len(group.members) >= keep:
                             group.seen += 1
                             group.count += 1
+                            self._one_more()
+                            if self._counting:
+                                return pos, index + 1
                             continue
                 visit(index, start, end, after)
+                if self._counting and not counting:
+                    return pos, index + 1
+        return hi, index
+
+    def _count_lines(self, text: str, lo: int, hi: int, index: int) -> None:
+        """The lines of ``text[lo:hi]`` (ending with ``"\\n"``; the first is line *index*)
+        of a dense text: with Hyperscan, a piece at a time, the lines holding a keyword are
+        found in one pass, and only those holding a keyword still rare, or lying near either
+        window, are visited (each as :meth:`_visit` decides); the others are counted at once.
+        When a keyword stops being rare, the rest of the piece is scanned again (pieces start
+        small, :data:`_FIRST_COUNT_BYTES`, and double). Without Hyperscan, or where a line
+        is longer than :data:`PROBE_CHARS` bytes, every line holding a literal is visited."""
+        keywords, taken, rare_lines = self._matcher.keywords, self._taken, self._rare
+        first = self._window - self._base  # (as in _lf_lines)
+        last = self._offset - self._window - self._base
+        visit, rfind, count = self._visit, text.rfind, text.count
+        a, size = lo, _FIRST_COUNT_BYTES
+        while a < hi:
+            b = text.find("\n", min(a + size, hi) - 1, hi) + 1 or hi
+            size = min(2 * size, _COUNT_BYTES)
+            data = text[a:b].encode("utf-8", "surrogatepass")
+            rare = tuple(k for k in keywords if taken.get(k, 0) < rare_lines)
+            found = self._engine.keyword_lines(data, rare)
+            if found is None:
+                self._lf_lines(text, a, b, None, index)
+                index += count("\n", a, b)
+                a = b
+                continue
+            ends, rare_ends = found
+            plain = len(data) == b - a  # bytes and characters are one
+
+            def at_byte(char: int, a: int = a, b: int = b, plain: bool = plain,
+                        size: int = len(data)) -> int:
+                if char <= a or char >= b:
+                    return 0 if char <= a else size
+                return char - a if plain else len(text[a:char].encode("utf-8", "surrogatepass"))
+
+            # Lines to visit: those holding a rare keyword. Lines that may start in the first
+            # window (and a line more) are counted one by one; lines that may end in the
+            # last, tallied (see _Tallied); the others, counted at once.
+            rare_at = set(map(bisect_left, [ends] * len(rare_ends), rare_ends))
+            rare_at.discard(len(ends))
+            heads = min(len(ends), bisect_left(ends, at_byte(first)) + 1)
+            zone = max(heads, bisect_left(ends, at_byte(last)) - 1)
+            tallied: list[int] = []
+
+            def plainly(lo_j: int, hi_j: int, zone: int = zone, tallied: list[int] = tallied
+                        ) -> None:
+                """Lines *lo_j* to *hi_j* (excluded) of the piece's, neither rare nor first."""
+                self._counted += max(0, min(hi_j, zone) - lo_j)
+                tallied.extend(range(max(lo_j, zone), hi_j))
+
+            commons = self._commons
+            done_byte, done_char, counted, previous = 0, a, a, 0
+            stop = b
+            for j in sorted(rare_at.union(range(heads))):
+                plainly(previous, j)
+                previous = j + 1
+                end_byte = ends[j]
+                after = (a + end_byte if plain else done_char + len(
+                    data[done_byte:end_byte].decode("utf-8", "surrogatepass")))
+                done_byte, done_char = end_byte, after
+                start = max(rfind("\n", a, after - 1) + 1, a)
+                if j not in rare_at:  # (it holds no rare keyword: _visit would count it)
+                    self._count(self._base + start, self._base + after)
+                    continue
+                index += count("\n", counted, start)
+                counted = start
+                visit(index, start, after - 1, after)
+                if self._commons != commons:  # the rest, anew: fewer keywords are rare
+                    stop = after
+                    break
+            else:
+                plainly(previous, len(ends))
+            if tallied:
+                self._tally(_Tallied(self._base + stop, len(tallied), functools.partial(
+                    _spans, data, [ends[j] for j in tallied], self._base + a, plain)))
+            index += count("\n", counted, stop)
+            if stop < b:
+                a, size = stop, _FIRST_COUNT_BYTES
+            else:
+                a = b
+
+    def _takes(self, probe: str) -> bool | None:
+        """In a dense text: whether a line starting with *probe* (its first
+        :data:`PROBE_CHARS` characters) is classified, as it holds a keyword still rare
+        (True), or counted (False); None when it holds no keyword."""
+        held = self._matcher.holds(probe)
+        if not held:
+            return None
+        taken, rare = self._taken, self._rare
+        if all(taken.get(k, 0) >= rare for k in held):
+            return False
+        for k in held:
+            taken[k] = taken.get(k, 0) + 1
+            if taken[k] == rare:
+                self._commons += 1
+        return True
+
+    def _one_more(self) -> None:
+        """One more match, in line order: once there are *dense* of them, lines are counted."""
+        self._matches += 1
+        if self._matches >= self._dense:
+            self._counting = True
 
     def _visit(self, index: int, start: int, end: int, after: int) -> None:
         text, base, length = self._text, self._base, end - start
+        if self._counting:
+            takes = self._takes(text[start:min(end, start + PROBE_CHARS)])
+            if not takes:
+                if takes is False:
+                    self._count(base + start, base + after)
+                return
         if length <= PROBE_CHARS:
             line = text[start:end]
             if self._records and line[:1] in _RECORD_START and self._matcher.wants_whole(line):
@@ -624,6 +869,11 @@ class StreamHighlights:
                 # windows, and its group has all the members it can show (as below).
                 group.seen += 1
                 group.count += 1
+                self._one_more()
+                return
+            if group is None and self._per_rank.get(hit.rank, 0) >= MAX_GROUPS:
+                self._overflow += 1  # (a group that did not fit: as _aggregate would)
+                self._one_more()
                 return
         units = self._matcher.units.get(hit.name, ())
         reach_up = max((u.above for u in units), default=0)
@@ -639,11 +889,12 @@ class StreamHighlights:
             above_found = found[1:]
         else:
             above_found = None
+        self._one_more()
         resolve = start < self._window
         if not resolve:
             group = self._groups.get(hit.key)
             if group is None and self._per_rank.get(hit.rank, 0) < MAX_GROUPS:
-                group = self._groups[hit.key] = _Group(hit.rank)
+                group = self._groups[hit.key] = _Group(hit.rank, self._matcher.holds(hit.probe))
                 self._per_rank[hit.rank] = self._per_rank.get(hit.rank, 0) + 1
             if group is not None:
                 resolve = group.seen < self._keep
@@ -789,6 +1040,24 @@ class StreamHighlights:
         while recent and recent[0].end <= cutoff:
             self._aggregate(recent.popleft())
 
+    def _count(self, start: int, after: int) -> None:
+        """Count the line ``[start, after)`` of a dense text, not classified: a matching
+        line of no group (kept apart while a cut may keep it or not)."""
+        if start < self._window:
+            self._counted_head.append((start, after))
+        elif after <= self._offset - self._window:
+            self._counted += 1
+        else:
+            self._tally(_Tallied(after, 1, lambda: [(start, after)]))
+
+    def _tally(self, tallied: _Tallied) -> None:
+        """Keep *tallied*, and count those kept before that are now outside the last
+        window of what was fed."""
+        kept, cutoff = self._tallied, self._offset - self._window
+        while kept and kept[0].end <= cutoff:
+            self._counted += kept.popleft().lines
+        kept.append(tallied)
+
     def _aggregate(self, item: Highlight | _Pending) -> None:
         group = self._groups.get(item.key)
         if group is None:
@@ -825,6 +1094,7 @@ class StreamHighlights:
         members: dict[str, list[Highlight | _Pending]] = {}
         ranks: dict[str, int] = {}
         found = self._overflow
+        counted = self._counted
 
         def add(item: Highlight | _Pending) -> None:
             key = item.key
@@ -837,6 +1107,15 @@ class StreamHighlights:
         for item in self._head:
             if item.inside(region):
                 add(item)
+        counted += sum(region.start <= start and end <= region.end
+                       for start, end in self._counted_head)
+        for tallied in self._tallied:
+            if tallied.end <= tail_from:
+                counted += tallied.lines
+            else:
+                counted += sum(end <= tail_from or (region.start <= start and
+                                                    end <= region.end)
+                               for start, end in tallied.spans())
         for key, group in self._groups.items():
             if group.count:
                 counts[key] = counts.get(key, 0) + group.count
@@ -851,13 +1130,52 @@ class StreamHighlights:
                 add(item)
             else:
                 found += 1
-        found += sum(counts.values())
-        resolved = self._resolved
-        groups = tuple(Pool(key=key, rank=ranks[key], count=counts[key],
-                            members=tuple(sorted(map(resolved, members[key]),
-                                                 key=lambda h: h.line)))
-                       for key in counts)
-        return Pools(groups=groups, found=found)
+        found += sum(counts.values()) + counted
+        groups = []
+        for key in counts:
+            items = sorted(members[key], key=_line_of)
+            groups.append(Pool(key=key, rank=ranks[key], count=counts[key],
+                               members=_Members(items, self._resolved),
+                               first=items[0].line if items else 0,
+                               more=counted > 0 and self._more(key, items)))
+        return Pools(groups=tuple(groups), found=found, counted=counted)
+
+    def _more(self, key: str, items: list[Highlight | _Pending]) -> bool:
+        """Whether lines counted without being classified may be of group *key* (whose
+        first members are *items*): unless its lines hold a keyword still rare, which every
+        line holding it since counting began was classified for."""
+        group = self._groups.get(key)
+        if group is not None:
+            held = group.keywords
+        elif items:
+            first = items[0]
+            held = self._matcher.holds(first.hit.probe if isinstance(first, _Pending)
+                                       else first.text)
+        else:
+            return True
+        taken, rare = self._taken, self._rare
+        return all(taken.get(k, 0) >= rare for k in held)
+
+
+def _spans(data: bytes, ends: list[int], base: int, plain: bool) -> list[tuple[int, int]]:
+    """Where the lines of *data* (UTF-8; ``"\\n"`` ends each) that end at the bytes *ends*
+    start and end, in characters from *base* (*plain*: bytes and characters are one)."""
+    spans = []
+    done_byte, done_char = 0, base
+    for end in ends:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        if plain:
+            spans.append((base + start, base + end))
+            continue
+        first = done_char + len(data[done_byte:start].decode("utf-8", "surrogatepass"))
+        done_byte = end
+        done_char = first + len(data[start:end].decode("utf-8", "surrogatepass"))
+        spans.append((first, done_char))
+    return spans
+
+
+def _line_of(item: Highlight | _Pending) -> int:
+    return item.line
 
 
 def _end_of(earlier: _Tail | _Line) -> int:

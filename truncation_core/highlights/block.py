@@ -127,7 +127,7 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
         for above in item.above:
             unit_line(item, above)
         count = (counts or {}).get(item.key, 1)
-        add(item.line, item.text, item.pattern, {"count": count} if count > 1 else {},
+        add(item.line, item.text, item.pattern, {"count": int(count)} if count > 1 else {},
             templates.highlight_count.format(count=count) if count > 1 else "")
         for below in item.below:
             unit_line(item, below)
@@ -136,8 +136,19 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
     return "\n".join(lines) + "\n", details
 
 
+class _AtLeast(int):
+    """A group's count when lines of the region were counted without being classified
+    (:data:`~truncation_core.highlights.bank.DENSE_MATCHES`): the group may have more. It
+    shows as ``1,024+`` in the block (any format the template gives, then ``+``), and as the
+    number in the metadata."""
+
+    def __format__(self, spec: str) -> str:
+        return format(int(self), spec) + "+"
+
+
 def _counts(pools: Pools) -> dict[str, int]:
-    return {pool.key: pool.count for pool in pools.groups}
+    return {pool.key: _AtLeast(pool.count) if pool.more else pool.count
+            for pool in pools.groups}
 
 
 def _choose(pools: Pools, limit: int, share: Budget, position: str,

@@ -43,13 +43,15 @@ def _shows(item: Highlight) -> tuple[str, ...]:
 
 
 def _rarest_first(groups: list[Pool]) -> list[Pool]:
-    return sorted(groups, key=lambda p: (p.count, p.members[0].line))
+    # (A group counted only in part, in a text dense with matches, may be any size: after
+    # those counted whole.)
+    return sorted(groups, key=lambda p: (p.more, p.count, p.first))
 
 
 def _more(groups: list[Pool], limit: int, chosen: list[Highlight],
           shown: set[tuple[str, ...]]) -> None:
     """Round after round over *groups*, their next match, while there is room."""
-    repeating = [p for p in groups if 1 < len(p.members) and p.count <= limit]
+    repeating = [p for p in groups if 1 < len(p.members) and p.count <= limit and not p.more]
     depth = 1
     while len(chosen) < limit and repeating:
         repeating = [p for p in repeating if depth < len(p.members)]
@@ -73,12 +75,15 @@ def in_order(pools: Pools, limit: int) -> list[Highlight]:
             by_rank.setdefault(pool.rank, []).append(pool)
     main = [rank for rank in sorted(by_rank) if rank < DETAIL_RANK]
     details = [rank for rank in sorted(by_rank) if rank >= DETAIL_RANK
-               and sum(p.count for p in by_rank[rank]) <= limit]
+               and sum(p.count for p in by_rank[rank]) <= limit
+               and not any(p.more for p in by_rank[rank])]
     chosen: list[Highlight] = []
     shown: set[tuple[str, ...]] = set()
 
     def once(rank: int) -> None:
         for pool in _rarest_first(by_rank[rank]):
+            if len(chosen) >= limit:  # (what follows is never shown: its units need not run)
+                return
             chosen.append(pool.members[0])
             shown.add(_shows(pool.members[0]))
 

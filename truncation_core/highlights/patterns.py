@@ -130,6 +130,8 @@ class Matcher:
                 by_keyword.setdefault(keyword, []).append(index)
         self._by_keyword = {k: tuple(v) for k, v in by_keyword.items()}
         self._keyword_list = tuple(sorted(by_keyword))
+        #: Every keyword, the records' too (what :meth:`holds` looks for).
+        self.keywords = tuple(sorted(self._keywords))
         self._local = threading.local()
         self._record_keywords = tuple(sorted({k for r in self.records for k in r.keywords}))
         by_anchor: dict[str, list[SalientUnit]] = {}
@@ -201,16 +203,18 @@ class Matcher:
         The shape is the line with the digits 1 to 9 made ``1`` (``0`` is kept: ``0x``
         starts a hexadecimal number), and, when its first word is a path (it holds a slash,
         as in ``src/net/sock.c:88:13: error: ...``), with that word cut down to the part
-        from its extension on (``.c:11:11:``). The digits are alike to grouping
+        from its extension on, without digits (``.c::``). The digits are alike to grouping
         (:func:`~truncation_core.highlights.lines.fold`), and to every pattern when
         ``__init__`` found that no regex tells them apart (else they are kept). A path word
-        is ``<path>`` to grouping too; that no pattern classifies a line by the directories
-        and name in its first word is assumed, which holds for the built-in ones. Lines with
+        is ``<path>`` to grouping too; that no pattern classifies a line by the directories,
+        name and numbers in its first word is assumed, which holds for the built-in ones
+        (they look for its extension: ``.go:``). Lines with
         an escape, and those starting with NUL (the mark of a cut path), are their own
         shape (a str: the line itself)."""
         if _ESC in line or line[:1] == "\0":
             return line
-        shaped = line
+        path = b""
+        rest = line
         space = line.find(" ")
         if space > 0:
             word = line[:space]
@@ -218,13 +222,29 @@ class Matcher:
             if ("/" in word or "\\" in word) and word.isprintable():
                 slash = max(word.rfind("/"), word.rfind("\\"))
                 dot = word.rfind(".")
-                shaped = "\0" + line[dot if dot > slash else slash + 1:]
-        shape = shaped.encode("utf-8", "surrogatepass")
+                path = b"\0" + word[dot if dot > slash else slash + 1:].encode(
+                    "utf-8", "surrogatepass").translate(None, _ALL_DIGITS)
+                rest = line[space:]
+        shape = rest.encode("utf-8", "surrogatepass")
         if self._digits_alike:
             shape = shape.translate(_DIGITS)
             if self._digit_keywords and any(map(shape.__contains__, self._digit_keywords)):
                 return line
-        return shape
+        return path + shape if path else shape
+
+    def holds(self, text: str) -> tuple[str, ...]:
+        """The keywords (:attr:`keywords`) *text* holds, as it is (escapes not removed)."""
+        if ENGINE == "python" or (ENGINE == "auto" and _hyperscan() is None):
+            return tuple(k for k in self.keywords if k in text)
+        local = self._local.__dict__
+        if "holds" not in local:
+            database = _hyperscan_database(self.keywords, ids_in_order=True)
+            local["holds"] = (database, _hyperscan().Scratch(database))
+        database, scratch = local["holds"]
+        found: set[int] = set()
+        database.scan(text.encode("utf-8", "surrogatepass"),
+                      match_event_handler=lambda i, *_: found.add(i), scratch=scratch)
+        return tuple(self.keywords[i] for i in sorted(found))
 
     def _held(self, cleaned: str) -> list[tuple[int, ...]]:
         """The patterns (indexes) of the keywords *cleaned* holds, per keyword."""
@@ -310,6 +330,7 @@ def _bounded(regex: str, name: str) -> SalientRegex:
 
 #: Makes the digits 1 to 9 one (see :meth:`Matcher.shape`).
 _DIGITS = bytes.maketrans(b"23456789", b"11111111")
+_ALL_DIGITS = b"0123456789"
 _NONZERO = frozenset(range(ord("1"), ord("9") + 1))
 
 
@@ -493,6 +514,22 @@ def _hyperscan_database(keywords: tuple[str, ...], ids_in_order: bool = False) -
     return database
 
 
+@functools.lru_cache(maxsize=16)  # the same for every Truncator and stream
+def _hyperscan_lines_database(keywords: tuple[str, ...]) -> tuple[Any, Any]:
+    """Two Hyperscan databases: one that reports each line holding one of *keywords* once,
+    at its end (one pattern, so that Hyperscan reports an end once), and one that reports
+    the first line longer than :data:`PROBE_CHARS` bytes."""
+    hs = _hyperscan()
+    literals = "|".join("".join(f"\\x{b:02x}" for b in k.encode("utf-8", "surrogatepass"))
+                        for k in keywords)
+    lines = hs.Database(mode=hs.HS_MODE_BLOCK)
+    lines.compile(expressions=[f"(?:{literals})[^\\n]*\\n".encode()], ids=[0], flags=[0])
+    long = hs.Database(mode=hs.HS_MODE_BLOCK)
+    long.compile(expressions=[f"[^\\n]{{{PROBE_CHARS + 1}}}".encode()], ids=[0],
+                 flags=[hs.HS_FLAG_SINGLEMATCH])
+    return lines, long
+
+
 class _PythonEngine:
     """Finds the lines holding a keyword with ``str.find``, one search per literal (see
     :class:`_LiteralSearch`)."""
@@ -541,6 +578,12 @@ class _PythonEngine:
         """None: this engine searches text, and cannot tell from bytes."""
         return None
 
+    def keyword_lines(self, data: bytes, rare: tuple[str, ...]
+                      ) -> tuple[list[int], list[int]] | None:
+        """None: this engine does not count lines in bulk (see
+        :meth:`_HyperscanEngine.keyword_lines`); each line is visited instead."""
+        return None
+
 
 def _core(keyword: str) -> str:
     """The part of *keyword* that text holding escapes is searched for: without the spaces
@@ -581,6 +624,7 @@ class _HyperscanEngine:
         # A one-character literal slows every scan down, and most text has no escape: the
         # escape is looked for (memchr) first, and only text that has one is scanned for it.
         plain = tuple(sorted(set(keywords) - {_ESC}))
+        self._keywords = plain
         #: The longest keyword, in characters: what one piece of a scan must overlap the last.
         self._longest = max(map(len, keywords), default=1)
         self._plain = _hyperscan_database(plain)
@@ -589,6 +633,7 @@ class _HyperscanEngine:
         # as many, scanned some 40% faster, for :meth:`occurs`, which may say yes wrongly.
         self._cover = _hyperscan_database(tuple(sorted(_literals(frozenset(plain)))))
         # Scratch space per stream (a stream is used by one thread at a time).
+        self._more_scratches: dict[Any, Any] = {}
         self._scratches = {id(self._plain): hs.Scratch(self._plain),
                            id(self._escaped): hs.Scratch(self._escaped),
                            id(self._cover): hs.Scratch(self._cover)}
@@ -629,6 +674,36 @@ class _HyperscanEngine:
             yield list(_characters(data, sorted(set(ends)), lo))
         else:
             yield from self._pieces(text, lo, hi, scan, handler, scratch, ends)
+
+    def keyword_lines(self, data: bytes, rare: tuple[str, ...]
+                      ) -> tuple[list[int], list[int]] | None:
+        """In the UTF-8 bytes *data*, whose lines all end with ``"\\n"``: where each line
+        holding a keyword ends (the offset after its ``"\\n"``), and where each occurrence
+        of a keyword of *rare* ends; None when a line is longer than :data:`PROBE_CHARS`
+        bytes (then its keywords count only in its first characters: see the bank). One
+        pass for the lines, in C, with one call per line; one for the rare keywords."""
+        lines, long = _hyperscan_lines_database(self._keywords)
+        try:
+            long.scan(data, match_event_handler=_stop, scratch=self._scratch(long))
+        except _hyperscan().ScanTerminated:
+            return None
+        ends: list[int] = []
+        append = ends.append
+        lines.scan(data, match_event_handler=lambda _id, _start, end, _flags, _context:
+                   append(end), scratch=self._scratch(lines))
+        found: list[int] = []
+        if rare:
+            database = _hyperscan_database(rare)
+            database.scan(data, match_event_handler=lambda _i, _s, end, *_: found.append(end),
+                          scratch=self._scratch(database))
+        return ends, found
+
+    def _scratch(self, database: Any) -> Any:
+        """Scratch space for *database* (kept, with it, for the stream's life)."""
+        scratch = self._more_scratches.get(database)
+        if scratch is None:
+            scratch = self._more_scratches[database] = _hyperscan().Scratch(database)
+        return scratch
 
     def occurs(self, raw: bytes) -> bool:
         """Whether a keyword (or an escape) may occur in the UTF-8 bytes *raw*: False only
