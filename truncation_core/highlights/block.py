@@ -35,6 +35,12 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   matches are shown, each clipped in the middle to
   :data:`~truncation_core.highlights.patterns.LINE_CHARS`, and the block takes at most
   :data:`SHARE` of the budget (more of a short preview: see :func:`lift_highlights`).
+* In a text dense with matches, past
+  :data:`~truncation_core.highlights.bank.DENSE_MATCHES` of them (in line order), a line
+  holding a keyword is matched only while it holds one that fewer than
+  :data:`~truncation_core.highlights.bank.RARE_LINES` lines have held since; the others are
+  counted: matching lines of no group. A group they may be of shows its count as at least
+  (``[1,024+ like this]``) and comes after the groups counted whole.
 * The block counts against the budget: the content is cut again with the block's size taken
   off, and only lines still inside the (larger) omitted region are shown.
 * Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
