@@ -19,6 +19,7 @@ from test_salient import (
     TEST_RECORDS,
     TEST_UNITS,
     UNITS,
+    _hyperscan_installed,
     as_found,
     bank_for,
     builtin_matcher,
@@ -494,3 +495,23 @@ def test_cutting_a_big_dense_log_classifies_lines_bounded_by_the_defaults(
     found = re.search(r"highlights from the omitted part: \d+ of (\d+) matching", result.content)
     assert found and 59_000 < int(found.group(1)) <= 60_000  # (the kept lines aside)
     assert calls[0] <= DENSE_MATCHES + RARE_LINES * keywords + 2_000 < 60_000
+
+
+@pytest.mark.skipif(not _hyperscan_installed(), reason="hyperscan is not installed (it has no "
+                    "wheel for this platform): its engine is not tested here")
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab \u00e9x", max_size=12), min_size=1, max_size=40),
+       st.lists(st.sampled_from(["ab", "x", "b a", "\u00e9", "bb", "a"]), min_size=1,
+                max_size=3, unique=True), st.sampled_from([(), ("x",), ("\u00e9",)]))
+def test_lines_holding_a_keyword_are_counted_without_a_call_per_line(
+        lines: list[str], common: list[str], rare: tuple[str, ...]) -> None:
+    common = [k for k in common if k not in rare]
+    engine = patterns_module._HyperscanEngine(sorted({*common, *rare, "zz"}))
+    data = "".join(line + "\n" for line in lines).encode()
+    counted = engine.count_lines(data, tuple(common), rare)
+    keys = [k.encode() for k in common]
+    if patterns_module._may_overlap(tuple(keys)) or not keys or any(
+            r.encode() in data for r in rare):
+        assert counted is None
+    else:
+        assert counted == sum(any(k in line for k in keys) for line in data.split(b"\n"))

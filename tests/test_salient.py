@@ -469,9 +469,11 @@ def _engine_restored() -> Any:
 
 
 def bank_for(matcher: Matcher, *, keep: int, window: int, gather: bool) -> StreamHighlights:
-    """A bank; without *gather*, it scans every piece as it comes, however small (as it
-    does with pieces of 64 KiB), so that short pieces reach the scanner itself."""
-    bank = StreamHighlights(matcher, keep=keep, window=window)
+    """A bank that never counts instead of classifying (the definition below is the exact
+    one; ``tests/test_density.py`` checks what a text dense with matches gives); without
+    *gather*, it scans every piece as it comes, however small (as it does with pieces of
+    64 KiB), so that short pieces reach the scanner itself."""
+    bank = StreamHighlights(matcher, keep=keep, window=window, dense=2**62)
     if not gather:
         bank._batch_chars = 1  # type: ignore[attr-defined]
     return bank

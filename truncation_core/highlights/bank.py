@@ -14,9 +14,10 @@ for an omitted region, each group's count and its first matches in the region
 from __future__ import annotations
 
 import functools
+import itertools
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, overload
 
 import attrs
@@ -521,12 +522,14 @@ class StreamHighlights:
         if prefix >= suffix:
             return False
         if not plain:
-            rare = tuple(k for k in self._matcher.keywords
-                         if self._taken.get(k, 0) < self._rare)
-            found = self._engine.keyword_lines(raw[prefix:suffix], rare)
-            if found is None or found[1]:  # a long line, or a rare keyword: read it all
+            taken, most = self._taken, self._rare
+            found = self._engine.count_lines(
+                raw[prefix:suffix], tuple(k for k in self._matcher.keywords
+                                          if taken.get(k, 0) >= most),
+                tuple(k for k in self._matcher.keywords if taken.get(k, 0) < most))
+            if found is None:  # a long line, a rare keyword...: read it all
                 return False
-            self._counted += len(found[0])  # (each line between holding a keyword)
+            self._counted += found  # (each line between holding a keyword)
         head = raw[:prefix].decode("utf-8")
         # No keyword occurs in the piece: its complete lines need no search (the line the
         # head completes is matched whole, from what was held of it).
@@ -586,11 +589,8 @@ class StreamHighlights:
             if self._waiting:
                 self._feed_waiting(lo, self._line_index - 1)
         # The rest is scanned where it lies: a chunk is never copied.
-        if searched and text.find("\r", lo, cut) == -1:  # most text
-            self._scan_lf(text, lo, cut, raw)
-        elif searched:
-            scan_lines(self._engine, text, lo, cut, line_index=self._line_index,
-                       visit=self._visit, raw=raw)
+        if searched:
+            self._search(text, lo, cut, raw)
         if terminators is not None:  # everything fed so far, but a "\r" held back
             self._line_index = terminators - (1 if self._held_cr else 0)
         else:
@@ -647,19 +647,37 @@ class StreamHighlights:
 
     # -- matching --------------------------------------------------------------------------
 
-    def _scan_lf(self, text: str, lo: int, hi: int, raw: bytes | None) -> None:
-        """:func:`scan_lines` for ``text[lo:hi]`` whose lines all end with ``"\\n"``: line by
-        line until the text is dense (:data:`DENSE_MATCHES`), then counted."""
+    def _search(self, text: str, lo: int, hi: int, raw: bytes | None) -> None:
+        """Visit the lines of ``text[lo:hi]`` that hold a literal the engine looks for
+        (:func:`scan_lines`): line by line until the text is dense (:data:`DENSE_MATCHES`),
+        then counted; where its lines all end with ``"\\n"`` (most text), in a few steps of C
+        each (whether one ends with ``"\\r"`` is asked only once a literal is found: a pass
+        over the text where none is, most text too)."""
         pos, index = lo, self._line_index
         if not self._counting:
-            pos, index = self._lf_lines(text, lo, hi, raw, index)
-        if pos < hi:
+            batches = iter(self._engine.batches(text, lo, hi, raw))
+            first = next((found for found in batches if found), None)
+            if first is None:
+                return
+            if text.find("\r", lo, hi) != -1:
+                scan_lines(self._engine, text, lo, hi, line_index=index, visit=self._visit,
+                           raw=raw)
+                return
+            pos, index = self._lf_lines(text, lo, hi, itertools.chain([first], batches),
+                                        index)
+        if pos >= hi:
+            return
+        if text.find("\r", pos, hi) == -1:
             self._count_lines(text, pos, hi, index)
+        else:  # (dense: each line as _visit decides)
+            scan_lines(self._engine, text, pos, hi, line_index=index, visit=self._visit,
+                       raw=None)
 
-    def _lf_lines(self, text: str, lo: int, hi: int, raw: bytes | None, index: int
-                  ) -> tuple[int, int]:
+    def _lf_lines(self, text: str, lo: int, hi: int, batches: Iterable[list[int]],
+                  index: int) -> tuple[int, int]:
         """Visit the lines of ``text[lo:hi]`` (ending with ``"\\n"``; the first is line
-        *index*, 0-based) that hold a literal the engine looks for, in order, with the
+        *index*, 0-based) that hold a literal the engine looks for (*batches*: where the
+        engine found them, :meth:`_HyperscanEngine.batches`), in order, with the
         commonest visit in a log dense with matches done here, in a few steps of C: a line
         whose shape is known (:meth:`_hit`), whose group has all the members it can show,
         outside both windows, is only counted (as :meth:`_matched` would count it). Stops
@@ -674,7 +692,7 @@ class StreamHighlights:
         first = self._window - self._base
         last = self._offset - self._window - self._base
         pos = counted = lo
-        for found in self._engine.batches(text, lo, hi, raw):
+        for found in batches:
             k, n = 0, len(found)
             while k < n:
                 i = found[k]
@@ -730,7 +748,7 @@ class StreamHighlights:
             rare = tuple(k for k in keywords if taken.get(k, 0) < rare_lines)
             found = self._engine.keyword_lines(data, rare)
             if found is None:
-                self._lf_lines(text, a, b, None, index)
+                self._lf_lines(text, a, b, self._engine.batches(text, a, b), index)
                 index += count("\n", a, b)
                 a = b
                 continue

@@ -530,6 +530,33 @@ def _hyperscan_lines_database(keywords: tuple[str, ...]) -> tuple[Any, Any]:
     return lines, long
 
 
+@functools.lru_cache(maxsize=64)  # the same for every Truncator and stream
+def _hyperscan_several_database(keywords: tuple[str, ...]) -> Any:
+    """A Hyperscan database that reports each occurrence of *keywords* that follows another
+    in its line (where it ends: once each)."""
+    hs = _hyperscan()
+    literals = "|".join("".join(f"\\x{b:02x}" for b in k.encode("utf-8", "surrogatepass"))
+                        for k in keywords)
+    database = hs.Database(mode=hs.HS_MODE_BLOCK)
+    database.compile(expressions=[f"(?:{literals})[^\\n]*(?:{literals})".encode()], ids=[0],
+                     flags=[0])
+    return database
+
+
+@functools.lru_cache(maxsize=64)
+def _may_overlap(keys: tuple[bytes, ...]) -> bool:
+    """Whether two occurrences of *keys* (the same one or two) may overlap: one holds
+    another, or ends with what one starts with."""
+    for a in keys:
+        for b in keys:
+            if a != b and b in a:
+                return True
+            if any(a.endswith(b[:n]) for n in range(1, min(len(a), len(b)) if a == b
+                                                   else min(len(a), len(b)) + 1)):
+                return True
+    return False
+
+
 class _PythonEngine:
     """Finds the lines holding a keyword with ``str.find``, one search per literal (see
     :class:`_LiteralSearch`)."""
@@ -582,6 +609,11 @@ class _PythonEngine:
                       ) -> tuple[list[int], list[int]] | None:
         """None: this engine does not count lines in bulk (see
         :meth:`_HyperscanEngine.keyword_lines`); each line is visited instead."""
+        return None
+
+    def count_lines(self, data: bytes, common: tuple[str, ...], rare: tuple[str, ...]
+                    ) -> int | None:
+        """None: as :meth:`keyword_lines`."""
         return None
 
 
@@ -697,6 +729,34 @@ class _HyperscanEngine:
             database.scan(data, match_event_handler=lambda _i, _s, end, *_: found.append(end),
                           scratch=self._scratch(database))
         return ends, found
+
+    def count_lines(self, data: bytes, common: tuple[str, ...], rare: tuple[str, ...]
+                    ) -> int | None:
+        """How many lines of the UTF-8 bytes *data* (each ending with ``"\\n"``) hold one of
+        *common*, when none holds one of *rare*, none is longer than :data:`PROBE_CHARS`
+        bytes, and no two occurrences of *common* keywords can overlap; None otherwise.
+        Counted without a call per line: ``bytes.count`` of each keyword, less the
+        occurrences that follow another in their line (one pass finds those, and only those:
+        few, as a rule)."""
+        keys = [k.encode("utf-8", "surrogatepass") for k in common]
+        if not keys or _may_overlap(tuple(keys)):
+            return None
+        long = _hyperscan_lines_database(self._keywords)[1]
+        try:
+            long.scan(data, match_event_handler=_stop, scratch=self._scratch(long))
+            if rare:
+                database = _hyperscan_database(rare)
+                database.scan(data, match_event_handler=_stop, scratch=self._scratch(database))
+        except _hyperscan().ScanTerminated:
+            return None
+        extra = [0]  # (occurrences after the first in their line)
+
+        def one_more(_id: int, _start: int, _end: int, _flags: int, _context: object) -> None:
+            extra[0] += 1
+
+        several = _hyperscan_several_database(tuple(common))
+        several.scan(data, match_event_handler=one_more, scratch=self._scratch(several))
+        return sum(map(data.count, keys)) - extra[0]
 
     def _scratch(self, database: Any) -> Any:
         """Scratch space for *database* (kept, with it, for the stream's life)."""
