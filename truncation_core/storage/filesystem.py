@@ -54,7 +54,7 @@ from truncation_core.retrieval import Retrieval
 from truncation_core.retrieval.decoding import utf8_chars
 from truncation_core.retrieval.scanning import CHUNK, chunks, count_terminators
 from truncation_core.storage import fsio  # fsio.os: the fault-injection tests replace it
-from truncation_core.storage.fsio import Directory, store_error
+from truncation_core.storage.fsio import Directory, is_own, store_error
 from truncation_core.storage.protocol import WriterBase
 
 if TYPE_CHECKING:
@@ -304,9 +304,9 @@ class ArtifactRoot:
 
 def _contents(directory: Directory) -> Iterator[tuple[str, str, stat_result]]:
     """``(artifact id, file name, lstat)`` of each content file in a session directory: a
-    regular file of this user named as the store names content (a link or anything else under
-    such a name is not the store's); files deleted while it is listed are left out."""
-    uid = fsio.os.geteuid()
+    file the store could have made (:func:`~truncation_core.storage.fsio.is_own`) named as
+    the store names content (a link or anything else under such a name is not the store's);
+    files deleted while it is listed are left out."""
     for entry in directory.entries():
         m = _CONTENT_NAME.fullmatch(entry.name)
         if m is None:
@@ -315,7 +315,7 @@ def _contents(directory: Directory) -> Iterator[tuple[str, str, stat_result]]:
             st = entry.stat(follow_symlinks=False)
         except FileNotFoundError:
             continue
-        if stat.S_ISREG(st.st_mode) and st.st_uid == uid:
+        if is_own(st):
             yield m.group(1), entry.name, st
 
 
@@ -363,7 +363,9 @@ def _claim_root(root: Directory, path: str) -> None:
             session = root.subdir(name, create=False)
             if session is not None:
                 with session:
+                    st = session.stat()
                     session.create_marker(SESSION_MARKER, _SESSION_MARKER_TEXT)
+                    session.set_times(st)  # its retention clock runs on
         if legacy:
             log.info("adopted the artifact store %s, made before its markers: %d sessions",
                      path, len(legacy))
@@ -483,16 +485,15 @@ def _session_dirs(root: Directory) -> list[tuple[str, float]]:
 def _sweep_session(d: Directory, *, now: float, temp_grace: float,
                    retention: float | None) -> int:
     """Delete a live session's leftovers: temporary files and orphan metadata older than
-    *temp_grace*, eviction notes older than *retention*. Only regular files of this user,
-    named as the store names them."""
+    *temp_grace*, eviction notes older than *retention*. Only files the store could have
+    made (:func:`~truncation_core.storage.fsio.is_own`), named as the store names them."""
     entries = {}
-    uid = fsio.os.geteuid()
     for entry in d.entries():
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode) and st.st_uid == uid:
+        if is_own(st):
             entries[entry.name] = st
     removed = 0
     contents = {m.group(1) for name in entries if (m := _CONTENT_NAME.fullmatch(name))}

@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 from truncation_core.errors import StoreError, StoreFull
 
-__all__ = ["Directory", "os", "store_error"]
+__all__ = ["Directory", "is_own", "os", "store_error"]
 
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
@@ -46,6 +46,13 @@ def store_error(exc: OSError, action: str) -> StoreError:
 
 def refused(name: str, why: str) -> StoreError:
     return StoreError(errno.EPERM, f"{name}: refused: {why}")
+
+
+def is_own(st: os.stat_result) -> bool:
+    """Whether an entry's ``lstat`` is that of a file the store could have made: a regular
+    file (not a link, a directory, a FIFO...) of this user, with one link (a hard link to a
+    file elsewhere is not the store's)."""
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_nlink == 1
 
 
 #: The finalizer closes a forgotten handle with the real close, even while a test has
@@ -272,17 +279,17 @@ class Directory:
         return True
 
     def is_own_file(self, name: str) -> bool:
-        """Whether *name* is a regular file (not a symlink, a directory, a FIFO...) owned by
-        this user: the only kind of entry the store ever makes in a directory."""
+        """Whether *name* is a file the store could have made here (:func:`is_own`): the
+        only kind of entry the store ever makes in a directory."""
         try:
             st = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
         except OSError:
             return False
-        return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid()
+        return is_own(st)
 
     def unlink_own(self, name: str) -> bool:
-        """Remove *name* if it is a regular file of this user (:meth:`is_own_file`); return
-        whether it did. Anything else under that name is left where it is. (Between the
+        """Remove *name* if it is a file the store could have made (:meth:`is_own_file`);
+        return whether it did. Anything else under that name is left where it is. (Between the
         check and the unlink only this user can swap the entry, in a 0700 directory, and
         unlink never follows a link.)"""
         return self.is_own_file(name) and self.unlink(name)
@@ -318,6 +325,14 @@ class Directory:
 
     def fsync(self) -> None:
         os.fsync(self.fd)
+
+    def set_times(self, st: os.stat_result) -> None:
+        """Give the directory back the access and modification times of *st* (after writing a
+        marker into it: the retention clock must not restart). Errors are swallowed."""
+        try:
+            os.utime(self.fd, ns=(st.st_atime_ns, st.st_mtime_ns))
+        except OSError:
+            pass
 
     def touch(self) -> None:
         """Set the directory's modification time to now (the retention clock)."""
