@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from truncation_core import StoreError, Truncator
+from truncation_core import ArtifactNotFound, StoreError, Truncator
 from truncation_core.artifacts.ids import SESSION_ID_REGEX
 from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_artifact_id
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
@@ -390,31 +390,44 @@ def test_deleting_sessions_removes_only_the_stores_own_files(
     users = {name: snapshot(root_path / name) for name in names}
     outside_before = snapshot(outside)
     root = ArtifactRoot(str(root_path))
-    # Only the store's sessions are listed: not the user's directories named like sessions,
-    # nor the link named like one (whose target looks like a session inside).
-    assert sorted(s.id for s in root.sessions()) == ["clean-one", "doomed"]
+    session_named = [name for name in names if re.fullmatch(SESSION_ID_REGEX, name)]
+    deleted: Any = None
     if how == "retention sweep":
-        assert sorted(root.sweep().sessions) == ["clean-one", "doomed"]
+        deleted = root.sweep()
     elif how == "clean":
-        report = root.clean()
-        assert sorted(report.sessions) == ["clean-one", "doomed"] and report.artifacts == 3
+        deleted = root.clean()
     elif how == "clean each":  # naming the user's directories does nothing to them
-        for name in [*names, "doomed", "clean-one"]:
-            if re.fullmatch(SESSION_ID_REGEX, name):
-                root.clean(session=name)
+        deleted = [root.clean(session=name).sessions for name in [*session_named, "doomed",
+                                                                  "clean-one"]]
     elif how == "delete each":
-        counts = {name: root.delete_session(name) for name in [*names, "doomed", "clean-one"]
-                  if re.fullmatch(SESSION_ID_REGEX, name)}
-        assert counts["doomed"] == 2 and counts["clean-one"] == 1
-        assert all(counts[name] == 0 for name in counts if name not in ("doomed", "clean-one"))
+        deleted = {name: root.delete_session(name)
+                   for name in [*session_named, "doomed", "clean-one"]}
     else:
-        assert FilesystemStore(root, "doomed").delete_session() == 2
-        assert FilesystemStore(root, "clean-one").delete_session() == 1
-        for name in names:
-            if re.fullmatch(SESSION_ID_REGEX, name):
-                assert FilesystemStore(root, name).delete_session() == 0
+        deleted = {name: FilesystemStore(root, name).delete_session()
+                   for name in [*session_named, "doomed", "clean-one"]}
     root.close()
     _assert_only_the_stores_own_went(root_path, names, planted, users, outside, outside_before)
+    if how in ("retention sweep", "clean"):
+        assert sorted(deleted.sessions) == ["clean-one", "doomed"] and deleted.artifacts == 3
+    elif how == "clean each":
+        assert [s for s in deleted if s] == [("doomed",), ("clean-one",)]
+    else:
+        assert deleted == {**dict.fromkeys(session_named, 0), "doomed": 2, "clean-one": 1}
+
+
+def test_only_marked_sessions_are_listed_and_searched(
+        mixed_root: tuple[Path, list[str], dict[str, Any]]) -> None:
+    """Not the user's directories named like sessions, nor the link named like one (whose
+    target looks like a session inside), nor a file named like an artifact in either."""
+    root_path = mixed_root[0]
+    root = ArtifactRoot(str(root_path))
+    assert sorted(s.id for s in root.sessions()) == ["clean-one", "doomed"]
+    users_artifact = next((root_path / SESSION_LIKE).glob("art_*.txt")).name[:-4]
+    with pytest.raises(ArtifactNotFound):
+        root.find(users_artifact)
+    assert FilesystemStore(root, SESSION_LIKE).list() == []
+    with pytest.raises(ArtifactNotFound):
+        FilesystemStore(root, SESSION_LIKE).read(users_artifact)
 
 
 def test_trunc_artifacts_clean_removes_only_the_stores_own_files(
@@ -424,16 +437,11 @@ def test_trunc_artifacts_clean_removes_only_the_stores_own_files(
     users = {name: snapshot(root_path / name) for name in names}
     outside_before = snapshot(outside)
     env = {**trunc_env, "TRUNCATION_CORE_STORE__ROOT": str(root_path)}
-    listed = subprocess.run([trunc_exe, "artifacts", "list"], capture_output=True, text=True,
-                            env=env, cwd=tmp_path, timeout=60)
-    assert listed.returncode == 0, listed.stderr
-    assert "doomed" in listed.stdout and "clean-one" in listed.stdout
-    assert SESSION_LIKE not in listed.stdout and "photos" not in listed.stdout
     done = subprocess.run([trunc_exe, "artifacts", "clean"], capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("deleted 2 sessions, 3 artifacts")
     _assert_only_the_stores_own_went(root_path, names, planted, users, outside, outside_before)
+    assert done.stdout.startswith("deleted 2 sessions, 3 artifacts")
 
 
 def test_the_sweep_a_real_trunc_apply_runs_removes_only_the_stores_own_files(
@@ -496,11 +504,11 @@ def test_quota_eviction_removes_only_the_stores_own_artifacts(tmp_path: Path,
     outside_before = snapshot(outside)
     second = put(store, b"b" * 100)
     third = put(store, b"c" * 100)  # 300 > 250: the oldest of the store's goes
-    assert [r.id for r in store.list()] == [second.id, third.id]
-    assert not (tmp_path / "root" / "q" / f"{first.id}.txt").exists()
     after = snapshot(tmp_path / "root" / "q")
     assert {k: v for k, v in after.items() if k in planted} == planted
     assert snapshot(outside) == outside_before
+    assert [r.id for r in store.list()] == [second.id, third.id]
+    assert not (tmp_path / "root" / "q" / f"{first.id}.txt").exists()
 
 
 def test_control_the_old_eviction_removes_the_users_entries(tmp_path: Path,
