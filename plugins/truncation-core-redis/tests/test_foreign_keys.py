@@ -75,9 +75,8 @@ def shared(redis_server: RedisServer, admin: Any, prefix: str
     store = RedisStore(redis_server.url, prefix=prefix, session="work")
     put(store, b"first\n" * 100)
     put(store, b"second\n" * 100)
-    foreign = plant_foreign(admin, prefix)
-    foreign = [k for k in foreign if not RedisStore(
-        redis_server.url, prefix=prefix, session="work").keys.is_own_key(k)]
+    made = set(own_keys(admin, prefix, "work"))
+    foreign = [k for k in plant_foreign(admin, prefix) if k not in made]
     return store, foreign, state(admin, foreign)
 
 
