@@ -300,6 +300,11 @@ class Directory:
         content: created exclusively, it is there before a byte is written, so two processes
         creating it at once both see it."""
         try:
+            os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+            return False  # there: looking costs a fraction of an exclusive create that fails
+        except FileNotFoundError:
+            pass
+        try:
             fd = self.create(name)
         except FileExistsError:
             return False
