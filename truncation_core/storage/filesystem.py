@@ -259,26 +259,25 @@ class ArtifactRoot:
         keep = set(keep)
         removed: list[str] = []
         artifacts = size = temps = 0
-        for name, mtime in _session_dirs(root):
-            if days and name not in keep and mtime < now - days * _DAY:
+        for name, mtime, session_dir in _sessions(root):
+            with session_dir:  # opened once, to see its marker and to sweep it
+                if days and name not in keep and mtime < now - days * _DAY:
+                    try:
+                        sizes = [st.st_size for _, _, st in _contents(session_dir)]
+                        _remove_session(root, name)
+                        removed.append(name)
+                        artifacts += len(sizes)
+                        size += sum(sizes)
+                    except (StoreError, OSError) as exc:
+                        log.warning("retention sweep: session %s not deleted: %s", name,
+                                    type(exc).__name__)
+                    continue
                 try:
-                    count, bytes_ = _session_size(root, name)
-                    _remove_session(root, name)
-                    removed.append(name)
-                    artifacts += count
-                    size += bytes_
+                    temps += _sweep_session(session_dir, now=now, temp_grace=temp_grace,
+                                            retention=days * _DAY if days else None)
                 except (StoreError, OSError) as exc:
-                    log.warning("retention sweep: session %s not deleted: %s", name,
+                    log.warning("retention sweep: session %s skipped: %s", name,
                                 type(exc).__name__)
-                continue
-            try:
-                session_dir = root.subdir(name, create=False)
-                if session_dir is not None:
-                    with session_dir:
-                        temps += _sweep_session(session_dir, now=now, temp_grace=temp_grace,
-                                                retention=days * _DAY if days else None)
-            except (StoreError, OSError) as exc:
-                log.warning("retention sweep: session %s skipped: %s", name, type(exc).__name__)
         if removed or temps:
             log.info("retention sweep of %s: %d sessions, %d artifacts, %d temporary files "
                      "deleted", self.path, len(removed), artifacts, temps)
@@ -461,11 +460,12 @@ def _remove_session(root: Directory, name: str) -> None:
         raise store_error(exc, f"delete session {name}") from None
 
 
-def _session_dirs(root: Directory) -> list[tuple[str, float]]:
-    """``(name, mtime)`` of each session: a directory (not a link) of this user, named like
-    a session, holding the session marker. Anything else is left alone."""
-    out = []
+def _sessions(root: Directory) -> Iterator[tuple[str, float, Directory]]:
+    """``(name, mtime, opened directory)`` of each session: a directory (not a link) of this
+    user, named like a session, holding the session marker. The caller closes each handle.
+    Anything else is left alone."""
     uid = fsio.os.geteuid()
+    found = []  # listed first: the caller may delete sessions as it goes
     for entry in root.entries():
         if not _SESSION_NAME.fullmatch(entry.name):
             continue
@@ -473,12 +473,20 @@ def _session_dirs(root: Directory) -> list[tuple[str, float]]:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid:
-            continue
-        session = _open_session(root, entry.name)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid:
+            found.append((entry.name, st.st_mtime))
+    for name, mtime in found:
+        session = _open_session(root, name)
         if session is not None:
-            session.close()
-            out.append((entry.name, st.st_mtime))
+            yield name, mtime, session
+
+
+def _session_dirs(root: Directory) -> list[tuple[str, float]]:
+    """``(name, mtime)`` of each session (see :func:`_sessions`)."""
+    out = []
+    for name, mtime, session in _sessions(root):
+        session.close()
+        out.append((name, mtime))
     return out
 
 
