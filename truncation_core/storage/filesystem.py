@@ -168,6 +168,12 @@ class ArtifactRoot:
                     directory.check_owner()
                     _claim_root(directory, self.path)
                     directory.make_private()
+                except StoreError:
+                    directory.close()
+                    raise
+                except OSError as exc:  # writing a marker: a full disk, a read-only one
+                    directory.close()
+                    raise store_error(exc, f"open {self.path}") from None
                 except BaseException:
                     directory.close()
                     raise
