@@ -396,13 +396,15 @@ def _inspect_session(root: Directory, name: str) -> str | None:
                 return None
             if session.is_own_file(SESSION_MARKER):
                 return "marked"
-            names = [entry.name for entry in session.entries()]
+            empty = True
+            for entry in session.entries():  # up to the first that is not the store's
+                empty = False
+                if not (re.fullmatch(_OWN_FILE, entry.name)
+                        and is_own(entry.stat(follow_symlinks=False))):
+                    return None
         except OSError:
             return None
-        for file_name in names:
-            if not (re.fullmatch(_OWN_FILE, file_name) and session.is_own_file(file_name)):
-                return None
-        return "legacy" if names else "empty"
+        return "empty" if empty else "legacy"
 
 
 def _open_session(root: Directory, name: str) -> Directory | None:
