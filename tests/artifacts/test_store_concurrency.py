@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from truncation_core import ArtifactNotFound, StoreError
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 
 PROCESSES = 8
@@ -256,7 +256,7 @@ def test_the_sweep_spares_a_write_in_progress_thanks_to_its_grace_period(
         in_flight = [n for n in os.listdir(session) if n.startswith(".tmp-")]
         assert len(in_flight) == 1
         # What a writer killed two days ago left behind: every sweep must remove it.
-        crashed = session / ".tmp-art_1_crashed.data.0000"
+        crashed = session / f".tmp-{new_artifact_id(1)}.data.0000abcd"
         crashed.write_bytes(b"partial")
         old = time.time() - 2 * 86400
         os.utime(crashed, (old, old))

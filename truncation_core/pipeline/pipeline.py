@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.errors import StoreError, StoreFull, log
+from truncation_core.errors import StoreError, StoreFull, StoreRootRefused, log
 from truncation_core.pipeline.counters import log_use, utilization
 from truncation_core.pipeline.results import TokenFigures, TruncationMetadata, TruncationResult
 from truncation_core.text.measure import measure
@@ -209,6 +209,9 @@ class Pipeline:
         except WriterFailed as exc:  # reported where it was caught
             notes.append(exc.note)
             return None, "the artifact store failed"
+        except StoreRootRefused as exc:  # the user's to fix: its message names store.root
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, facts.bytes, exc)
+            return None, exc.reason
         except (StoreError, OSError) as exc:
             log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, facts.bytes,
                         type(exc).__name__)

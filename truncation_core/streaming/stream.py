@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import attrs
 
 from truncation_core.config.checks import PositiveInt
-from truncation_core.errors import StoreError, StoreFull, log
+from truncation_core.errors import StoreError, StoreFull, StoreRootRefused, log
 from truncation_core.pipeline.results import TruncationResult
 from truncation_core.streaming.ends import KeptEnds, window_for
 from truncation_core.text.bytecount import count_newlines, is_ascii, utf8_chars
@@ -455,6 +455,10 @@ class Stream:
             self._writer = None
         self._prefix = []
         full = isinstance(exc, StoreFull)
+        if isinstance(exc, StoreRootRefused):  # the user's to fix: its message names store.root
+            self._artifact_error = exc.reason
+            log.warning("artifact not stored (tool=%s): %s", self._tool, exc)
+            return
         self._artifact_error = ("the artifact store is full" if full
                                 else "the artifact store failed")
         log.warning("artifact not stored (tool=%s, %d bytes so far): %s", self._tool,
