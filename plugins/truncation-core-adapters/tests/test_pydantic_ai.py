@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -205,3 +206,29 @@ def test_a_prefix_inside_names_the_tools_once(tmp_path: Any) -> None:
     reader.check()
     assert sorted(listed) == ["ci_artifact_grep", "ci_artifact_head", "ci_artifact_tail",
                               "ci_build", "ci_get_artifact", "ci_status"]
+
+
+@pytest.mark.parametrize("published", [None, ["get_artifact"]])
+def test_markers_name_only_the_tools_the_model_has(tmp_path: Any,
+                                                   published: list[str] | None) -> None:
+    """Without the artifact tools (artifact_tools=False), or with only some published, the
+    cut names no tool the model cannot call."""
+    names = {} if published is None else {"published": published}
+    truncator = Truncator({"store": {"root": str(tmp_path)}, "artifact_tools": names},
+                          load_entrypoints=False)
+    seen: dict[str, Any] = {}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            seen["tools"] = {t.name for t in info.function_tools}
+            return ModelResponse(parts=[ToolCallPart("build", {"target": "all"})])
+        seen["cut"] = _last_part(messages).content
+        return ModelResponse(parts=[TextPart("done")])
+
+    toolset = TruncatingToolset(_toolset(), truncator, artifact_tools=published is not None)
+    asyncio.run(Agent(FunctionModel(model), toolsets=[toolset]).run("build"))
+    named = set(re.findall(r"\b(get_artifact|artifact_head|artifact_tail|artifact_grep)\b",
+                           seen["cut"]))
+    assert seen["cut"].startswith("[Artifact: art_")
+    assert named <= seen["tools"], (named, seen["tools"])
+    assert seen["tools"] - {"build", "status"} == set(published or ())

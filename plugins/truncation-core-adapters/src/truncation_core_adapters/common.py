@@ -16,8 +16,9 @@ __all__ = ["artifact_tool_names", "check_clash", "cut", "cut_sync", "joined_text
 
 
 def artifact_tool_names(truncator: Truncator) -> frozenset[str]:
-    """The names the model sees for the artifact tools."""
-    return frozenset(truncator.config.artifact_tools.all().values())
+    """The names the model sees for the artifact tools it is given
+    (``artifact_tools.published``)."""
+    return frozenset(truncator.config.artifact_tools.given().values())
 
 
 def check_clash(names: object, truncator: Truncator, where: str) -> None:

@@ -72,14 +72,15 @@ class TruncatingToolset(WrapperToolset[Any]):
     """*wrapped*, with every result cut by *truncator*, plus the artifact tools.
 
     :param artifact_tools: list the artifact tools (``get_artifact`` ...), named as the
-        truncator's ``artifact_tools:`` configuration says.
+        truncator's ``artifact_tools:`` configuration says. Without them, the markers name no
+        tool (:meth:`Truncator.publishing <truncation_core.Truncator.publishing>`).
     :param max_retries: retries the model gets for a bad artifact-tool call.
     """
 
     def __init__(self, wrapped: AbstractToolset[Any], truncator: Truncator, *,
                  artifact_tools: bool = True, max_retries: int = 3) -> None:
         super().__init__(wrapped)
-        self.truncator = truncator
+        self.truncator = truncator if artifact_tools else truncator.publishing(())
         self.artifact_tools = artifact_tools
         self.max_retries = max_retries
 
