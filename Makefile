@@ -11,6 +11,7 @@ STAMP := $(VENV)/.installed
 # First-party plugin distributions, installed beside the core as a user would install them.
 PLUGINS := \
 	plugins/truncation-core-example \
+	plugins/truncation-core-hosts \
 	plugins/truncation-core-mcp \
 	plugins/truncation-core-redis \
 	plugins/truncation-core-tiktoken
