@@ -12,17 +12,13 @@ from typing import Any
 
 import pytest
 from adapter_conversation import BIG_OUTPUT, Grepper
-
-from truncation_core import Truncator
-
-pytest.importorskip("crewai", reason="crewai is installed by `make test-frameworks` (the "
-                    "adapters' crewai extra); without it this adapter cannot be tested")
-
 from crewai import Agent, Crew, Task
 from crewai.hooks import after_tool_call, unregister_after_tool_call_hook
 from crewai.llms.base_llm import BaseLLM
 from crewai.tools import tool
 from truncation_core_adapters.crewai import artifact_tools, truncating_hook
+
+from truncation_core import Truncator
 
 warnings.filterwarnings("ignore", module="crewai")
 

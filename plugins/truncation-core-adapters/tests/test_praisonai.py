@@ -11,15 +11,6 @@ from typing import Any
 
 import pytest
 from adapter_conversation import BIG_LINES, BIG_OUTPUT, Grepper
-from redis_server import redis_server  # noqa: F401 (a fixture)
-
-from truncation_core import Truncator
-
-pytest.importorskip("praisonaiagents", reason="praisonaiagents is installed by `make "
-                    "test-frameworks` (the adapters' praisonai extra); without it this adapter "
-                    "cannot be tested")
-pytest.importorskip("litellm", reason="PraisonAI's ScriptedModel needs praisonaiagents[llm]")
-
 from praisonaiagents import Agent
 from praisonaiagents.config import ToolConfig
 from praisonaiagents.context.artifacts import (
@@ -28,7 +19,10 @@ from praisonaiagents.context.artifacts import (
     ArtifactStoreProtocol,
 )
 from praisonaiagents.model_harness import ScriptedModel, allow_model_requests
+from redis_server import redis_server  # noqa: F401 (a fixture)
 from truncation_core_adapters.praisonai import TruncationArtifactStore, artifact_tools
+
+from truncation_core import Truncator
 
 allow_model_requests(False)  # nothing here may reach a provider
 warnings.filterwarnings("ignore", module="praisonaiagents")
