@@ -101,3 +101,9 @@ def test_artifact_tools_take_optional_arguments_as_left_out_or_null(
     artifact_id = truncator.process(BIG_OUTPUT, tool="build").metadata.artifact_id
     assert "8501:" in grep.run(artifact_id=artifact_id, pattern="undefined", regex=None)
     assert "Fix the arguments" in grep.run(artifact_id=artifact_id, pattern="(", regex=True)
+
+
+def test_the_example_runs() -> None:
+    from test_examples import check_example
+
+    check_example("crewai_crew")

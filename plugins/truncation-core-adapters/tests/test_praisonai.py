@@ -133,3 +133,9 @@ def test_praisonai_spills_into_our_store_and_our_tools_read_it(tmp_path: Path) -
     grepper = Grepper()
     grepper.after_grep(seen["found"])
     grepper.check()
+
+
+def test_the_example_runs() -> None:
+    from test_examples import check_example
+
+    check_example("praisonai_agent")
