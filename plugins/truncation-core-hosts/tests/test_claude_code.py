@@ -16,6 +16,9 @@ import pytest
 from host_contracts import CLAUDE_BASH_INPUT, CLAUDE_OUTPUT, MCP_CONTENT
 from host_testing import TRUNC, payload
 
+#: Each test starts `trunc` (and a shell): left out of `make test-fast`.
+pytestmark = pytest.mark.slow
+
 #: About 1 MB of build log: numbered lines, one failure in the middle.
 LINES = [f"{i:06d} compiling module_{i % 97:02d}.c -O2 -Wall ... ok" for i in range(1, 20_001)]
 LINES[12_344] = "012345 error: undefined reference to `frobnicate' (module_17.c:42)"

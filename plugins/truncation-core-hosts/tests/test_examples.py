@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+#: Each test starts `trunc` (and a shell): left out of `make test-fast`.
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 

@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from host_contracts import GEMINI_OUTPUT, GEMINI_SHELL_INPUT
 from host_testing import TRUNC, payload
+
+#: Each test starts `trunc` (and a shell): left out of `make test-fast`.
+pytestmark = pytest.mark.slow
 
 LOG = "\n".join(f"{i:06d} test case {i} ... passed" for i in range(1, 30_001)) + "\n"
 

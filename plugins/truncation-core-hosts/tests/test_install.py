@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from host_testing import TRUNC
 
+#: Each test starts `trunc` (and a shell): left out of `make test-fast`.
+pytestmark = pytest.mark.slow
+
 #: A project's settings with hooks and other keys of its own.
 EXISTING = {
     "permissions": {"allow": ["Bash(npm test:*)"]},
