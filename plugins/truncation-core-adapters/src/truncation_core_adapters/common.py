@@ -3,7 +3,7 @@ the artifact tools."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from truncation_core import Truncator, as_content
@@ -21,11 +21,11 @@ def artifact_tool_names(truncator: Truncator) -> frozenset[str]:
     return frozenset(truncator.config.artifact_tools.given().values())
 
 
-def check_clash(names: object, truncator: Truncator, where: str) -> None:
-    """Refuse a tool of *names* (an iterable of str) that an artifact tool would shadow:
-    the model could no longer call one of the two."""
+def check_clash(names: Iterable[str | None], truncator: Truncator, where: str) -> None:
+    """Refuse a tool of *names* that an artifact tool would shadow: the model could no longer
+    call one of the two."""
     taken = artifact_tool_names(truncator)
-    for name in names:  # type: ignore[attr-defined]
+    for name in names:
         if name in taken:
             raise ValueError(f"tool {name!r}: {where} has a tool of that name; rename the "
                              "artifact tools (artifact_tools: prefix or names)")

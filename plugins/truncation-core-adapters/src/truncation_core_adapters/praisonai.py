@@ -96,6 +96,8 @@ class TruncationArtifactStore:
             data, mime = json.dumps(content, default=str).encode(), "application/json"
         tool = metadata.tool_name or None
         summary = f"{tool or 'tool'} output"
+        # The agent and the run are kept as the artifact's source, for list_artifacts; the
+        # turn is only in the ArtifactRef returned.
         info = ArtifactInfo(tool=tool, summary=summary,
                             server=f"praisonai:{metadata.agent_id}:{metadata.run_id}")
         writer = self.truncator.open_artifact(info, self.truncator.policy(tool))
