@@ -232,3 +232,18 @@ def test_markers_name_only_the_tools_the_model_has(tmp_path: Any,
     assert seen["cut"].startswith("[Artifact: art_")
     assert named <= seen["tools"], (named, seen["tools"])
     assert seen["tools"] - {"build", "status"} == set(published or ())
+
+
+def test_a_renaming_outside_that_leaves_the_artifact_tools_is_kept(truncator: Truncator) -> None:
+    listed: list[str] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            listed.extend(t.name for t in info.function_tools)
+            return ModelResponse(parts=[ToolCallPart("make", {"target": "all"})])
+        return ModelResponse(parts=[TextPart(_last_part(messages).content[:15])])
+
+    toolset = TruncatingToolset(_toolset(), truncator).renamed({"make": "build"})
+    result = asyncio.run(Agent(FunctionModel(model), toolsets=[toolset]).run("build"))
+    assert "make" in listed and "get_artifact" in listed
+    assert result.output == "[Artifact: art_"

@@ -23,6 +23,7 @@ truncator's back, so that the hints named tools the model does not have: it is r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext, ToolReturn
@@ -90,9 +91,12 @@ class TruncatingToolset(WrapperToolset[Any]):
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         # pydantic-ai lists a wrapped toolset's tools with the layers of prefixes and renames
-        # that wrap it (private, hence getattr): one here means the model sees other names.
-        if getattr(ctx, "_tool_name_path", ()):
-            raise ValueError(_OUTSIDE)
+        # that wrap it (private, hence getattr): a prefix, or a renaming of an artifact tool,
+        # means the model sees other names than the hints give.
+        names = artifact_tool_names(self.truncator) if self.artifact_tools else frozenset()
+        for layer in getattr(ctx, "_tool_name_path", ()):
+            if isinstance(layer, str) or (isinstance(layer, Mapping) and names & set(layer)):
+                raise ValueError(_OUTSIDE)
         tools = dict(await self.wrapped.get_tools(ctx))
         if not self.artifact_tools:
             return tools
@@ -110,9 +114,11 @@ class TruncatingToolset(WrapperToolset[Any]):
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any],
                         tool: ToolsetTool[Any]) -> Any:
-        if _called_as(ctx) not in (None, name):
-            raise ValueError(_OUTSIDE)
-        if tool.toolset is self and name in artifact_tool_names(self.truncator):
+        called = _called_as(ctx)
+        is_artifact_tool = tool.toolset is self and name in artifact_tool_names(self.truncator)
+        if called not in (None, name) and (is_artifact_tool or called.endswith("_" + name)):
+            raise ValueError(_OUTSIDE)  # a prefix, or an artifact tool renamed, outside
+        if is_artifact_tool:
             result = await self.truncator.acall_tool(name, tool_args)
             if result.error is not None and result.error.code in (400, 404):
                 raise ModelRetry(retry_message(result))
