@@ -138,6 +138,9 @@ class Truncator:
         self._store: ArtifactStore = store if store is not None else self._open_store(
             project_root)
         self._slots: dict[str | None, _ToolSlot] = {}
+        # Whose sessions this Truncator's store follows: its own, or, for a copy made by
+        # publishing(), the original's.
+        self._owner: Truncator = self
         self._stats = StatsRecorder()
         self._pipeline = Pipeline(self.plugins, store=lambda: self.store, stats=self._stats)
 
@@ -204,7 +207,7 @@ class Truncator:
     def store(self) -> ArtifactStore:
         """Where artifacts go now: the store of the session entered here, if any, else the
         default one (see :meth:`session`)."""
-        return active_store(self) or self._store
+        return active_store(self._owner) or self._store
 
     # -- policies and stats ------------------------------------------------------------------
 
@@ -344,7 +347,7 @@ class Truncator:
         """
         if session_id is None:
             session_id = new_session_id()
-        return Session(self, self._store.for_session(session_id), keep=keep)
+        return Session(self._owner, self._store.for_session(session_id), keep=keep)
 
     @property
     def artifacts(self) -> Retrieval:
@@ -385,10 +388,30 @@ class Truncator:
         Typed for the SDKs: ``openai`` gives ``ChatCompletionToolParam`` entries,
         ``openai-responses`` ``FunctionToolParam`` and ``anthropic`` ``ToolParam``, so the
         list passes as ``tools=`` to those clients under a type checker; ``mcp`` gives
-        plain dicts."""
+        plain dicts. Only the tools ``artifact_tools.published`` names are listed."""
         from truncation_core.tools.schemas import tool_schemas
 
-        return tool_schemas(format, strict=strict, names=self.config.artifact_tools.all())
+        names = self.config.artifact_tools
+        return tool_schemas(format, strict=strict, names=names.all(), tools=names.published)
+
+    def publishing(self, tools: Iterable[str]) -> Truncator:
+        """This Truncator, for a model that is given only the artifact *tools* (own names:
+        ``get_artifact``, ``artifact_head``, ``artifact_tail``, ``artifact_grep``; none for a
+        model without them): its markers name no other (see ``artifact_tools.published``),
+        and :meth:`tool_schemas` lists only these. An adapter that leaves the artifact tools
+        out uses it.
+
+        It shares everything else with this one (plugins, store, sessions, statistics); a
+        cheap copy, or this Truncator itself when *tools* are those it publishes already."""
+        import copy
+
+        names = attrs.evolve(self.config.artifact_tools, published=tuple(tools))
+        if names == self.config.artifact_tools:
+            return self
+        view = copy.copy(self)
+        view.config = attrs.evolve(self.config, artifact_tools=names)
+        view._slots = {}
+        return view
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
                   names: Mapping[str, str] | None = None) -> ToolResult:

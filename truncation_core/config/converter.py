@@ -51,6 +51,7 @@ from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
 from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
 from truncation_core.config.tool_names import (
     ArtifactToolNames,
+    check_published_tools,
     check_tool_name_map,
     check_tool_prefix,
 )
@@ -113,7 +114,8 @@ def _build() -> cattrs.Converter:
     conv.register_unstructure_hook(ToolConfig, lambda tool: dict(tool.overrides))
     conv.register_structure_hook(ArtifactToolNames, _structure_tool_names)
     conv.register_unstructure_hook(ArtifactToolNames, lambda names: {
-        "prefix": names.prefix, "names": dict(names.names)})
+        "prefix": names.prefix, "names": dict(names.names),
+        "published": list(names.published)})
     conv.register_structure_hook(StoreConfig, _store_hook(conv))
     conv.register_unstructure_hook(StoreConfig, _unstructure_store(conv))
     return conv
@@ -143,7 +145,8 @@ def _structure_tool_config(value: Any, _type: Any) -> ToolConfig:
 
 
 _TOOL_NAME_CHECKS: Mapping[str, Callable[[object], Any]] = {
-    "prefix": check_tool_prefix, "names": check_tool_name_map}
+    "prefix": check_tool_prefix, "names": check_tool_name_map,
+    "published": check_published_tools}
 
 
 def _structure_tool_names(value: Any, _type: Any) -> ArtifactToolNames:

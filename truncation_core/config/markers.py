@@ -43,6 +43,10 @@ class MarkerConfig:
         'end_line={end_line})'
         "{tool_call}"
     )
+    #: Fills ``{hint}`` in place of ``hint`` (or ``hint_cut``) when that names an artifact
+    #: tool the model is not given (``artifact_tools.published``): where the part is kept,
+    #: naming no tool.
+    hint_no_tool: str = "; kept in {artifact_id}, lines {start_line}-{end_line}"
     #: Fills ``{tool_call}`` when the call that produced the output has an id (the
     #: ``tool_call_id`` given to ``process``), which the artifact tools accept in place of the
     #: artifact id.
@@ -57,6 +61,9 @@ class MarkerConfig:
         "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines: search it with "
         "{artifact_grep}, read lines with {get_artifact} or {artifact_tail}\n"
     )
+    #: The reference in place of any other when that names an artifact tool the model is not
+    #: given (``artifact_tools.published``): the artifact, naming no tool.
+    reference_no_tool: str = "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines\n"
     #: The reference when the artifact itself is cut (the output exceeded
     #: ``max_artifact_size``): it must not claim the artifact holds everything.
     reference_cut: str = (
@@ -123,6 +130,9 @@ class MarkerConfig:
         'Omitted parts are kept: {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
         "end_line=100) reads the full output ({size}), {artifact_grep} searches it"
     )
+    #: ``rest`` when that names an artifact tool the model is not given
+    #: (``artifact_tools.published``): where the omitted parts are, naming no tool.
+    rest_no_tool: str = "Omitted parts are kept in {artifact_id} ({size})"
     #: The key of the member that holds ``rest`` in a JSON object.
     rest_key: str = "[truncated]"
     #: Follows ``hint`` when the omitted region's byte range in the artifact is known: the
@@ -168,12 +178,16 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
                 "original_lines", "original_chars", "strategy", "tool"),
         "hint": ("artifact_id", "start_line", "end_line", "lines", "chars", "tool_call",
                  "tool_call_id", *TOOL_PLACEHOLDERS),
+        "hint_no_tool": ("artifact_id", "start_line", "end_line", "lines", "chars",
+                         "tool_call", "tool_call_id"),
         "tool_call": ("tool_call_id",),
         "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
         **dict.fromkeys(("reference", "reference_short"), (
             "artifact_id", "summary", "size", "chars", "lines", "bytes", "tool", "tool_call",
             "tool_call_id", *TOOL_PLACEHOLDERS)),
+        "reference_no_tool": ("artifact_id", "summary", "size", "chars", "lines", "bytes",
+                              "tool", "tool_call", "tool_call_id"),
         **dict.fromkeys(("reference_cut", "reference_cut_short"), (
             "artifact_id", "summary", "size", "original_size", "original_lines",
             "original_bytes", "head_lines", "tail_lines", "cut_first_line", "cut_last_line",
@@ -188,6 +202,7 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
             ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
         "rest": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool",
                  *TOOL_PLACEHOLDERS),
+        "rest_no_tool": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool"),
         "rest_key": ("artifact_id", "strategy", "tool"),
         "highlights": ("shown", "found"),
         "highlight": ("line", "text", "pattern", "original_line"),
