@@ -8,7 +8,7 @@ objects built in code. A check raises ``ValueError`` with the expected form.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NewType
 
 import attrs
@@ -135,7 +135,7 @@ _PATH_ENDS = 3
 _KEY_CHARS = 24
 
 
-def key_path(keys: list[object] | tuple[object, ...]) -> str:
+def key_path(keys: Sequence[object]) -> str:
     """*keys* as a dotted path (``tools.read_file.marker``, ``plugins.modules[2]``), its
     middle left out when it is long and each key clipped: it names a place in an error
     message, which a hostile document must not fill."""
@@ -143,7 +143,7 @@ def key_path(keys: list[object] | tuple[object, ...]) -> str:
         text = key if isinstance(key, str) else repr(key)
         return text if len(text) <= _KEY_CHARS else text[:_KEY_CHARS - 1] + "…"
 
-    def joined(part: list[object] | tuple[object, ...]) -> str:
+    def joined(part: Sequence[object]) -> str:
         out = ""
         for key in part:
             out += f"[{key}]" if is_int(key) else (f".{shown(key)}" if out else shown(key))
