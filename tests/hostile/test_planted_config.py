@@ -334,7 +334,9 @@ def load_in_child(project: Path, *, cwd_on_path: bool = False) -> dict[str, str]
             "t = Truncator.from_config(load_entrypoints=False)\n"
             "print(json.dumps({p.name: p.error or p.status for p in t.plugins.list_plugins() "
             "if p.kind == 'project'}))")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    # Bytecode may be written (as it is by default): the loader must not write any.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("TRUNCATION_CORE_") and k != "PYTHONDONTWRITEBYTECODE"}
     done = subprocess.run([sys.executable, *([] if cwd_on_path else ["-P"]), "-c", code],
                           capture_output=True, text=True, timeout=60, cwd=project, env=env)
     assert done.returncode == 0, done.stderr
