@@ -501,11 +501,16 @@ class Stream:
                                         metadata=metadata)
         return self.result()
 
-    def _finish_interrupted(self, exc_type: type[BaseException]) -> None:
-        """Keep what arrived when the ``with`` block is interrupted; never raises over the
-        interruption (a failure here is logged, and the stream aborted)."""
+    def finish_interrupted(self, cause: str) -> TruncationResult | None:
+        """Keep what arrived, as leaving the ``with`` block interrupted does: the result
+        starts with a line saying the output is partial (``[interrupted after 1,234 lines
+        (SIGTERM): the output is partial]``, *cause* in the brackets), and its metadata and
+        artifact say so (see :meth:`interrupt`). Never raises: a failure here is logged, the
+        stream aborted, and None returned. A stream already finished keeps its result."""
+        if self._result is not None or self._aborted:
+            return self._result
         reason = f"interrupted after {self.lines:,} line{'' if self.lines == 1 else 's'} " \
-                 f"({exc_type.__name__})"
+                 f"({cause})"
         notice = f"[{reason}: the output is partial]\n"
         if self._budget.minus(measure(notice)) is None:
             notice = ""  # it does not fit the budget: the metadata says it
@@ -517,6 +522,7 @@ class Stream:
             log.warning("interrupted stream (tool=%s) could not be kept: %s", self._tool,
                         type(exc).__name__)
             self.abort()
+        return self._result
 
     def abort(self) -> None:
         """Drop the stream: nothing is stored."""
@@ -532,7 +538,7 @@ class Stream:
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
         if is_interruption(exc_type):
-            self._finish_interrupted(exc_type)  # type: ignore[arg-type]
+            self.finish_interrupted(exc_type.__name__)  # type: ignore[union-attr]
         elif exc_type is not None:
             self.abort()
         elif not self._aborted:
@@ -761,7 +767,7 @@ class AsyncStream:
                 if pending:
                     self._stream.write(("" if isinstance(pending[0], str) else b"")
                                        .join(pending))
-                self._stream._finish_interrupted(exc_type)  # type: ignore[arg-type]
+                self._stream.finish_interrupted(exc_type.__name__)  # type: ignore[union-attr]
 
             import asyncio  # loaded already by whoever runs the event loop
 
