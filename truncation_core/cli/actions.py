@@ -162,15 +162,24 @@ def describe(result: TruncationResult) -> list[str]:
     if not m.was_truncated:
         return [f"unchanged: {_count(m.original_size, 'chars')}, "
                 f"{_count(m.original_lines, 'lines')}"
-                + (" (the tool marked it as already truncated)" if m.opted_out else "")]
+                + (" (the tool marked it as already truncated)" if m.opted_out else "")
+                + (f", decoded from {m.decoded_from}" if m.decoded_from else "")]
     tokens = (f"{_count(m.estimated_tokens, 'tokens')} by {m.tokenizer}"
               + (f", limit {m.max_tokens:,}" if m.max_tokens is not None else ""))
-    lines = [
-        f"truncated with {m.strategy_used}: {_count(m.original_size, 'chars')}, "
-        f"{_count(m.original_lines, 'lines')} -> {_count(m.truncated_size, 'chars')} "
-        f"({tokens})",
-        f"omitted: {_count(m.omitted_lines, 'lines')} / {_count(m.omitted_chars, 'chars')}",
-    ]
+    if m.binary is not None:
+        lines = [f"binary content, summarised: {m.binary.kind} ({m.binary.media_type}), "
+                 f"{_count(m.binary.bytes, 'bytes')}, sha256 {m.binary.sha256} -> "
+                 f"{_count(m.truncated_size, 'chars')} ({tokens})"]
+    else:
+        lines = [
+            f"truncated with {m.strategy_used}: {_count(m.original_size, 'chars')}, "
+            f"{_count(m.original_lines, 'lines')} -> {_count(m.truncated_size, 'chars')} "
+            f"({tokens})",
+            f"omitted: {_count(m.omitted_lines, 'lines')} / {_count(m.omitted_chars, 'chars')}",
+        ]
+    if m.decoded_from is not None:
+        lines.append(f"decoded from {m.decoded_from} (a byte-order mark); the artifact keeps "
+                     "the bytes as they came")
     for region in m.omissions:
         lines.append(f"  {region.position}: lines {region.first_line:,}-{region.last_line:,}, "
                      f"chars {region.start:,}-{region.end:,}")

@@ -92,8 +92,36 @@ class Retrieval:
             return f.read()
 
     def text(self, artifact_id: str) -> str:
-        """The full content as text (the original ``str``, lone surrogates included)."""
-        return decode(self.read(artifact_id))
+        """The full content as text (the original ``str``, lone surrogates included; text
+        with a UTF-16 or UTF-32 byte-order mark decoded by it)."""
+        data = self.read(artifact_id)
+        from truncation_core.text.binary import byte_order_mark, decode_with_mark
+
+        mark = byte_order_mark(data[:4])
+        return decode(data) if mark is None else decode_with_mark(data, mark[0])
+
+    def _open_text(self, artifact_id: str) -> BinaryIO:
+        """The artifact, for reading as UTF-8 text: as stored, or, when a UTF-16 or UTF-32
+        byte-order mark opens it (the tool's bytes are kept as they came), its text as UTF-8,
+        made in memory (an artifact holds at most ``max_artifact_size`` bytes). Line numbers
+        are then the text's, as the markers give them."""
+        from truncation_core.text.binary import byte_order_mark, decode_with_mark
+
+        f = self.open(artifact_id)
+        try:
+            start = f.read(4)
+            mark = byte_order_mark(start)
+            if mark is None:
+                f.seek(0)
+                return f
+            data = start + f.read()
+        except BaseException:
+            f.close()
+            raise
+        f.close()
+        import io
+
+        return io.BytesIO(decode_with_mark(data, mark[0]).encode("utf-8", "surrogatepass"))
 
     def lines(self, artifact_id: str, start: int = 1, end: int | None = None, *,
               max_chars: int | None = None, line_cost: int = 0) -> Page:
@@ -105,7 +133,7 @@ class Retrieval:
         """
         from truncation_core.retrieval.pages import read_lines
 
-        with self.open(artifact_id) as f:
+        with self._open_text(artifact_id) as f:
             return read_lines(f, start, end, max_chars=max_chars, line_cost=line_cost,
                               artifact_id=artifact_id)
 
@@ -121,7 +149,7 @@ class Retrieval:
         from truncation_core.retrieval.pages import read_tail
 
         total = self.known_lines(artifact_id)
-        with self.open(artifact_id) as f:
+        with self._open_text(artifact_id) as f:
             return read_tail(f, n, max_chars=max_chars, line_cost=line_cost,
                              total_lines=total, artifact_id=artifact_id)
 
@@ -150,7 +178,7 @@ class Retrieval:
             raise ValueError(f"offset: must be 0 or more, got {offset}")
         from truncation_core.retrieval.pages import read_page
 
-        with self.open(artifact_id) as f:
+        with self._open_text(artifact_id) as f:
             return read_page(f, offset=offset, max_chars=max_chars, artifact_id=artifact_id)
 
     def grep(self, artifact_id: str, pattern: str, *, regex: bool = False,
@@ -159,7 +187,7 @@ class Retrieval:
         """Lines matching *pattern* (literal unless *regex*), see :func:`grep`."""
         from truncation_core.retrieval.grep import grep
 
-        with self.open(artifact_id) as f:
+        with self._open_text(artifact_id) as f:
             return grep(f, pattern, regex=regex, ignore_case=ignore_case, context=context,
                         max_matches=max_matches, start_line=start_line,
                         artifact_id=artifact_id)
