@@ -213,7 +213,6 @@ def test_negative_control_the_naive_decode_shows_the_model_garbage() -> None:
     assert "\x00" in naive.content and "\ufffd" in naive.content
     assert sum(c < " " and c not in "\n\t" for c in naive.content) > 100
     assert naive.metadata.estimated_tokens > 5000
-    assert naive.metadata.binary is None
 
 
 def test_a_stream_of_the_same_bytes_gives_the_same_summary() -> None:
