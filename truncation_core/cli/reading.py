@@ -80,17 +80,24 @@ class InputReader:
             return self
         try:
             fd = self._source.fileno()
-            selector = selectors.DefaultSelector()
+            os.fstat(fd)
+        except (OSError, ValueError, AttributeError):
+            return self  # no descriptor (an in-memory input): read it as it is
+        self._fd = fd
+        selector = selectors.DefaultSelector()
+        try:
             selector.register(fd, selectors.EVENT_READ)
-        except (OSError, ValueError, AttributeError, PermissionError):
-            # No descriptor (an in-memory input), or one select cannot watch: read it as it is.
-            return self
-        self._fd, self._selector = fd, selector
-        read_end, write_end = os.pipe()
-        os.set_blocking(write_end, False)
-        self._wake = (read_end, write_end)
-        selector.register(read_end, selectors.EVENT_READ)
-        self._previous_wakeup = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        except (OSError, ValueError):
+            # A regular file (epoll refuses it): reading it never waits, so the signal is
+            # seen between two reads without watching for it.
+            selector.close()
+        else:
+            self._selector = selector
+            read_end, write_end = os.pipe()
+            os.set_blocking(write_end, False)
+            self._wake = (read_end, write_end)
+            selector.register(read_end, selectors.EVENT_READ)
+            self._previous_wakeup = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
         for number in STOPPING_SIGNALS:
             self._previous[number] = signal.signal(number, self._note)
         return self
@@ -106,8 +113,10 @@ class InputReader:
     def read(self, size: int) -> bytes:
         """Up to *size* bytes (fewer when that much has not arrived yet); ``b""`` at the end
         of the input, or once a signal arrived."""
-        if self._selector is None or self._fd is None:
+        if self._fd is None:
             return self._source.read(size)
+        if self._selector is None:  # a file: no wait for input to watch
+            return os.read(self._fd, size) if self.signal is None else b""
         while self.signal is None:
             ready = {key.fd for key, _ in self._selector.select()}
             if self._wake is not None and self._wake[0] in ready:
