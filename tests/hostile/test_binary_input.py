@@ -347,6 +347,23 @@ def test_negative_control_read_as_utf8_the_error_line_is_not_found() -> None:
     assert "ERROR" not in naive and naive.count("\x00") > len(LOG) // 2
 
 
+@pytest.mark.parametrize(("data", "decoded"), [
+    ("日本語のテキスト\n二行目\n".encode("utf-16"), True),  # no NUL byte at all
+    ("hi".encode("utf-16"), True),  # short: no space needed
+    (("x" * 100).encode("utf-16"), False),  # long, and not one space or line break
+    (b"\xff\xfe not utf-8 \xe2\x82\n" * 3000, False),  # FF FE, then no UTF-16 text
+    (b"\xff\xfe" + noise(20_000), False),  # a lone surrogate comes
+    (b"\xff\xfe\x00\x00" + noise(400), False),  # not UTF-32: code points out of range
+])
+def test_a_mark_is_taken_when_text_follows_it(data: bytes, decoded: bool) -> None:
+    """``FF FE`` also starts bytes that are not UTF-16: the mark counts when what follows
+    decodes in its encoding and reads as text."""
+    assert (byte_order_mark(data) is not None) is decoded
+    truncator = make()
+    for result in (truncator.process(data), streamed(truncator, data)):
+        assert (result.metadata.decoded_from is not None) is decoded
+
+
 def test_a_mark_split_across_chunks_is_found() -> None:
     data = LOG.encode("utf-16")
     truncator = make()

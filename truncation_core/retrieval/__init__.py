@@ -97,7 +97,7 @@ class Retrieval:
         data = self.read(artifact_id)
         from truncation_core.text.binary import byte_order_mark, decode_with_mark
 
-        mark = byte_order_mark(data[:4])
+        mark = byte_order_mark(data)
         return decode(data) if mark is None else decode_with_mark(data, mark[0])
 
     def _open_text(self, artifact_id: str) -> BinaryIO:
@@ -105,12 +105,12 @@ class Retrieval:
         byte-order mark opens it (the tool's bytes are kept as they came), its text as UTF-8,
         made in memory (an artifact holds at most ``max_artifact_size`` bytes). Line numbers
         are then the text's, as the markers give them."""
-        from truncation_core.text.binary import byte_order_mark, decode_with_mark
+        from truncation_core.text.binary import SAMPLE_BYTES, byte_order_mark, decode_with_mark
 
         f = self.open(artifact_id)
-        try:
-            start = f.read(4)
-            mark = byte_order_mark(start)
+        try:  # decided on the same bytes as when it was kept
+            start = f.read(SAMPLE_BYTES + 1)
+            mark = byte_order_mark(start, complete=len(start) <= SAMPLE_BYTES)
             if mark is None:
                 f.seek(0)
                 return f

@@ -159,7 +159,7 @@ class Stream:
         self._given: type | None = None
         self._mode: type | None = None
         #: A bytes stream's first bytes, held until they show whether a byte-order mark
-        #: opens it (at most 3), then None.
+        #: opens it (see truncation_core.text.binary.byte_order_mark), then None.
         self._opening: bytearray | None = None
         self._transcoder: codecs.IncrementalDecoder | None = None
         self._decoded_from: str | None = None
@@ -273,7 +273,8 @@ class Stream:
 
     def _open_bytes(self, chunk: _Bytes, *, final: bool = False) -> None:
         """The first bytes of a bytes stream: held until they show whether a byte-order mark
-        opens it (text then, decoded by it), then written."""
+        opens it (text then, decoded by it; for bytes that start like a mark, up to the
+        sample that decides), then written."""
         from truncation_core.text.binary import byte_order_mark, could_be_byte_order_mark
 
         held = self._opening
@@ -283,7 +284,7 @@ class Stream:
             return
         self._opening = None
         data = bytes(held)
-        mark = byte_order_mark(data)
+        mark = byte_order_mark(data, complete=final)
         if mark is not None:
             self._start(str)
             self._decoded_from = mark[1]

@@ -52,23 +52,47 @@ _MARKS: tuple[tuple[bytes, str, str], ...] = (
 _MARK_STARTS = frozenset(mark[0] for mark, _, _ in _MARKS)
 
 
-def byte_order_mark(data: bytes | bytearray, *, final: bool = True) -> tuple[str, str] | None:
-    """``(codec, name)`` of the UTF-16 or UTF-32 byte-order mark *data* starts with, or None.
+def byte_order_mark(data: bytes | bytearray, *, complete: bool = True
+                    ) -> tuple[str, str] | None:
+    """``(codec, name)`` of the UTF-16 or UTF-32 byte-order mark *data* (the content, or its
+    first bytes: not *complete*) starts with, when what follows it reads as text in that
+    encoding; else None.
 
-    Unless *final*, *data* may be only the start of the content: None then also when it is
-    too short to tell (see :func:`could_be_byte_order_mark`)."""
+    The mark alone is not enough: ``FF FE`` also starts bytes that are not UTF-16 at all.
+    The first :data:`SAMPLE_BYTES` must decode in the mark's encoding without an error (as
+    random bytes do not in UTF-32, nor, past a few thousand, in UTF-16: a lone surrogate
+    comes), and hold a line break, a tab or a space, as text does, unless they are short
+    (:data:`_SHORT_TEXT` characters)."""
     if not data or data[0] not in _MARK_STARTS:
         return None
     for mark, codec, name in _MARKS:
         if data.startswith(mark):
-            return codec, name
+            return (codec, name) if _reads_as(data, codec, complete) else None
     return None
 
 
+#: Text this short after a byte-order mark needs no space or line break to be taken as text.
+_SHORT_TEXT = 40
+
+
+def _reads_as(data: bytes | bytearray, codec: str, complete: bool) -> bool:
+    whole = complete and len(data) <= SAMPLE_BYTES
+    try:
+        text = codecs.getincrementaldecoder(codec)("strict").decode(
+            bytes(data[:SAMPLE_BYTES]), whole)
+    except UnicodeDecodeError:
+        return False
+    return any(c in text for c in "\n\r\t ") or (whole and len(text) <= _SHORT_TEXT)
+
+
 def could_be_byte_order_mark(data: bytes | bytearray) -> bool:
-    """Whether more bytes could still make *data* (the content so far) start with a mark, or
-    make one it starts with a longer one (``FF FE`` may be UTF-16LE's or UTF-32LE's)."""
-    return len(data) < 4 and any(mark.startswith(bytes(data)) for mark, _, _ in _MARKS)
+    """Whether the start of a stream, *data*, may still turn out to be text with a
+    byte-order mark: it starts with (a prefix of) one, and is shorter than the sample that
+    decides (:func:`byte_order_mark`)."""
+    if not data or data[0] not in _MARK_STARTS or len(data) > SAMPLE_BYTES:
+        return False
+    head = bytes(data[:4])
+    return any(mark.startswith(head) or head.startswith(mark) for mark, _, _ in _MARKS)
 
 
 def decode_with_mark(data: bytes, codec: str) -> str:
