@@ -164,8 +164,8 @@ class Stream:
         self._transcoder: codecs.IncrementalDecoder | None = None
         self._decoded_from: str | None = None
         #: Binary content (see truncation_core.text.binary): a bytes stream's first
-        #: SAMPLE_BYTES decide (None until they have), and their sha256 runs from the first
-        #: byte until they say text, and to the end for binary.
+        #: SAMPLE_BYTES decide (None until they have); the sha256 of binary content starts
+        #: then, with what came before.
         self._sample = bytearray()
         self._binary: bool | None = None
         self._sha256: Any = None
@@ -291,10 +291,7 @@ class Stream:
             self._transcoder = codecs.getincrementaldecoder(mark[0])("replace")
             self._write_decoded(data)
             return
-        import hashlib
-
         self._start(bytes)
-        self._sha256 = hashlib.sha256()
         if data:
             self._write_bytes(data)
 
@@ -351,8 +348,9 @@ class Stream:
 
     def _write_bytes(self, chunk: _Bytes) -> None:
         if self._binary is not False:  # undecided (the first SAMPLE_BYTES), or binary
-            self._sha256.update(chunk)
-            if self._binary is None:
+            if self._binary:
+                self._sha256.update(chunk)
+            else:
                 self._take_sample(chunk)
             if self._binary:
                 self._write_binary(chunk)
@@ -394,21 +392,24 @@ class Stream:
     def _take_sample(self, chunk: _Bytes) -> None:
         from truncation_core.text.binary import SAMPLE_BYTES
 
-        room = SAMPLE_BYTES - len(self._sample)
-        if room > 0:
-            self._sample += chunk[:room]
+        before = bytes(self._sample)  # all the stream held before this chunk
+        self._sample += chunk[:SAMPLE_BYTES - len(before)]
         if len(self._sample) >= SAMPLE_BYTES:
-            self._decide_binary(complete=False)
+            self._decide_binary(complete=False, seen=(before, chunk))
 
-    def _decide_binary(self, *, complete: bool) -> None:
-        """Binary or text, from the sample (the whole stream when *complete*)."""
+    def _decide_binary(self, *, complete: bool, seen: tuple[_Bytes, _Bytes] = (b"", b"")
+                       ) -> None:
+        """Binary or text, from the sample (the whole stream when *complete*). Binary, its
+        sha256 starts with the bytes *seen* so far (a text stream never hashes)."""
         from truncation_core.text.binary import is_binary
 
         self._binary = is_binary(self._sample, complete=complete)
         if self._binary:
+            import hashlib  # (only for binary: it maps OpenSSL, some 5 MB)
+
+            self._sha256 = hashlib.sha256(seen[0] if not complete else bytes(self._sample))
+            self._sha256.update(seen[1])
             self._over = True  # never shown: kept from now on, whatever its size
-        else:
-            self._sha256 = None
 
     def _write_binary(self, chunk: _Bytes) -> None:
         """A chunk of binary content: counted and kept, nothing else."""
