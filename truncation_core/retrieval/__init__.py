@@ -27,6 +27,8 @@ from truncation_core.retrieval.decoding import DECODE_ERRORS, decode
 from truncation_core.retrieval.scanning import CHUNK, GREP_MAX_MATCHES, line_number_at, line_start
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.retrieval.grep import GrepMatch, GrepResult, grep
     from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail
@@ -47,12 +49,21 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _lazy(name)
+
+
+def _lazy(name: str) -> Any:
+    """The lazily loaded *name*, kept as this package's attribute. Importing a submodule sets
+    the package's attribute of its name to the module: for ``grep``, the function then gave
+    way to the module ``truncation_core.retrieval.grep`` once anything had searched an
+    artifact. So the names are (re)set here, after the import."""
+    module = importlib.import_module(_LAZY[name])
+    for other, where in _LAZY.items():
+        if where == module.__name__:
+            globals()[other] = getattr(module, other)
+    return globals()[name]
 
 __all__ = [
     "DECODE_ERRORS",
@@ -185,10 +196,9 @@ class Retrieval:
              ignore_case: bool = False, context: int = 0,
              max_matches: int = GREP_MAX_MATCHES, start_line: int = 1) -> GrepResult:
         """Lines matching *pattern* (literal unless *regex*), see :func:`grep`."""
-        from truncation_core.retrieval.grep import grep
-
+        search: Callable[..., GrepResult] = _lazy("grep")  # (not imported by name: _lazy)
         with self._open_text(artifact_id) as f:
-            return grep(f, pattern, regex=regex, ignore_case=ignore_case, context=context,
+            return search(f, pattern, regex=regex, ignore_case=ignore_case, context=context,
                         max_matches=max_matches, start_line=start_line,
                         artifact_id=artifact_id)
 
