@@ -261,6 +261,10 @@ class Truncator:
 
         :param content: the tool result, ``str`` or ``bytes``. Bytes that are not valid UTF-8
             are shown with replacement characters; the artifact keeps the original bytes.
+            Bytes with a UTF-16 or UTF-32 byte-order mark are decoded by it. Binary bytes (a
+            NUL, mostly not UTF-8, or a binary format's magic number in their first 8 KiB)
+            are never shown: the model sees a one-line summary (format, size, sha256,
+            artifact id), and the artifact keeps them (metadata ``binary``).
         :param tool: the tool's name, which selects its policy.
         :param context: anything else about the call. Recognised: ``tool_call_id``,
             ``server`` and ``summary`` (kept with the artifact); ``path``, ``command``,
@@ -279,27 +283,55 @@ class Truncator:
                 return TruncationResult(content, policy=slot.policy)
             text, raw = content, None
         elif isinstance(content, bytes | bytearray | memoryview):
-            raw = bytes(content)
-            text = raw.decode("utf-8", "replace")
+            return self._process_bytes(bytes(content), slot, tool, context)
         elif isinstance(content, TruncationResult):
             return content  # never truncate twice
         elif isinstance(content, str):  # a str subclass
             text, raw = str(content), None
         else:
             raise TypeError(f"content: expected str or bytes, got {type(content).__name__}")
+        return self._process_text(text, raw, slot, tool, context)
+
+    def _process_text(self, text: str, raw: bytes | None, slot: _ToolSlot, tool: str | None,
+                      context: dict[str, Any], decoded_from: str | None = None
+                      ) -> TruncationResult:
         policy = slot.policy
         if context.get("already_truncated"):
             self._pipeline.record_use(policy, measure(text), None, truncated=False)
-            return TruncationResult(text, metadata=TruncationMetadata.unchanged(
-                text, policy, opted_out=True))
+            return TruncationResult(text, metadata=attrs.evolve(TruncationMetadata.unchanged(
+                text, policy, opted_out=True), decoded_from=decoded_from))
         if len(text) <= slot.budget.chars:
             size = measure(text)
             if slot.budget.admits(size):
                 within, tokens = self._pipeline.within_tokens(policy, text, size.bytes)
                 if within:
                     self._pipeline.record_use(policy, size, tokens, truncated=False)
-                    return TruncationResult(text, policy=policy)
-        return self._pipeline.run(text, raw, policy, slot.budget, tool, context)
+                    if decoded_from is None:
+                        return TruncationResult(text, policy=policy)
+                    return TruncationResult(text, metadata=attrs.evolve(
+                        TruncationMetadata.unchanged(text, policy), decoded_from=decoded_from))
+        return self._pipeline.run(text, raw, policy, slot.budget, tool, context,
+                                  decoded_from=decoded_from)
+
+    def _process_bytes(self, raw: bytes, slot: _ToolSlot, tool: str | None,
+                       context: dict[str, Any]) -> TruncationResult:
+        """Bytes: text by their byte-order mark (UTF-16, UTF-32), binary (summarised, see
+        :mod:`truncation_core.text.binary`), or UTF-8, an invalid byte shown as U+FFFD."""
+        from truncation_core.text.binary import byte_order_mark, decode_with_mark, is_binary
+
+        mark = byte_order_mark(raw)
+        if mark is not None:
+            return self._process_text(decode_with_mark(raw, mark[0]), raw, slot, tool,
+                                      context, decoded_from=mark[1])
+        try:
+            text: str | None = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if is_binary(raw, utf8=text is not None):
+            return self._pipeline.binary(raw, slot.policy, slot.budget, tool, context)
+        if text is None:
+            text = raw.decode("utf-8", "replace")
+        return self._process_text(text, raw, slot, tool, context)
 
     def stream(self, *, tool: str | None = None, **context: Any) -> Stream:
         """Start a tool result that arrives in chunks; see :mod:`truncation_core.streaming.stream`.

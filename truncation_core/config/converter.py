@@ -45,6 +45,7 @@ from truncation_core.config.checks import (
     check_session_name,
     check_tokenizer_name,
     is_int,
+    nesting_problem,
 )
 from truncation_core.config.markers import marker_template_problems
 from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
@@ -300,8 +301,12 @@ def problems_from(exc: BaseException, path: str = "") -> list[str]:
 def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Config:
     """Build a :class:`Config` from a mapping with the config file's keys.
 
-    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
+    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem (and
+    one naming the key path when *data* nests deeper than configuration may).
     """
+    deep = nesting_problem(data)
+    if deep is not None:
+        raise ConfigError([deep], source=source)
     try:
         config: Config = structure(data, Config)
     except ConfigError:

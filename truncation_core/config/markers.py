@@ -150,6 +150,14 @@ class MarkerConfig:
     #: Follows a line of the highlights block that stands for several: the lines of the
     #: omitted part that say the same thing (numbers, addresses and paths aside).
     highlight_count: str = " [{count} like this]"
+    #: All the model sees of binary content (bytes with a NUL, mostly not UTF-8, or with a
+    #: binary format's magic number) that is kept as an artifact.
+    binary: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), sha256 "
+                   "{sha256}; kept as artifact {artifact_id}{tool_call}]")
+    #: The same, when the artifact does not hold all of it: it was not kept (``spill`` is
+    #: off, the store failed), or it is cut over ``max_artifact_size``.
+    binary_unkept: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), "
+                          "sha256 {sha256}; {reason}]")
 
     def __attrs_post_init__(self) -> None:
         # Templates set in code are checked as the config file's are (a template is
@@ -208,6 +216,9 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "highlight": ("line", "text", "pattern", "original_line"),
         "highlight_not_kept": ("text", "pattern", "original_line"),
         "highlight_count": ("count",),
+        "binary": ("kind", "media_type", "size", "bytes", "sha256", "artifact_id", "tool",
+                   "tool_call", "tool_call_id"),
+        "binary_unkept": ("kind", "media_type", "size", "bytes", "sha256", "reason", "tool"),
     }
 )
 
@@ -224,7 +235,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
-        "tool_call_id": "call_abc123",
+        "tool_call_id": "call_abc123", "kind": "PNG image", "media_type": "image/png",
+        "sha256": "0" * 64,
         **{name: name for name in TOOL_PLACEHOLDERS},
     }
 )
