@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,91 @@ SOURCES: dict[str, list[tuple[str, str, str]]] = {
         "netanelbi/copilot-api", "pakkio/browser", "peder1981/futurista",
         "surajssc1232/wut_rust", "tsurutan/e2e-generator")},
 }
+
+
+#: The second round (issue 28, "corpus 2"): session stores that were committed with a home
+#: directory or a project's own agent directory. Claude Code's session JSONL
+#: (``~/.claude/projects``), Codex CLI's rollouts (``~/.codex/sessions``) and Gemini CLI's
+#: saved chats (``~/.gemini/tmp/<project hash>/chats`` and ``checkpoint-*.json``).
+CLAUDE_JSONL = ("claude_stream", "Claude Code", r"(^|/)\.claude/projects/.+\.jsonl$")
+CODEX = ("codex", "Codex CLI", r"(^|/)\.codex/(archived_)?sessions/.+\.jsonl$")
+GEMINI = ("gemini", "Gemini CLI",
+          r"(^|/)\.gemini/tmp/.+/(chats/session-[^/]+|checkpoint[^/]*)\.json$")
+SOURCES_2: dict[str, list[tuple[str, str, str]]] = {
+    **{repo: [CODEX] for repo in (
+        "0h-n0/local-voice-assistant-codex", "242282218/blog-nevigation",
+        "493-Property-Estimator/Capstone-Test-Repo", "7567491/Feishu_ClaudeCode",
+        "AaronBakerDev/knearme-platform", "ADIOCLASSMATE/dotfile", "adisagar2003/MoodWeave",
+        "Agencia-Vibe-Code/new_template", "AidenPeacock/ECE_493_Lab_2",
+        "akhileswar18/behaviour_lab", "akinori-seri-sdcj/health_report_ocr",
+        "albertoviceconti/advanced-dusseldorfer-calculator", "andress722/CRM_ADMIN",
+        "aneesh199608/dslint", "ArnaudDeploiement/lms-go-spec-driven-dev", "arnemohr/funke",
+        "atharva-sardar02/ad-mint-ai", "augustoFranke/Ta-la", "Azilone/personalize.design-app",
+        "BearTDK6/ba-pro", "benandfrank/galileo-framework-ways-of-work", "blubber/dotfiles",
+        "borfast/cooking-times", "brianlan/paper2md", "bricerising/specify-poker",
+        "bumpy-croc/ai-trading-bot", "carlo-spada/xentri", "che-yjwj/platform_architect",
+        "chunrui-qashier/md-http-server", "CodeGandee/auto-quantize-model",
+        "CodeGandee/llm-perf-opt", "cosmos-makers/generative-kiosk",
+        "cotyledonlab/meal-planner-demo", "darkov19/motaba-masala", "Dashperf/WinCamStream",
+        "ddxxlao/ktransformers", "Deland78/Pacha-Story", "delorenj/CommonProject",
+        "devangshupandey2025-stack/DevSage", "deweyou/design", "DimiCheck/dimicheck4",
+        "doubleeezin-ctrl/Interminal", "doudouqie66/CommonTools", "dreyer-thomas/TravelBlogs",
+        "dreyer-thomas/TravelPlan", "dsissoko/atelier", "EdofEngland/code_butler",
+        "EdouardZemb/test-framework", "Elektriker-Edgar/PV-Projekt", "emd5-afk/BIME_U01",
+        "EricOo0/stock-trading-platform", "Fatdevil/GolfIQ-YOLO", "Fegor/Basic-Rootkit",
+        "flamasz/nexus", "FlavioHeartnet/mobileappinvestiment", "Gino-Loja/sistema-kardex",
+        "gitcoder27/life-os", "Gordondalos/mail-agent", "haench/JulesJenga",
+        "hawkli-1994/dazi-skill", "HBClab/boost-act", "HCHI-KU/gflownet",
+        "hericlibong/SassyAI", "hindermath/TinyCalc", "Hiroya20040928/unitree-A1",
+        "Hoper-J/cpolar-connect", "huwangtao123/smartclaw", "IsaacIndex/qna-data-dashboard",
+        "ivanma9/ship", "Jackela/AI-Recruitment-Clerk", "jacmanh/taskly",
+        "jarvis-systems/brain-node", "JaydenXsoe/ocodex", "jeremiahsotis/moneyshyft",
+        "jeremiahsotis/svdp-resources", "kasumigaokasama/manga", "KJ21-ENG/autopilot_reels",
+        "Kocoro-lab/Shannon", "KongJin/JG", "Kooksun/Lotto645", "Kooksun/RPS_3",
+        "kozakana/ticker-box", "ksuke0322/eol-timeline", "kv-248/TeacherEvaluation",
+        "LeroySalih/planner-004", "lewislpz/CartApp", "lewislpz/Catan", "Maidang1/madinah",
+        "MaksimKravchuk/brain_buddy", "maorenxin/CopyTrading", "marios390/personapirepo",
+        "matthewlai12/ece493-cms", "mavi78/bayan-kuaforu-1", "memrynote/memrynote",
+        "MikeLockz/el-dorado-tanstack", "minsuk1012/VitalConnection",
+        "mncuchiinhuttt/exact2026", "Monotoba/OpenPrintKit", "MoonLadderStudios/MoonMind",
+        "msrnic/ECE493Group19", "MythologIQ/Zo-Qore", "nate-hart-di/auto-sbm",
+        "nate-hart-di/di-form-buddy", "neozhu/face-metric", "NotNotNothing/B1Notice",
+        "Nuttapong14/crypto-wallet", "Ogekuri/G", "Ogekuri/useReq",
+        "OhmChannachot/spec-kit-ohm", "PantherianCodeX/udocket.com",
+        "pierrickmartino/blockbuilders.tech.bmad", "pjw7536/template2",
+        "pkbatx/alert_framework", "pratham124/Lab2",
+        "Prometheus-AGS/prometheus-parking-lot-rs",
+        "PT-Parker/Best-Buying-and-Selling-Timing-System",
+        "Python-AI-Solutions/agentic-neurodata-conversion", "Quelklef/shell-ws",
+        "R1DDL30510/Init-", "Redaration/praxis3", "Satyam-stysh/Phishing_url_cheaker",
+        "Shashank-Shukla/Manobhav", "ShocKwav3/MultifunctionalKnob", "SproutSeeds/coda",
+        "SunQiangLoop/OA_Worker", "ThalesMMS/vLLM-config",
+        "TripleSky1564/2025-SMHRD-IS-CLOUD-3-Cloud_Bridge-project",
+        "WarrickSmith/WS-Portfolio-New", "YPS-Tool/World_time_conference")},
+    **{repo: [CLAUDE_JSONL] for repo in (
+        "4thehalibit/omarchy-backup", "7567491/main", "adrianstanca1/vps-config",
+        "aistrad/work", "gouchan/agent-swarm-config", "Mkid095/vps-system",
+        "Quiago/tripolar-chat", "Schofield90/atlas-fitness-onboarding")},
+    **{repo: [GEMINI] for repo in (
+        "brexp/infra", "Jinstronda/my-cursor-stack")},
+    **{repo: [CLAUDE_JSONL, CODEX] for repo in (
+        "olivia215215/cabinet-governance",
+        "Society-for-AI-Collab-Studies-SACS/Echo-Community-Toolkit-Monorepo",
+        "Xu-Wentao/dotfile")},
+    **{repo: [CLAUDE_JSONL, GEMINI] for repo in (
+        "Tar-ive/brain-system",)},
+}
+#: Round 2 keeps, from the agent systems already in the corpus, only the kinds that round 1
+#: left thin; from an agent system new to the corpus, every kind. Per source repository at
+#: most :data:`MAX_PER_REPO_2` cases and :data:`MAX_PER_REPO_KIND_2` of one kind, so that
+#: the additions spread over repositories (and so over both halves).
+THIN_KINDS = frozenset(("package_install", "build", "git", "grep", "json_api", "test_run"))
+NINE_KINDS = frozenset((*THIN_KINDS, "file_view", "code_search", "directory_listing"))
+MAX_PER_REPO_2 = 40
+MAX_PER_REPO_KIND_2 = 8
+#: Kinds of round 2 renamed to one of the nine: a linter's or type checker's report is a
+#: static check with a compiler's diagnostics (file:line: message), kept as a build.
+KIND_MERGES_2 = {"lint": "build"}
 
 
 # --------------------------------------------------------------------------- git access
@@ -357,6 +442,190 @@ def acr_steps(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return steps
 
 
+_SHELL_WRAPPERS = (["bash", "-lc"], ["bash", "-c"], ["sh", "-c"], ["sh", "-lc"], ["zsh", "-lc"],
+                   ["zsh", "-c"])
+
+
+def _shell_command(command: Any) -> Any:
+    """Codex's shell call as one command line: the script of ``bash -lc <script>``, else the
+    argument vector joined as a shell would read it."""
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 3 and command[:2] in _SHELL_WRAPPERS:
+            return command[2]
+        return shlex.join(command)
+    return command
+
+
+def _patch_edit(patch: str) -> dict[str, str]:
+    """Codex's ``apply_patch`` input as an edit: the lines it removes or keeps as context
+    (``old_string``) and the lines it adds or keeps (``new_string``), without their
+    one-character prefix, and the file it names."""
+    old: list[str] = []
+    new: list[str] = []
+    path = ""
+    for line in patch.splitlines():
+        header = re.match(r"\*\*\* (?:Update|Add|Delete) File: (.+)", line)
+        if header:
+            path = path or header.group(1).strip()
+        elif line.startswith(("***", "@@")):
+            continue
+        elif line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+        elif line.startswith(" "):
+            old.append(line[1:])
+            new.append(line[1:])
+    return {"file_path": path, "old_string": "\n".join(old), "new_string": "\n".join(new)}
+
+
+def _codex_text(content: Any, kinds: tuple[str, ...]) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text") or "") for part in content
+                         if isinstance(part, dict) and part.get("type") in kinds)
+    return ""
+
+
+def codex_steps(events: Iterable[Any]) -> list[dict[str, Any]]:
+    """Codex CLI's rollout JSONL (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): the
+    response items the model was sent and wrote, either one per line (the first rollouts)
+    or as the ``payload`` of a ``response_item`` line. A tool's output is the
+    ``function_call_output`` string the model was given (a JSON object ``{"output": ...,
+    "metadata": ...}`` in the first versions, ``Exit code: ...\nOutput:\n...`` later)."""
+    steps: list[dict[str, Any]] = []
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        if event.get("type") == "response_item":
+            item = event.get("payload")
+        elif "payload" not in event and "type" in event:
+            item = event
+        else:
+            continue
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "message":
+            if item.get("role") == "assistant":
+                steps.append({"type": "text", "thread": "",
+                              "text": _codex_text(item.get("content"), ("output_text",))})
+            else:  # the user's prompt, the instructions, the environment: context only
+                steps.append({"type": "text", "thread": "", "context": True,
+                              "text": _codex_text(item.get("content"),
+                                                  ("input_text", "output_text"))})
+        elif kind == "reasoning":
+            steps.append({"type": "text", "thread": "",
+                          "text": _codex_text(item.get("summary"), ("summary_text",))})
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            name = str(item.get("name") or ("shell" if kind == "local_shell_call" else ""))
+            raw = item.get("arguments") if kind == "function_call" else item.get("input")
+            if kind == "local_shell_call":
+                action = item.get("action") or {}
+                value: Any = {"command": action.get("command")}
+            elif kind == "custom_tool_call":
+                value = _patch_edit(raw) if name == "apply_patch" and isinstance(raw, str) \
+                    else {"input": raw}
+            else:
+                try:
+                    value = json.loads(raw) if isinstance(raw, str) else raw
+                except ValueError:
+                    value = {"arguments": raw}
+            if isinstance(value, dict) and "cmd" in value and "command" not in value:
+                # exec_command's command line, named as every other shell names it
+                value = {("command" if field == "cmd" else field): item
+                         for field, item in value.items()}
+            if isinstance(value, dict) and "command" in value:
+                value = {**value, "command": _shell_command(value["command"])}
+            if name == "apply_patch" and isinstance(value, dict) \
+                    and isinstance(value.get("input"), str):
+                value = _patch_edit(value["input"])
+            steps.append({"type": "call", "id": item.get("call_id") or item.get("id"),
+                          "name": name, "input": value, "thread": ""})
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            output = item.get("output")
+            if isinstance(output, dict):  # {"content": ..., "success": ...} in a few versions
+                output = output.get("content")
+            steps.append({"type": "result", "id": item.get("call_id"), "thread": "",
+                          "content": output if isinstance(output, str) else None,
+                          "is_error": False})
+    return steps
+
+
+def _gemini_output(response: Any) -> str | None:
+    """The string a Gemini CLI tool gave the model: its function response's ``output``."""
+    if isinstance(response, dict) and isinstance(response.get("output"), str):
+        return str(response["output"])
+    return None
+
+
+def gemini_steps(data: Any) -> list[dict[str, Any]]:
+    """Gemini CLI's saved conversations: a chat session (``chats/session-*.json``: messages
+    of type ``user`` and ``gemini``, each ``gemini`` message with its thoughts, its text and
+    its tool calls, each call with the function response the model was given) or a
+    checkpoint (``checkpoint-*.json``: the API history, ``Content`` objects with ``text``,
+    ``functionCall`` and ``functionResponse`` parts)."""
+    steps: list[dict[str, Any]] = []
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        for message in data["messages"]:
+            if not isinstance(message, dict):
+                continue
+            content = message.get("content")
+            text = content if isinstance(content, str) else _codex_text(content, ("text",))
+            if message.get("type") != "gemini":
+                steps.append({"type": "text", "text": text, "thread": "", "context": True})
+                continue
+            for thought in message.get("thoughts") or []:
+                if isinstance(thought, dict):
+                    steps.append({"type": "text", "thread": "", "text": "\n".join(
+                        str(thought.get(f) or "") for f in ("subject", "description"))})
+            if text:
+                steps.append({"type": "text", "text": text, "thread": ""})
+            calls = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
+            for call in calls:
+                steps.append({"type": "call", "id": call.get("id"), "name": call.get("name"),
+                              "input": call.get("args"), "thread": ""})
+            for call in calls:
+                for part in call.get("result") or []:
+                    response = (part.get("functionResponse") or {}) if isinstance(
+                        part, dict) else {}
+                    steps.append({"type": "result", "id": call.get("id"), "thread": "",
+                                  "content": _gemini_output(response.get("response")),
+                                  "is_error": call.get("status") == "error"})
+        return steps
+    if not isinstance(data, list):
+        return steps
+    pending: dict[str, list[str]] = defaultdict(list)
+    number = 0
+    for content in data:
+        if not isinstance(content, dict):
+            continue
+        role = content.get("role")
+        for part in content.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            if isinstance(part.get("text"), str):
+                steps.append({"type": "text", "text": part["text"], "thread": "",
+                              "context": role != "model"})
+            elif isinstance(part.get("functionCall"), dict):
+                call = part["functionCall"]
+                number += 1
+                ident = str(call.get("id") or f"{call.get('name')}#{number}")
+                pending[str(call.get("name"))].append(ident)
+                steps.append({"type": "call", "id": ident, "name": call.get("name"),
+                              "input": call.get("args"), "thread": ""})
+            elif isinstance(part.get("functionResponse"), dict):
+                response = part["functionResponse"]
+                queue = pending[str(response.get("name"))]
+                ident = str(response.get("id") or (queue[0] if queue else ""))
+                if ident in queue:
+                    queue.remove(ident)
+                steps.append({"type": "result", "id": ident, "thread": "", "is_error": False,
+                              "content": _gemini_output(response.get("response"))})
+    return steps
+
+
 # --------------------------------------------------------------------------- checks
 
 _TERMINATOR = re.compile(r"\r\n|\n|\r")
@@ -379,9 +648,13 @@ CLIP_NOTICES = (
     "output was too long", "Output truncated", "output truncated", "characters truncated",
     "exceeds maximum allowed tokens", "Please narrow your search",
     "They appeared in the following files", "[Observation truncated", "<output_head>",
-    "too long to display", "Output was truncated")
+    "too long to display", "Output was truncated",
+    # Codex CLI (head and tail of a long exec output; later, a token budget), Gemini CLI
+    # (a file read past its line limit), Claude Code (an output kept in a file instead).
+    "[... omitted ", "Total output lines:", "tokens truncated", "chars truncated",
+    "content has been truncated", "Output too large")
 
-VIEW_TOOLS = {"Read", "view", "View", "open", "read_file", "ReadFile"}
+VIEW_TOOLS = {"Read", "view", "View", "open", "read_file", "ReadFile", "read_many_files"}
 
 
 def clipped(output: str, tool: str) -> str | None:
@@ -397,7 +670,22 @@ def clipped(output: str, tool: str) -> str | None:
             return "a file view with a line of 2,000 characters (clipped by the view tools)"
     if 29_900 <= len(output) <= 30_100:
         return "about 30,000 characters, the shell tools' output limit"
+    inner = _codex_exec_output(output)
+    if inner is not None and 9_900 <= len(inner.encode("utf-8")) <= 10_400:
+        return "about 10 KiB of exec output, the first Codex CLI's limit"
     return None
+
+
+def _codex_exec_output(output: str) -> str | None:
+    """The command output inside the first Codex CLI's ``{"output": ..., "metadata": ...}``."""
+    if not output.startswith('{"output":'):
+        return None
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return None
+    return value.get("output") if isinstance(value, dict) and isinstance(
+        value.get("output"), str) else None
 
 
 _SECRET = re.compile(
@@ -418,7 +706,8 @@ def secret_like(output: str) -> str | None:
 
 # --------------------------------------------------------------------------- kinds
 
-_SHELL = {"Bash", "bash", "shell", "execute_command", "run_command", "exec_command"}
+_SHELL = {"Bash", "bash", "shell", "execute_command", "run_command", "exec_command",
+          "shell_command", "local_shell", "run_shell_command"}
 _TEST = re.compile(
     r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|ava|playwright test|cypress run"
     r"|go test|cargo (?:test|nextest)|mvn(?:w)?\b.*\btest|gradle(?:w)?\b.*\btest|rspec|phpunit"
@@ -464,17 +753,23 @@ def classify(tool: str, command: str, output: str) -> tuple[str, str] | None:
         return "file_view", "read_file"
     if tool in ("Task", "TodoWrite", "Write", "Edit", "MultiEdit", "write", "edit", "patch",
                 "NotebookEdit", "ExitPlanMode", "agent", "Agent", "create", "edit_file",
-                "str_replace_editor", "submit"):
+                "str_replace_editor", "submit",
+                # Codex CLI and Gemini CLI: edits, plans, memory
+                "apply_patch", "update_plan", "replace", "write_file", "write_todos",
+                "save_memory", "view_image"):
         return None
     if tool in ("Grep", "grep", "search_dir", "search_file", "search_code",
                 "search_code_in_file", "search_class", "search_method", "search_method_in_file",
-                "search_method_in_class", "search_class_in_file", "sourcegraph", "rg"):
+                "search_method_in_class", "search_class_in_file", "sourcegraph", "rg",
+                "search_file_content", "grep_search", "grep_files"):
         return "code_search", "search_files"
-    if tool in ("Glob", "LS", "ls", "glob", "find_file", "list_directory", "list_files"):
+    if tool in ("Glob", "LS", "ls", "glob", "find_file", "list_directory", "list_files",
+                "list_dir"):
         return "directory_listing", "list_directory"
     if lowered.startswith("mcp__") or lowered.startswith("mcp_"):
         return ("json_api" if _looks_json(output) else "mcp_text"), tool
-    if tool in ("WebFetch", "fetch", "web_fetch", "WebSearch", "agentic_fetch", "download"):
+    if tool in ("WebFetch", "fetch", "web_fetch", "WebSearch", "agentic_fetch", "download",
+                "google_web_search", "web_search"):
         return None
     if tool in _SHELL or tool in ("python", "python3", "cd", "cat", "find", "pip", "apt",
                                   "apt-cache", "wget", "mvn", "npm", "git", "grep", "goto",
@@ -667,6 +962,8 @@ def derive_keys(output: str, prior: str, producing_call: str,
             if output.count(probe) > MAX_HOLDERS:
                 continue
             holders = [i for i, text in enumerate(lines) if probe in text]
+            if not holders:
+                continue  # across a line break (a lone "\r" inside a quoted span)
             # On one line: the key is that line. On a few: the probe itself (a path named
             # by several frames of a traceback), located at its first line.
             add(holders[0], probe, how, position, step, several=len(holders) > 1)
@@ -750,6 +1047,10 @@ def extract_repo(snapshot: Snapshot, adapter: str, system: str,
             elif adapter == "acr":
                 data = json.loads(raw)
                 steps = acr_steps(data if isinstance(data, list) else [])
+            elif adapter == "codex":
+                steps = codex_steps(_jsonl(raw))
+            elif adapter == "gemini":
+                steps = gemini_steps(json.loads(raw))
             else:
                 raise ValueError(adapter)
         except (ValueError, AttributeError, TypeError):
@@ -790,7 +1091,10 @@ def _extract_db(snapshot: Snapshot, system: str, pattern: str) -> Iterator[dict[
                 yield case
 
 
-def _usable(case: dict[str, Any]) -> dict[str, Any] | None:
+def _usable(case: dict[str, Any],
+            keep: Callable[[str, str], bool] | None = None) -> dict[str, Any] | None:
+    """The case with its kind and keys, or None; *keep* (agent system, kind) may turn a kind
+    away before its keys are looked for."""
     output: str = case["output"]
     call = case["call"]
     tool = str(call.get("name") or "")
@@ -800,7 +1104,7 @@ def _usable(case: dict[str, Any]) -> dict[str, Any] | None:
         return None
     command = _command_of(call)
     kinds = classify(tool, command, output)
-    if kinds is None:
+    if kinds is None or (keep is not None and not keep(case["system"], kinds[0])):
         return None
     producing = _describe(call)
     keys = derive_keys(output, case["prior"], producing, case["following"])
@@ -815,10 +1119,11 @@ def _usable(case: dict[str, Any]) -> dict[str, Any] | None:
             "commit_lookup": case.get("commit_lookup")}
 
 
-def collect(mirror: Path) -> list[dict[str, Any]]:
+def collect(mirror: Path, sources_by_repo: dict[str, list[tuple[str, str, str]]] | None = None,
+            keep: Callable[[str, str], bool] | None = None) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for repo, sources in SOURCES.items():
+    for repo, sources in (SOURCES if sources_by_repo is None else sources_by_repo).items():
         if repo.lower() in HELD_OUT_REPOS:
             raise SystemExit(f"{repo} is held out")
         snapshot = Snapshot(mirror, repo)
@@ -831,7 +1136,7 @@ def collect(mirror: Path) -> list[dict[str, Any]]:
                 digest = hashlib.sha256(candidate["output"].encode("utf-8")).hexdigest()
                 if digest in seen:
                     continue
-                case = _usable(candidate)
+                case = _usable(candidate, keep)
                 if case is None:
                     continue
                 seen.add(digest)
@@ -860,10 +1165,14 @@ def select(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return chosen
 
 
-def split(cases: list[dict[str, Any]]) -> dict[str, str]:
+def split(cases: list[dict[str, Any]], placed: Iterable[dict[str, Any]] = (),
+          fixed: dict[str, str] | None = None) -> dict[str, str]:
     """Repository -> "dev" or "held_out". Repositories in order of sha256(name); each goes to
     the half it helps most: the one where its (system, kind) pairs are rarer, ties to the
-    half with fewer cases. Deterministic, and blind to any score."""
+    half with fewer cases. Deterministic, and blind to any score.
+
+    Round 2 starts from the cases already *placed* (each with its ``half``), and a
+    repository in *fixed* keeps the half it has there."""
     by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for case in cases:
         by_repo[case["repo"]].append(case)
@@ -871,6 +1180,10 @@ def split(cases: list[dict[str, Any]]) -> dict[str, str]:
     totals = {"dev": 0, "held_out": 0}
     systems: dict[str, Counter[str]] = {"dev": Counter(), "held_out": Counter()}
     kinds: dict[str, Counter[str]] = {"dev": Counter(), "held_out": Counter()}
+    for case in placed:
+        kinds[case["half"]][case["kind"]] += 1
+        systems[case["half"]][case["system"]] += 1
+        totals[case["half"]] += 1
     assignment: dict[str, str] = {}
     order = sorted(by_repo, key=lambda r: hashlib.sha256(r.encode()).hexdigest())
     # Largest repositories first, so that the small ones even out the halves.
@@ -882,7 +1195,7 @@ def split(cases: list[dict[str, Any]]) -> dict[str, str]:
             rarity = sum(1.0 / (1 + kinds[half][case["kind"]])
                          + 2.0 / (1 + systems[half][case["system"]]) for case in repo_cases)
             gains[half] = (rarity - 0.02 * totals[half], half)
-        half = max(gains, key=lambda h: gains[h])
+        half = (fixed or {}).get(repo) or max(gains, key=lambda h: gains[h])
         assignment[repo] = half
         for case in repo_cases:
             halves[half][(case["system"], case["kind"])] += 1
@@ -927,13 +1240,117 @@ def write(cases: list[dict[str, Any]], assignment: dict[str, str], corpus: Path)
         json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+# --------------------------------------------------------------------------- round 2
+
+MANIFEST_2 = "manifest-2.json"
+FROZEN_2 = "FROZEN-2.sha256"
+
+
+def keep_2(round_1_systems: frozenset[str]) -> Callable[[str, str], bool]:
+    """Round 2's kinds: the thin ones from the systems of round 1, the nine from a new one."""
+    def keep(system: str, kind: str) -> bool:
+        kind = KIND_MERGES_2.get(kind, kind)
+        return kind in (THIN_KINDS if system in round_1_systems else NINE_KINDS)
+    return keep
+
+
+def select_2(cases: list[dict[str, Any]], frozen: set[str]) -> list[dict[str, Any]]:
+    """Round 2's additions: outputs not already in the corpus, in order of their sha256,
+    capped per repository and per repository and kind."""
+    chosen: list[dict[str, Any]] = []
+    per_repo: Counter[str] = Counter()
+    per_repo_kind: Counter[tuple[str, str]] = Counter()
+    for case in sorted(cases, key=lambda c: c["sha256"]):
+        if case["sha256"] in frozen:
+            continue
+        case["kind"] = KIND_MERGES_2.get(case["kind"], case["kind"])
+        if per_repo[case["repo"]] >= MAX_PER_REPO_2 or \
+                per_repo_kind[(case["repo"], case["kind"])] >= MAX_PER_REPO_KIND_2:
+            continue
+        per_repo[case["repo"]] += 1
+        per_repo_kind[(case["repo"], case["kind"])] += 1
+        chosen.append(case)
+    return chosen
+
+
+def write_2(cases: list[dict[str, Any]], assignment: dict[str, str], corpus: Path,
+            first_number: int) -> None:
+    """Round 2's outputs (numbered on from round 1's), ``manifest-2.json`` and
+    ``FROZEN-2.sha256``; round 1's files are left as they are."""
+    manifest_cases = []
+    for number, case in enumerate(sorted(cases, key=lambda c: (c["repo"].lower(), c["sha256"])),
+                                  start=first_number):
+        name = f"{number:03d}_{case['kind']}"
+        file = f"outputs/{name}.txt"
+        data = case["output"].encode("utf-8")
+        if (corpus / file).exists():
+            raise SystemExit(f"{file} exists: round 2 never overwrites an output")
+        (corpus / file).write_bytes(data)
+        manifest_cases.append({
+            "name": name, "file": file, "chars": len(case["output"]), "bytes": len(data),
+            "lines": len(lines_of(case["output"])), "sha256": case["sha256"],
+            "system": case["system"], "kind": case["kind"], "tool": case["tool"],
+            "command": _abbrev(case["command"], width=300) if case["command"] else "",
+            "library_tool": case["library_tool"], "half": assignment[case["repo"]],
+            "round": 2,
+            "source": {"repo": case["repo"], "path": case["path"], "commit": case["commit"]},
+            "keys": case["keys"],
+        })
+    repos = {case["repo"] for case in cases}
+    manifest = {
+        "description": (
+            "Round 2 of the agent-output corpus: more real tool outputs, of the kinds round 1 "
+            "left thin and from agent systems new to it, with keys taken from the agent's next "
+            "actions. Made by bench/agent_corpus_extract.py --round 2; see "
+            "bench/agent_corpus/README.md. Read together with manifest.json."),
+        "extends": "manifest.json",
+        "held_out_repos_excluded": sorted(HELD_OUT_REPOS),
+        "split": {"method": ("by source repository; a repository of round 1 keeps its half, a "
+                             "new one goes where its kinds and systems are rarer "
+                             "(bench/agent_corpus_extract.py split())"),
+                  "repos": {repo: assignment[repo]
+                            for repo in sorted(repos, key=str.lower)}},
+        "cases": manifest_cases,
+    }
+    (corpus / MANIFEST_2).write_text(
+        json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    frozen_names = [MANIFEST_2, *(case["file"] for case in manifest_cases)]
+    (corpus / FROZEN_2).write_text("".join(
+        f"{hashlib.sha256((corpus / name).read_bytes()).hexdigest()}  {name}\n"
+        for name in frozen_names), encoding="utf-8")
+
+
+def round_2(mirror: Path, corpus: Path, dump: Path | None, from_dump: Path | None) -> None:
+    first = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+    if (corpus / MANIFEST_2).exists():
+        raise SystemExit(f"{MANIFEST_2} exists: round 2 is frozen")
+    frozen = {case["sha256"] for case in first["cases"]}
+    if from_dump:
+        cases = json.loads(from_dump.read_text(encoding="utf-8"))
+    else:
+        cases = collect(mirror, SOURCES_2,
+                        keep_2(frozenset(case["system"] for case in first["cases"])))
+    if dump:
+        dump.write_text(json.dumps(cases, ensure_ascii=False))
+        return
+    chosen = select_2(cases, frozen)
+    assignment = split(chosen, placed=first["cases"], fixed=first["split"]["repos"])
+    write_2(chosen, assignment, corpus, first_number=len(first["cases"]) + 1)
+    print(f"{len(chosen)} cases added of {len(cases)} candidates", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--out", type=Path, default=CORPUS)
     parser.add_argument("--dump", type=Path, help="write all candidates (JSON) and stop")
     parser.add_argument("--from-dump", type=Path, help="select from candidates --dump wrote")
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1,
+                        help="1: remake the corpus of round 1; 2: add round 2's cases")
     args = parser.parse_args()
+    if args.round == 2:
+        round_2(args.mirror, args.out, args.dump, args.from_dump)
+        return
     if args.from_dump:
         cases = json.loads(args.from_dump.read_text(encoding="utf-8"))
     else:

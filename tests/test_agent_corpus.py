@@ -1,10 +1,12 @@
 """The agent-output corpus (bench/agent_corpus/, issue 28) and its scorer.
 
-The corpus is frozen: ``FROZEN.sha256`` holds the sha256 of the manifest and of every
-output, committed before any view was scored on them, so that keys cannot be moved after
-the fact. The corpus must keep its breadth (cases, agent systems, kinds), every key must be
-an exact substring of its output at the line the manifest gives, and no case may come from
-the repositories held out for an independent check. The scorer is checked against an
+The corpus is frozen: ``FROZEN.sha256`` holds the sha256 of round 1's manifest and of its
+outputs, and ``FROZEN-2.sha256`` those of round 2 (``manifest-2.json`` and the outputs it
+added), each committed before any view was scored on its cases, so that keys cannot be
+moved after the fact. The corpus must keep its breadth (cases, agent systems, kinds, and
+each of the nine kinds of issue 28 in both halves), every key must be an exact substring of
+its output at the line the manifest gives, and no case may come from the repositories held
+out for an independent check. The scorer is checked against an
 independent recomputation of the head rule; there is no threshold on the default view yet.
 """
 
@@ -24,11 +26,21 @@ sys.path.insert(0, str(ROOT / "bench"))
 import bench_agent_corpus  # noqa: E402
 
 CORPUS = bench_agent_corpus.CORPUS
-FROZEN = CORPUS / "FROZEN.sha256"
-MIN_CASES = 200
-MIN_SYSTEMS = 5
-MIN_KINDS = 8
+#: One hash list per round; a later round never rewrites an earlier one's.
+FROZEN = {1: CORPUS / "FROZEN.sha256", 2: CORPUS / "FROZEN-2.sha256"}
+MANIFESTS = {1: "manifest.json", 2: "manifest-2.json"}
+MIN_CASES = 500
+MIN_SYSTEMS = 7
+MIN_KINDS = 9
 MIN_CHARS = 10_000
+#: The nine kinds of output issue 28 names, each wanted in both halves.
+NINE_KINDS = ("file_view", "code_search", "grep", "json_api", "package_install", "build",
+              "test_run", "git", "directory_listing")
+MIN_PER_HALF = 5
+#: Where the sources ran out (bench/agent_corpus/README.md, "Where the sources ran out"):
+#: no package install of 10,000 characters or more, unclipped and with a key in the next
+#: actions, was found in any session searched.
+MIN_PER_HALF_EXCEPT = {"package_install": 0}
 HELD_OUT = {name.lower() for name in (
     "paul-gauthier/aider-swe-bench", "SWE-agent/SWE-agent", "princeton-nlp/SWE-agent",
     "goodsch/brain_explore", "brightdigit/MistKit", "kiliman/claude-transcript",
@@ -51,16 +63,37 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_frozen_hashes_still_match() -> None:
+def _listed(frozen: Path) -> dict[str, str]:
     listed: dict[str, str] = {}
-    for line in FROZEN.read_text(encoding="utf-8").splitlines():
+    for line in frozen.read_text(encoding="utf-8").splitlines():
         digest, _, name = line.partition("  ")
+        assert name not in listed, (frozen.name, name)
         listed[name] = digest
-    on_disk = {"manifest.json"} | {
+    return listed
+
+
+def test_frozen_hashes_still_match() -> None:
+    listed = {round_: _listed(path) for round_, path in FROZEN.items()}
+    assert not set(listed[1]) & set(listed[2]), "a file frozen by both rounds"
+    every = {**listed[1], **listed[2]}
+    on_disk = set(MANIFESTS.values()) | {
         f"outputs/{p.name}" for p in (CORPUS / "outputs").iterdir()}
-    assert set(listed) == on_disk, "a file was added to or removed from the frozen corpus"
-    changed = [name for name, digest in listed.items() if _sha256(CORPUS / name) != digest]
+    assert set(every) == on_disk, "a file was added to or removed from the frozen corpus"
+    changed = [name for name, digest in every.items() if _sha256(CORPUS / name) != digest]
     assert not changed, f"frozen files changed: {changed[:5]}"
+
+
+def test_each_round_froze_its_own_manifest_and_outputs() -> None:
+    for round_, path in FROZEN.items():
+        listed = _listed(path)
+        manifest = bench_agent_corpus.load_manifest(CORPUS / MANIFESTS[round_], extensions=[])
+        assert set(listed) == {MANIFESTS[round_]} | {c["file"] for c in manifest["cases"]}
+        assert all(c.get("round", 1) == round_ for c in manifest["cases"])
+    # Round 1 still has its 317 cases, numbered 001-317; round 2 numbers on.
+    first = bench_agent_corpus.load_manifest(CORPUS / MANIFESTS[1], extensions=[])
+    assert len(first["cases"]) == 317
+    second = bench_agent_corpus.load_manifest(CORPUS / MANIFESTS[2], extensions=[])
+    assert min(int(c["name"][:3]) for c in second["cases"]) == 318
 
 
 def test_the_manifest_names_every_output_once(manifest: dict[str, Any]) -> None:
@@ -98,6 +131,19 @@ def test_breadth(manifest: dict[str, Any]) -> None:
     assert len(cases) >= MIN_CASES
     assert len({c["system"] for c in cases}) >= MIN_SYSTEMS
     assert len({c["kind"] for c in cases}) >= MIN_KINDS
+
+
+def test_every_kind_has_cases_in_both_halves(manifest: dict[str, Any]) -> None:
+    counts = Counter((c["half"], c["kind"]) for c in manifest["cases"])
+    short = {(half, kind): counts[(half, kind)] for half in ("dev", "held_out")
+             for kind in NINE_KINDS
+             if counts[(half, kind)] < MIN_PER_HALF_EXCEPT.get(kind, MIN_PER_HALF)}
+    assert not short, short
+    # The exception is no floor in disguise: lift it as soon as the sources allow.
+    for kind, floor in MIN_PER_HALF_EXCEPT.items():
+        assert min(counts[("dev", kind)], counts[("held_out", kind)]) < MIN_PER_HALF, (
+            f"{kind} now has {MIN_PER_HALF} cases in each half: drop its exception")
+        assert floor < MIN_PER_HALF
 
 
 def test_no_case_comes_from_a_held_out_repository(manifest: dict[str, Any]) -> None:
