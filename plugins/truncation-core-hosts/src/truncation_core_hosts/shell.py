@@ -7,7 +7,9 @@ command's status (124 after ``--timeout``). Three kinds of command are left as t
 - one that changes the directory of the host's shell (``cd``, ``pushd``, ``popd``) other than
   by a leading ``cd DIR &&``, which stays outside (``cd DIR && trunc run -- bash -c REST``):
   in a child shell the change would be lost, and hosts such as Claude Code keep it for the
-  next command;
+  next command. REST must then be one and-list (no ``||``, ``;`` or new line): in
+  ``cd DIR && a || b`` (or ``; b``), ``b`` runs when ``cd`` fails, and behind the ``cd`` it
+  would not;
 - one that puts a job in the background (``cmd &``): ``trunc run`` would wait for it;
 - one that runs ``trunc`` already.
 
@@ -29,6 +31,8 @@ _LEADING_CD = re.compile(r"""\s*cd\s+(?:'[^']*'|"[^"\\$`]*"|[^\s;&|()<>'"`$\\]+)
 _CHANGES_DIRECTORY = re.compile(r"(?:^|[;&|(){}\n`]|\$\()\s*(?:cd|pushd|popd)\b")
 #: ``&`` that puts a job in the background (not ``&&``, ``>&``, ``&>``, ``<&``, ``|&``).
 _BACKGROUND = re.compile(r"(?<![&>|<])&(?![&>])")
+#: What ends an and-list (``||``, ``;``, a new line; ``&`` is a background job, above).
+_LIST_END = re.compile(r"\|\||[;\n]")
 _TRUNC = re.compile(r"\s*(?:\S*/)?trunc\s")
 
 
@@ -44,7 +48,7 @@ def wrapped(command: str, trunc: Sequence[str], *, timeout: float | None = None,
         prefix = command[:match.end()]
     rest = command[len(prefix):]
     if (not rest.strip() or _CHANGES_DIRECTORY.search(rest) or _BACKGROUND.search(rest)
-            or _TRUNC.match(rest)):
+            or _TRUNC.match(rest) or (prefix and _LIST_END.search(rest.strip()))):
         return None
     words = [f"{name}={shlex.quote(value)}" for name, value in (env or {}).items()]
     words += [shlex.quote(part) for part in trunc]
