@@ -44,6 +44,23 @@ def test_other_paths_pass_through_untouched(proxy: Proxy, upstream: Upstream) ->
     assert answer.headers["x-request-id"] == "req_models_1"
 
 
+def test_passing_through_keeps_the_bodys_framing(proxy: Proxy, upstream: Upstream) -> None:
+    """A request without a body goes without one, and a body of known length goes with its
+    Content-Length: not as a chunked body, which some servers refuse (411 Length Required, or
+    a GET with a body)."""
+    upstream.play(Reply("openai_models.json"), Reply("openai_models.json"))
+    headers = {"authorization": f"Bearer {API_KEY}"}
+    httpx.get(proxy.url + "/v1/models", headers=headers)
+    upload = b"purpose=fine-tune&data=" + b"x" * 100_000
+    httpx.post(proxy.url + "/v1/files", content=upload,
+               headers={**headers, "content-type": "application/x-www-form-urlencoded"})
+    listed, uploaded = upstream.requests
+    assert "transfer-encoding" not in listed.headers and listed.body == b""
+    assert listed.headers.get("content-length", "0") == "0"
+    assert "transfer-encoding" not in uploaded.headers
+    assert uploaded.headers["content-length"] == str(len(upload)) and uploaded.body == upload
+
+
 def test_count_tokens_is_not_cut(proxy: Proxy, upstream: Upstream) -> None:
     upstream.play("anthropic_count_tokens.json")
     request = messages_conversation()

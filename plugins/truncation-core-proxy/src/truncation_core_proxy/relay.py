@@ -383,8 +383,16 @@ class Relay:
     async def _pass(self, request: Request, url: str, content: AsyncIterator[bytes], *,
                     api: Api | None, anthropic: bool) -> Response:
         headers = _request_headers(request.headers, api=False)
+        # The body framed as it came: its length when it said one (httpx then sends no
+        # chunked encoding), and no body at all when it had none.
+        length = request.headers.get("content-length")
+        body: AsyncIterator[bytes] | bytes = content
+        if length is not None:
+            headers["content-length"] = length
+        elif "transfer-encoding" not in request.headers:
+            body = b""
         outgoing = self.client.build_request(request.method, url, headers=headers,
-                                             content=content)
+                                             content=body)
         try:
             response = await self.client.send(outgoing, stream=True)
         except httpx.HTTPError as exc:
