@@ -62,7 +62,8 @@ def test_a_bash_call_is_rewritten_as_the_contract_says(run_hook: Callable[..., A
     assert {k: v for k, v in updated.items() if k != "command"} == \
         {k: v for k, v in sent["tool_input"].items() if k != "command"}
     assert updated["timeout"] == 300_000
-    assert f"{TRUNC} run --timeout 295 -- bash -c 'make -j4 all'" in updated["command"]
+    assert f"{TRUNC} run --timeout 295 -- env -u " in updated["command"]
+    assert updated["command"].endswith(" bash -c 'make -j4 all'")
     allowed = run_hook("claude-code", sent, "--permission", "allow")
     assert allowed["hookSpecificOutput"]["permissionDecision"] == "allow"
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from host_testing import TRUNC
+from truncation_core_hosts.hosted import host_environment
 from truncation_core_hosts.shell import wrapped
 
 #: Each command starts `trunc`: left out of `make test-fast`.
@@ -37,6 +38,8 @@ COMMANDS = [
     ("{ echo out; echo err >&2; } | sort", True),
     ("echo -n no-newline", True),
     ("test -e nowhere && echo yes || echo no", True),
+    # The settings the hook gives trunc are trunc's: the command sees the environment it had.
+    ("printenv | grep -c '^TRUNCATION_CORE_'; printenv HOME", True),
     # A leading `cd DIR &&` stays in the host's shell; the rest is one and-list.
     ("cd sub && pwd && ls -a | head -1", True),
     ("cd 'sub' && cd . && printf '%s\\n' \"$PWD\"", True),
@@ -70,17 +73,18 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
 
 
 def test_rewritten_commands_keep_their_status_output_and_directory(
-        tmp_path: Path, host_env: dict[str, str]) -> None:
-    env = {**host_env, "TRUNCATION_CORE_STORE__ROOT": str(tmp_path / "store")}
+        tmp_path: Path, host_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", host_env["HOME"])  # no configuration of the user's
+    settings = host_environment(tmp_path)  # what the hook gives trunc
 
     def check(n: int, command: str, rewrites: bool) -> str | None:
-        rewritten = wrapped(command, [str(TRUNC)], timeout=60)
+        rewritten = wrapped(command, [str(TRUNC)], timeout=60, env=settings)
         if rewritten is None:
             return "left alone" if rewrites else None
         plain, through = tmp_path / f"{n}" / "plain", tmp_path / f"{n}" / "rewritten"
         for project in (plain, through):  # each its own: the runs overlap
             (project / "sub").mkdir(parents=True)
-        expected, got = _run(command, plain, env), _run(rewritten, through, env)
+        expected, got = _run(command, plain, host_env), _run(rewritten, through, host_env)
         return None if got == expected else f"{got} != {expected}"
 
     with ThreadPoolExecutor(4) as pool:  # a trunc start mostly waits, on a busy machine

@@ -39,8 +39,8 @@ _TRUNC = re.compile(r"\s*(?:\S*/)?trunc\s")
 def wrapped(command: str, trunc: Sequence[str], *, timeout: float | None = None,
             env: Mapping[str, str] | None = None, shell: str = "bash") -> str | None:
     """*command* rewritten to run through ``trunc run`` (*trunc*: how to start ``trunc``),
-    killed after *timeout* seconds, with *env* set for ``trunc``; None when it is left as it
-    is (see the module)."""
+    killed after *timeout* seconds, with *env* set for ``trunc`` (and unset again for the
+    command, through ``env -u``); None when it is left as it is (see the module)."""
     if not command.strip() or "\0" in command:
         return None
     prefix = ""
@@ -55,5 +55,8 @@ def wrapped(command: str, trunc: Sequence[str], *, timeout: float | None = None,
     words.append("run")
     if timeout is not None:
         words += ["--timeout", f"{timeout:g}"]
-    words += ["--", shell, "-c", shlex.quote(rest.strip())]
+    words.append("--")
+    for name in env or ():  # trunc's settings, not the command's: it gets the environment it had
+        words += ["env", "-u", name] if words[-1] == "--" else ["-u", name]
+    words += [shell, "-c", shlex.quote(rest.strip())]
     return f"{prefix.strip()} {' '.join(words)}".lstrip()
