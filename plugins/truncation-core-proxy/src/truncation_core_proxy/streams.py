@@ -28,7 +28,15 @@ import attrs
 from httpx_sse import ServerSentEvent as Incoming
 from sse_starlette.event import ServerSentEvent
 
-from truncation_core_proxy.apis import CLIENT_CALLS, Call, Chat, Messages, Responses, add_usage
+from truncation_core_proxy.apis import (
+    CLIENT_CALLS,
+    Call,
+    Chat,
+    Messages,
+    Responses,
+    add_usage,
+    dumps,
+)
 
 __all__ = ["ChatStream", "MessagesStream", "ResponsesStream", "RoundEnd", "StreamState",
            "encode"]
@@ -36,9 +44,10 @@ __all__ = ["ChatStream", "MessagesStream", "ResponsesStream", "RoundEnd", "Strea
 
 def encode(data: Any = None, event: str | None = None, *, raw: str | None = None,
            id: str | None = None) -> bytes:
-    """One event as bytes (``\\n`` line ends, as the providers send them)."""
-    text = raw if raw is not None else json.dumps(data, ensure_ascii=False,
-                                                   separators=(",", ":"))
+    """One event as bytes (``\\n`` line ends, as the providers send them); its JSON written
+    as :func:`~truncation_core_proxy.apis.dumps` writes a body (ASCII escapes for a lone
+    surrogate, which UTF-8 cannot carry)."""
+    text = raw if raw is not None else dumps(data).decode("utf-8")
     return ServerSentEvent(data=text, event=event, id=id, sep="\n").encode()
 
 
