@@ -188,3 +188,16 @@ def test_a_tool_call_id_this_conversation_did_not_cut_is_not_found(
     answer = upstream.requests[2].json["messages"][-1]
     assert answer["role"] == "tool" and ERROR_LINE not in answer["content"]
     assert "404" in answer["content"] and "call_read_7f3a" in answer["content"]
+
+
+def test_a_round_in_one_chunk_keeps_its_text(proxy: Proxy, upstream: Upstream) -> None:
+    """Servers that send a whole answer as one chunk (a gateway faking a stream, or a short
+    answer) put its text, its tool calls and its finish reason in the same chunk. When the
+    call is the proxy's, the text must reach the agent all the same."""
+    upstream.play("chat_grep_one_chunk.sse", "chat_answer.sse")
+    with openai_client(proxy).chat.completions.stream(**chat_conversation()) as events:
+        completion = events.get_final_completion()
+    message = completion.choices[0].message
+    assert message.content == "Searching the log.\n\n" + ANSWER
+    assert not message.tool_calls and completion.choices[0].finish_reason == "stop"
+    assert upstream.requests[1].json["messages"][-2]["content"] == "Searching the log."

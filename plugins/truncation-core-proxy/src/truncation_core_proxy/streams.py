@@ -172,9 +172,23 @@ class ChatStream(StreamState):
                 shown |= self._delta(delta)
             if choice.get("finish_reason") is not None:
                 self.finish_chunk = data
-                return []
+                return [self._before_end(data)] if shown else []
             shown |= bool(choice.get("logprobs"))
         return [encode(data)] if shown else []
+
+    def _before_end(self, data: dict[str, Any]) -> bytes:
+        """A last chunk that carries more than its end (a whole answer in one chunk): what it
+        shows goes on now, its finish reason waits in :attr:`finish_chunk`, delta emptied,
+        until the round is known to be the last (else the text would be lost)."""
+        now = copy.deepcopy(data)
+        for choice in now["choices"]:
+            if isinstance(choice, dict):
+                choice["finish_reason"] = None
+        for choice in data["choices"]:
+            if isinstance(choice, dict):
+                choice["delta"] = {}
+                choice.pop("logprobs", None)
+        return encode(now)
 
     def _delta(self, delta: dict[str, Any]) -> bool:
         """Rewrite one choice's delta for the agent; True when anything in it is shown."""
