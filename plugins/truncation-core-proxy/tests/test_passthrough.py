@@ -166,3 +166,14 @@ def test_a_bad_upstream_is_a_usage_error() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--upstream" in done.stderr and "https://api.openai.com" in done.stderr
+
+
+def test_an_upstream_with_credentials_in_it_is_refused_unshown() -> None:
+    """A password in the upstream URL would be printed as the proxy starts, and httpx would
+    send it as Basic auth in place of the agent's own key: refused, without repeating it."""
+    done = subprocess.run([str(TRUNC), "proxy", "--upstream",
+                           "https://gateway:hunter2-secret@llm.example.com"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--upstream" in done.stderr and "credentials" in done.stderr
+    assert "hunter2-secret" not in done.stderr + done.stdout
