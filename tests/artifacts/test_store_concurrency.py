@@ -281,3 +281,45 @@ def test_the_sweep_spares_a_write_in_progress_thanks_to_its_grace_period(
         assert left == in_flight
         assert outcome[0] == "stored"
         assert store.read(outcome[1]) == FIRST_HALF + SECOND_HALF
+
+
+@pytest.mark.parametrize("cleaner", ["sweep", "clean"])
+def test_a_session_written_to_after_the_cleaner_listed_it_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cleaner: str) -> None:
+    """The retention sweep (and ``trunc artifacts clean --older-than``) lists every session
+    first, then deletes the old ones one by one. A named session that a writer takes up again
+    in between is no longer old: its age is read again once it is opened for deletion, and
+    the write in progress survives. (The writer is started where the cleaner opens the
+    session: the interleaving a slow sweep of many sessions leaves open.)"""
+    from truncation_core.storage import filesystem
+
+    path = str(tmp_path / "artifacts")
+    earlier = FilesystemStore(path, "named")
+    with earlier.writer(ArtifactInfo(tool="t")) as w:
+        w.write(b"an artifact of last month\n")
+        kept = w.commit().id
+    month_ago = time.time() - 30 * 86400
+    os.utime(tmp_path / "artifacts" / "named", (month_ago, month_ago))
+    writers = []
+    real_open = filesystem._open_session
+
+    def taken_up(root: Any, name: str) -> Any:
+        if name == "named" and not writers:  # another run of the named session starts now
+            writer = FilesystemStore(path, "named").writer(ArtifactInfo(tool="t"))
+            writers.append(writer)
+            writer.write(FIRST_HALF)
+        return real_open(root, name)
+
+    monkeypatch.setattr(filesystem, "_open_session", taken_up)
+    root = ArtifactRoot(path, retention_days=7)
+    if cleaner == "sweep":
+        report = root.sweep()
+    else:
+        report = root.clean(older_than=7 * 86400)
+    monkeypatch.undo()
+    assert writers and report.sessions == ()
+    writers[0].write(SECOND_HALF)
+    new = writers[0].commit().id
+    store = FilesystemStore(path, "named")
+    assert store.read(new) == FIRST_HALF + SECOND_HALF
+    assert store.read(kept) == b"an artifact of last month\n"

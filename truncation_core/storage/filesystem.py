@@ -243,9 +243,9 @@ class ArtifactRoot:
                   if (session is None or info.id == session)
                   and (older_than is None or info.modified <= now - older_than)]
         root = self.directory(create=False)
-        for info in doomed:
-            assert root is not None  # there are sessions, so there is a root
-            _remove_session(root, info.id)
+        cutoff = None if older_than is None else now - older_than
+        doomed = [info for info in doomed
+                  if root is not None and _remove_session(root, info.id, cutoff=cutoff)]
         return CleanReport(sessions=tuple(info.id for info in doomed),
                            artifacts=sum(info.artifacts for info in doomed),
                            bytes=sum(info.bytes for info in doomed))
@@ -270,14 +270,15 @@ class ArtifactRoot:
                 if days and name not in keep and mtime < now - days * _DAY:
                     try:
                         sizes = [st.st_size for _, _, st in _contents(session_dir)]
-                        _remove_session(root, name)
-                        removed.append(name)
-                        artifacts += len(sizes)
-                        size += sum(sizes)
+                        if _remove_session(root, name, cutoff=now - days * _DAY):
+                            removed.append(name)
+                            artifacts += len(sizes)
+                            size += sum(sizes)
+                            continue
                     except (StoreError, OSError) as exc:
                         log.warning("retention sweep: session %s not deleted: %s", name,
                                     type(exc).__name__)
-                    continue
+                        continue
                 try:
                     temps += _sweep_session(session_dir, now=now, temp_grace=temp_grace,
                                             retention=days * _DAY if days else None)
@@ -439,19 +440,25 @@ def _session_size(root: Directory, name: str) -> tuple[int, int]:
     return len(sizes), sum(sizes)
 
 
-def _remove_session(root: Directory, name: str) -> None:
+def _remove_session(root: Directory, name: str, *, cutoff: float | None = None) -> bool:
     """Delete session *name*: the store's own files in it (regular files of this user named
     as the store names them), then its marker, then the directory if that left it empty.
+    Return whether it was deleted.
 
     Never a blind recursive delete: a link, a subdirectory or any other file in it stays,
     and so does the directory. Nothing is followed (every name is taken relative to the
     pinned handle). A directory without the marker is not a session: nothing is deleted.
+    With *cutoff*, a session modified after it (written to since a cleaner listed it as
+    old: a named session taken up again) is not deleted either; its age is read from the
+    handle the deletion works through.
     """
     session = _open_session(root, name)
     if session is None:
-        return
+        return False
     try:
         with session:
+            if cutoff is not None and session.stat().st_mtime > cutoff:
+                return False
             for file_name in [entry.name for entry in session.entries()]:
                 if re.fullmatch(_OWN_FILE, file_name):
                     session.unlink_own(file_name)
@@ -466,6 +473,7 @@ def _remove_session(root: Directory, name: str) -> None:
                         "store did not make, and is left in place", name)
     except OSError as exc:
         raise store_error(exc, f"delete session {name}") from None
+    return True
 
 
 def _sessions(root: Directory) -> Iterator[tuple[str, float, Directory]]:

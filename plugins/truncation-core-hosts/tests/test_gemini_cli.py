@@ -42,7 +42,8 @@ def test_a_shell_command_is_merged_to_run_through_trunc_run(run_hook: Callable[.
     assert ran.returncode == 1 and ran.stdout.startswith("Exit code: 1\n")
     assert len(ran.stdout) <= 8_000 and "030000 test case 30000" in ran.stdout
     assert "trunc artifacts show art_" in ran.stdout
-    assert f"{TRUNC} run -- bash -c 'cat test.log; exit 1'" in merged["command"]
+    assert f"{TRUNC} run -- env -u " in merged["command"]
+    assert merged["command"].endswith(" bash -c 'cat test.log; exit 1'")
 
 
 def test_what_gemini_cannot_change_is_left_alone(run_hook: Callable[..., Any]) -> None:

@@ -4,11 +4,13 @@ what is there."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from host_testing import TRUNC
+from truncation_core_hosts.settings import install
 
 #: Each test starts `trunc` (and a shell): left out of `make test-fast`.
 pytestmark = pytest.mark.slow
@@ -84,3 +86,23 @@ def test_a_settings_file_that_is_not_an_object_is_left_alone(
                           check=False)
     assert done.returncode == 1 and "left as it is" in done.stderr
     assert settings.read_text() == text
+
+
+def test_a_settings_file_that_is_a_symlink_stays_one(tmp_path: Path) -> None:
+    """Settings kept in a dotfiles repository and linked into place (GNU Stow, chezmoi,
+    home-manager): the hook goes into the file the link names, and the link stays."""
+    kept = tmp_path / "dotfiles" / "claude" / "settings.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text(json.dumps(EXISTING))
+    kept.chmod(0o600)
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.symlink_to(Path("..") / "dotfiles" / "claude" / "settings.json")
+    assert install(settings, [("PreToolUse", "Bash", "trunc hook claude-code")]) == \
+        ["PreToolUse"]
+    assert settings.is_symlink()
+    assert os.readlink(settings) == str(Path("..") / "dotfiles" / "claude" / "settings.json")
+    data = json.loads(kept.read_text())
+    assert data["model"] == "opus" and len(data["hooks"]["PreToolUse"]) == 2
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in kept.parent.iterdir()) == ["settings.json"]  # no leftovers

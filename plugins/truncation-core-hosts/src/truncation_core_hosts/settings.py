@@ -3,7 +3,9 @@
 Both hosts read ``{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command",
 "command": ...}]}]}}``. An entry whose command is already there is not added twice; every
 other key and entry is kept as it was. The file is replaced in one step (written beside it,
-then renamed), and a file that is not a JSON object is refused rather than overwritten.
+then renamed), and a file that is not a JSON object is refused rather than overwritten. A
+settings file that is a symbolic link (into a dotfiles repository) stays one: the file it
+names is the one replaced.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def install(path: Path, entries: Sequence[tuple[str, str, str]]) -> list[str]:
 
 
 def _write(path: Path, text: str) -> None:
+    path = Path(os.path.realpath(path))  # a link stays a link: its target is written
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

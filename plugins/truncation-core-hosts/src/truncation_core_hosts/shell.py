@@ -7,7 +7,9 @@ command's status (124 after ``--timeout``). Three kinds of command are left as t
 - one that changes the directory of the host's shell (``cd``, ``pushd``, ``popd``) other than
   by a leading ``cd DIR &&``, which stays outside (``cd DIR && trunc run -- bash -c REST``):
   in a child shell the change would be lost, and hosts such as Claude Code keep it for the
-  next command;
+  next command. REST must then be one and-list (no ``||``, ``;`` or new line): in
+  ``cd DIR && a || b`` (or ``; b``), ``b`` runs when ``cd`` fails, and behind the ``cd`` it
+  would not;
 - one that puts a job in the background (``cmd &``): ``trunc run`` would wait for it;
 - one that runs ``trunc`` already.
 
@@ -29,14 +31,16 @@ _LEADING_CD = re.compile(r"""\s*cd\s+(?:'[^']*'|"[^"\\$`]*"|[^\s;&|()<>'"`$\\]+)
 _CHANGES_DIRECTORY = re.compile(r"(?:^|[;&|(){}\n`]|\$\()\s*(?:cd|pushd|popd)\b")
 #: ``&`` that puts a job in the background (not ``&&``, ``>&``, ``&>``, ``<&``, ``|&``).
 _BACKGROUND = re.compile(r"(?<![&>|<])&(?![&>])")
+#: What ends an and-list (``||``, ``;``, a new line; ``&`` is a background job, above).
+_LIST_END = re.compile(r"\|\||[;\n]")
 _TRUNC = re.compile(r"\s*(?:\S*/)?trunc\s")
 
 
 def wrapped(command: str, trunc: Sequence[str], *, timeout: float | None = None,
             env: Mapping[str, str] | None = None, shell: str = "bash") -> str | None:
     """*command* rewritten to run through ``trunc run`` (*trunc*: how to start ``trunc``),
-    killed after *timeout* seconds, with *env* set for ``trunc``; None when it is left as it
-    is (see the module)."""
+    killed after *timeout* seconds, with *env* set for ``trunc`` (and unset again for the
+    command, through ``env -u``); None when it is left as it is (see the module)."""
     if not command.strip() or "\0" in command:
         return None
     prefix = ""
@@ -44,12 +48,15 @@ def wrapped(command: str, trunc: Sequence[str], *, timeout: float | None = None,
         prefix = command[:match.end()]
     rest = command[len(prefix):]
     if (not rest.strip() or _CHANGES_DIRECTORY.search(rest) or _BACKGROUND.search(rest)
-            or _TRUNC.match(rest)):
+            or _TRUNC.match(rest) or (prefix and _LIST_END.search(rest.strip()))):
         return None
     words = [f"{name}={shlex.quote(value)}" for name, value in (env or {}).items()]
     words += [shlex.quote(part) for part in trunc]
     words.append("run")
     if timeout is not None:
         words += ["--timeout", f"{timeout:g}"]
-    words += ["--", shell, "-c", shlex.quote(rest.strip())]
+    words.append("--")
+    for name in env or ():  # trunc's settings, not the command's: it gets the environment it had
+        words += ["env", "-u", name] if words[-1] == "--" else ["-u", name]
+    words += [shell, "-c", shlex.quote(rest.strip())]
     return f"{prefix.strip()} {' '.join(words)}".lstrip()

@@ -28,7 +28,15 @@ import attrs
 from httpx_sse import ServerSentEvent as Incoming
 from sse_starlette.event import ServerSentEvent
 
-from truncation_core_proxy.apis import CLIENT_CALLS, Call, Chat, Messages, Responses, add_usage
+from truncation_core_proxy.apis import (
+    CLIENT_CALLS,
+    Call,
+    Chat,
+    Messages,
+    Responses,
+    add_usage,
+    dumps,
+)
 
 __all__ = ["ChatStream", "MessagesStream", "ResponsesStream", "RoundEnd", "StreamState",
            "encode"]
@@ -36,9 +44,10 @@ __all__ = ["ChatStream", "MessagesStream", "ResponsesStream", "RoundEnd", "Strea
 
 def encode(data: Any = None, event: str | None = None, *, raw: str | None = None,
            id: str | None = None) -> bytes:
-    """One event as bytes (``\\n`` line ends, as the providers send them)."""
-    text = raw if raw is not None else json.dumps(data, ensure_ascii=False,
-                                                   separators=(",", ":"))
+    """One event as bytes (``\\n`` line ends, as the providers send them); its JSON written
+    as :func:`~truncation_core_proxy.apis.dumps` writes a body (ASCII escapes for a lone
+    surrogate, which UTF-8 cannot carry)."""
+    text = raw if raw is not None else dumps(data).decode("utf-8")
     return ServerSentEvent(data=text, event=event, id=id, sep="\n").encode()
 
 
@@ -163,9 +172,23 @@ class ChatStream(StreamState):
                 shown |= self._delta(delta)
             if choice.get("finish_reason") is not None:
                 self.finish_chunk = data
-                return []
+                return [self._before_end(data)] if shown else []
             shown |= bool(choice.get("logprobs"))
         return [encode(data)] if shown else []
+
+    def _before_end(self, data: dict[str, Any]) -> bytes:
+        """A last chunk that carries more than its end (a whole answer in one chunk): what it
+        shows goes on now, its finish reason waits in :attr:`finish_chunk`, delta emptied,
+        until the round is known to be the last (else the text would be lost)."""
+        now = copy.deepcopy(data)
+        for choice in now["choices"]:
+            if isinstance(choice, dict):
+                choice["finish_reason"] = None
+        for choice in data["choices"]:
+            if isinstance(choice, dict):
+                choice["delta"] = {}
+                choice.pop("logprobs", None)
+        return encode(now)
 
     def _delta(self, delta: dict[str, Any]) -> bool:
         """Rewrite one choice's delta for the agent; True when anything in it is shown."""
