@@ -54,7 +54,7 @@ def test_default_markers_are_seed_000s() -> None:
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
     assert {tool: p.strategy for tool, p in BUILTIN_TOOL_POLICIES.items()} == {
-        "read_file": "head_tail",
+        "read_file": "outline",  # head_tail with an outline of the omitted part (issue 28)
         "execute_command": "tail",
         "list_directory": "element",
         "search_files": "element",
@@ -130,7 +130,7 @@ def test_every_setting_is_declared_once_and_derived() -> None:
 def test_default_strategy_applies_to_tools_without_a_policy() -> None:
     config = config_from_mapping({"default_strategy": "tail"})
     assert config.policy_for("unknown_tool").strategy == "tail"
-    assert config.policy_for("read_file").strategy == "head_tail"  # built-in policy wins
+    assert config.policy_for("read_file").strategy == "outline"  # built-in policy wins
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def test_valid_marker_templates_are_used() -> None:
     text = "".join(f"{i}\n" for i in range(500))
     result = truncator.process(text, tool="read_file")
     region = result.metadata.omissions[0]
-    assert f"\n<<{region.lines} lines cut (head_tail, read_file)>>\n" in result.content
+    assert f"\n<<{region.lines} lines cut (outline, read_file)>>\n" in result.content
 
 
 def test_config_built_in_code_is_validated() -> None:

@@ -140,6 +140,14 @@ class MarkerConfig:
     #: Follows a line of the highlights block that stands for several: the lines of the
     #: omitted part that say the same thing (numbers, addresses and paths aside).
     highlight_count: str = " [{count} like this]"
+    #: First line of an outline (the ``outline`` strategy): where the sections of the
+    #: omitted part start.
+    outline: str = "... [outline of the omitted part: the line each section starts at] ..."
+    #: One line of an outline: ``{line}`` is the line's number in the output (and the
+    #: artifact), ``{indent}`` two spaces per level of nesting, ``{file_line}`` the file's
+    #: own number in brackets when the output numbers its lines differently (a view from an
+    #: offset), ``{title}`` the heading, definition or first line of the section.
+    outline_entry: str = "{line}: {indent}{file_line}{title}"
 
     def __attrs_post_init__(self) -> None:
         # Templates set in code are checked as the config file's are (a template is
@@ -193,6 +201,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "highlight": ("line", "text", "pattern", "original_line"),
         "highlight_not_kept": ("text", "pattern", "original_line"),
         "highlight_count": ("count",),
+        "outline": (),
+        "outline_entry": ("line", "indent", "file_line", "title"),
     }
 )
 
@@ -209,6 +219,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
+        "indent": "  ", "file_line": "[4243] ", "title": "def main():",
         "tool_call_id": "call_abc123",
         **{name: name for name in TOOL_PLACEHOLDERS},
     }

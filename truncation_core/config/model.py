@@ -162,7 +162,7 @@ class PluginsConfig:
 #: string, a test count in a docstring) are not, and the block would spend the budget on them.
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
-        "read_file": ToolConfig(strategy="head_tail", highlights=0),
+        "read_file": ToolConfig(strategy="outline", highlights=0),
         "execute_command": ToolConfig(strategy="tail"),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),

@@ -53,17 +53,25 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
                   markers: MarkerRenderer, reason: str) -> Cut:
     """Cut *text* with the text strategy the policy implies, saying why in the metadata.
 
-    The tool's own strategy when it is a text strategy, else ``head_tail``.
+    The tool's own strategy when it is a text strategy, else ``outline``: a tool whose
+    results are meant to be structured (a listing, a search) and that returned text gets
+    head and tail, with the outline of what lies between (:mod:`truncation_core.outline`).
     """
-    name = policy.strategy if policy.strategy in _TEXT_STRATEGIES else "head_tail"
+    name = policy.strategy if policy.strategy in _TEXT_STRATEGIES else "outline"
     share = {"head": 1.0, "tail": 0.0}.get(name, policy.head_ratio)
     if name == "lines":
         share = 1.0 if policy.direction == "head" else 0.0
-    cut = cut_text(text, budget=budget, facts=facts, markers=attrs.evolve(markers, strategy=name),
-                   head_share=share, whole_lines=name == "lines")
+    named = attrs.evolve(markers, strategy=name)
+    if name == "outline":
+        from truncation_core.outline.cut import outline_cut
+
+        cut = outline_cut(text, budget=budget, facts=facts, markers=named, head_share=share)
+    else:
+        cut = cut_text(text, budget=budget, facts=facts, markers=named, head_share=share,
+                       whole_lines=name == "lines")
     log.debug("element fell back to %s: %s", name, reason)
     return attrs.evolve(cut, strategy=name, notes=(*cut.notes, f"element: {reason}; cut as text"),
-                        details={"fallback": name, "reason": reason})
+                        details={**cut.details, "fallback": name, "reason": reason})
 
 
 def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
