@@ -4,8 +4,8 @@ File-reading tools number each line: Claude Code's Read (``     12→code``), Cr
 OpenCode's view (``     12|code``, under a ``<file>`` line), ``cat -n`` (``     12\\tcode``),
 ``grep -n``/``nl`` forms (``12:code``), SWE-agent's ``Line 12:code``. The prefixes hide a
 document's structure from a parser (a Markdown heading no longer starts its line, Python's
-indentation is shifted), and they carry the file's own line numbers, which differ from the output's when the view starts
-at an offset or under a header line.
+indentation is shifted), and they carry the file's own line numbers, which differ from the
+output's when the view starts at an offset or under a header line.
 
 :func:`detect` looks at the first lines of the output: when most of them carry a number
 followed by one of these separators, and the numbers run on by one, the output is numbered.
