@@ -110,8 +110,11 @@ BIG_JSON = json.dumps({"rows": list(range(5000))})
 @pytest.mark.parametrize(("config", "tool", "expected"), [
     ({}, None, "element"),                                  # no tool policy: sniffed
     ({}, "search_files", "element"),                        # built-in policy says element
-    ({}, "read_file", "head_tail"),                         # built-in policy says head_tail
-    ({}, "execute_command", "tail"),
+    ({}, "read_file", "outline"),                           # built-in policy: edited next
+    ({}, "git_diff", "head_tail"),
+    ({}, "execute_command", "element"),                     # its tail is for its text
+    ({"tools": {"execute_command": {"strategy": "tail"}}}, "execute_command", "tail"),
+    ({"tools": {"execute_command": {"inline_limit": 900}}}, "execute_command", "element"),
     ({"default_strategy": "tail"}, "other", "element"),     # default_strategy is not a tool policy
     ({"tools": {"other": {"strategy": "head"}}}, "other", "head"),
     ({"tools": {"other": {"inline_limit": 100}}}, "other", "element"),
@@ -138,6 +141,24 @@ def test_every_kind_of_json_document_is_sniffed_and_stays_valid(content: str,
     json.loads(result.content)
     with truncator.stream() as s:
         s.write(content.encode() if as_bytes else content)
+        assert s.result().content == result.content
+
+
+def test_json_printed_by_a_command_is_cut_as_json_and_stays_valid() -> None:
+    # curl ... | python -m json.tool: an array of records, indented, printed by a shell.
+    printed = json.dumps([{"id": i, "name": f"task {i}", "status": "open"} for i in range(600)],
+                         indent=4)
+    truncator = Truncator({"spill": False})
+    result = truncator.process(printed, tool="execute_command")
+    assert result.metadata.strategy_used == "element"
+    kept = json.loads(result.content)
+    assert kept[0]["id"] == 0 and kept[-1]["id"] == 599  # both ends, as JSON
+    # Negative control: under the command's tail, the output is no longer JSON.
+    tail = Truncator({"spill": False, "tools": {"execute_command": {"strategy": "tail"}}})
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(tail.process(printed, tool="execute_command").content)
+    with truncator.stream(tool="execute_command") as s:  # a stream cuts it the same way
+        s.write(printed)
         assert s.result().content == result.content
 
 

@@ -25,7 +25,8 @@ NAME = "outline"
 def provides() -> Provides:
     return Provides(strategies={NAME: "keep the beginning and the end, and list where the "
                                       "sections of the omitted part start (headings, "
-                                      "definitions), each with its line number"})
+                                      "definitions), each with its line number"},
+                    streamable={NAME})
 
 
 @hookimpl(trylast=True)

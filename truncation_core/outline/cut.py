@@ -7,8 +7,10 @@ budget, so that the whole stays within it. The outline takes at most :data:`SHAR
 budget; entries of the (wider) region the second cut omits are listed.
 
 Nothing is outlined when the cut leaves out no single region, when the artifact is itself
-cut (its line numbers would not be the output's), or when the text is too large to outline
-(:data:`~truncation_core.outline.toc.MAX_CHARS`): the head_tail cut is returned as it is.
+cut (its line numbers would not be the output's), when the text is too large to outline
+(:data:`~truncation_core.outline.toc.MAX_CHARS`), or for a stream longer than the ends it
+keeps (there is no whole text to read the structure from): the head_tail cut is returned
+as it is.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: Mark
                    whole_lines=whole_lines)
     region = _sole(cut)
     artifact = markers.artifact
-    if region is None or (artifact is not None and artifact.cut is not None):
+    if (region is None or (artifact is not None and artifact.cut is not None)
+            or not isinstance(text, str)):  # a stream's kept ends: no whole text to outline
         return cut
     doc = document(text)
     if doc is None:

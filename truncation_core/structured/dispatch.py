@@ -53,11 +53,12 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
                   markers: MarkerRenderer, reason: str) -> Cut:
     """Cut *text* with the text strategy the policy implies, saying why in the metadata.
 
-    The tool's own strategy when it is a text strategy, else ``outline``: a tool whose
-    results are meant to be structured (a listing, a search) and that returned text gets
-    head and tail, with the outline of what lies between (:mod:`truncation_core.outline`).
+    The tool's own strategy when it is a text strategy; ``outline`` when the tool's own
+    policy says ``element`` (a listing, a search, whose text result gets head and tail with
+    the outline of what lies between: :mod:`truncation_core.outline`); else ``head_tail``.
     """
-    name = policy.strategy if policy.strategy in _TEXT_STRATEGIES else "outline"
+    name = (policy.strategy if policy.strategy in _TEXT_STRATEGIES
+            else "outline" if policy.tool_strategy else "head_tail")
     share = {"head": 1.0, "tail": 0.0}.get(name, policy.head_ratio)
     if name == "lines":
         share = 1.0 if policy.direction == "head" else 0.0
