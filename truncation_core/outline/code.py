@@ -61,8 +61,9 @@ _SNIFF_LINES = 300
 _MIN_VOTES = 3
 #: A parse is believed when fewer than this share of its lines hold a syntax error.
 _MAX_ERROR_SHARE = 0.1
-#: Larger sources are not parsed (the parse is linear, but an outline is not worth it).
-MAX_PARSE_CHARS = 2_000_000
+#: Larger sources are not parsed: the parse is linear, but takes about 1.5 s a megabyte
+#: (bench/results/view.md); their outline comes from their indentation.
+MAX_PARSE_CHARS = 256_000
 
 
 def sniff_language(lines: list[str]) -> list[str]:
@@ -90,10 +91,41 @@ def _grammar(language: str) -> tuple[Any, Any] | None:
         import tree_sitter
 
         grammar = tree_sitter.Language(getattr(importlib.import_module(module), function)())
-        source = "\n".join(importlib.import_module(m).TAGS_QUERY for m in tag_modules)
+        source = "\n".join(_definition_patterns(importlib.import_module(m).TAGS_QUERY)
+                           for m in tag_modules)
         return grammar, tree_sitter.Query(grammar, source)
     except Exception:  # not installed, or a grammar of another ABI: no definitions
         return None
+
+
+def _definition_patterns(query: str) -> str:
+    """The patterns of a tags query that capture a definition (its references, every call
+    of every function, would be matched for nothing)."""
+    forms, depth, start, in_string = [], 0, 0, False
+    for i, char in enumerate(query):
+        if in_string:
+            in_string = char != '"' or query[i - 1] == "\\"
+        elif char == '"':
+            in_string = True
+        elif char == ";" and depth == 0:
+            continue
+        elif char in "([":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+            if depth == 0:
+                forms.append(query[start:_form_end(query, i + 1)])
+    return "\n".join(f for f in forms if "@definition." in f
+                     and "@definition.constant" not in f)
+
+
+def _form_end(query: str, i: int) -> int:
+    """The end of a pattern's trailing captures and predicates are inside it; a capture
+    name may follow the closing parenthesis (``(...) @definition.function``)."""
+    match = re.match(r"(?:\s*@[\w.]+)*", query[i:])
+    return i + (match.end() if match else 0)
 
 
 def available() -> bool:
@@ -142,7 +174,9 @@ def _definitions(lines: list[str], language: str) -> list[tuple[int, int, str]] 
         if name.startswith("definition.") and name != "definition.constant":
             for node in found:
                 nodes[node.start_byte, node.end_byte] = node
-    names = {(n.start_point[0], n.start_point[1]): n for n in captures.get("name", ())}
+    names: dict[int, list[Any]] = {}
+    for node in captures.get("name", ()):
+        names.setdefault(node.start_point[0], []).append(node)
     out: list[tuple[int, int, str]] = []
     open_ends: list[int] = []
     seen_rows: set[int] = set()
@@ -159,11 +193,11 @@ def _definitions(lines: list[str], language: str) -> list[tuple[int, int, str]] 
     return out
 
 
-def _title(line: str, row: int, names: dict[tuple[int, int], Any]) -> str:
+def _title(line: str, row: int, names: dict[int, list[Any]]) -> str:
     """The compact title of a definition starting on *line*: the line up to the end of the
     defined name (``def size``, ``export function AppContent``, ``pub async fn scan``),
     with ``(…)`` when parameters follow; the whole line when no name is found on it."""
-    on_row = [node for (r, _), node in names.items() if r == row]
+    on_row = names.get(row, ())
     if not on_row:
         return line.strip()
     # Columns are bytes: the name's end is found in the encoded line.

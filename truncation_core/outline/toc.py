@@ -27,6 +27,7 @@ tail starts) closes the last section.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
@@ -149,8 +150,9 @@ class Document:
                 break
             middle = (begin + end) // 2
             quarter = max(1, (end - begin) // 4)
-            near = [(d, abs(i - middle), i) for i, d, _ in inside
-                    if middle - quarter <= i <= middle + quarter and i not in chosen]
+            window = inside[bisect.bisect_left(inside, (middle - quarter,)):
+                            bisect.bisect_right(inside, (middle + quarter + 1,))]
+            near = [(d, abs(i - middle), i) for i, d, _ in window if i not in chosen]
             if near:
                 index = min(near)[2]
                 entry = self.entry(index, depths[index][0], depths[index][1])
