@@ -233,3 +233,51 @@ def test_a_stream_that_starts_like_json_keeps_at_most_64_kib_unless_it_is(
             large = len(text) > truncator.policy().stream_threshold
             assert ("keeping" in repr(cutter)) == (step in kept and not large), (
                 repr(cutter), config, step)
+
+
+# -- records: every item left out of a top-level array is still named (issue 28) ----------
+
+
+def _tasks(n: int, indent: int | None = None) -> str:
+    return json.dumps([{"id": f"T-{1000 + i}", "title": f"Task number {i}", "status": "open",
+                        "kind": "task", "description": "Lorem ipsum dolor sit amet " * 12,
+                        "history": [{"at": j, "by": "someone"} for j in range(5)]}
+                       for i in range(n)], indent=indent)
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["compact", "indented"])
+def test_json_records_keep_every_items_identifying_fields(indent: int | None) -> None:
+    text = _tasks(120, indent)
+    result = Truncator({"spill": False}).process(text, tool="mcp__tasks__list")
+    assert len(result.content) <= 8000
+    kept = json.loads(result.content)  # still valid JSON
+    ids = {item["id"] for item in kept if isinstance(item, dict) and "id" in item}
+    assert ids == {f"T-{1000 + i}" for i in range(120)}  # every item, by its id
+    # Found from the data: the unique short fields, not the constant ones nor the long text.
+    assert result.metadata.details["records"][0] == "id"
+    from truncation_core.structured.records import identifying_fields
+    from truncation_core.structured.sniff import parse
+
+    # Found from the data: the unique short fields; not the constant ones ("status",
+    # "kind"), nor the long text ("description"), nor the nested ("history").
+    assert identifying_fields(parse(text).value) == ["id", "title"]
+    # The whole budget is used (the plain fit of this document stopped well short of it).
+    assert len(result.content) > 8000 * 0.85
+
+
+def test_json_records_negative_control_the_plain_fit_drops_the_middle_items() -> None:
+    from truncation_core.config.markers import MarkerConfig
+    from truncation_core.structured.records import identifying_fields
+
+    text = _tasks(120)
+    plain = Truncator({"spill": False, "marker": {"json_records": MarkerConfig().json_records}})
+    # Without the stubs (a plain element fit), the middle items are lost.
+    from truncation_core.structured.json_element import Style, fit
+    from truncation_core.structured.sniff import parse
+
+    value = parse(text).value
+    fitted = fit(value, budget=plain.policy("x").budget, style=Style(), note=lambda e: "...",
+                 head_ratio=0.6, max_depth=32)
+    assert fitted is not None
+    assert len({i["id"] for i in json.loads(fitted.text) if isinstance(i, dict)}) < 20
+    assert identifying_fields(value)[0] == "id"

@@ -108,6 +108,9 @@ class MarkerConfig:
     json_string: str = " ... [{count:,} chars omitted] ... "
     #: The only item (or member value) of an array or object nested deeper than the limit.
     json_depth: str = "... {count:,} {unit} omitted (nested too deep) ..."
+    #: The array item before the stubs of the records left out of a top-level array (each
+    #: by its identifying fields: see docs/structured.md).
+    json_records: str = "... the {count:,} items omitted, by {fields} ..."
     #: A line (a JSON string, so the output stays JSON Lines) for records left out.
     jsonl_records: str = "... {count:,} records omitted ..."
     #: The last item of a ranked result list, for the lower-scored results left out.
@@ -201,6 +204,7 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "highlight": ("line", "text", "pattern", "original_line"),
         "highlight_not_kept": ("text", "pattern", "original_line"),
         "highlight_count": ("count",),
+        "json_records": ("count", "fields"),
         "outline": (),
         "outline_entry": ("line", "indent", "file_line", "title"),
     }
@@ -219,7 +223,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
-        "indent": "  ", "file_line": "[4243] ", "title": "def main():",
+        "indent": "  ", "file_line": "[4243] ", "title": "def main():", "fields": "id, name",
         "tool_call_id": "call_abc123",
         **{name: name for name in TOOL_PLACEHOLDERS},
     }

@@ -186,13 +186,65 @@ def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts,
               note: NoteCache, fallback: Callable[[str], Cut]) -> Cut:
     from truncation_core.structured.json_element import detect_style, fit
 
-    fitted = fit(parsed.value, budget=budget, style=detect_style(text), note=note,
+    style = detect_style(text)
+    fitted = fit(parsed.value, budget=budget, style=style, note=note,
                  head_ratio=policy.head_ratio, max_depth=policy.max_depth)
     if fitted is None:
         return fallback("the budget is too small for valid JSON")
+    out, extra = fitted.text, {}
+    if any(c["path"] == "$" and c["kind"] == "json_items" for c in fitted.cuts):
+        records = _records(parsed.value, budget=budget, style=style, note=note, policy=policy)
+        if records is not None:
+            out, fitted, fields = records
+            extra = {"records": fields}
     notes = ("element: a BOM was removed",) if parsed.bom else ()
-    return _size_cut(text, fitted.text, facts, notes=notes,
-                     details=structured_details("json", fitted))
+    return _size_cut(text, out, facts, notes=notes,
+                     details=structured_details("json", fitted, **extra))
+
+
+def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
+             policy: Policy) -> tuple[str, Any, list[str]] | None:
+    """A top-level array of records cut with a stub of every item left out
+    (:mod:`~truncation_core.structured.records`): the text, its fit and the fields shown."""
+    from truncation_core.structured.json_element import fit
+    from truncation_core.structured.records import with_records
+    from truncation_core.text.measure import measure
+
+    fits: dict[str, Any] = {}
+
+    def fit_text(chars: int) -> str | None:
+        if chars <= 0:
+            return None
+        fitted = fit(value, budget=budget.capped(chars), style=style, note=note,
+                     head_ratio=policy.head_ratio, max_depth=policy.max_depth)
+        if fitted is None:
+            return None
+        fits[fitted.text] = fitted
+        return str(fitted.text)
+
+    shown: list[str] = []
+
+    def header(count: int, fields: list[str]) -> str:
+        shown[:] = fields
+        return policy.marker.json_records.format(count=count, fields=", ".join(fields))
+
+    out = with_records(value, fit_text, budget.chars, header, key_sep=style.key_sep,
+                       item_sep=style.item_sep, indent=style.indent)
+    if out is None or not budget.admits(measure(out)):
+        return None
+    base = next((t for t in fits if out.startswith(t[:64]) and len(t) <= len(out)), None)
+    chosen = max((t for t in fits if _stubbed_from(out, t)), key=len, default=base)
+    if chosen is None:
+        return None
+    return out, fits[chosen], list(shown)
+
+
+def _stubbed_from(out: str, text: str) -> bool:
+    """Whether *out* is *text* with something inserted once (the stubs)."""
+    for i, (a, b) in enumerate(zip(out, text, strict=False)):
+        if a != b:
+            return out.endswith(text[i:])
+    return True
 
 
 def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStreamTruncator:
