@@ -265,19 +265,9 @@ def test_json_records_keep_every_items_identifying_fields(indent: int | None) ->
     assert len(result.content) > 8000 * 0.85
 
 
-def test_json_records_negative_control_the_plain_fit_drops_the_middle_items() -> None:
-    from truncation_core.config.markers import MarkerConfig
-    from truncation_core.structured.records import identifying_fields
-
+def test_json_records_negative_control_without_stubs_the_middle_items_are_lost() -> None:
     text = _tasks(120)
-    plain = Truncator({"spill": False, "marker": {"json_records": MarkerConfig().json_records}})
-    # Without the stubs (a plain element fit), the middle items are lost.
-    from truncation_core.structured.json_element import Style, fit
-    from truncation_core.structured.sniff import parse
-
-    value = parse(text).value
-    fitted = fit(value, budget=plain.policy("x").budget, style=Style(), note=lambda e: "...",
-                 head_ratio=0.6, max_depth=32)
-    assert fitted is not None
-    assert len({i["id"] for i in json.loads(fitted.text) if isinstance(i, dict)}) < 20
-    assert identifying_fields(value)[0] == "id"
+    result = Truncator({"spill": False, "json_records": False}).process(text, tool="x")
+    kept = json.loads(result.content)
+    assert len({i["id"] for i in kept if isinstance(i, dict)}) < 20
+    assert "records" not in result.metadata.details

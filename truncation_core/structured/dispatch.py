@@ -67,6 +67,10 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
         from truncation_core.outline.cut import outline_cut
 
         cut = outline_cut(text, budget=budget, facts=facts, markers=named, head_share=share)
+        if "outline" not in cut.details:  # nothing to outline, or no room: head_tail's cut
+            name = "head_tail"
+            cut = cut_text(text, budget=budget, facts=facts,
+                           markers=attrs.evolve(markers, strategy=name), head_share=share)
     else:
         cut = cut_text(text, budget=budget, facts=facts, markers=named, head_share=share,
                        whole_lines=name == "lines")
@@ -192,7 +196,8 @@ def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts,
     if fitted is None:
         return fallback("the budget is too small for valid JSON")
     out, extra = fitted.text, {}
-    if any(c["path"] == "$" and c["kind"] == "json_items" for c in fitted.cuts):
+    if policy.json_records and any(c["path"] == "$" and c["kind"] == "json_items"
+                                   for c in fitted.cuts):
         records = _records(parsed.value, budget=budget, style=style, note=note, policy=policy)
         if records is not None:
             out, fitted, fields = records
