@@ -102,7 +102,8 @@ def test_policy_covers_every_tool_setting() -> None:
                "artifact_threshold": 999, "reference_preview": "short",
                "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
-               "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
+               "detect_structure": False, "json_records": False, "stream_threshold": 77,
+               "max_depth": 3,
                "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,
                "tokenizer": "cl100k_base", "log_utilization_above": 0.75}
     assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
