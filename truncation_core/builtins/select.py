@@ -9,7 +9,9 @@ Content that looks like JSON (or XML) goes to ``element`` when all of these hold
   policy: it applies to content that is not structured; nor is the built-in ``tail`` of
   ``execute_command``, which is for its text: JSON a command prints
   (``curl ... | python -m json.tool``) is cut as JSON
-  (:data:`~truncation_core.config.model.TEXT_POLICIES`).
+  (:data:`~truncation_core.config.model.TEXT_POLICIES`); JSON Lines it prints are its log,
+  and keep its ``tail`` (with highlights: the error records). A stream longer than the ends
+  it keeps is not parsed here: its JSON Lines go to ``element``, which keeps records too.
 
 The sniff here is cheap (first and last characters); ``element`` parses, and content that does
 not parse is cut by a text strategy with the reason in the metadata.
@@ -31,5 +33,7 @@ STRUCTURED = "element"
 @hookimpl(trylast=True)
 def select_strategy(facts: ContentFacts, policy: Policy) -> str:
     if policy.sniffs_structure and (facts.looks_like_json or facts.looks_like_xml):
+        if policy.tool_strategy and facts.looks_like_json and facts.parsed.format == "jsonl":
+            return policy.strategy  # a command's JSON Lines are its log: its tail and highlights
         return STRUCTURED
     return policy.strategy
