@@ -182,3 +182,20 @@ def test_numbering_is_not_taken_from_ordinary_numbers() -> None:
     assert detect(log) is None
     assert detect([f"{n:>6}→x" for n in range(1, 50)]) is not None
     assert detect(["<file>", *(f"{n:>6}|x" for n in range(1, 50))]) is not None
+
+
+def test_a_large_file_view_is_outlined_by_boundaries_within_span() -> None:
+    log = "".join(f"[{i:07d}] INFO worker processed batch {i * 7919 % 100_003}\n"
+                  for i in range(20_000))  # about 1 MB, over STRUCTURE_CHARS
+    result = make().process(claude_read(log), tool="read_file")
+    assert result.metadata.details["outline"]["source"] == "boundaries"
+    view = result.content
+    entries = outline_of(view)
+    first, last = omitted(view)
+    starts = [e[0] for e in entries]
+    assert first <= starts[0] <= first + 2 and starts[-1] == last + 1
+    # The budget allows about a fifth of 8,000 characters: the sections grow past SPAN
+    # evenly, the longest no more than twice the shortest (the longest is split first).
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert max(gaps) <= 2 * min(gaps) + 2
+    assert len(view) <= 8000
