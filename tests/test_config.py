@@ -54,7 +54,7 @@ def test_default_markers_are_seed_000s() -> None:
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
     assert {tool: p.strategy for tool, p in BUILTIN_TOOL_POLICIES.items()} == {
-        "read_file": "head_tail",
+        "read_file": "outline",  # head_tail with an outline of the omitted part (issue 28)
         "execute_command": "tail",
         "list_directory": "element",
         "search_files": "element",
@@ -102,7 +102,8 @@ def test_policy_covers_every_tool_setting() -> None:
                "artifact_threshold": 999, "reference_preview": "short",
                "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
-               "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
+               "detect_structure": False, "json_records": False, "stream_threshold": 77,
+               "max_depth": 3,
                "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,
                "tokenizer": "cl100k_base", "log_utilization_above": 0.75}
     assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
@@ -130,7 +131,7 @@ def test_every_setting_is_declared_once_and_derived() -> None:
 def test_default_strategy_applies_to_tools_without_a_policy() -> None:
     config = config_from_mapping({"default_strategy": "tail"})
     assert config.policy_for("unknown_tool").strategy == "tail"
-    assert config.policy_for("read_file").strategy == "head_tail"  # built-in policy wins
+    assert config.policy_for("read_file").strategy == "outline"  # built-in policy wins
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -286,7 +287,7 @@ def test_valid_marker_templates_are_used() -> None:
     text = "".join(f"{i}\n" for i in range(500))
     result = truncator.process(text, tool="read_file")
     region = result.metadata.omissions[0]
-    assert f"\n<<{region.lines} lines cut (head_tail, read_file)>>\n" in result.content
+    assert f"\n<<{region.lines} lines cut (outline, read_file)>>\n" in result.content
 
 
 def test_config_built_in_code_is_validated() -> None:

@@ -263,7 +263,10 @@ def test_bytearray_memoryview_and_str_subclasses_are_content() -> None:
 )
 def test_content_over_the_threshold_gets_a_reference_above_the_full_cut(
         context: dict[str, str], summary: str) -> None:
-    truncator = Truncator(load_entrypoints=False)  # defaults: 8000 inline, 50000 threshold
+    # Defaults (8000 inline, 50000 threshold), but read_file cut by head_tail: this test is
+    # about the reference above the cut (the outline read_file adds is tests/test_outline.py).
+    truncator = Truncator({"tools": {"read_file": {"strategy": "head_tail"}}},
+                          load_entrypoints=False)
     text = log_text(3000, width=40)  # 120,000 chars
     result = truncator.process(text, tool="read_file", **context)
     content = result.content
@@ -289,7 +292,8 @@ def test_content_over_the_threshold_gets_a_reference_above_the_full_cut(
                                       end_byte=region.end_byte)
                     + text[region.end:])
     assert len(content) > 8000 - 41  # full, to within one line
-    inline = Truncator({"inline_limit": 8000 - first.end(), "artifact_threshold": 10**9},
+    inline = Truncator({"inline_limit": 8000 - first.end(), "artifact_threshold": 10**9,
+                        "tools": {"read_file": {"strategy": "head_tail"}}},
                        load_entrypoints=False).process(text, tool="read_file")
     assert inline.metadata.omissions[0].start == region.start
     assert inline.metadata.omissions[0].end == region.end
@@ -441,10 +445,10 @@ def test_no_backend_accepting_the_artifact_is_reported() -> None:
 @pytest.mark.parametrize(
     ("tool", "strategy", "reported"),
     [
-        ("read_file", "head_tail", "head_tail"),
+        ("read_file", "outline", "outline"),
         ("execute_command", "tail", "tail"),
-        ("list_directory", "element", "head_tail"),
-        ("search_files", "element", "head_tail"),
+        ("list_directory", "element", "outline"),
+        ("search_files", "element", "outline"),
         ("git_diff", "head_tail", "head_tail"),
         ("some_other_tool", "head_tail", "head_tail"),
     ],
@@ -481,11 +485,12 @@ def test_seed_scenario_2_medium_content_keeps_head_and_tail_with_a_marker() -> N
     result = truncator.process(medium, tool="read_file", path="medium.txt")
     content = result.content
     assert len(content) <= 8000
-    assert result.metadata.was_truncated and result.metadata.strategy_used == "head_tail"
+    assert result.metadata.was_truncated and result.metadata.strategy_used == "outline"
     assert content.startswith(medium[:4000])  # about 60% of the budget is head
-    assert content.endswith(medium[-2500:])   # about 40% is tail
+    assert content.endswith(medium[-2000:])   # the tail, after the outline of the middle
     region = result.metadata.omissions[0]
     assert f"\n... [{region.lines:,} lines / {region.chars:,} chars omitted" in content
+    assert "... [outline of the omitted part" in content
     assert not content.startswith("[Artifact:")
     assert result.artifact is not None  # spill is on by default: nothing is lost
 

@@ -257,7 +257,9 @@ def _truncator(policy_name: str, strategy: str) -> Any:
     from truncation_core import Truncator
 
     config, plugins = POLICIES[policy_name]
-    config = {"spill": False, **config,
+    # The fitter's own output, as the golden file keeps it: without the stubs of records
+    # left out of a top-level array (json_records, added after; tested on its own).
+    config = {"spill": False, "json_records": False, **config,
               "marker": {**CORPUS_MARKERS, **config.get("marker", {})}}
     if strategy == "streamed":
         config["stream_threshold"] = 64

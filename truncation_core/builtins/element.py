@@ -52,7 +52,7 @@ def truncate(
 def stream_cutter(policy: Policy) -> ElementStreamCut | None:
     """Streams whose content ``select_strategy`` may send to ``element`` get a cutter that
     cuts them as ``process`` would (see :mod:`truncation_core.structured.stream_cut`)."""
-    if policy.strategy != NAME and (policy.tool_strategy or not policy.detect_structure):
+    if policy.strategy != NAME and not policy.sniffs_structure:
         return None
     from truncation_core.structured.stream_cut import ElementStreamCut
 

@@ -115,6 +115,9 @@ class MarkerConfig:
     json_string: str = " ... [{count:,} chars omitted] ... "
     #: The only item (or member value) of an array or object nested deeper than the limit.
     json_depth: str = "... {count:,} {unit} omitted (nested too deep) ..."
+    #: The array item before the stubs of the records left out of a top-level array (each
+    #: by its identifying fields: see docs/structured.md).
+    json_records: str = "... the {count:,} items omitted, by {fields} ..."
     #: A line (a JSON string, so the output stays JSON Lines) for records left out.
     jsonl_records: str = "... {count:,} records omitted ..."
     #: The last item of a ranked result list, for the lower-scored results left out.
@@ -158,6 +161,14 @@ class MarkerConfig:
     #: off, the store failed), or it is cut over ``max_artifact_size``.
     binary_unkept: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), "
                           "sha256 {sha256}; {reason}]")
+    #: First line of an outline (the ``outline`` strategy): where the sections of the
+    #: omitted part start.
+    outline: str = "... [outline of the omitted part: the line each section starts at] ..."
+    #: One line of an outline: ``{line}`` is the line's number in the output (and the
+    #: artifact), ``{indent}`` two spaces per level of nesting, ``{file_line}`` the file's
+    #: own number in brackets when the output numbers its lines differently (a view from an
+    #: offset), ``{title}`` the heading, definition or first line of the section.
+    outline_entry: str = "{line}: {indent}{file_line}{title}"
 
     def __attrs_post_init__(self) -> None:
         # Templates set in code are checked as the config file's are (a template is
@@ -219,6 +230,9 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "binary": ("kind", "media_type", "size", "bytes", "sha256", "artifact_id", "tool",
                    "tool_call", "tool_call_id"),
         "binary_unkept": ("kind", "media_type", "size", "bytes", "sha256", "reason", "tool"),
+        "json_records": ("count", "fields"),
+        "outline": (),
+        "outline_entry": ("line", "indent", "file_line", "title"),
     }
 )
 
@@ -236,7 +250,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
         "tool_call_id": "call_abc123", "kind": "PNG image", "media_type": "image/png",
-        "sha256": "0" * 64,
+        "sha256": "0" * 64, "indent": "  ", "file_line": "[4243] ", "title": "def main():",
+        "fields": "id, name",
         **{name: name for name in TOOL_PLACEHOLDERS},
     }
 )

@@ -162,13 +162,20 @@ class PluginsConfig:
 #: string, a test count in a docstring) are not, and the block would spend the budget on them.
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
-        "read_file": ToolConfig(strategy="head_tail", highlights=0),
+        "read_file": ToolConfig(strategy="outline", highlights=0),
         "execute_command": ToolConfig(strategy="tail"),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),
         "git_diff": ToolConfig(strategy="head_tail", highlights=0),
     }
 )
+
+
+#: Built-in tool policies whose strategy is for the tool's text: JSON or XML that such a tool
+#: prints (``curl ... | python -m json.tool``) still goes to ``element``, unless the user's
+#: configuration names the tool's strategy. A file's or a diff's contents keep theirs: the
+#: model edits them next, and needs their lines as they are.
+TEXT_POLICIES: frozenset[str] = frozenset({"execute_command"})
 
 
 def _unchecked(_cls: type, fields: list[attrs.Attribute[Any]]) -> list[attrs.Attribute[Any]]:
@@ -201,6 +208,14 @@ class Policy(Settings):
     counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
     #: The names the model sees for the artifact tools (the hints name them).
     artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
+
+    @property
+    def sniffs_structure(self) -> bool:
+        """Whether content that looks like JSON or XML goes to ``element`` under this policy:
+        ``detect_structure`` is on, and no tool policy names a strategy, or only a built-in
+        one meant for text (:data:`TEXT_POLICIES`)."""
+        return self.detect_structure and (not self.tool_strategy or (
+            not self.explicit_strategy and self.tool in TEXT_POLICIES))
 
     @property
     def budget(self) -> Budget:

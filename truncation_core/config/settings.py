@@ -130,6 +130,11 @@ class Settings:
         PositiveInt(16 * MIB), check_positive_int,
         "`element` cuts JSON larger than this many characters from a stream of parse events, "
         "in memory bounded by the budget.", shown="16777216 (16 MiB)")
+    json_records: bool = setting(
+        True, _check_bool,
+        "When `element` leaves whole items of a top-level array of objects out, name each "
+        "of them by its identifying fields (short members most items hold, with many "
+        "distinct values), in stubs after the note.")
     max_depth: PositiveInt = setting(
         PositiveInt(32), check_positive_int,
         "`element` collapses arrays and objects nested deeper than this into a note.")

@@ -53,17 +53,30 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
                   markers: MarkerRenderer, reason: str) -> Cut:
     """Cut *text* with the text strategy the policy implies, saying why in the metadata.
 
-    The tool's own strategy when it is a text strategy, else ``head_tail``.
+    The tool's own strategy when it is a text strategy; ``outline`` when the tool's own
+    policy says ``element`` (a listing, a search, whose text result gets head and tail with
+    the outline of what lies between: :mod:`truncation_core.outline`); else ``head_tail``.
     """
-    name = policy.strategy if policy.strategy in _TEXT_STRATEGIES else "head_tail"
+    name = (policy.strategy if policy.strategy in _TEXT_STRATEGIES
+            else "outline" if policy.tool_strategy else "head_tail")
     share = {"head": 1.0, "tail": 0.0}.get(name, policy.head_ratio)
     if name == "lines":
         share = 1.0 if policy.direction == "head" else 0.0
-    cut = cut_text(text, budget=budget, facts=facts, markers=attrs.evolve(markers, strategy=name),
-                   head_share=share, whole_lines=name == "lines")
+    named = attrs.evolve(markers, strategy=name)
+    if name == "outline":
+        from truncation_core.outline.cut import outline_cut
+
+        cut = outline_cut(text, budget=budget, facts=facts, markers=named, head_share=share)
+        if "outline" not in cut.details:  # nothing to outline, or no room: head_tail's cut
+            name = "head_tail"
+            cut = cut_text(text, budget=budget, facts=facts,
+                           markers=attrs.evolve(markers, strategy=name), head_share=share)
+    else:
+        cut = cut_text(text, budget=budget, facts=facts, markers=named, head_share=share,
+                       whole_lines=name == "lines")
     log.debug("element fell back to %s: %s", name, reason)
     return attrs.evolve(cut, strategy=name, notes=(*cut.notes, f"element: {reason}; cut as text"),
-                        details={"fallback": name, "reason": reason})
+                        details={**cut.details, "fallback": name, "reason": reason})
 
 
 def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
@@ -177,13 +190,66 @@ def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts,
               note: NoteCache, fallback: Callable[[str], Cut]) -> Cut:
     from truncation_core.structured.json_element import detect_style, fit
 
-    fitted = fit(parsed.value, budget=budget, style=detect_style(text), note=note,
+    style = detect_style(text)
+    fitted = fit(parsed.value, budget=budget, style=style, note=note,
                  head_ratio=policy.head_ratio, max_depth=policy.max_depth)
     if fitted is None:
         return fallback("the budget is too small for valid JSON")
+    out, extra = fitted.text, {}
+    if policy.json_records and any(c["path"] == "$" and c["kind"] == "json_items"
+                                   for c in fitted.cuts):
+        records = _records(parsed.value, budget=budget, style=style, note=note, policy=policy)
+        if records is not None:
+            out, fitted, fields = records
+            extra = {"records": fields}
     notes = ("element: a BOM was removed",) if parsed.bom else ()
-    return _size_cut(text, fitted.text, facts, notes=notes,
-                     details=structured_details("json", fitted))
+    return _size_cut(text, out, facts, notes=notes,
+                     details=structured_details("json", fitted, **extra))
+
+
+def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
+             policy: Policy) -> tuple[str, Any, list[str]] | None:
+    """A top-level array of records cut with a stub of every item left out
+    (:mod:`~truncation_core.structured.records`): the text, its fit and the fields shown."""
+    from truncation_core.structured.json_element import fit
+    from truncation_core.structured.records import with_records
+    from truncation_core.text.measure import measure
+
+    fits: dict[str, Any] = {}
+
+    def fit_text(chars: int) -> str | None:
+        if chars <= 0:
+            return None
+        fitted = fit(value, budget=budget.capped(chars), style=style, note=note,
+                     head_ratio=policy.head_ratio, max_depth=policy.max_depth)
+        if fitted is None:
+            return None
+        fits[fitted.text] = fitted
+        return str(fitted.text)
+
+    shown: list[str] = []
+
+    def header(count: int, fields: list[str]) -> str:
+        shown[:] = fields
+        return policy.marker.json_records.format(count=count, fields=", ".join(fields))
+
+    out = with_records(value, fit_text, budget.chars, header, key_sep=style.key_sep,
+                       item_sep=style.item_sep, indent=style.indent)
+    if out is None or not budget.admits(measure(out)):
+        return None
+    base = next((t for t in fits if out.startswith(t[:64]) and len(t) <= len(out)), None)
+    chosen = max((t for t in fits if _stubbed_from(out, t)), key=len, default=base)
+    if chosen is None:
+        return None
+    return out, fits[chosen], list(shown)
+
+
+def _stubbed_from(out: str, text: str) -> bool:
+    """Whether *out* is *text* with something inserted once (the stubs)."""
+    for i, (a, b) in enumerate(zip(out, text, strict=False)):
+        if a != b:
+            return out.endswith(text[i:])
+    return True
 
 
 def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStreamTruncator:
