@@ -7,6 +7,12 @@ them, so they are removed before any test is collected. A test that wants one se
 
 import os
 
+import pytest
+
+#: The store contract's tests run from several test directories (tests/store_contract.py):
+#: their asserts explain themselves as a test module's do.
+pytest.register_assert_rewrite("store_contract")
+
 
 def pytest_configure() -> None:
     for name in [name for name in os.environ if name.startswith("TRUNCATION_CORE_")]:
