@@ -112,7 +112,18 @@ def site_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SiteDi
     monkeypatch.syspath_prepend(str(root))
     yield site
     for module in site.modules:
-        sys.modules.pop(module, None)
+        for name in [name for name in sys.modules
+                     if name == module or name.startswith(module + ".")]:
+            del sys.modules[name]
+
+
+@pytest.fixture
+def example_plugin(site_dir: SiteDir) -> SiteDir:
+    """The repository's example plugin (plugins/truncation-core-example: the entry point
+    ``example``, the strategy ``sample``), installed for this test only, in ``site_dir``; a
+    subprocess sees it with ``PYTHONPATH=str(example_plugin.root)``."""
+    site_dir.first_party("truncation-core-example")
+    return site_dir
 
 
 @pytest.fixture
