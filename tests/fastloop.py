@@ -15,8 +15,8 @@ says that the test:
 CPU time is the measure because the machines are shared: a loaded machine stretches wall
 time many times (eleven times, the day the file was first made), and CPU time much less. So
 a test's wait is what its wall time holds beyond its CPU time stretched as the run's were:
-``wall - wall_per_cpu * cpu``, where ``wall_per_cpu`` is the ratio of the run's totals (for
-the tests that start no process), recorded in the file. A test the file does not know (new, or
+``wall - wall_per_cpu * cpu``, where ``wall_per_cpu`` is the median ratio of the tests that
+used some CPU and started no process, recorded in the file. A test the file does not know (new, or
 renamed) is classified by the rule that stood before the measurement, which errs towards
 slow: it starts a process through a known fixture, it lives in a file whose tests were
 slow, it is a property test or a state machine. A test marked ``@pytest.mark.slow`` by
@@ -117,36 +117,33 @@ def fixture_keys(item: pytest.Item) -> Iterator[str]:
             yield f"{name}[{indices[name]}]"
 
 
-_unknown: list[str] = []
+#: The collected tests that the file does not know, for the summary.
+_UNKNOWN = pytest.StashKey[list[str]]()
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     measured = Measured(DURATIONS)
-    _unknown.clear()
+    config.stash[_UNKNOWN] = [item.nodeid for item in items if item.nodeid not in measured.tests]
     for item in items:
-        if item.nodeid not in measured.tests:
-            _unknown.append(item.nodeid)
         if item.get_closest_marker("slow") is None and measured.is_slow(item):
             item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
-    """With pytest-xdist the workers collect: the controller counts what they found."""
-    if not _unknown_seen:
-        _unknown_seen.add(node.gateway.id)
+    """With pytest-xdist the workers collect: the controller counts what the first found."""
+    config = node.config
+    if _UNKNOWN not in config.stash:
         known = Measured(DURATIONS).tests
-        _unknown[:] = [nodeid for nodeid in ids if nodeid not in known]
-
-
-_unknown_seen: set[str] = set()
+        config.stash[_UNKNOWN] = [nodeid for nodeid in ids if nodeid not in known]
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    if _unknown and not config.getoption("record_durations", None):
+    unknown = config.stash.get(_UNKNOWN, [])
+    if unknown and not config.getoption("record_durations", None):
         terminalreporter.write_line(
-            f"{len(_unknown)} tests are not in {DURATIONS.name} (classified by the rule that "
+            f"{len(unknown)} tests are not in {DURATIONS.name} (classified by the rule that "
             "stood before it; `make test-durations` measures them)")
 
 
@@ -240,9 +237,11 @@ _START = pytest.StashKey[tuple[float, float, int]]()
 
 def write(path: Path, tests: dict[str, list[Any]], spawning_fixtures: set[str]) -> None:
     """The file, one test a line, so that a change shows as lines in a diff."""
-    quiet = [(cpu, wall) for cpu, wall, spawned in tests.values() if not spawned]
-    wall_per_cpu = (sum(wall for _, wall in quiet) / max(sum(cpu for cpu, _ in quiet), 1e-9)
-                    if quiet else 1.0)
+    # The median stretch of the tests that used some CPU and started no process: a test that
+    # sleeps does not move it.
+    stretches = sorted(wall / cpu for cpu, wall, spawned in tests.values()
+                       if not spawned and cpu >= 0.02)
+    wall_per_cpu = max(1.0, stretches[len(stretches) // 2]) if stretches else 1.0
     lines = ["{",
              '  "about": "what each test cost when `make test-durations` measured it; '
              'tests/fastloop.py marks the slow ones",',
