@@ -6,7 +6,10 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
+
+from distributions import SiteDir
 
 HEAVY = ("cattrs", "yaml", "click", "rich", "ijson")
 
@@ -102,9 +105,21 @@ CUT = {"truncation_core.hooks.cuts", "truncation_core.pipeline.call",
        "truncation_core.artifacts.model", "truncation_core.artifacts.documents"}
 
 
+#: The first-party plugins installed in this environment, by entry-point name, and their
+#: modules (the example plugin is installed by modules_of itself): they load in every probe.
+INSTALLED_PLUGINS = {ep.name: ep.value.split(":")[0]
+                     for ep in entry_points(group="truncation_core")
+                     if ep.name in ("mcp", "redis", "tiktoken")}
+
+
 def modules_of(code: str, cwd: Path, stdin: bytes = b"") -> set[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
-    env["TRUNCATION_CORE_PLUGINS"] = "example,mcp,redis,tiktoken"
+    env["TRUNCATION_CORE_PLUGINS"] = ",".join(["example", *sorted(INSTALLED_PLUGINS)])
+    site = SiteDir(cwd / "site")
+    if not site.root.exists():
+        site.root.mkdir()
+        site.first_party("truncation-core-example")
+    env["PYTHONPATH"] = str(site.root)
     out = cwd / "modules.json"
     probe = (f"import sys\n{code}\nloaded = sorted(sys.modules)\n"
              f"import json\nwith open({str(out)!r}, 'w') as f: json.dump(loaded, f)\n")
@@ -124,7 +139,7 @@ def test_trunc_apply_imports_only_what_it_uses(tmp_path: Path) -> None:
     for tool in ((), ("--tool", "read_file")):  # highlights on (no tool), and off
         modules = modules_of(trunc("apply", *tool), tmp_path, b"hi\n")
         assert {"truncation_core.cli.actions", "attr", "pluggy"} <= modules  # the probe
-        assert {"truncation_core_example", "truncation_core_tiktoken"} <= modules  # plugins load
+        assert {"truncation_core_example", *INSTALLED_PLUGINS.values()} <= modules  # plugins load
         assert sorted(modules & {*NOT_AT_START_UP, *NOT_FOR_APPLY, *NOT_FOR_PLAIN_FORMS}) == []
 
 

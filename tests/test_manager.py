@@ -164,7 +164,7 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
     assert info["builtin.head_tail"].strategies == ("head_tail",)
 
 
-def test_the_example_plugin_is_discovered_by_entry_point() -> None:
+def test_the_example_plugin_is_discovered_by_entry_point(example_plugin: SiteDir) -> None:
     truncator = Truncator({"default_strategy": "sample", "inline_limit": 2000})
     info = {p.name: p for p in truncator.plugins.list_plugins()}["example"]
     assert (info.kind, info.distribution, info.strategies) == (
@@ -179,7 +179,7 @@ BROKEN = "raise ImportError('needs frobnicate, which is not installed')\n"
 
 
 def test_a_broken_entry_point_warns_naming_it_and_its_distribution(
-        site_dir: Any, unique_name: str) -> None:
+        example_plugin: SiteDir, site_dir: Any, unique_name: str) -> None:
     site_dir.distribution("tc-broken-dist", "2.3", entry_points={"broken": unique_name},
                           modules={unique_name: BROKEN})
     with pytest.warns(PluginLoadWarning) as caught:
@@ -284,7 +284,8 @@ def test_two_entry_points_with_one_name_keep_the_first(site_dir: Any, unique_nam
 
 
 @pytest.fixture
-def two_plugins(site_dir: Any, unique_name: str) -> Any:
+def two_plugins(example_plugin: SiteDir, site_dir: Any, unique_name: str) -> Any:
+    """Besides the example plugin: ``one`` (restyles markers) and ``two`` (fails to load)."""
     site_dir.distribution("tc-one", entry_points={"one": f"{unique_name}_1"},
                           modules={f"{unique_name}_1": marker_plugin("one")})
     site_dir.distribution("tc-two", entry_points={"two": f"{unique_name}_2"},
@@ -391,6 +392,7 @@ def broken_env(tmp_path: Path, trunc_env: dict[str, str]) -> dict[str, str]:
     site.root.mkdir()
     site.distribution("tc-broken-dist", "0.9", entry_points={"broken": "tc_cli_broken"},
                       modules={"tc_cli_broken": BROKEN})
+    site.first_party("truncation-core-example")
     return {**trunc_env, "PYTHONPATH": str(site.root)}
 
 
@@ -483,7 +485,7 @@ def test_environment_switches_reach_a_truncator_built_from_a_mapping(
 
 
 def test_a_strategy_of_a_disabled_plugin_warns_once_and_falls_back(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        example_plugin: SiteDir, monkeypatch: pytest.MonkeyPatch) -> None:
     """Disabling a plugin whose strategy the configuration names is not an error: one
     warning names the plugin, what disabled it and the key, and the default stands in."""
     monkeypatch.setenv("TRUNCATION_CORE_DISABLE_PLUGINS", "example")
@@ -509,9 +511,11 @@ def test_an_unknown_strategy_with_no_plugin_disabled_is_still_an_error() -> None
 
 
 def test_cli_goes_on_when_a_configured_plugin_is_disabled(
-        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path) -> None:
+        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path,
+        example_plugin: SiteDir) -> None:
     (tmp_path / ".truncation.yaml").write_text("default_strategy: sample\n")
-    env = {**trunc_env, "TRUNCATION_CORE_DISABLE_PLUGINS": "example"}
+    env = {**trunc_env, "TRUNCATION_CORE_DISABLE_PLUGINS": "example",
+           "PYTHONPATH": str(example_plugin.root)}
     for args in (("apply", "--limit", "300"), ("config", "validate"), ("artifacts", "list")):
         done = run(trunc_exe, env, tmp_path, *args, stdin=LOG)
         assert done.returncode == 0, (args, done.stderr)
@@ -614,9 +618,9 @@ def test_discovery_asks_importlib_metadata_where_it_cannot_read_the_layout(
                              _listed(entrypoints.entry_points("truncation_core"))]
 
 
-def test_finding_hooks_in_a_module_agrees_with_pluggy() -> None:
+def test_finding_hooks_in_a_module_agrees_with_pluggy(example_plugin: SiteDir) -> None:
     """The manager decides a module's hooks from its ``__dict__``: for every attribute of the
-    built-ins, the first-party plugins, the specifications and a module holding every kind of
+    built-ins, the example plugin, the specifications and a module holding every kind of
     attribute (functions marked or not, static and class methods, bound methods, classes,
     instances, a module __getattr__), the answer is pluggy's own."""
     import importlib
@@ -655,8 +659,7 @@ def test_finding_hooks_in_a_module_agrees_with_pluggy() -> None:
         klass=Holder.__dict__["truncate"], number=3, text="x", lambda_=lambda: None,
         __getattr__=lambda name: (_ for _ in ()).throw(AttributeError(name)))
     modules = [importlib.import_module(m) for m in DEFAULT_PLUGINS]
-    modules += [importlib.import_module(m) for m in ("truncation_core_example",
-                                                     "truncation_core_tiktoken")]
+    modules.append(importlib.import_module("truncation_core_example"))
     ours, theirs = _PluginManager("truncation_core"), pluggy.PluginManager("truncation_core")
     seen = 0
     for module in [*modules, odd]:

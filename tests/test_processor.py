@@ -123,7 +123,8 @@ def test_over_the_limit_is_cut_by_the_selected_strategy_within_budget() -> None:
     assert truncator.store.list() == [result.artifact]
     assert meta.artifact_id == result.artifact.id
     assert meta.original_bytes == len(text)
-    # Counted by the default tokenizer, estimate (tests/tokens/ checks it against real ones).
+    # Counted by the default tokenizer, estimate (the tiktoken plugin's tests/tokens/ check it
+    # against real ones).
     assert meta.tokenizer == "estimate" and meta.max_tokens is None
     assert meta.estimated_tokens == EstimateTokenizer().count(result.content)
     # 12,000 characters is more than a stream keeps of it (two windows of 4,096 at most):

@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 import pytest
+from distributions import SiteDir
 
 from truncation_core import ConfigError, Provides, Truncator, hookimpl
 from truncation_core.errors import PluginLoadWarning
@@ -135,8 +136,9 @@ def test_unknown_tokenizer_names_are_config_errors_with_did_you_mean() -> None:
 
 
 def test_a_disabled_plugin_s_tokenizer_falls_back_to_estimate_with_a_warning(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tiktoken plugin, installed (CI installs it) but disabled: its names warn."""
+        monkeypatch: pytest.MonkeyPatch, site_dir: SiteDir) -> None:
+    """The tiktoken plugin, installed but disabled: its names warn."""
+    site_dir.first_party("truncation-core-tiktoken", code=False)  # disabled: never imported
     with pytest.warns(PluginLoadWarning, match=r"tokenizer names 'o200k_base', which no "
                       r"loaded plugin provides; disabled plugin 'tiktoken'.*using estimate"):
         t = Truncator({"tokenizer": "o200k_base", "max_tokens": 100,

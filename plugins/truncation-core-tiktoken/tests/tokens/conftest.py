@@ -1,4 +1,8 @@
-"""Real tokenizers for the token tests: tiktoken with the files the plugin installs."""
+"""Real tokenizers for the token tests: tiktoken with the files the plugin installs.
+
+These tests check the core's token machinery (the estimate, budgets, fitting) against the
+exact counts of this plugin's tokenizers, so they live with the plugin: the core's own tests
+(tests/) pass without it."""
 
 from __future__ import annotations
 
@@ -6,17 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from truncation_core_tiktoken import TiktokenTokenizer
+from truncation_core_tiktoken.files import load_ranks
 
 from truncation_core.tokens.table import RankTable
-
-try:
-    from truncation_core_tiktoken import TiktokenTokenizer
-    from truncation_core_tiktoken.files import load_ranks
-except ImportError as exc:  # pragma: no cover - the Makefile installs the plugin
-    raise RuntimeError(
-        "tests/tokens needs the truncation-core-tiktoken plugin: "
-        "pip install -e plugins/truncation-core-tiktoken"
-    ) from exc
 
 sys.path.insert(0, str(Path(__file__).parent))  # token_texts
 

@@ -1,7 +1,7 @@
 """max_tokens holds for what the model sees, under every tokenizer, and uses the budget.
 
 The done-when of the token-budget issue, checked on real content (the logs of tests/corpus,
-JSON, base64, CJK text: tests/tokens/token_texts.py) with ``max_tokens: 2000``:
+JSON, base64, CJK text: token_texts.py beside this file) with ``max_tokens: 2000``:
 
 * under ``estimate``, no result is over 2,000 tokens counted by cl100k_base or o200k_base,
   and the median result uses at least 70% of the budget (by the larger real count);
