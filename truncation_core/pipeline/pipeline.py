@@ -226,7 +226,7 @@ class Pipeline:
             notes.append(exc.note)
             return None, "the artifact store failed"
         except StoreRootRefused as exc:  # the user's to fix: its message names store.root
-            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, facts.bytes, exc)
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, size(), exc)
             return None, exc.reason
         except (StoreError, OSError) as exc:
             log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, size(),
