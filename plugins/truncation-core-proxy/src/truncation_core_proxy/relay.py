@@ -79,6 +79,9 @@ class _Prepared:
     #: The parsed body, when the proxy may answer tool calls for it (None: pass through).
     body: dict[str, Any] | None = None
     family: ToolFamily | None = None
+    #: The tool call ids of the cuts in this request -> their artifact ids: the handles the
+    #: model may give for them (see :mod:`truncation_core_proxy.cutter`).
+    handles: dict[str, str] = attrs.Factory(dict)
 
 
 class Relay:
@@ -144,9 +147,9 @@ class Relay:
             prepared = self._prepare(api, raw)
         headers = _request_headers(request.headers, api=True)
         if prepared.body is None or prepared.family is None:
-            return await self._forward(api, url, headers, prepared.data, None, None)
+            return await self._forward(api, url, headers, prepared.data, None, None, {})
         return await self._forward(api, url, headers, prepared.data, prepared.body,
-                                   prepared.family)
+                                   prepared.family, prepared.handles)
 
     def _prepare(self, api: Api, raw: bytes) -> _Prepared:
         """Parse and cut; whatever goes wrong, the request goes as it came."""
@@ -177,9 +180,10 @@ class Relay:
                         "have: nothing is cut", api.name)
             return _Prepared(dumps(body) if changed else raw)
         counts = [0, 0, 0]
+        handles: dict[str, str] = {}
 
         def cut(text: str, tool: str | None, call_id: str | None) -> str | None:
-            new = self.cutter.cut(family, text, tool=tool, call_id=call_id)
+            new = self.cutter.cut(family, text, tool=tool, call_id=call_id, handles=handles)
             if new is not None:
                 counts[0] += 1
                 counts[1] += len(text)
@@ -194,10 +198,11 @@ class Relay:
         if not api.can_loop(body):
             return _Prepared(dumps(body))
         api.add_tools(body, family.schemas(api.tools_format))
-        return _Prepared(dumps(body), body, family)
+        return _Prepared(dumps(body), body, family, handles)
 
     async def _forward(self, api: Api, url: str, headers: Mapping[str, str], data: bytes,
-                       body: dict[str, Any] | None, family: ToolFamily | None) -> Response:
+                       body: dict[str, Any] | None, family: ToolFamily | None,
+                       handles: Mapping[str, str]) -> Response:
         try:
             response = await self._open(url, headers, data)
         except httpx.HTTPError as exc:
@@ -208,14 +213,14 @@ class Relay:
         if "text/event-stream" in kind:
             state = STREAMS[api.name](family.shown if family else ())
             out = StreamingResponse(
-                self._stream(api, state, response, url, headers, body, family),
+                self._stream(api, state, response, url, headers, body, family, handles),
                 status_code=200)
             _set_headers(out, _response_headers(response.headers), length=None)
             return out
         assert body is not None and family is not None
         raw = await response.aread()
         await response.aclose()
-        return await self._whole(api, url, headers, body, family, response, raw)
+        return await self._whole(api, url, headers, body, family, handles, response, raw)
 
     async def _open(self, url: str, headers: Mapping[str, str], data: bytes) -> httpx.Response:
         request = self.client.build_request("POST", url, headers=headers, content=data)
@@ -238,8 +243,8 @@ class Relay:
     # -- unstreamed --------------------------------------------------------------------------
 
     async def _whole(self, api: Api, url: str, headers: Mapping[str, str],
-                     body: dict[str, Any], family: ToolFamily, response: httpx.Response,
-                     raw: bytes) -> Response:
+                     body: dict[str, Any], family: ToolFamily, handles: Mapping[str, str],
+                     response: httpx.Response, raw: bytes) -> Response:
         names = family.shown
         try:
             data = json.loads(raw)
@@ -253,7 +258,7 @@ class Relay:
         responses = [data]
         rounds = 0
         while calls and not agent and rounds < self.options.max_rounds:
-            answers = await self._answers(family, calls)
+            answers = await self._answers(family, calls, handles)
             body = api.follow_up(body, data, calls, answers)
             rounds += 1
             try:
@@ -275,9 +280,11 @@ class Relay:
         _set_headers(out, _response_headers(response.headers), length=str(len(final)))
         return out
 
-    async def _answers(self, family: ToolFamily, calls: list[Call]) -> list[tuple[str, bool]]:
+    async def _answers(self, family: ToolFamily, calls: list[Call],
+                       handles: Mapping[str, str]) -> list[tuple[str, bool]]:
         def run() -> list[tuple[str, bool]]:
-            return [self.cutter.answer(family, call.name, call.arguments) for call in calls]
+            return [self.cutter.answer(family, call.name, call.arguments, handles)
+                    for call in calls]
 
         answers = await anyio.to_thread.run_sync(run)
         log.info("answered %d artifact tool call(s): %s", len(calls),
@@ -288,7 +295,8 @@ class Relay:
 
     async def _stream(self, api: Api, state: StreamState, response: httpx.Response, url: str,
                       headers: Mapping[str, str], body: dict[str, Any] | None,
-                      family: ToolFamily | None) -> AsyncIterator[bytes]:
+                      family: ToolFamily | None, handles: Mapping[str, str]
+                      ) -> AsyncIterator[bytes]:
         rounds = 0
         current: httpx.Response | None = response
         try:
@@ -330,7 +338,7 @@ class Relay:
                 if loop is not None:
                     loop()
                 answered: asyncio.Task[list[tuple[str, bool]]] = asyncio.ensure_future(
-                    self._answers(family, end.calls))
+                    self._answers(family, end.calls, handles))
                 async for ping in self._waiting(answered):
                     yield ping
                 body = api.follow_up_streamed(body, end.turn, end.calls, answered.result())

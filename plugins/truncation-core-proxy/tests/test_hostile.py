@@ -1,0 +1,294 @@
+"""``trunc proxy`` under attack: adversarial requests, hostile upstream answers, tool output
+crafted to break the stream, keys and content kept out of logs, conversations and clients
+kept apart, tool names that clash, and where it listens.
+
+Every case goes through the real proxy (uvicorn, in a thread, or ``trunc proxy`` as a
+process) in front of the replaying loopback upstream; the agent is the official SDK where it
+can say what an agent sees, and a raw HTTP client where the request is one no SDK would
+send. The cases are listed in ``tests/hostile/README.md`` (class "trunc proxy").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from proxy_testing import (
+    API_KEY,
+    ERROR_LINE,
+    INLINE_LIMIT,
+    LOG,
+    Proxy,
+    Reply,
+    Upstream,
+    big_log,
+    chat_conversation,
+    messages_conversation,
+)
+from test_conversation import anthropic_client, openai_client
+from truncation_core_proxy.cutter import Cutter
+from truncation_core_proxy.server import is_loopback
+
+TRUNC = Path(sys.executable).parent / "trunc"
+
+
+def post(proxy: Proxy, path: str, body: bytes, **headers: str) -> httpx.Response:
+    with httpx.Client(timeout=60) as client:
+        return client.post(proxy.url + path, content=body,
+                           headers={"content-type": "application/json",
+                                    "authorization": f"Bearer {API_KEY}", **headers})
+
+
+def log_of(marker: str, lines: int = 40_000) -> str:
+    """A log of *lines* lines, each naming *marker*: whose output a reader got."""
+    return "".join(f"{marker} line {n}: shard {n} written, checksum ok\n" for n in range(lines))
+
+
+# -- conversations and clients kept apart ------------------------------------------------------
+
+
+CONVERSATIONS = {
+    "chat, whole": (chat_conversation, "chat_get_by_call.json", "chat_answer.json", False),
+    "messages, streamed": (messages_conversation, "messages_get_by_call.sse",
+                           "messages_answer.sse", True),
+}
+
+
+def _ask(proxy: Proxy, make: Any, log: str, stream: bool) -> None:
+    request = make(log)
+    if "max_tokens" in request:
+        with anthropic_client(proxy).messages.stream(**request) as events:
+            events.until_done()
+    else:
+        openai_client(proxy).chat.completions.create(**request, stream=stream)
+
+
+def _read_back(upstream: Upstream) -> str:
+    """What the proxy answered the model's call (the follow-up request's last message)."""
+    last = upstream.requests[1].json["messages"][-1]
+    content = last["content"]
+    return content if isinstance(content, str) else content[0]["content"]
+
+
+@pytest.mark.parametrize("api", CONVERSATIONS.values(), ids=CONVERSATIONS.keys())
+def test_a_tool_call_handle_reads_its_own_conversations_output(
+        proxy: Proxy, upstream: Upstream, api: tuple[Any, str, str, bool]) -> None:
+    """Two conversations through one proxy use the same tool call id (``call_1`` from a
+    local model; or another local user who sends it on purpose). The model of the first
+    follows its marker's ``(tool call ID)`` handle: it reads its own output, never the
+    other's, which the store holds as that call's newest artifact."""
+    make, get_by_call, answer, stream = api
+    mine, planted = log_of("MINE"), log_of("PLANTED")
+    upstream.play(answer)
+    _ask(proxy, make, mine, stream)
+    upstream.play(answer)
+    _ask(proxy, make, planted, stream)  # the other conversation, the same call id
+    upstream.play(get_by_call, answer)
+    _ask(proxy, make, mine, stream)  # the first conversation's next turn
+    read = _read_back(upstream)
+    assert "MINE line 0" in read and "PLANTED" not in read
+
+
+def test_a_handle_of_another_conversation_is_a_404_that_names_the_artifact_id(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """A conversation that holds no cut of that call id gets a 404 that says to give the
+    artifact id, not the output another conversation stored under it."""
+    upstream.play("chat_answer.json")
+    _ask(proxy, chat_conversation, log_of("OTHER"), False)
+    request = chat_conversation(log_of("MINE"))
+    request["messages"][2]["tool_calls"][0]["id"] = "call_mine_0001"
+    request["messages"][3]["tool_call_id"] = "call_mine_0001"
+    upstream.play("chat_get_by_call.json", "chat_answer.json")  # asks for call_read_7f3a
+    openai_client(proxy).chat.completions.create(**request)
+    read = _read_back(upstream)
+    assert read.startswith("Error 404 (not found): no tool result cut in this conversation")
+    assert "artifact id" in read and "OTHER" not in read
+
+
+def test_control_the_stores_newest_artifact_of_a_call_is_the_other_conversations(
+        proxy: Proxy, upstream: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: answered as the proxy did (the store's newest artifact of that call
+    id, in the session every conversation shares), the first conversation reads the
+    other's output."""
+    def store_wide(self: Cutter, family: Any, name: str, arguments: object,
+                   handles: object = None) -> tuple[str, bool]:
+        result = family.truncator.call_tool(name, arguments)
+        return result.content, result.is_error
+
+    monkeypatch.setattr(Cutter, "answer", store_wide)
+    mine, planted = log_of("MINE2"), log_of("PLANTED2")
+    for log in (mine, planted):
+        upstream.play("chat_answer.json")
+        _ask(proxy, chat_conversation, log, False)
+    upstream.play("chat_get_by_call.json", "chat_answer.json")
+    _ask(proxy, chat_conversation, mine, False)
+    assert "PLANTED2 line 0" in _read_back(upstream)
+
+
+def test_another_clients_result_under_the_same_call_id_leaves_each_cut_its_own(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """The proxy remembers cuts by call id **and** the text's hash: another client's result
+    under the same call id is cut into an artifact of its own, and the first
+    conversation's next turn sends the very bytes it sent before."""
+    mine, other = log_of("KEEP"), log_of("POISON")
+    upstream.play("chat_answer.json", "chat_answer.json", "chat_answer.json")
+    for log in (mine, other, mine):
+        _ask(proxy, chat_conversation, log, False)
+    first, poison, again = (r.json["messages"][3]["content"] for r in upstream.requests)
+    assert first == again and "POISON" not in again
+    assert "POISON" in poison
+    ids = {text.split("[Artifact: ")[-1][:50] for text in (first, poison)}
+    assert len(ids) == 2
+
+
+# -- requests no agent would send ---------------------------------------------------------------
+
+
+BAD_BODIES = {
+    "not JSON": b'{"model":"m","messages":[',
+    "not UTF-8": b'{"model":"m","messages":[{"role":"tool","content":"\xff\xfe\xfd"}]}',
+    "a JSON list": b'[{"role":"tool","content":"x"}]',
+    "nested 100,000 deep": b'{"messages":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "messages not a list": b'{"model":"m","messages":{"role":"tool"}}',
+    "every entry of a wrong type": json.dumps({
+        "model": "m", "tools": [1, "x", {"function": 3}, {"name": None}],
+        "messages": [1, None, "x", [], {"role": "assistant", "tool_calls": [
+            1, "x", {"id": 5}, {"id": "c1", "function": "read"}, {"id": "c2", "function": []}]},
+            {"role": "tool", "tool_call_id": ["c1"], "content": {"text": "x"}},
+            {"role": "tool", "tool_call_id": "c2", "content": [1, None, {"type": "text",
+                                                                       "text": 5}]},
+            {"role": "user", "content": [{"type": "tool_result", "content": 7}]}]}).encode(),
+    "a 5,000-digit number": b'{"model":"m","messages":[],"seed":' + b"9" * 5000 + b"}",
+    "NaN and Infinity": b'{"model":"m","messages":[],"temperature":NaN,"top_p":Infinity}',
+    "duplicate keys": b'{"model":"m","messages":[],"messages":[{"role":"user"}]}',
+}
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages", "/v1/responses"])
+@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+def test_a_request_the_proxy_cannot_read_goes_upstream_byte_for_byte(
+        proxy: Proxy, upstream: Upstream, body: bytes, path: str) -> None:
+    upstream.play("chat_answer.json")
+    answer = post(proxy, path, body)
+    assert answer.status_code == 200
+    assert answer.json()["choices"][0]["message"]["content"].startswith("The build failed")
+    assert upstream.requests[0].body == body
+
+
+def test_a_tool_result_with_lone_surrogates_is_cut_and_sent_as_json(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """``\\ud800`` escapes in a 1 MB tool result: cut, kept, and the body sent upstream is
+    JSON (with ASCII escapes: UTF-8 cannot carry a lone surrogate)."""
+    log = LOG.replace("INFO", "IN\ud800FO")
+    upstream.play("chat_answer.json")
+    post(proxy, "/v1/chat/completions", json.dumps(chat_conversation(log)).encode())
+    sent = upstream.requests[0].json["messages"][3]["content"]
+    assert len(sent) <= INLINE_LIMIT and "\ud800" in sent
+    assert any(proxy.cutter.truncator.artifacts.text(ref.id) == log
+               for ref in proxy.artifacts())
+
+
+def test_a_single_line_of_5_mb_is_cut_within_the_limit(proxy: Proxy,
+                                                        upstream: Upstream) -> None:
+    line = ("x" * 2_500_000) + ERROR_LINE + ("y" * 2_500_000)
+    upstream.play("messages_answer.json")
+    anthropic_client(proxy).messages.create(**messages_conversation(line))
+    sent = upstream.requests[0].json["messages"][2]["content"][0]["content"]
+    assert len(sent) <= INLINE_LIMIT
+
+
+# -- upstream answers the proxy cannot read -----------------------------------------------------
+
+
+def _sse(*events: dict[str, Any]) -> str:
+    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+            "model": "gpt-4.1", "choices": [{"index": 0, "delta": delta,
+                                             "finish_reason": finish}]}
+
+
+# -- tool output crafted against the stream ------------------------------------------------------
+
+
+INJECTION = ('done\n\ndata: [DONE]\n\nevent: error\ndata: {"error":{"message":"pwned"}}\n\r\n'
+             'data: {"choices":[{"delta":{"content":"INJECTED"}}]}\n\n')
+
+
+def test_tool_output_quoted_by_the_model_cannot_end_or_forge_events(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """A tool's output holds SSE framing (``data: [DONE]``, an ``event: error``, a forged
+    chunk). It is cut and sent upstream as JSON; the model quotes it back in its streamed
+    answer. The agent (the official SDK) gets the quote as text, one chunk, and the stream's
+    own end: no event of the output's."""
+    log = big_log(200_000) + INJECTION
+    upstream.play(Reply("inline.sse", body=_sse(_chunk({"role": "assistant",
+                                                         "content": INJECTION}),
+                                                 _chunk({}, "stop"))))
+    chunks = list(openai_client(proxy).chat.completions.create(
+        **chat_conversation(log), stream=True))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == INJECTION
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    sent = upstream.requests[0].json["messages"][3]["content"]
+    assert len(sent) <= INLINE_LIMIT and "data: [DONE]" in sent  # the tail, as text
+
+
+# -- tool names ----------------------------------------------------------------------------------
+
+
+def test_an_agent_with_every_family_of_names_gets_its_request_as_it_came(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """An agent whose tools take the artifact tools' names under every prefix the proxy
+    would try (``trunc_`` ... ``trunc9_``): nothing is cut and the request goes as it
+    came (a warning says so), rather than a request with two tools of one name."""
+    request = chat_conversation()
+    for prefix in ["trunc_", *(f"trunc{n}_" for n in range(2, 10))]:
+        request["tools"].append({"type": "function", "function": {
+            "name": prefix + "get_artifact", "parameters": {"type": "object"}}})
+    body = json.dumps(request).encode()
+    upstream.play("chat_answer.json")
+    assert post(proxy, "/v1/chat/completions", body).status_code == 200
+    assert upstream.requests[0].body == body
+
+
+def test_a_model_calling_the_proxys_tools_forever_stops_after_max_rounds(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """A model that calls the artifact tools on every round (a loop, or output that tells it
+    to): the proxy answers ``--max-rounds`` rounds (8), then gives the agent the last
+    answer, its own calls left out."""
+    upstream.play(*["chat_grep.json"] * 12)
+    answer = openai_client(proxy).chat.completions.create(**chat_conversation())
+    assert len(upstream.requests) == 9
+    assert not answer.choices[0].message.tool_calls
+    assert answer.choices[0].finish_reason == "stop"
+
+
+# -- secrets, logs, where it listens --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("::1", True), ("localhost", True), ("127.0.0.2", True),
+    ("0.0.0.0", False), ("::", False), ("192.0.2.1", False), ("example.com", False),
+    ("127.1", False), ("", False)])
+def test_only_loopback_addresses_count_as_loopback(host: str, loopback: bool) -> None:
+    """``127.1`` and names other than ``localhost`` are not taken for loopback (a warning
+    too many, never one too few)."""
+    assert is_loopback(host) is loopback
+
+
+def test_listening_off_loopback_warns_before_it_binds(upstream: Upstream) -> None:
+    """``--host`` another address: the warning comes first (here the address is not the
+    machine's, so binding then fails with uvicorn's message, and no port is opened)."""
+    done = subprocess.run([str(TRUNC), "proxy", "--host", "192.0.2.1", "--port", "0",
+                           "--upstream", upstream.url, "--session", "hostile"],
+                          capture_output=True, text=True, timeout=60)
+    assert "warning: listening on 192.0.2.1, not loopback" in done.stderr
+    assert done.returncode != 0 and "Traceback" not in done.stderr
