@@ -11,8 +11,10 @@ send. The cases are listed in ``tests/hostile/README.md`` (class "trunc proxy").
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +204,32 @@ def test_a_single_line_of_5_mb_is_cut_within_the_limit(proxy: Proxy,
     assert len(sent) <= INLINE_LIMIT
 
 
+ESCAPED_PATHS = {
+    "a NUL": "/v1/%00x", "an encoded question mark": "/v1/x%3Fkey=1",
+    "an encoded slash": "/v1/files/a%2Fb", "an encoded percent": "/v1/x%2541",
+    "a space": "/v1/x%20y", "UTF-8": "/v1/caf%C3%A9",
+}
+
+
+@pytest.mark.parametrize("api", ["chat/completions", "models"])
+@pytest.mark.parametrize("path", ESCAPED_PATHS.values(), ids=ESCAPED_PATHS.keys())
+def test_an_escaped_path_goes_upstream_as_the_agent_wrote_it(
+        proxy: Proxy, upstream: Upstream, path: str, api: str) -> None:
+    """The proxy decoded the path and wrote the URL again from it: ``%00`` made no URL at
+    all (httpx refused it: the agent got a bare 500, the proxy's stderr a traceback), ``%2F``
+    became a separator, ``%2541`` an ``A``. The path goes upstream byte for byte, and the
+    upstream answers."""
+    raw = path.replace("/v1/", "/v1/" + api + "/") + "?q=1"
+    upstream.play("chat_answer.json")
+    with httpx.Client(timeout=60) as client:
+        answer = client.send(client.build_request(
+            "POST" if "chat" in api else "GET", httpx.URL(proxy.url + raw),
+            content=json.dumps(chat_conversation()).encode(),
+            headers={"authorization": f"Bearer {API_KEY}"}))
+    assert answer.status_code == 200
+    assert upstream.requests[0].raw_path == raw.split("?")[0].encode()
+
+
 # -- upstream answers the proxy cannot read -----------------------------------------------------
 
 
@@ -272,6 +300,70 @@ def test_a_model_calling_the_proxys_tools_forever_stops_after_max_rounds(
 
 
 # -- secrets, logs, where it listens --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def proxy_process(upstream: Upstream, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[tuple[str, subprocess.Popen[str], Path]]:
+    """``trunc proxy -v`` as a process, bodies over 2 MiB forwarded uncut."""
+    tmp = tmp_path_factory.mktemp("process")
+    config = tmp / ".truncation.yaml"
+    config.write_text(f"store:\n  root: {tmp / 'store'}\ninline_limit: 8000\n")
+    process = subprocess.Popen([str(TRUNC), "proxy", "--port", "0", "--upstream", upstream.url,
+                                "--config", str(config), "--max-body-mb", "2", "-v"],
+                               stderr=subprocess.PIPE, text=True, cwd=tmp,
+                               env={**os.environ, "NO_COLOR": "1"})
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    url = line.split("listening on ")[1].split(",")[0]
+    try:
+        yield url, process, tmp / "store"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        process.stderr.close()
+
+
+def test_nothing_of_a_request_reaches_the_log_whatever_goes_wrong(
+        proxy_process: tuple[str, subprocess.Popen[str], Path], upstream: Upstream) -> None:
+    """``-v`` logs cuts and rounds. Through a cut, a body it cannot read, one over the
+    limit, a NUL in the path, an upstream 500 and an upstream that hangs up, with the key
+    in the header, ``x-api-key`` and the query string: the log holds no key, no header, no
+    content and no traceback, and the artifacts no key."""
+    url, process, store = proxy_process
+    secret_text = "the user's question about invoice 0x5EC12E7"
+    headers = {"authorization": f"Bearer {API_KEY}", "x-api-key": API_KEY,
+               "x-custom-header": "HEADER-" + API_KEY}
+    requests = [
+        ("/v1/chat/completions", json.dumps(chat_conversation(LOG + secret_text)).encode(),
+         "chat_answer.json"),
+        ("/v1/chat/completions", b'{"messages": [' + secret_text.encode(), "chat_answer.json"),
+        ("/v1/chat/completions", json.dumps(chat_conversation(big_log(2_200_000)
+                                                              + secret_text)).encode(),
+         "chat_answer.json"),
+        ("/v1/%00chat/completions", json.dumps(chat_conversation()).encode(),
+         "chat_answer.json"),
+        ("/v1/chat/completions", json.dumps(chat_conversation()).encode(),
+         Reply("errors_openai_500.json", 500)),
+        ("/v1/chat/completions", json.dumps({**chat_conversation(), "stream": True}).encode(),
+         Reply("chat_grep.sse", drop_after=2)),
+    ]
+    with httpx.Client(timeout=60) as client:
+        for path, body, reply in requests:
+            upstream.play(reply)
+            client.post(url + path + f"?key={API_KEY}", content=body, headers=headers)
+    process.terminate()
+    process.wait(timeout=30)
+    assert process.stderr is not None
+    log = process.stderr.read()
+    assert "1 tool result(s) cut" in log and "over 2097152 bytes" in log  # it did log
+    assert "not JSON" in log and "stream ended before its end" in log
+    for secret in (API_KEY, secret_text, ERROR_LINE, "Traceback", "authorization"):
+        assert secret not in log
+    assert list(store.rglob("art_*"))
+    for path in store.rglob("*"):
+        if path.is_file():
+            assert API_KEY.encode() not in path.read_bytes()
 
 
 @pytest.mark.parametrize(("host", "loopback"), [

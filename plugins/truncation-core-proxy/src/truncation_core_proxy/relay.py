@@ -125,7 +125,8 @@ class Relay:
         api = api_for_path(request.method, path, anthropic)
         to_anthropic = anthropic or (api is not None and api.provider == "anthropic")
         base = ((to_anthropic and self.options.anthropic_upstream) or self.options.upstream)
-        url = base.rstrip("/") + path + (f"?{request.url.query}" if request.url.query else "")
+        url = (base.rstrip("/") + _raw_path(request)
+               + (f"?{request.url.query}" if request.url.query else ""))
         if api is None:
             return await self._pass(request, url, request.stream(), api=None,
                                     anthropic=anthropic)
@@ -400,6 +401,18 @@ class Relay:
 
             return self._failure(api or API_BY_NAME["messages" if anthropic else "chat"], exc)
         return _streamed(response, keep_encoding=True)
+
+
+def _raw_path(request: Request) -> str:
+    """The request's path as the agent wrote it, escapes and all. The decoded path, written
+    again, is another path (``%2F`` a separator, ``%2541`` an ``A``) or no URL at all (a
+    ``%00``). Bytes that cannot stand in a URL (controls, non-ASCII) are escaped."""
+    raw = request.scope.get("raw_path")
+    if not isinstance(raw, bytes):
+        from urllib.parse import quote
+
+        return quote(request.url.path)
+    return "".join(chr(b) if 0x20 < b < 0x7F else f"%{b:02X}" for b in raw)
 
 
 async def _chain(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
