@@ -31,6 +31,7 @@ from proxy_testing import (
     big_log,
     chat_conversation,
     messages_conversation,
+    responses_conversation,
 )
 from test_conversation import anthropic_client, openai_client
 from truncation_core_proxy.cutter import Cutter
@@ -231,6 +232,41 @@ def test_an_escaped_path_goes_upstream_as_the_agent_wrote_it(
 
 
 # -- upstream answers the proxy cannot read -----------------------------------------------------
+
+
+WHOLE_GARBAGE = {
+    "chat: a choice that is a string": ("/v1/chat/completions", chat_conversation,
+                                        '{"choices":["x"]}'),
+    "chat: a tool call that is a string": ("/v1/chat/completions", chat_conversation,
+                                           '{"choices":[{"message":{"tool_calls":["x"]}}]}'),
+    "chat: a message that is a string": ("/v1/chat/completions", chat_conversation,
+                                         '{"choices":[{"message":"x"}]}'),
+    "chat: a function that is a list": (
+        "/v1/chat/completions", chat_conversation,
+        '{"choices":[{"message":{"tool_calls":[{"id":"c","function":[1]}]}}]}'),
+    "responses: output a string": ("/v1/responses", responses_conversation, '{"output":"x"}'),
+    "messages: content a string": ("/v1/messages", messages_conversation, '{"content":"x"}'),
+    "messages: a proxy call with a string input": (
+        "/v1/messages", messages_conversation,
+        '{"content":[{"type":"tool_use","id":"t","name":"trunc_get_artifact","input":"x"}],'
+        '"stop_reason":"tool_use"}'),
+}
+
+
+@pytest.mark.parametrize("case", WHOLE_GARBAGE.values(), ids=WHOLE_GARBAGE.keys())
+def test_an_upstream_answer_of_the_wrong_shape_reaches_the_agent(
+        proxy: Proxy, upstream: Upstream, case: tuple[str, Any, str]) -> None:
+    """With the artifact tools offered (something was cut), the upstream answers JSON of a
+    shape no provider documents. The proxy read it as a provider's answer and raised: the
+    agent got a bare 500. It reaches the agent as it came (or, for a call of the proxy's
+    tool it can answer, answered)."""
+    path, make, text = case
+    upstream.play(Reply("inline.json", body=text), "messages_answer.json")
+    answer = post(proxy, path, json.dumps(make()).encode(),
+                  **({"anthropic-version": "2023-06-01"} if "messages" in path else {}))
+    assert answer.status_code == 200, answer.text
+    if len(upstream.requests) == 1:
+        assert answer.content == text.encode()
 
 
 def _sse(*events: dict[str, Any]) -> str:

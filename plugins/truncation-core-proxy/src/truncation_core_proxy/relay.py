@@ -19,7 +19,7 @@ import asyncio
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 import anyio.to_thread
@@ -249,18 +249,26 @@ class Relay:
         names = family.shown
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
-        calls, agent = api.calls(data, names) if isinstance(data, dict) else ([], False)
+        calls, agent = _read_calls(api, data, names)
         if not calls:
-            if isinstance(data, dict) and api.hide(data, names):
-                raw = await _dumps(data)
+            try:
+                if isinstance(data, dict) and api.hide(data, names):
+                    raw = await _dumps(data)
+            except Exception:  # a shape no provider documents: as it came
+                pass
             return _whole_response(response, raw)
         responses = [data]
         rounds = 0
         while calls and not agent and rounds < self.options.max_rounds:
             answers = await self._answers(family, calls, handles)
-            body = api.follow_up(body, data, calls, answers)
+            try:
+                body = api.follow_up(body, data, calls, answers)
+            except Exception:
+                log.warning("%s: the upstream's answer has a shape the proxy cannot read: "
+                            "passed on as it came", api.name)
+                return _whole_response(response, raw)
             rounds += 1
             try:
                 response = await self._open(url, headers, await _dumps(body))
@@ -272,11 +280,16 @@ class Relay:
                 return _whole_response(response, raw)
             try:
                 data = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _whole_response(response, raw)
             responses.append(data)
-            calls, agent = api.calls(data, names)
-        final = await _dumps(api.final(responses, names))
+            calls, agent = _read_calls(api, data, names)
+        try:
+            final = await _dumps(api.final(responses, names))
+        except Exception:
+            log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed "
+                        "on as it came", api.name)
+            return _whole_response(response, raw)
         out = Response(final, status_code=200)
         _set_headers(out, _response_headers(response.headers), length=str(len(final)))
         return out
@@ -413,6 +426,19 @@ def _raw_path(request: Request) -> str:
 
         return quote(request.url.path)
     return "".join(chr(b) if 0x20 < b < 0x7F else f"%{b:02X}" for b in raw)
+
+
+def _read_calls(api: Api, data: Any, names: Collection[str]) -> tuple[list[Call], bool]:
+    """The proxy's calls in an upstream's answer *data*, and whether the agent's tools are
+    called; none when *data* has a shape no provider documents (it goes on as it came)."""
+    if not isinstance(data, dict):
+        return [], False
+    try:
+        return api.calls(data, names)
+    except Exception:
+        log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed on "
+                    "as it came", api.name)
+        return [], False
 
 
 async def _chain(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
