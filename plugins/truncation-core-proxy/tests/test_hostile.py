@@ -279,6 +279,37 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
                                              "finish_reason": finish}]}
 
 
+STREAMED_GARBAGE = {
+    "a lone surrogate in the text": _sse(_chunk({"role": "assistant", "content": "a\ud800b"}),
+                                         _chunk({}, "stop")),
+    "a tool call index that is a list": _sse(
+        _chunk({"role": "assistant", "tool_calls": [{"index": [0], "id": "c",
+                                                     "function": {"name": "f"}}]}),
+        _chunk({}, "stop")),
+    "a choice that is a string": _sse({"id": "chatcmpl-1", "choices": ["x"]},
+                                      _chunk({"content": "ok"}, "stop")),
+}
+
+
+@pytest.mark.parametrize("text", STREAMED_GARBAGE.values(), ids=STREAMED_GARBAGE.keys())
+def test_a_streamed_event_the_proxy_cannot_rewrite_still_ends_the_stream(
+        proxy: Proxy, upstream: Upstream, text: str) -> None:
+    """Streamed, with the artifact tools offered: an event the proxy could not write again
+    (a lone surrogate, which UTF-8 cannot carry) or read (an index that is a list) broke
+    the stream mid-way, with no error event. The agent gets every event and the end."""
+    upstream.play(Reply("inline.sse", body=text))
+    with httpx.Client(timeout=60) as client:
+        answer = client.post(proxy.url + "/v1/chat/completions",
+                             json={**chat_conversation(), "stream": True},
+                             headers={"authorization": f"Bearer {API_KEY}"})
+    assert answer.status_code == 200
+    body = answer.text
+    assert body.rstrip().endswith("data: [DONE]")
+    assert '"finish_reason":"stop"' in body and '"error"' not in body
+    if "ud800" in text:
+        assert '"content":"a\\ud800b"' in body  # escaped, as it came
+
+
 # -- tool output crafted against the stream ------------------------------------------------------
 
 

@@ -33,7 +33,7 @@ from starlette.responses import Response, StreamingResponse
 
 from truncation_core_proxy.apis import Api, Call, api_for_path, dumps
 from truncation_core_proxy.cutter import Cutter, ToolFamily
-from truncation_core_proxy.streams import STREAMS, StreamState, encode
+from truncation_core_proxy.streams import STREAMS, StreamState, encode, passed
 
 __all__ = ["ProxyOptions", "Relay"]
 
@@ -319,7 +319,7 @@ class Relay:
                 failure: str | None = None
                 try:
                     async for sse in EventSource(current).aiter_sse():
-                        for chunk in state.feed(sse):
+                        for chunk in _feed(api, state, sse):
                             yield chunk
                 except httpx.TimeoutException:
                     failure = "timeout"
@@ -439,6 +439,17 @@ def _read_calls(api: Api, data: Any, names: Collection[str]) -> tuple[list[Call]
         log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed on "
                     "as it came", api.name)
         return [], False
+
+
+def _feed(api: Api, state: StreamState, sse: Any) -> list[bytes]:
+    """*state*'s events for the agent of the upstream's *sse*; the event as it came when it
+    has a shape the proxy cannot read (the provider's fault reaches the agent as it came)."""
+    try:
+        return state.feed(sse)
+    except Exception:
+        log.warning("%s: an upstream event has a shape the proxy cannot read: passed on as it "
+                    "came", api.name)
+        return [passed(sse)]
 
 
 async def _chain(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
