@@ -1,0 +1,164 @@
+"""``trunc hook`` under attack: payloads a host would pass on from a hostile tool or model,
+commands crafted to escape the rewriting or to change what it means, configuration planted by
+another user where the host runs, and settings files that are links, not JSON, or written by
+the host at the same moment.
+
+The hook runs as the host runs it (the real ``trunc``, the payload on stdin); rewritten
+commands run in a real ``bash``. The cases are listed in ``tests/hostile/README.md`` (class
+"trunc hook").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from host_testing import TRUNC, payload
+from truncation_core_hosts import shell
+from truncation_core_hosts.claude_code import answer as claude_code_answer
+from truncation_core_hosts.shell import wrapped
+
+#: Each test of this file starts `trunc` or a shell, or writes settings files.
+pytestmark = pytest.mark.slow
+
+COMMAND = f"{TRUNC} hook claude-code"
+def _hook(args: list[str], data: bytes, cwd: Path, env: dict[str, str]
+          ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([str(TRUNC), "hook", *args], input=data, capture_output=True,
+                          cwd=cwd, env=env, timeout=60, check=False)
+
+
+# -- payloads ------------------------------------------------------------------------------------
+
+
+def test_an_mcp_result_with_lone_surrogates_is_cut(run_hook: Callable[..., Any]) -> None:
+    """An MCP tool's text holding ``\\ud800`` escapes (JSON carries them; UTF-8 cannot): the
+    hook cut it, then failed to write its answer (a UnicodeEncodeError traceback), and the
+    whole result went to the model. The answer is JSON with the escape kept."""
+    sent = payload("claude_code_post_tool_use_mcp")
+    sent["tool_response"][0]["text"] = "".join(f"line {n} \ud800 of the log\n"
+                                               for n in range(20_000))
+    replaced = run_hook("claude-code", sent)["hookSpecificOutput"]["updatedMCPToolOutput"]
+    text = replaced[0]["text"]
+    assert len(text) <= 8_000 and "\ud800" in text
+
+
+BAD_PAYLOADS = {
+    "nested 100,000 deep": (b'{"hook_event_name":"PostToolUse","tool_response":'
+                            + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    "a 5,000-digit number": (b'{"tool_input":{"timeout":' + b"9" * 5000 + b"}}",
+                             "not JSON: Exceeds the limit"),
+    "not UTF-8": (b'{"tool_input":{"command":"\xff\xfe"}}', "not JSON"),
+    "a list": (b"[1, 2]", "not a JSON object"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_PAYLOADS.values(), ids=BAD_PAYLOADS.keys())
+def test_a_payload_the_hook_cannot_read_is_a_message(tmp_path: Path, host_env: dict[str, str],
+                                                     case: tuple[bytes, str]) -> None:
+    """A structured MCP result nested thousands deep, or a number past Python's digit
+    limit, printed a RecursionError or ValueError traceback. Exit 1 (not 2: that would
+    block the call) with a one-line message, nothing on stdout."""
+    data, message = case
+    done = _hook(["claude-code"], data, tmp_path, host_env)
+    assert done.returncode == 1 and done.stdout == b""
+    assert message in done.stderr.decode() and b"Traceback" not in done.stderr
+
+
+def test_a_payloads_cwd_cannot_inject_into_the_rewritten_command(
+        run_hook: Callable[..., Any], tmp_path: Path, host_env: dict[str, str]) -> None:
+    """The payload's ``cwd`` (the host's, but a path may hold anything) reaches the
+    rewritten command only as quoted values."""
+    flag = tmp_path / "injected"
+    cwd = str(tmp_path / f"it's \"q\" `touch {flag}`\n$(touch {flag})")
+    os.makedirs(cwd)
+    sent = payload("claude_code_pre_tool_use_bash", tool_input={"command": "pwd"})
+    out = claude_code_answer({**sent, "cwd": cwd}, trunc=[str(TRUNC)])
+    assert out is not None
+    rewritten = out["hookSpecificOutput"]["updatedInput"]["command"]
+    ran = subprocess.run(["bash", "-c", rewritten], capture_output=True, text=True, cwd=cwd,
+                         env=host_env, timeout=60, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert not flag.exists()
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+HOSTILE_COMMANDS = [
+    "echo 'a'\"b\"$'c\\td'`echo e`$(echo f)", "echo 'unbalanced", 'echo "unbalanced',
+    "echo one\necho two\r\necho three", "echo trailing \\", "printf '%s' \"$(printf '\\0x')\"",
+    "-n", "--", "echo $'\\x27; touch /tmp/x; \\x27'", "echo ü 日本 \U0001F600",
+    "echo 'x'; exit 7", "cat <<'EOF'\n' \" ` $( \nEOF", "echo " + "y" * 100_000,
+    "cd 'a b' && echo \"$PWD\"", "cd . && cd .. && pwd",
+]
+
+
+@pytest.mark.parametrize("command", HOSTILE_COMMANDS, ids=range(len(HOSTILE_COMMANDS)))
+def test_trunc_run_gets_the_command_as_it_was_written(command: str) -> None:
+    """Whatever the command holds (quotes of every kind, unbalanced ones, substitutions,
+    NULs escaped, CRLF, a leading ``-``, 100 kB), ``trunc run`` gets it as one word, byte
+    for byte, after ``-- bash -c``; a leading ``cd DIR &&`` stays outside, as written. A
+    real ``bash`` expands the rewritten command; ``printf`` stands in for ``trunc`` to show
+    the words it would get."""
+    rewritten = wrapped(command, ["printf", "%s\\0"], timeout=9, env={"A": "x'y"})
+    assert rewritten is not None
+    prefix = ""
+    while (m := shell._LEADING_CD.match(command, len(prefix))) is not None:
+        prefix = command[:m.end()]
+    assert rewritten.startswith(prefix.strip())
+    words = subprocess.run(["bash", "-c", "cd() { :; }; " + rewritten], capture_output=True,
+                           timeout=60, check=True).stdout.decode().split("\0")[:-1]
+    assert words == ["run", "--timeout", "9", "--", "bash", "-c",
+                     command[len(prefix):].strip()]
+
+
+# -- configuration planted where the host runs ---------------------------------------------------
+
+
+def test_a_config_planted_by_another_user_where_the_host_runs_is_not_used(
+        run_hook: Callable[..., Any], tmp_path: Path, host_env: dict[str, str]) -> None:
+    """The host runs in a shared sticky directory where ``nobody`` planted a
+    ``.truncation.yaml`` that names a plugin module and a store root. Neither the rewritten
+    command's settings nor the MCP cut use it: the module never runs."""
+    try:
+        uid = pwd.getpwnam("nobody").pw_uid
+    except KeyError:
+        pytest.skip("no user 'nobody' on this machine to plant files as")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    ran, evil_root = tmp_path / "plugin-ran", tmp_path / "evil-root"
+    config = shared / ".truncation.yaml"
+    config.write_text(f"store:\n  root: {evil_root}\nplugins:\n  modules: [evil]\n")
+    module = shared / "evil.py"
+    module.write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    for path in (config, module):
+        try:
+            os.chown(path, uid, uid)
+        except PermissionError:
+            pytest.skip("planting a file owned by another user needs root (CI runs as root)")
+    bash = payload("claude_code_pre_tool_use_bash", tool_input={"command": "seq 1 50000"},
+                   cwd=str(shared))
+    done = _hook(["claude-code"], json.dumps(bash).encode(), shared, host_env)
+    assert done.returncode == 0, done.stderr.decode()
+    rewritten = json.loads(done.stdout)["hookSpecificOutput"]["updatedInput"]["command"]
+    assert str(evil_root) not in rewritten
+    subprocess.run(["bash", "-c", rewritten], capture_output=True, cwd=shared, env=host_env,
+                   timeout=60, check=False)
+    mcp = payload("claude_code_post_tool_use_mcp", cwd=str(shared))
+    mcp["tool_response"][0]["text"] = "".join(f"row {n}\n" for n in range(50_000))
+    done = _hook(["claude-code"], json.dumps(mcp).encode(), shared, host_env)
+    assert done.returncode == 0 and b"art_" in done.stdout
+    assert not ran.exists() and not evil_root.exists()
+
+
+# -- settings files ------------------------------------------------------------------------------
+
+
