@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -117,6 +118,47 @@ def test_trunc_run_gets_the_command_as_it_was_written(command: str) -> None:
                            timeout=60, check=True).stdout.decode().split("\0")[:-1]
     assert words == ["run", "--timeout", "9", "--", "bash", "-c",
                      command[len(prefix):].strip()]
+
+
+CHANGES_DIRECTORY = ["if [ -d /tmp ]; then cd /tmp; fi", "for d in /tmp; do cd $d; done",
+                     "command cd /tmp", "builtin cd /tmp", "! cd /tmp", "time cd /tmp",
+                     "CDPATH=/ cd tmp", "test -d /tmp && { cd /tmp; }",
+                     "if cd /tmp; then ls; fi", "x=1 y=2 pushd /tmp"]
+
+
+@pytest.mark.parametrize("command", CHANGES_DIRECTORY)
+def test_a_command_that_changes_the_hosts_directory_is_left_alone(command: str) -> None:
+    """Claude Code keeps the directory a command leaves its shell in. A ``cd`` after
+    ``then``, ``do``, ``!``, ``time``, ``command``, ``builtin`` or an assignment went
+    unnoticed: the command ran in ``trunc run``'s child shell and the change was lost."""
+    assert wrapped(command, [str(TRUNC)]) is None
+    sent = payload("claude_code_pre_tool_use_bash", tool_input={"command": command})
+    assert claude_code_answer(sent, trunc=[str(TRUNC)]) is None
+
+
+@pytest.mark.parametrize("command", ["echo cd", "grep -rn 'cd' .", "make cd-image",
+                                     "cdk deploy", "source .venv/bin/activate && pytest"])
+def test_a_cd_that_is_no_command_does_not_stop_the_cut(command: str) -> None:
+    assert wrapped(command, [str(TRUNC)]) is not None
+
+
+def test_control_wrapped_the_directory_change_is_lost(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       host_env: dict[str, str]) -> None:
+    """Negative control: with the test as it was, ``if ...; then cd DIR; fi`` is rewritten,
+    and the shell the host keeps is still where it was afterwards."""
+    monkeypatch.setattr(shell, "_CHANGES_DIRECTORY",
+                        re.compile(r"(?:^|[;&|(){}\n`]|\$\()\s*(?:cd|pushd|popd)\b"))
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    command = f"if true; then cd {target}; fi"
+    rewritten = wrapped(command, [str(TRUNC)])
+    assert rewritten is not None
+    plain, through = (subprocess.run(["bash", "-c", f"{c}\npwd"], capture_output=True,
+                                     text=True, cwd=tmp_path, env=host_env, timeout=60,
+                                     check=False).stdout.splitlines()[-1]
+                      for c in (command, rewritten))
+    assert plain == str(target) and through == str(tmp_path)
 
 
 # -- configuration planted where the host runs ---------------------------------------------------
