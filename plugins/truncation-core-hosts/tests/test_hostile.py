@@ -15,20 +15,26 @@ import os
 import pwd
 import re
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from host_testing import TRUNC, payload
+from truncation_core_hosts import settings as settings_module
 from truncation_core_hosts import shell
 from truncation_core_hosts.claude_code import answer as claude_code_answer
+from truncation_core_hosts.settings import SettingsError, install
 from truncation_core_hosts.shell import wrapped
 
 #: Each test of this file starts `trunc` or a shell, or writes settings files.
 pytestmark = pytest.mark.slow
 
 COMMAND = f"{TRUNC} hook claude-code"
+ENTRIES = [("PreToolUse", "Bash", COMMAND), ("PostToolUse", "mcp__.*", COMMAND)]
+
+
 def _hook(args: list[str], data: bytes, cwd: Path, env: dict[str, str]
           ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([str(TRUNC), "hook", *args], input=data, capture_output=True,
@@ -204,3 +210,124 @@ def test_a_config_planted_by_another_user_where_the_host_runs_is_not_used(
 # -- settings files ------------------------------------------------------------------------------
 
 
+def test_a_settings_file_that_is_a_link_is_written_where_it_points(
+        tmp_path: Path, host_env: dict[str, str]) -> None:
+    """``.claude/settings.json`` a link into a dotfiles repository: the install replaced the
+    link by a file, and the repository's copy never got the hook. The file the link points
+    to gets it, with its mode; the link stays."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "settings.json").write_text('{"model": "opus"}\n')
+    (dotfiles / "settings.json").chmod(0o600)
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    link = project / ".claude" / "settings.json"
+    link.symlink_to("../../dotfiles/settings.json")
+    done = _hook(["claude-code", "--install"], b"", project, host_env)
+    assert done.returncode == 0, done.stderr.decode()
+    assert link.is_symlink() and os.readlink(link) == "../../dotfiles/settings.json"
+    data = json.loads((dotfiles / "settings.json").read_text())
+    assert data["model"] == "opus" and set(data["hooks"]) == {"PreToolUse", "PostToolUse"}
+    assert (dotfiles / "settings.json").stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["settings.json"]
+
+
+def _host_writes_meanwhile(monkeypatch: pytest.MonkeyPatch, path: Path, times: int) -> None:
+    """Fault: the host rewrites *path* (a key of its own added) while the hook's copy is being
+    written, the first *times* times."""
+    real = tempfile.mkstemp
+    count = [0]
+
+    def mkstemp(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        if count[0] < times:
+            count[0] += 1
+            data = json.loads(path.read_text())
+            data[f"hostKey{count[0]}"] = True
+            path.write_text(json.dumps(data))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(settings_module.tempfile, "mkstemp", mkstemp)
+
+
+def test_what_the_host_writes_while_the_hook_is_installed_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}')
+    _host_writes_meanwhile(monkeypatch, path, 2)
+    assert install(path, ENTRIES) == ["PreToolUse", "PostToolUse"]
+    data = json.loads(path.read_text())
+    assert data["hostKey1"] is True and data["hostKey2"] is True
+    assert data["model"] == "opus" and set(data["hooks"]) == {"PreToolUse", "PostToolUse"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+def test_a_file_the_host_never_stops_writing_is_left_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}')
+    _host_writes_meanwhile(monkeypatch, path, 1000)
+    with pytest.raises(SettingsError, match="kept changing it"):
+        install(path, ENTRIES)
+    assert "hooks" not in json.loads(path.read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+def test_control_a_plain_read_modify_replace_loses_the_hosts_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: written without looking again (as the install was), the file
+    replaces what the host wrote meanwhile."""
+    def naive(path: Path, data: bytes, before: bytes | None) -> bool:
+        fd, tmp = tempfile.mkstemp(dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return True
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}')
+    monkeypatch.setattr(settings_module, "_write", naive)
+    _host_writes_meanwhile(monkeypatch, path, 1)
+    install(path, ENTRIES)
+    assert "hostKey1" not in json.loads(path.read_text())
+
+
+BAD_SETTINGS = {
+    "nested 100,000 deep": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "a 5,000-digit number": ('{"n": ' + "9" * 5000 + "}", "not valid JSON"),
+    "not UTF-8": (b'{"a": "\xff"}', "not valid JSON"),
+    "a directory": (None, "Is a directory"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_SETTINGS.values(), ids=BAD_SETTINGS.keys())
+def test_a_settings_file_the_hook_cannot_read_is_left_alone_with_a_message(
+        tmp_path: Path, host_env: dict[str, str], case: tuple[str | bytes | None, str]
+        ) -> None:
+    content, message = case
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    if content is None:
+        settings.mkdir()
+    elif isinstance(content, bytes):
+        settings.write_bytes(content)
+    else:
+        settings.write_text(content)
+    before = settings.read_bytes() if content is not None else None
+    done = _hook(["claude-code", "--install"], b"", tmp_path, host_env)
+    assert done.returncode == 1, done.stderr.decode()
+    assert message in done.stderr.decode() and b"Traceback" not in done.stderr
+    if before is not None:
+        assert settings.read_bytes() == before
+
+
+def test_a_settings_file_holding_a_lone_surrogate_keeps_it(tmp_path: Path,
+                                                            host_env: dict[str, str]) -> None:
+    """``"\\ud800"`` in the file (JSON allows the escape): writing it back as UTF-8 raised a
+    UnicodeEncodeError traceback. It is written with the escape kept."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"note": "a\\ud800b"}')
+    done = _hook(["claude-code", "--install"], b"", tmp_path, host_env)
+    assert done.returncode == 0, done.stderr.decode()
+    data = json.loads(settings.read_text())
+    assert data["note"] == "a\ud800b" and "PreToolUse" in data["hooks"]
