@@ -15,6 +15,7 @@ import os
 import pwd
 import re
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -331,3 +332,38 @@ def test_a_settings_file_holding_a_lone_surrogate_keeps_it(tmp_path: Path,
     assert done.returncode == 0, done.stderr.decode()
     data = json.loads(settings.read_text())
     assert data["note"] == "a\ud800b" and "PreToolUse" in data["hooks"]
+
+
+# -- what the host reads of a rewritten command ---------------------------------------------------
+
+
+def _merged(rewritten: str, cwd: Path, env: dict[str, str]) -> list[str]:
+    """The rewritten command's output as a host reads it: stdout, then stderr."""
+    ran = subprocess.run(["bash", "-c", rewritten], capture_output=True, text=True, cwd=cwd,
+                         env=env, timeout=60, check=False)
+    return (ran.stdout + ran.stderr).splitlines()
+
+
+def test_an_output_without_a_final_newline_stays_apart_from_the_summary(
+        tmp_path: Path, host_env: dict[str, str]) -> None:
+    """``curl`` of a JSON API, ``printf``: output without a final newline. The host reads
+    stdout then stderr, and the model saw ``{"ok":true}unchanged: 11 chars, 1 line``. Its
+    last line is its own."""
+    rewritten = wrapped("printf '{\"ok\":true}'", [str(TRUNC)])
+    assert rewritten is not None
+    lines = _merged(rewritten, tmp_path, host_env)
+    assert '{"ok":true}' in lines
+    assert any(line.startswith("unchanged: 11 chars") for line in lines)
+
+
+def test_control_without_the_newline_the_output_runs_into_the_summary(
+        tmp_path: Path, host_env: dict[str, str]) -> None:
+    """Negative control: ``trunc run`` printing its view as it did (a newline only for a
+    terminal)."""
+    prelude = ("from truncation_core.cli import actions\n"
+               "real = actions.print_content\n"
+               "actions.print_content = lambda text, view=False: real(text)\n"
+               "from truncation_core.cli import main\nmain()\n")
+    rewritten = wrapped("printf '{\"ok\":true}'", [sys.executable, "-c", prelude])
+    assert rewritten is not None
+    assert '{"ok":true}unchanged: 11 chars, 1 line' in _merged(rewritten, tmp_path, host_env)
