@@ -191,7 +191,7 @@ def test_small_padding_and_the_documented_forms_still_work() -> None:
                            "marker": {"middle": "\n[{lines:>8,} lines, {chars:_} chars, "
                                                 "{strategy!s:^12}]\n"}},
                           load_entrypoints=False)
-    result = truncator.process("".join(f"line {i}\n" for i in range(2000)), tool="read_file")
+    result = truncator.process("".join(f"line {i}\n" for i in range(2000)))
     assert "lines," in result.content and "head_tail" in result.content
 
 

@@ -200,11 +200,14 @@ def print_json(document: Mapping[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def print_content(text: str) -> None:
-    """What the model sees, on stdout as it is (a newline added only for a terminal)."""
+def print_content(text: str, *, view: bool = False) -> None:
+    """What the model sees, on stdout as it is (a newline added only for a terminal, or
+    after *view*: ``trunc run``'s header and output, which a host reads with the summary on
+    stderr after it, where an output without a final newline ran into the summary:
+    ``{"ok":true}unchanged: 11 chars``)."""
     out = sys.stdout
     out.write(text)
-    if out.isatty() and not text.endswith("\n"):
+    if (view or out.isatty()) and not text.endswith("\n"):
         out.write("\n")
     out.flush()
 
@@ -304,7 +307,7 @@ def run_and_show(truncator: Truncator, command: list[str], *, tool: str,
     if as_json:
         print_json(done.to_dict())
     else:
-        print_content(done.text)
+        print_content(done.text, view=True)
         for line in describe(done.result):
             say(line, dim=True)
         for note in done.status.notes:  # (the result's notes say when it is partial)

@@ -339,6 +339,9 @@ def _claim_root(root: Directory, path: str) -> None:
     if root.is_own_file(ROOT_MARKER):
         return
     if not root.created:
+        shared = _shared(root.stat().st_mode)
+        if shared is not None:
+            raise StoreRootRefused(path, shared)
         try:
             root.lstat(ROOT_MARKER)
         except FileNotFoundError:
@@ -376,6 +379,22 @@ def _claim_root(root: Directory, path: str) -> None:
             log.info("adopted the artifact store %s, made before its markers: %d sessions",
                      path, len(legacy))
     root.create_marker(ROOT_MARKER, _ROOT_MARKER_TEXT)
+
+
+def _shared(mode: int) -> str | None:
+    """Why a directory of *mode* is shared with other users, or None. The store makes the
+    root it adopts private (0700): adopting a shared one (an empty ``/tmp`` in a fresh
+    container, a team's setgid directory) would lock its other users out of it."""
+    if mode & stat.S_ISVTX:
+        why = "sticky"
+    elif mode & stat.S_IWOTH:
+        why = "writable by every user"
+    elif mode & stat.S_ISGID and mode & stat.S_IWGRP:
+        why = "setgid and writable by its group"
+    else:
+        return None
+    return (f"it is a directory shared with other users ({why}: mode "
+            f"{stat.S_IMODE(mode):04o}), which the store would make private")
 
 
 def _inspect_session(root: Directory, name: str) -> str | None:
