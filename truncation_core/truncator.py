@@ -300,17 +300,26 @@ class Truncator:
             self._pipeline.record_use(policy, measure(text), None, truncated=False)
             return TruncationResult(text, metadata=attrs.evolve(TruncationMetadata.unchanged(
                 text, policy, opted_out=True), decoded_from=decoded_from))
-        if len(text) <= slot.budget.chars:
-            size = measure(text)
-            if slot.budget.admits(size):
-                within, tokens = self._pipeline.within_tokens(policy, text, size.bytes)
-                if within:
-                    self._pipeline.record_use(policy, size, tokens, truncated=False)
+        budget = slot.budget
+        if len(text) <= budget.chars:
+            # Bytes and lines are measured for the limits that need them, else only for
+            # content on its way through: a long text over max_tokens is not measured here.
+            size = (measure(text) if budget.bytes is not None or budget.lines is not None
+                    else None)
+            if size is None or budget.admits(size):
+                within = self._pipeline.within_tokens(
+                    policy, text, None if size is None else size.bytes)
+                if within.fits:
+                    self._pipeline.record_use(policy, size or measure(text), within.tokens,
+                                              truncated=False)
                     if decoded_from is None:
                         return TruncationResult(text, policy=policy)
                     return TruncationResult(text, metadata=attrs.evolve(
                         TruncationMetadata.unchanged(text, policy), decoded_from=decoded_from))
-        return self._pipeline.run(text, raw, policy, slot.budget, tool, context,
+                return self._pipeline.run(text, raw, policy, budget, tool, context,
+                                          decoded_from=decoded_from,
+                                          chars_per_token=within.chars_per_token)
+        return self._pipeline.run(text, raw, policy, budget, tool, context,
                                   decoded_from=decoded_from)
 
     def _process_bytes(self, raw: bytes, slot: _ToolSlot, tool: str | None,

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from truncation_core.pipeline.counters import StatsRecorder
     from truncation_core.pipeline.facts import Utf8Size
     from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.pipeline.tokens import CallTokens, Shown
+    from truncation_core.pipeline.tokens import CallTokens, Shown, Within
     from truncation_core.storage.protocol import ArtifactStore
     from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.tokens.contract import Tokenizer
@@ -113,17 +113,18 @@ class Pipeline:
 
         return CallTokens(_tokenizer_of(policy), policy.max_tokens, failed)
 
-    def within_tokens(self, policy: Policy, text: str, size_bytes: int
-                      ) -> tuple[bool, int | None]:
-        """Whether *text* (*size_bytes* in UTF-8) is within ``max_tokens``, and its count
-        when it had to be counted (content within its other limits, on its way through)."""
+    def within_tokens(self, policy: Policy, text: str, size_bytes: int | None = None
+                      ) -> Within:
+        """Whether *text* (*size_bytes* in UTF-8, when measured) is within ``max_tokens``,
+        and its count when it was counted whole (content within its other limits, on its way
+        through). Content over the limit is counted only as far as a prefix that proves it
+        over (:meth:`CallTokens.within <truncation_core.pipeline.tokens.CallTokens.within>`)."""
+        from truncation_core.pipeline.tokens import Within
+
         tokens = self.call_tokens(policy, None)
         if tokens is None:
-            return True, None
-        if tokens.byte_level and size_bytes <= tokens.limit:
-            return True, None
-        n = tokens.count(text)
-        return n <= tokens.limit, n
+            return Within(True)
+        return tokens.within(text, size_bytes)
 
     def record_use(self, policy: Policy, size: Size, tokens: int | None, *,
                    truncated: bool) -> None:
@@ -318,12 +319,14 @@ class Pipeline:
     # -- text in memory: every step ------------------------------------------------------------
 
     def run(self, text: str, raw: bytes | None, policy: Policy, budget: Budget,
-            tool: str | None, context: Mapping[str, Any], *, decoded_from: str | None = None
-            ) -> TruncationResult:
+            tool: str | None, context: Mapping[str, Any], *, decoded_from: str | None = None,
+            chars_per_token: float | None = None) -> TruncationResult:
         """Cut *text* (the tool's *raw* bytes, decoded, when it returned bytes) to *budget*,
         keeping it first when ``spill`` is on. *decoded_from*: the encoding of *raw* when it
         is not UTF-8 (a byte-order mark said so); the artifact keeps *raw*, and omissions get
-        no byte offsets (they would be the text's, not the artifact's)."""
+        no byte offsets (they would be the text's, not the artifact's). *chars_per_token*:
+        what counting a part of it found (:meth:`within_tokens`), for the first cut to
+        ``max_tokens``."""
         from truncation_core.pipeline.call import Call
         from truncation_core.pipeline.facts import Utf8Size, content_facts
 
@@ -355,7 +358,7 @@ class Pipeline:
             call = Call(tool=tool, policy=policy, budget=budget, context=context, text=text,
                         facts=facts, strategy=strategy, artifact=artifact,
                         artifact_error=artifact_error, byte_size_known=bytes_known,
-                        decoded_from=decoded_from)
+                        decoded_from=decoded_from, chars_per_token=chars_per_token)
             del facts
             result = self.finish(call, notes)
             del call
@@ -382,7 +385,7 @@ class Pipeline:
             return attrs.evolve(shown, notes=tuple(tried))
 
         shown, counted, _ = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
-                                       above=call.above)
+                                       above=call.above, chars_per_token=call.chars_per_token)
         return shown, counted
 
     def _shown(self, call: Call, notes: list[str]) -> Shown:
