@@ -339,7 +339,8 @@ def test_reference_uses_json_in_the_summary_for_json_content() -> None:
     truncator = Truncator(load_entrypoints=False)
     doc = json.dumps([{"id": i, "name": f"item {i}"} for i in range(5000)])
     result = truncator.process(doc, tool="search_files")
-    assert REFERENCE_FIRST_LINE.match(result.content).group("summary") == "search_files JSON"  # type: ignore[union-attr]
+    reference = json.loads(result.content)[-1]  # the array's last item: it stays an array
+    assert REFERENCE_FIRST_LINE.match(reference + "\n").group("summary") == "search_files JSON"  # type: ignore[union-attr]
     assert result.artifact.content_type == "application/json"  # type: ignore[union-attr]
 
 

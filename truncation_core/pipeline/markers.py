@@ -126,6 +126,25 @@ class MarkerRenderer:
             return ""
         return self.format(marker=self._marker("reference", None), policy=self.policy) or ""
 
+    def reference_inside(self) -> tuple[str, str]:
+        """The artifact reference as a note inside a JSON, JSON Lines or XML document, and
+        the key it goes under in a JSON object (``rest_key``); empty when nothing is stored.
+
+        Rendered as kind ``reference`` in its one-line form (``marker.reference``, or
+        ``reference_cut``), whatever ``reference_preview`` says: the short form ends by
+        announcing a preview, which the document itself is. Blanks around it are dropped.
+        """
+        if self.artifact is None:
+            return "", ""
+        policy = self.policy
+        if policy.reference_preview != "full":
+            from truncation_core.config.checks import PreviewForm
+
+            policy = attrs.evolve(policy, reference_preview=PreviewForm("full"))
+        note = self.format(marker=self._marker("reference", None), policy=policy) or ""
+        key = self.format(marker=self._marker("rest_key", None), policy=self.policy) or ""
+        return note.strip(), key
+
 
 def render_configured(marker: Marker, policy: Policy) -> str:
     """*marker* rendered with the configured templates (``policy.marker``): what the

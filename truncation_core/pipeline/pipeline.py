@@ -5,8 +5,9 @@ The steps, in this order, each a hook that plugins may take over::
     select_strategy -> store_artifact -> truncate (format_marker for each marker)
                     -> highlights (salient_patterns) -> metadata
 
-Content over ``artifact_threshold`` gets an artifact reference above its cut; what the cut
-keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
+Content over ``artifact_threshold`` gets an artifact reference above its cut, or, when it
+is cut as a JSON, JSON Lines or XML document, inside it, so that it stays valid alone; what
+the cut keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
 
 :meth:`Pipeline.run` does them all for text in memory (``Truncator.process``). A stream
 counts and keeps its content as it arrives, then asks the same object for each step:
@@ -398,17 +399,29 @@ class Pipeline:
                                  strategy=call.strategy, tool=call.tool, facts=facts,
                                  artifact=artifact, artifact_error=call.artifact_error)
         budget, header = call.budget, ""
+        inside = ("", "")
         if artifact is not None and facts.chars > policy.artifact_threshold:
             # The reference tier: a line naming the artifact above the same cut inline
-            # content gets, in the rest of the budget (or above a short preview).
+            # content gets, in the rest of the budget (or above a short preview). A JSON,
+            # JSON Lines or XML cut carries it inside instead, so that it stays valid alone
+            # (see _placed_inside): room is kept for the larger of the two.
+            structured = facts.looks_like_json or facts.looks_like_xml
             try:
                 header = markers.reference()
+                if structured:
+                    inside = markers.reference_inside()
             except Exception as exc:
                 self.failed(exc, "format_marker", "used the built-in markers", call.tool,
                             notes)
                 markers = markers.without_plugins()
                 header = markers.reference()
+                if structured:
+                    inside = markers.reference_inside()
             size = measure(header)
+            if inside[0]:
+                from truncation_core.structured.rest import rest_cost
+
+                size = _larger(size, rest_cost(*inside))
             room = budget.minus(size)
             if room is not None and room.admits(size):  # it takes half the budget at most
                 budget = (room.capped(policy.preview_limit)
@@ -450,7 +463,33 @@ class Pipeline:
         from truncation_core.pipeline.plain import plain_view
 
         cut, removed = plain_view(call, budget, view, notes)
+        if header and cut.details.get("format") in _DOCUMENTS:
+            placed = self._placed_inside(call, cut, inside, markers, notes)
+            if placed is not None:
+                return Shown(content=placed.text, cut=placed, terminal_chars=removed)
         return Shown(content=header + cut.text, cut=cut, terminal_chars=removed)
+
+    def _placed_inside(self, call: Call, cut: Cut, inside: tuple[str, str],
+                       markers: MarkerRenderer, notes: list[str]) -> Cut | None:
+        """*cut*, a JSON, JSON Lines or XML document, with the artifact reference inside it
+        where the note on the rest goes (:mod:`truncation_core.structured.rest`): an array's
+        last item, an object's last member, one more record, a comment after the root
+        element, or the end of a string. None when it has no place for one, or the budget
+        no room: then the reference stands above it, as above text."""
+        from truncation_core.structured.rest import with_rest
+
+        note, key = inside
+        if not note:  # content that did not look structured, cut by a plugin as JSON
+            try:
+                note, key = markers.reference_inside()
+            except Exception as exc:
+                self.failed(exc, "format_marker", "the reference stands above the document",
+                            call.tool, notes)
+                return None
+        if not note:
+            return None
+        placed = with_rest(cut, note, key, call.budget)
+        return None if placed is cut else placed
 
     def _format_marker(self, **kwargs: Any) -> str | None:
         return self.plugins.format_marker(**kwargs)
@@ -608,6 +647,16 @@ def _tokenizer_of(policy: Policy) -> Tokenizer:
     from truncation_core.tokens.estimate import EstimateTokenizer
 
     return EstimateTokenizer()
+
+
+#: The formats of a cut (``details["format"]``) that carry the artifact reference inside.
+_DOCUMENTS = frozenset({"json", "jsonl", "xml"})
+
+
+def _larger(a: Size, b: Size) -> Size:
+    """The larger of *a* and *b* in every unit."""
+    return type(a)(chars=max(a.chars, b.chars), bytes=max(a.bytes, b.bytes),
+                   lines=max(a.lines, b.lines))
 
 
 def _counts_are_sane(cut: Cut) -> bool:
