@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -177,7 +178,18 @@ class Truncator:
         plugin's bug like any other: a warning names the plugin, and the built-in
         filesystem backend keeps the artifacts instead (with ``plugins.strict``, it raises).
         """
-        config = self.config.store.resolved(project_root)
+        config = self.config.store
+        if project_root is None and config.backend == "filesystem":
+            # No config file: the store an earlier run made at or above the working
+            # directory, if any (a relative root is taken from the workspace).
+            from truncation_core.config.sources import find_store_workspace
+
+            found = find_store_workspace(os.fspath(config.root))
+            if found is not None:
+                from pathlib import Path
+
+                project_root = Path(found)
+        config = config.resolved(project_root)
         factory = self.plugins.backends[config.backend]
         try:
             store = factory(config)
