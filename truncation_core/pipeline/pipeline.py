@@ -380,17 +380,22 @@ class Pipeline:
     def _fit_tokens(self, call: Call, tokens: CallTokens) -> tuple[Shown, int | None]:
         from truncation_core.pipeline.tokens import fit_tokens
 
+        # The salient lines are scanned once for every cut tried (a scan reads all the text).
+        scanned: list[Any] = []
+
         def render(chars: int) -> Shown:
             tried: list[str] = []
-            shown = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)), tried)
+            shown = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)), tried,
+                                scanned)
             return attrs.evolve(shown, notes=tuple(tried))
 
         shown, counted, _ = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
                                        above=call.above, chars_per_token=call.chars_per_token)
         return shown, counted
 
-    def _shown(self, call: Call, notes: list[str]) -> Shown:
-        """What the model sees of *call* within its budget (characters, bytes, lines)."""
+    def _shown(self, call: Call, notes: list[str], scanned: list[Any] | None = None) -> Shown:
+        """What the model sees of *call* within its budget (characters, bytes, lines).
+        *scanned* keeps the scan of its salient lines for the next cut of the same call."""
         from truncation_core.pipeline.markers import MarkerRenderer
         from truncation_core.pipeline.tokens import Shown
 
@@ -440,12 +445,17 @@ class Pipeline:
                 markers = markers.without_plugins()
                 return _head_tail(call, room, markers)
 
-        scanned: list[Callable[[Omission], Pools] | None] = []
+        shared: list[Any] = scanned if scanned is not None else []
+        noted: list[bool] = []
 
         def pools_for() -> Callable[[Omission], Pools] | None:  # scanned once, when first asked
-            if not scanned:
-                scanned.append(call.pools_for or self._scan(call, notes))
-            return scanned[0]
+            if not shared:
+                scan_notes: list[str] = []
+                shared.extend((call.pools_for or self._scan(call, scan_notes), scan_notes))
+            if not noted:  # each cut's notes say what the scan found wrong
+                notes.extend(shared[1])
+                noted.append(True)
+            return shared[0]  # type: ignore[no-any-return]
 
         # Under a short preview (reference_preview: short), the preview is all the model
         # sees of the content: the highlights come first there, and may take more of it.
