@@ -444,3 +444,57 @@ def test_version_and_module_entry_point(trunc, trunc_env: dict[str, str]) -> Non
                             env=trunc_env, cwd=trunc.workdir)
     assert module.returncode == 0, module.stderr
     assert len(module.stdout) <= 50
+
+
+# -- trunc apply on a terminal ------------------------------------------------------------------
+
+
+def apply_on_a_terminal(trunc_exe: str, env: dict[str, str], cwd: Path, *args: str
+                        ) -> tuple[int, str, str]:
+    """``trunc apply`` with its stdin on a real pseudo-terminal: waits until stderr says
+    something (or 10 s), then types ``hello`` and Ctrl-D."""
+    import os
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([trunc_exe, "apply", *args], stdin=follower,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                cwd=cwd)
+        os.close(follower)
+        assert proc.stderr is not None
+        said = b""
+        ready, _, _ = select.select([proc.stderr], [], [], 10)
+        if ready:
+            said = os.read(proc.stderr.fileno(), 4096)
+        os.write(leader, b"hello\n")
+        # Ctrl-D at the start of a line: the end of the input. Twice: a buffered reader
+        # that got a short read reads again, and a terminal's end of input is not sticky
+        # (the second is left unread when the first ends it).
+        os.write(leader, b"\x04")
+        os.write(leader, b"\x04")
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    return proc.returncode, out.decode(), (said + err).decode()
+
+
+def test_apply_on_a_terminal_says_it_reads_stdin(trunc_exe: str, trunc_env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    """Typed ``trunc apply`` with nothing piped in: it says it reads stdin, on stderr, before
+    the input ends (it waited silently), and reads it."""
+    code, out, err = apply_on_a_terminal(trunc_exe, trunc_env, tmp_path)
+    assert code == 0, err
+    assert err.startswith("trunc apply: reading stdin (Ctrl-D to end)…")
+    assert out == "hello\n"
+    # With --json too: the note is on stderr, stdout stays one JSON document.
+    code, out, err = apply_on_a_terminal(trunc_exe, trunc_env, tmp_path, "--json")
+    assert code == 0 and "reading stdin" in err and json.loads(out)["content"] == "hello\n"
+
+
+def test_apply_on_a_pipe_or_a_file_says_nothing_of_stdin(trunc) -> None:  # type: ignore[no-untyped-def]
+    """Negative control: piped input, or a file, is not announced."""
+    assert "reading stdin" not in trunc("apply", stdin="hello\n").stderr
+    (trunc.workdir / "in.txt").write_text("hello\n")
+    assert "reading stdin" not in trunc("apply", "in.txt").stderr

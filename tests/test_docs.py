@@ -13,7 +13,7 @@ import attrs
 import pytest
 import yaml
 
-from truncation_core.config.markers import MARKER_PLACEHOLDERS, MarkerConfig
+from truncation_core.config.markers import COUNT_PLACEHOLDERS, MARKER_PLACEHOLDERS, MarkerConfig
 from truncation_core.config.model import Config, PluginsConfig, StoreConfig
 from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
 
@@ -131,8 +131,17 @@ def test_every_marker_template_is_documented_with_its_placeholders(name: str) ->
     row = rows(section("Markers")).get(name)
     assert row is not None, f"marker.{name} is not in the Markers table"
     placeholders = row[-1]
-    missing = [p for p in MARKER_PLACEHOLDERS[name] if f"`{{{p}}}`" not in placeholders]
+    # A count's "_s" companion ({lines_s}) is documented once, below the table.
+    missing = [p for p in MARKER_PLACEHOLDERS[name]
+               if f"`{{{p}}}`" not in placeholders
+               and not (p.endswith("_s") and p[:-2] in COUNT_PLACEHOLDERS)]
     assert not missing, f"marker.{name}: placeholders not documented: {missing}"
+
+
+def test_every_count_s_companion_is_documented() -> None:
+    text = section("Markers")
+    assert "with `_s` appended" in text
+    assert all(f"`{{{name}}}`" in text for name in COUNT_PLACEHOLDERS)
 
 
 def test_every_marker_template_has_placeholders_declared() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -177,7 +178,18 @@ class Truncator:
         plugin's bug like any other: a warning names the plugin, and the built-in
         filesystem backend keeps the artifacts instead (with ``plugins.strict``, it raises).
         """
-        config = self.config.store.resolved(project_root)
+        config = self.config.store
+        if project_root is None and config.backend == "filesystem":
+            # No config file: the store an earlier run made at or above the working
+            # directory, if any (a relative root is taken from the workspace).
+            from truncation_core.config.sources import find_store_workspace
+
+            found = find_store_workspace(os.fspath(config.root))
+            if found is not None:
+                from pathlib import Path
+
+                project_root = Path(found)
+        config = config.resolved(project_root)
         factory = self.plugins.backends[config.backend]
         try:
             store = factory(config)
@@ -300,17 +312,26 @@ class Truncator:
             self._pipeline.record_use(policy, measure(text), None, truncated=False)
             return TruncationResult(text, metadata=attrs.evolve(TruncationMetadata.unchanged(
                 text, policy, opted_out=True), decoded_from=decoded_from))
-        if len(text) <= slot.budget.chars:
-            size = measure(text)
-            if slot.budget.admits(size):
-                within, tokens = self._pipeline.within_tokens(policy, text, size.bytes)
-                if within:
-                    self._pipeline.record_use(policy, size, tokens, truncated=False)
+        budget = slot.budget
+        if len(text) <= budget.chars:
+            # Bytes and lines are measured for the limits that need them, else only for
+            # content on its way through: a long text over max_tokens is not measured here.
+            size = (measure(text) if budget.bytes is not None or budget.lines is not None
+                    else None)
+            if size is None or budget.admits(size):
+                within = self._pipeline.within_tokens(
+                    policy, text, None if size is None else size.bytes)
+                if within.fits:
+                    self._pipeline.record_use(policy, size or measure(text), within.tokens,
+                                              truncated=False)
                     if decoded_from is None:
                         return TruncationResult(text, policy=policy)
                     return TruncationResult(text, metadata=attrs.evolve(
                         TruncationMetadata.unchanged(text, policy), decoded_from=decoded_from))
-        return self._pipeline.run(text, raw, policy, slot.budget, tool, context,
+                return self._pipeline.run(text, raw, policy, budget, tool, context,
+                                          decoded_from=decoded_from,
+                                          chars_per_token=within.chars_per_token)
+        return self._pipeline.run(text, raw, policy, budget, tool, context,
                                   decoded_from=decoded_from)
 
     def _process_bytes(self, raw: bytes, slot: _ToolSlot, tool: str | None,

@@ -117,7 +117,7 @@ def test_loss_order_items_before_strings_before_depth():
     out = json.loads(cut.text)
     assert out["rows"][0] == 0 and out["rows"][-1] == 1999
     # Not collapsed: dropping items and shortening strings was enough.
-    assert out["deep"] == [[[[[1, "... 1 items omitted ...", 3]]]]]
+    assert out["deep"] == [[[[[1, "... 1 item omitted ...", 3]]]]]
     assert out["log"].startswith("x") and "chars omitted" in out["log"]
 
 
@@ -126,7 +126,7 @@ def test_depth_limit_collapses_deeper_subtrees_with_a_note():
     truncator = Truncator({"spill": False, "max_depth": 2})
     cut = element(json.dumps(doc), Budget(chars=150), truncator)
     out = json.loads(cut.text)
-    assert out["a"]["b"] == {"...": "... 1 keys omitted (nested too deep) ..."}
+    assert out["a"]["b"] == {"...": "... 1 key omitted (nested too deep) ..."}
     assert {"path": "$.a.b", "kind": "json_depth", "omitted": 1, "total": 1} in cut.details["cuts"]
 
 
@@ -184,7 +184,7 @@ def test_nesting_beyond_the_recursion_limit_is_truncated_not_raised():
     out = json.loads(result.content)
     for _ in range(32):  # max_depth 32: the container at depth 32 is collapsed
         out = out[0]
-    assert out == ["... 1 items omitted (nested too deep) ..."]
+    assert out == ["... 1 item omitted (nested too deep) ..."]
 
 
 def test_note_wording_is_configurable_and_validated():
@@ -198,7 +198,8 @@ def test_note_wording_is_configurable_and_validated():
         MarkerConfig(json_items="{lines} gone")
     assert caught.value.problems == (
         "marker.json_items: unknown placeholder {lines}; available: {count}, {total}, {kept}, "
-        "{unit}, {path}, {artifact_id}, {strategy}, {tool}",)
+        "{unit}, {units}, {path}, {artifact_id}, {strategy}, {tool}, {count_s}, {total_s}, "
+        "{kept_s}",)
 
 
 def test_notes_are_restyled_by_a_format_marker_plugin():

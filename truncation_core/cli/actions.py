@@ -219,9 +219,14 @@ def apply_to(truncator: Truncator, source: BinaryIO, *, tool: str | None,
 
     SIGINT, SIGTERM or SIGHUP while it runs (:mod:`truncation_core.cli.reading`): what arrived
     is kept and shown as partial, as ``trunc run`` shows an interrupted command's output, and
-    the exit status is 128 + the signal's number (130, 143, 129)."""
+    the exit status is 128 + the signal's number (130, 143, 129).
+
+    On a terminal with nothing piped in, it says on stderr that it reads standard input:
+    otherwise ``trunc apply`` seems to hang."""
     from truncation_core.cli.reading import InputReader
 
+    if _is_terminal(source):
+        say("trunc apply: reading stdin (Ctrl-D to end)…", dim=True)
     with InputReader(source) as reader:
         result = cut_input(truncator, tool, reader)
         if as_json:
@@ -232,6 +237,13 @@ def apply_to(truncator: Truncator, source: BinaryIO, *, tool: str | None,
                 say(line, dim=True)
     if reader.signal is not None:
         sys.exit(128 + reader.signal)
+
+
+def _is_terminal(source: BinaryIO) -> bool:
+    try:
+        return bool(source.isatty())
+    except (AttributeError, ValueError, OSError):  # closed, or not a file
+        return False
 
 
 @contextlib.contextmanager

@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
-__all__ = ["MARKER_PLACEHOLDERS", "MAX_FORMAT_WIDTH", "TOOL_PLACEHOLDERS", "MarkerConfig",
-           "marker_template_problems", "template_problem"]
+__all__ = ["COUNT_PLACEHOLDERS", "MARKER_PLACEHOLDERS", "MAX_FORMAT_WIDTH", "TOOL_PLACEHOLDERS",
+           "MarkerConfig", "marker_template_problems", "plurals", "template_problem"]
 
 
 @attrs.frozen(kw_only=True)
@@ -29,14 +29,17 @@ class MarkerConfig:
     """
 
     #: Between a kept head and a kept tail (head_tail), with the size of the whole output.
-    middle: str = ("\n... [{lines:,} lines / {chars:,} chars omitted of {original_lines:,} "
-                   "lines / {original_chars:,} chars{hint}] ...\n")
+    middle: str = ("\n... [{lines:,} line{lines_s} / {chars:,} char{chars_s} omitted of "
+                   "{original_lines:,} line{original_lines_s} / {original_chars:,} "
+                   "char{original_chars_s}{hint}] ...\n")
     #: Before a kept tail (tail, lines from the tail).
-    beginning: str = ("... [Beginning omitted: {lines:,} lines / {chars:,} chars of "
-                      "{original_lines:,} lines / {original_chars:,} chars{hint}] ...\n")
+    beginning: str = ("... [Beginning omitted: {lines:,} line{lines_s} / {chars:,} "
+                      "char{chars_s} of {original_lines:,} line{original_lines_s} / "
+                      "{original_chars:,} char{original_chars_s}{hint}] ...\n")
     #: After a kept head (head, lines from the head).
-    end: str = ("\n... [Remainder omitted: {lines:,} lines / {chars:,} chars of "
-                "{original_lines:,} lines / {original_chars:,} chars{hint}] ...")
+    end: str = ("\n... [Remainder omitted: {lines:,} line{lines_s} / {chars:,} char{chars_s} "
+                "of {original_lines:,} line{original_lines_s} / {original_chars:,} "
+                "char{original_chars_s}{hint}] ...")
     #: Fills ``{hint}`` when the omitted part is kept as an artifact.
     hint: str = (
         '; {get_artifact}(artifact_id="{artifact_id}", start_line={start_line}, '
@@ -58,12 +61,14 @@ class MarkerConfig:
     #: they replace, so this line names the artifact (the artifact reference format) and the
     #: other ways to read it.
     reference: str = (
-        "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines: search it with "
+        "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} line{lines_s}: search it "
+        "with "
         "{artifact_grep}, read lines with {get_artifact} or {artifact_tail}\n"
     )
     #: The reference in place of any other when that names an artifact tool the model is not
     #: given (``artifact_tools.published``): the artifact, naming no tool.
-    reference_no_tool: str = "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines\n"
+    reference_no_tool: str = ("[Artifact: {artifact_id}] {summary} ({size}), {lines:,} "
+                              "line{lines_s}\n")
     #: The reference when the artifact itself is cut (the output exceeded
     #: ``max_artifact_size``): it must not claim the artifact holds everything.
     reference_cut: str = (
@@ -76,15 +81,16 @@ class MarkerConfig:
     #: start reading, since the preview shows little.
     reference_short: str = (
         "[Artifact: {artifact_id}] {summary} ({size})\n"
-        "{lines:,} lines / {chars:,} chars are stored in full. "
+        "{lines:,} line{lines_s} / {chars:,} char{chars_s} are stored in full. "
         'Read them with {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
         'end_line=100) and other line ranges, {artifact_tail} or {artifact_grep}. Preview:\n'
     )
     #: ``reference_cut`` above a short preview.
     reference_cut_short: str = (
         "[Artifact: {artifact_id}] {summary} ({size} kept of {original_size})\n"
-        "The output ({original_lines:,} lines) is larger than max_artifact_size: the artifact "
-        "keeps its first {head_lines:,} and last {tail_lines:,} lines; original lines "
+        "The output ({original_lines:,} line{original_lines_s}) is larger than "
+        "max_artifact_size: the artifact keeps its first {head_lines:,} line{head_lines_s} and "
+        "last {tail_lines:,} line{tail_lines_s}; original lines "
         "{cut_first_line:,}-{cut_last_line:,} were not kept. Read what is kept with "
         '{get_artifact}(artifact_id="{artifact_id}", start_line=1, end_line=100), '
         "{artifact_tail} or {artifact_grep}. Preview:\n"
@@ -106,26 +112,26 @@ class MarkerConfig:
     # Each is inserted where the omitted part stood, escaped so that the output stays valid
     # JSON (a string) or XML (a comment). See docs/structured.md.
     #: An array item standing for the items left out of the middle of an array.
-    json_items: str = "... {count:,} items omitted ..."
+    json_items: str = "... {count:,} item{count_s} omitted ..."
     #: The value of the member standing for the members left out of an object.
-    json_keys: str = "{count:,} keys omitted"
+    json_keys: str = "{count:,} key{count_s} omitted"
     #: The key of that member.
     json_key: str = "..."
     #: Inserted into a shortened string, between its kept beginning and end.
-    json_string: str = " ... [{count:,} chars omitted] ... "
+    json_string: str = " ... [{count:,} char{count_s} omitted] ... "
     #: The only item (or member value) of an array or object nested deeper than the limit.
     json_depth: str = "... {count:,} {unit} omitted (nested too deep) ..."
     #: The array item before the stubs of the records left out of a top-level array (each
     #: by its identifying fields: see docs/structured.md).
-    json_records: str = "... the {count:,} items omitted, by {fields} ..."
+    json_records: str = "... the {count:,} item{count_s} omitted, by {fields} ..."
     #: A line (a JSON string, so the output stays JSON Lines) for records left out.
-    jsonl_records: str = "... {count:,} records omitted ..."
+    jsonl_records: str = "... {count:,} record{count_s} omitted ..."
     #: The last item of a ranked result list, for the lower-scored results left out.
-    ranked_results: str = "... {count:,} lower-scored results omitted ..."
+    ranked_results: str = "... {count:,} lower-scored result{count_s} omitted ..."
     #: The text of an XML comment standing for child elements left out.
-    xml_elements: str = " {count:,} elements omitted "
+    xml_elements: str = " {count:,} element{count_s} omitted "
     #: Inserted into shortened XML text, between its kept beginning and end.
-    xml_text: str = " ... [{count:,} chars omitted] ... "
+    xml_text: str = " ... [{count:,} char{count_s} omitted] ... "
     #: The note a structured cut (JSON, JSON Lines, XML, ranked) adds when what it left out
     #: is kept: an array's last item, an object's last member (under ``rest_key``), a JSON
     #: Lines record or an XML comment, so that the model knows how to read the rest.
@@ -143,7 +149,7 @@ class MarkerConfig:
     hint_bytes: str = "; bytes {start_byte}:{end_byte}"
     #: First line of the highlights block: salient lines lifted from the omitted part.
     highlights: str = (
-        "... [highlights from the omitted part: {shown} of {found} matching lines] ..."
+        "... [highlights from the omitted part: {shown} of {found} matching line{found_s}] ..."
     )
     #: One line of the highlights block; ``{line}`` is the line's number in the artifact.
     highlight: str = "line {line}: {text}"
@@ -155,11 +161,11 @@ class MarkerConfig:
     highlight_count: str = " [{count} like this]"
     #: All the model sees of binary content (bytes with a NUL, mostly not UTF-8, or with a
     #: binary format's magic number) that is kept as an artifact.
-    binary: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), sha256 "
-                   "{sha256}; kept as artifact {artifact_id}{tool_call}]")
+    binary: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} byte{bytes_s}), "
+                   "sha256 {sha256}; kept as artifact {artifact_id}{tool_call}]")
     #: The same, when the artifact does not hold all of it: it was not kept (``spill`` is
     #: off, the store failed), or it is cut over ``max_artifact_size``.
-    binary_unkept: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), "
+    binary_unkept: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} byte{bytes_s}), "
                           "sha256 {sha256}; {reason}]")
     #: First line of an outline (the ``outline`` strategy): where the sections of the
     #: omitted part start.
@@ -186,8 +192,28 @@ class MarkerConfig:
 #: Placeholders that name the artifact tools as the model sees them (``artifact_tools:``).
 TOOL_PLACEHOLDERS = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
 
+#: Placeholders that count something. Each has a companion ``{<name>_s}``: ``"s"``, or ``""``
+#: when the count is 1, for the noun that follows (``{lines:,} line{lines_s}``: ``1 line``,
+#: ``12,340 lines``).
+COUNT_PLACEHOLDERS = ("lines", "chars", "bytes", "original_lines", "original_chars",
+                      "head_lines", "tail_lines", "count", "total", "kept", "shown", "found")
+
+
+def plurals(values: Mapping[str, Any]) -> dict[str, str]:
+    """The ``_s`` companions of the counts among *values* (see :data:`COUNT_PLACEHOLDERS`)."""
+    return {f"{name}_s": "" if values[name] == 1 else "s"
+            for name in COUNT_PLACEHOLDERS if name in values}
+
+
+def _with_plurals(placeholders: Mapping[str, tuple[str, ...]]
+                  ) -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType({
+        name: (*allowed, *(f"{p}_s" for p in allowed if p in COUNT_PLACEHOLDERS))
+        for name, allowed in placeholders.items()})
+
+
 #: The placeholders each marker template may use.
-MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = _with_plurals(
     {
         "middle": ("lines", "chars", "first_line", "last_line", "hint",
                    "original_lines", "original_chars", "strategy", "tool"),
@@ -218,7 +244,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         **dict.fromkeys(
             ("json_items", "json_keys", "json_key", "json_string", "json_depth",
              "jsonl_records", "ranked_results", "xml_elements", "xml_text"),
-            ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
+            ("count", "total", "kept", "unit", "units", "path", "artifact_id", "strategy",
+             "tool")),
         "rest": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool",
                  *TOOL_PLACEHOLDERS),
         "rest_no_tool": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool"),
@@ -245,7 +272,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "size": "2.3 MB", "bytes": 2300000, "original_size": "23.0 MB",
         "original_bytes": 23000000, "head_lines": 6000, "tail_lines": 4000,
         "cut_first_line": 6001, "cut_last_line": 90000, "cut_bytes": 12000000,
-        "count": 45, "total": 50, "kept": 5, "unit": "items", "path": "$.results",
+        "count": 45, "total": 50, "kept": 5, "unit": "items", "units": "items",
+        "path": "$.results",
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
@@ -253,6 +281,7 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "sha256": "0" * 64, "indent": "  ", "file_line": "[4243] ", "title": "def main():",
         "fields": "id, name",
         **{name: name for name in TOOL_PLACEHOLDERS},
+        **{f"{name}_s": "s" for name in COUNT_PLACEHOLDERS},
     }
 )
 

@@ -64,7 +64,8 @@ def _optional_str_tuple(value: Any) -> tuple[str, ...] | None:
 
 
 #: Where the filesystem backend keeps artifacts, relative to the workspace (the directory of
-#: the config file, or the working directory).
+#: the config file; without one, the nearest directory at or above the working directory
+#: holding the store: :func:`truncation_core.config.sources.find_store_workspace`).
 DEFAULT_STORE_ROOT = ".truncation/artifacts"
 #: The backends built into the core: they take no settings beyond :class:`StoreConfig`'s own,
 #: so any other key under ``store`` is an error when one of them is selected.

@@ -121,7 +121,8 @@ class Settings:
         "Which end the `lines` strategy keeps: `head` or `tail`.")
     spill: bool = setting(
         True, _check_bool,
-        "Keep whatever is cut as an artifact, so that nothing is lost.")
+        "Keep whatever is cut as an artifact, for the agent to read back: all of it up to "
+        "`max_artifact_size`, the head and the tail beyond.")
     detect_structure: bool = setting(
         True, _check_bool,
         "Send content that looks like JSON or XML to `element`, unless the tool's own policy "

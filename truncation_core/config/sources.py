@@ -39,7 +39,7 @@ from truncation_core.errors import ConfigError, UntrustedConfigWarning, log
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["LoadedConfig", "find_config_file", "load_config"]
+__all__ = ["LoadedConfig", "find_config_file", "find_store_workspace", "load_config"]
 
 
 ENV_PREFIX = "TRUNCATION_CORE_"
@@ -524,3 +524,24 @@ def load_config(
         raise ConfigError(_annotate(exc.problems, sources)) from None
     return LoadedConfig(config=config, path=file_path, sources=sources,
                         skipped=tuple(skipped))
+
+
+def find_store_workspace(root: str, start: str | None = None) -> str | None:
+    """Where a relative store *root* is taken from when no config file says (the config
+    file's directory does): the nearest directory at or above *start* (default: the working
+    directory) that holds *root* already, a directory of the current user's (the store's
+    own rule for its root), so that ``trunc artifacts show`` from a subdirectory finds what
+    ``trunc run`` stored in the project's root, as ``git`` finds ``.git``. None when there
+    is none: the working directory then, where the store is made on its first write.
+    """
+    if os.path.isabs(root) or root.startswith("~"):
+        return None
+    me = os.geteuid() if hasattr(os, "geteuid") else None
+    for directory in _directories_up(start):
+        try:
+            st = os.stat(os.path.join(directory, root))
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISDIR(st.st_mode) and (me is None or st.st_uid == me):
+            return directory
+    return None

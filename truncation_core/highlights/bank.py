@@ -349,6 +349,9 @@ class StreamHighlights:
         #: the windows never are); those it gave, by their start.
         self._whole: str | None = None
         self._resolved_at: dict[int, Highlight] = {}
+        #: Whether that text holds a "\r", looked for once (a search of the whole text for
+        #: each match resolved took seconds on 10 MB).
+        self._whole_has_cr: bool | None = None
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -763,8 +766,10 @@ class StreamHighlights:
         text, index, pos = self._whole, item.line - 1, item.local_start
         assert text is not None
         above = _lines_up(text, 0, pos, 0, index, item.reach_up, floor=pos - ABOVE_CHARS)
+        if self._whole_has_cr is None:
+            self._whole_has_cr = text.find("\r") != -1
         below = _lines_down(text, item.local_after, len(text), 0, index + 2, item.need,
-                            cr=text.find("\r") != -1)
+                            cr=self._whole_has_cr)
         done = self._finish(_Waiting(item.hit, index, item.start, item.end, above, below,
                                      item.need))
         self._resolved_at[item.start] = done

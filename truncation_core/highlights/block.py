@@ -92,6 +92,12 @@ def _shown(line: int, text: str, pattern: str, templates: MarkerConfig,
                                       original_line=line)
 
 
+def _heading(templates: MarkerConfig, shown: int, found: int) -> str:
+    """The first line of the highlights block (``marker.highlights``)."""
+    return templates.highlights.format(shown=shown, found=found, shown_s="" if shown == 1
+                                       else "s", found_s="" if found == 1 else "s")
+
+
 def render(chosen: Sequence[Highlight], found: int, position: str,
            templates: MarkerConfig,
            artifact_line: Callable[[int], int | None] = _same_line, *,
@@ -105,7 +111,7 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
     Unit lines outside *region* (visible in the kept part) are left out; *counts* gives
     the size of each group (by key), shown after a line whose group has more than one.
     """
-    lines = [templates.highlights.format(shown=len(chosen), found=found)]
+    lines = [_heading(templates, len(chosen), found)]
     details: list[dict[str, Any]] = []
     done: set[int] = set()
 
@@ -128,7 +134,7 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
             unit_line(item, above)
         count = (counts or {}).get(item.key, 1)
         add(item.line, item.text, item.pattern, {"count": count} if count > 1 else {},
-            templates.highlight_count.format(count=count) if count > 1 else "")
+            templates.highlight_count.format(count=count, count_s="s") if count > 1 else "")
         for below in item.below:
             unit_line(item, below)
     if position == "end":  # after a marker that ends the output without a newline
@@ -301,8 +307,7 @@ def lift_records(cut: Cut, *, text: Any, budget: Budget, limit: int,
 
     def block(items: list[tuple[Highlight, str]], found: int) -> str:
         numbers = ", ".join(f"line {artifact_line(h.line) or 'not kept'}" for h, _ in items)
-        head = dump_string(templates.highlights.format(shown=len(items), found=found)
-                           + f" {numbers}")
+        head = dump_string(_heading(templates, len(items), found) + f" {numbers}")
         return "\n".join([head, *(shown for _, shown in items)])
 
     def insert(current: Cut, addition: str) -> str:

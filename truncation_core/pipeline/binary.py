@@ -70,14 +70,16 @@ def _shown(found: BinaryContent, policy: Policy, artifact: ArtifactRef | None,
     templates = policy.marker
     values: dict[str, Any] = {"kind": found.kind, "media_type": found.media_type,
                               "size": human_size(found.bytes), "bytes": found.bytes,
-                              "sha256": found.sha256, "tool": tool or ""}
+                              "sha256": found.sha256, "tool": tool or "",
+                              "bytes_s": "" if found.bytes == 1 else "s"}
+    unit = "byte" if found.bytes == 1 else "bytes"
     if artifact is not None and not artifact.truncated:
         call_id = artifact.tool_call_id
         call = call_id if call_id is not None and is_tool_call_id(call_id) else None
         line = templates.binary.format(
             artifact_id=artifact.id, tool_call_id=call or "",
             tool_call=templates.tool_call.format(tool_call_id=call) if call else "", **values)
-        short = f"[binary: {found.kind}, {found.bytes:,} bytes, artifact {artifact.id}]"
+        short = f"[binary: {found.kind}, {found.bytes:,} {unit}, artifact {artifact.id}]"
     else:
         if artifact is not None:
             reason = (f"artifact {artifact.id} keeps only its first and last bytes (it is over "
@@ -87,7 +89,7 @@ def _shown(found: BinaryContent, policy: Policy, artifact: ArtifactRef | None,
         else:
             reason = "not kept (spill is off)"
         line = templates.binary_unkept.format(reason=reason, **values)
-        short = f"[binary: {found.kind}, {found.bytes:,} bytes]"
+        short = f"[binary: {found.kind}, {found.bytes:,} {unit}]"
     return [line, short, "[binary]"]
 
 

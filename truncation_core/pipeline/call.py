@@ -60,6 +60,9 @@ class Call:
     #: The encoding the content was decoded from by its byte-order mark (``UTF-16LE`` ...),
     #: or None for UTF-8: the metadata says it.
     decoded_from: str | None = None
+    #: Characters per token of the part of the content counted to find it over
+    #: ``max_tokens``, if one was: where the first cut to the limit is made.
+    chars_per_token: float | None = None
 
     @property
     def whole(self) -> bool:

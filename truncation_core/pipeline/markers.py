@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from truncation_core.artifacts.model import human_size, is_tool_call_id
-from truncation_core.config.markers import TOOL_PLACEHOLDERS
+from truncation_core.config.markers import TOOL_PLACEHOLDERS, plurals
 from truncation_core.hooks.models import (
     ArtifactSpan,
     ContentFacts,
@@ -126,6 +126,25 @@ class MarkerRenderer:
             return ""
         return self.format(marker=self._marker("reference", None), policy=self.policy) or ""
 
+    def reference_inside(self) -> tuple[str, str]:
+        """The artifact reference as a note inside a JSON, JSON Lines or XML document, and
+        the key it goes under in a JSON object (``rest_key``); empty when nothing is stored.
+
+        Rendered as kind ``reference`` in its one-line form (``marker.reference``, or
+        ``reference_cut``), whatever ``reference_preview`` says: the short form ends by
+        announcing a preview, which the document itself is. Blanks around it are dropped.
+        """
+        if self.artifact is None:
+            return "", ""
+        policy = self.policy
+        if policy.reference_preview != "full":
+            from truncation_core.config.checks import PreviewForm
+
+            policy = attrs.evolve(policy, reference_preview=PreviewForm("full"))
+        note = self.format(marker=self._marker("reference", None), policy=policy) or ""
+        key = self.format(marker=self._marker("rest_key", None), policy=self.policy) or ""
+        return note.strip(), key
+
 
 def render_configured(marker: Marker, policy: Policy) -> str:
     """*marker* rendered with the configured templates (``policy.marker``): what the
@@ -138,7 +157,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     if marker.kind == "rest":
         if artifact is None:
             return ""
-        return (templates.rest_no_tool if lacking(templates.rest) else templates.rest).format(
+        return _format(
+            templates.rest_no_tool if lacking(templates.rest) else templates.rest,
             artifact_id=artifact.id, lines=artifact.lines, chars=marker.original_chars,
             bytes=artifact.bytes, size=human_size(artifact.bytes), strategy=marker.strategy,
             tool=tool, **names)
@@ -152,16 +172,16 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         if lacking(templates.reference_cut_short if short and artifact.cut is not None
                    else templates.reference_cut if artifact.cut is not None
                    else templates.reference_short if short else templates.reference):
-            return templates.reference_no_tool.format(
-                artifact_id=artifact.id, summary=artifact.summary,
+            return _format(
+                templates.reference_no_tool, artifact_id=artifact.id, summary=artifact.summary,
                 size=human_size(artifact.bytes), chars=marker.original_chars,
                 lines=marker.original_lines, bytes=artifact.bytes, tool=tool,
                 **_tool_call(templates, artifact))
         if artifact.cut is not None:
             cut = artifact.cut
             form = templates.reference_cut_short if short else templates.reference_cut
-            return form.format(
-                artifact_id=artifact.id, summary=artifact.summary,
+            return _format(
+                form, artifact_id=artifact.id, summary=artifact.summary,
                 size=human_size(artifact.bytes), original_size=human_size(cut.original_bytes),
                 original_lines=cut.original_lines, original_bytes=cut.original_bytes,
                 head_lines=cut.head_last_line,
@@ -170,17 +190,20 @@ def render_configured(marker: Marker, policy: Policy) -> str:
                 cut_bytes=cut.omitted_bytes, tool=tool, **names,
                 **_tool_call(templates, artifact))
         form = templates.reference_short if short else templates.reference
-        return form.format(
-            artifact_id=artifact.id, summary=artifact.summary, size=human_size(artifact.bytes),
-            chars=marker.original_chars, lines=marker.original_lines, bytes=artifact.bytes,
+        return _format(
+            form, artifact_id=artifact.id, summary=artifact.summary,
+            size=human_size(artifact.bytes), chars=marker.original_chars,
+            lines=marker.original_lines, bytes=artifact.bytes,
             tool=tool, **names, **_tool_call(templates, artifact),
         )
     element = marker.element
     if element is not None:
         template: str = getattr(templates, marker.kind)
-        return template.format(
-            count=element.count, total=element.total, kept=element.total - element.count,
-            unit=element.unit, path=element.path, artifact_id=artifact.id if artifact else "",
+        return _format(
+            template, count=element.count, total=element.total,
+            kept=element.total - element.count, unit=_unit(element.unit, element.count),
+            units=element.unit,
+            path=element.path, artifact_id=artifact.id if artifact else "",
             strategy=marker.strategy, tool=tool,
         )
     region = marker.omission
@@ -193,8 +216,8 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     else:
         hint = ""
     omission_template: str = getattr(templates, marker.kind)
-    return omission_template.format(
-        lines=region.lines, chars=region.chars, first_line=region.first_line,
+    return _format(
+        omission_template, lines=region.lines, chars=region.chars, first_line=region.first_line,
         last_line=region.last_line, hint=hint, original_lines=marker.original_lines,
         original_chars=marker.original_chars, strategy=marker.strategy, tool=tool,
     )
@@ -242,20 +265,31 @@ def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission,
     cut = artifact.cut
     if span is None:
         assert cut is not None  # an artifact that is not cut holds every region
-        return templates.hint_not_kept.format(lines=region.lines, chars=region.chars,
-                                              cut_first_line=cut.first_line,
-                                              cut_last_line=cut.last_line)
+        return _format(templates.hint_not_kept, lines=region.lines, chars=region.chars,
+                       cut_first_line=cut.first_line, cut_last_line=cut.last_line)
     fields = {"artifact_id": artifact.id, "start_line": span.start_line,
               "end_line": span.end_line, "lines": region.lines, "chars": region.chars,
               **names, **_tool_call(templates, artifact)}
     if lacking(templates.hint if span.complete or cut is None else templates.hint_cut):
-        hint = templates.hint_no_tool.format(**fields)
+        hint = _format(templates.hint_no_tool, **fields)
     elif span.complete or cut is None:
-        hint = templates.hint.format(**fields)
+        hint = _format(templates.hint, **fields)
     else:
-        hint = templates.hint_cut.format(**fields, cut_first_line=cut.first_line,
-                                         cut_last_line=cut.last_line)
+        hint = _format(templates.hint_cut, **fields, cut_first_line=cut.first_line,
+                       cut_last_line=cut.last_line)
     if span.start_byte is not None and span.end_byte is not None:
-        hint += templates.hint_bytes.format(start_byte=span.start_byte, end_byte=span.end_byte,
-                                            bytes=span.end_byte - span.start_byte)
+        hint += _format(templates.hint_bytes, start_byte=span.start_byte,
+                        end_byte=span.end_byte, bytes=span.end_byte - span.start_byte)
     return hint
+
+
+def _format(template: str, **values: Any) -> str:
+    """*template* filled with *values*, and the ``_s`` companion of each count in them
+    (``{lines:,} line{lines_s}``: ``1 line``, ``2 lines``)."""
+    return template.format(**values, **plurals(values))
+
+
+def _unit(unit: str, count: int) -> str:
+    """A structured note's ``{unit}`` (``items``, ``keys``, ``records``...) for *count* of
+    them: singular for one."""
+    return unit[:-1] if count == 1 and unit.endswith("s") else unit

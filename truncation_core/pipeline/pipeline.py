@@ -5,8 +5,9 @@ The steps, in this order, each a hook that plugins may take over::
     select_strategy -> store_artifact -> truncate (format_marker for each marker)
                     -> highlights (salient_patterns) -> metadata
 
-Content over ``artifact_threshold`` gets an artifact reference above its cut; what the cut
-keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
+Content over ``artifact_threshold`` gets an artifact reference above its cut, or, when it
+is cut as a JSON, JSON Lines or XML document, inside it, so that it stays valid alone; what
+the cut keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
 
 :meth:`Pipeline.run` does them all for text in memory (``Truncator.process``). A stream
 counts and keeps its content as it arrives, then asks the same object for each step:
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
     from truncation_core.pipeline.counters import StatsRecorder
     from truncation_core.pipeline.facts import Utf8Size
     from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.pipeline.tokens import CallTokens, Shown
+    from truncation_core.pipeline.tokens import CallTokens, Shown, Within
     from truncation_core.storage.protocol import ArtifactStore
     from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.tokens.contract import Tokenizer
@@ -113,17 +114,18 @@ class Pipeline:
 
         return CallTokens(_tokenizer_of(policy), policy.max_tokens, failed)
 
-    def within_tokens(self, policy: Policy, text: str, size_bytes: int
-                      ) -> tuple[bool, int | None]:
-        """Whether *text* (*size_bytes* in UTF-8) is within ``max_tokens``, and its count
-        when it had to be counted (content within its other limits, on its way through)."""
+    def within_tokens(self, policy: Policy, text: str, size_bytes: int | None = None
+                      ) -> Within:
+        """Whether *text* (*size_bytes* in UTF-8, when measured) is within ``max_tokens``,
+        and its count when it was counted whole (content within its other limits, on its way
+        through). Content over the limit is counted only as far as a prefix that proves it
+        over (:meth:`CallTokens.within <truncation_core.pipeline.tokens.CallTokens.within>`)."""
+        from truncation_core.pipeline.tokens import Within
+
         tokens = self.call_tokens(policy, None)
         if tokens is None:
-            return True, None
-        if tokens.byte_level and size_bytes <= tokens.limit:
-            return True, None
-        n = tokens.count(text)
-        return n <= tokens.limit, n
+            return Within(True)
+        return tokens.within(text, size_bytes)
 
     def record_use(self, policy: Policy, size: Size, tokens: int | None, *,
                    truncated: bool) -> None:
@@ -318,12 +320,14 @@ class Pipeline:
     # -- text in memory: every step ------------------------------------------------------------
 
     def run(self, text: str, raw: bytes | None, policy: Policy, budget: Budget,
-            tool: str | None, context: Mapping[str, Any], *, decoded_from: str | None = None
-            ) -> TruncationResult:
+            tool: str | None, context: Mapping[str, Any], *, decoded_from: str | None = None,
+            chars_per_token: float | None = None) -> TruncationResult:
         """Cut *text* (the tool's *raw* bytes, decoded, when it returned bytes) to *budget*,
         keeping it first when ``spill`` is on. *decoded_from*: the encoding of *raw* when it
         is not UTF-8 (a byte-order mark said so); the artifact keeps *raw*, and omissions get
-        no byte offsets (they would be the text's, not the artifact's)."""
+        no byte offsets (they would be the text's, not the artifact's). *chars_per_token*:
+        what counting a part of it found (:meth:`within_tokens`), for the first cut to
+        ``max_tokens``."""
         from truncation_core.pipeline.call import Call
         from truncation_core.pipeline.facts import Utf8Size, content_facts
 
@@ -355,7 +359,7 @@ class Pipeline:
             call = Call(tool=tool, policy=policy, budget=budget, context=context, text=text,
                         facts=facts, strategy=strategy, artifact=artifact,
                         artifact_error=artifact_error, byte_size_known=bytes_known,
-                        decoded_from=decoded_from)
+                        decoded_from=decoded_from, chars_per_token=chars_per_token)
             del facts
             result = self.finish(call, notes)
             del call
@@ -376,17 +380,22 @@ class Pipeline:
     def _fit_tokens(self, call: Call, tokens: CallTokens) -> tuple[Shown, int | None]:
         from truncation_core.pipeline.tokens import fit_tokens
 
+        # The salient lines are scanned once for every cut tried (a scan reads all the text).
+        scanned: list[Any] = []
+
         def render(chars: int) -> Shown:
             tried: list[str] = []
-            shown = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)), tried)
+            shown = self._shown(attrs.evolve(call, budget=call.budget.capped(chars)), tried,
+                                scanned)
             return attrs.evolve(shown, notes=tuple(tried))
 
         shown, counted, _ = fit_tokens(render, cap=call.budget.chars, tokens=tokens,
-                                       above=call.above)
+                                       above=call.above, chars_per_token=call.chars_per_token)
         return shown, counted
 
-    def _shown(self, call: Call, notes: list[str]) -> Shown:
-        """What the model sees of *call* within its budget (characters, bytes, lines)."""
+    def _shown(self, call: Call, notes: list[str], scanned: list[Any] | None = None) -> Shown:
+        """What the model sees of *call* within its budget (characters, bytes, lines).
+        *scanned* keeps the scan of its salient lines for the next cut of the same call."""
         from truncation_core.pipeline.markers import MarkerRenderer
         from truncation_core.pipeline.tokens import Shown
 
@@ -395,17 +404,29 @@ class Pipeline:
                                  strategy=call.strategy, tool=call.tool, facts=facts,
                                  artifact=artifact, artifact_error=call.artifact_error)
         budget, header = call.budget, ""
+        inside = ("", "")
         if artifact is not None and facts.chars > policy.artifact_threshold:
             # The reference tier: a line naming the artifact above the same cut inline
-            # content gets, in the rest of the budget (or above a short preview).
+            # content gets, in the rest of the budget (or above a short preview). A JSON,
+            # JSON Lines or XML cut carries it inside instead, so that it stays valid alone
+            # (see _placed_inside): room is kept for the larger of the two.
+            structured = facts.looks_like_json or facts.looks_like_xml
             try:
                 header = markers.reference()
+                if structured:
+                    inside = markers.reference_inside()
             except Exception as exc:
                 self.failed(exc, "format_marker", "used the built-in markers", call.tool,
                             notes)
                 markers = markers.without_plugins()
                 header = markers.reference()
+                if structured:
+                    inside = markers.reference_inside()
             size = measure(header)
+            if inside[0]:
+                from truncation_core.structured.rest import rest_cost
+
+                size = _larger(size, rest_cost(*inside))
             room = budget.minus(size)
             if room is not None and room.admits(size):  # it takes half the budget at most
                 budget = (room.capped(policy.preview_limit)
@@ -424,12 +445,17 @@ class Pipeline:
                 markers = markers.without_plugins()
                 return _head_tail(call, room, markers)
 
-        scanned: list[Callable[[Omission], Pools] | None] = []
+        shared: list[Any] = scanned if scanned is not None else []
+        noted: list[bool] = []
 
         def pools_for() -> Callable[[Omission], Pools] | None:  # scanned once, when first asked
-            if not scanned:
-                scanned.append(call.pools_for or self._scan(call, notes))
-            return scanned[0]
+            if not shared:
+                scan_notes: list[str] = []
+                shared.extend((call.pools_for or self._scan(call, scan_notes), scan_notes))
+            if not noted:  # each cut's notes say what the scan found wrong
+                notes.extend(shared[1])
+                noted.append(True)
+            return shared[0]  # type: ignore[no-any-return]
 
         # Under a short preview (reference_preview: short), the preview is all the model
         # sees of the content: the highlights come first there, and may take more of it.
@@ -447,7 +473,33 @@ class Pipeline:
         from truncation_core.pipeline.plain import plain_view
 
         cut, removed = plain_view(call, budget, view, notes)
+        if header and cut.details.get("format") in _DOCUMENTS:
+            placed = self._placed_inside(call, cut, inside, markers, notes)
+            if placed is not None:
+                return Shown(content=placed.text, cut=placed, terminal_chars=removed)
         return Shown(content=header + cut.text, cut=cut, terminal_chars=removed)
+
+    def _placed_inside(self, call: Call, cut: Cut, inside: tuple[str, str],
+                       markers: MarkerRenderer, notes: list[str]) -> Cut | None:
+        """*cut*, a JSON, JSON Lines or XML document, with the artifact reference inside it
+        where the note on the rest goes (:mod:`truncation_core.structured.rest`): an array's
+        last item, an object's last member, one more record, a comment after the root
+        element, or the end of a string. None when it has no place for one, or the budget
+        no room: then the reference stands above it, as above text."""
+        from truncation_core.structured.rest import with_rest
+
+        note, key = inside
+        if not note:  # content that did not look structured, cut by a plugin as JSON
+            try:
+                note, key = markers.reference_inside()
+            except Exception as exc:
+                self.failed(exc, "format_marker", "the reference stands above the document",
+                            call.tool, notes)
+                return None
+        if not note:
+            return None
+        placed = with_rest(cut, note, key, call.budget)
+        return None if placed is cut else placed
 
     def _format_marker(self, **kwargs: Any) -> str | None:
         return self.plugins.format_marker(**kwargs)
@@ -605,6 +657,16 @@ def _tokenizer_of(policy: Policy) -> Tokenizer:
     from truncation_core.tokens.estimate import EstimateTokenizer
 
     return EstimateTokenizer()
+
+
+#: The formats of a cut (``details["format"]``) that carry the artifact reference inside.
+_DOCUMENTS = frozenset({"json", "jsonl", "xml"})
+
+
+def _larger(a: Size, b: Size) -> Size:
+    """The larger of *a* and *b* in every unit."""
+    return type(a)(chars=max(a.chars, b.chars), bytes=max(a.bytes, b.bytes),
+                   lines=max(a.lines, b.lines))
 
 
 def _counts_are_sane(cut: Cut) -> bool:

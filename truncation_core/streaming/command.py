@@ -211,7 +211,9 @@ def _full_header(status: CommandStatus, result: TruncationResult) -> str:
 
 def _header_forms(status: CommandStatus, lines: int) -> tuple[str, str]:
     """The full header, and the one-line one."""
-    code = str(status.exit_code) if status.exit_code is not None else f"killed by {status.signal}"
+    code = (str(status.exit_code) if status.exit_code is not None
+            else f"killed by {status.signal}" if status.signal is not None
+            else "none (the command was killed)")
     full = []
     if status.interrupted is not None:
         full.append(f"Interrupted by {status.interrupted} after {lines:,} "
@@ -222,7 +224,7 @@ def _header_forms(status: CommandStatus, lines: int) -> tuple[str, str]:
                     "group were killed.")
     full += [f"Exit code: {code}", f"Wall time: {status.duration_seconds:.1f} s",
              f"Total output lines: {lines:,}", "Output:"]
-    ended = f"killed by {status.signal}" if status.exit_code is None else f"exit code {code}"
+    ended = f"exit code {code}" if status.exit_code is not None else code
     if status.interrupted is not None:
         ended = f"interrupted by {status.interrupted}"
     timed_out = ", timed out" if status.timed_out else ""
@@ -522,7 +524,8 @@ def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float
         reason = (stop.reason if isinstance(exc, _Stopped) and stop is not None
                   and stop.reason else _interruption_name(exc))
         partial = _partial(stream, argv=argv, reason=reason, timeout=timeout,
-                           seconds=time.monotonic() - start, notes=notes)
+                           seconds=time.monotonic() - start, notes=notes,
+                           returncode=proc.returncode)
         if isinstance(exc, _Stopped) and partial is not None:
             return partial  # the async face re-raises its cancellation with it
         if partial is not None:
@@ -555,10 +558,12 @@ def _drain(output: IO[bytes], stream: Stream, seconds: float) -> None:
 
 
 def _partial(stream: Stream, *, argv: list[str], reason: str, timeout: float | None,
-             seconds: float, notes: list[str]) -> CommandResult | None:
+             seconds: float, notes: list[str], returncode: int | None = None
+             ) -> CommandResult | None:
     """The output so far, kept as a partial artifact, with a header saying so; None if even
-    that fails (logged: the interruption must go on)."""
-    status = _status(argv=argv, returncode=None, timed_out=False, timeout=timeout,
+    that fails (logged: the interruption must go on). *returncode*: how the command ended
+    once killed (by ``SIGKILL``, or its own exit if it was done already)."""
+    status = _status(argv=argv, returncode=returncode, timed_out=False, timeout=timeout,
                      seconds=seconds, notes=notes, interrupted=reason)
     why = f"interrupted after {stream.lines:,} line{'' if stream.lines == 1 else 's'} " \
           f"({reason})"

@@ -664,18 +664,19 @@ class Stream:
         if self._highlights is not None:
             self._highlights.close()
         policy, budget = self._room_left(reserve)
+        chars_per_token = None
         if not self._over:
             self._over = self._is_over(budget)
         if not self._over:  # within its limits in characters, bytes and lines: and tokens?
             text = "".join(self._head)
             size = measure(text)
             shown = reserve + text
-            within, tokens = self._pipeline.within_tokens(
+            within = self._pipeline.within_tokens(
                 self._policy, shown, utf8_size(shown) if reserve else size.bytes)
-            if within:
+            if within.fits:
                 self._prefix = []
-                self._pipeline.record_use(self._policy, size, None if reserve else tokens,
-                                          truncated=False)
+                self._pipeline.record_use(self._policy, size,
+                                          None if reserve else within.tokens, truncated=False)
                 if self._decoded_from is None:
                     return TruncationResult(text, policy=self._policy)
                 from truncation_core.pipeline.results import TruncationMetadata
@@ -684,6 +685,7 @@ class Stream:
                     TruncationMetadata.unchanged(text, self._policy),
                     decoded_from=self._decoded_from))
             self._over = True
+            chars_per_token = within.chars_per_token
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         from truncation_core.pipeline.call import Call
@@ -709,7 +711,7 @@ class Stream:
                     artifact_error=artifact_error,
                     byte_size_known=policy.spill or self._given is bytes,
                     cutters=self._cutters, pools_for=pools_for, above=reserve,
-                    decoded_from=self._decoded_from)
+                    decoded_from=self._decoded_from, chars_per_token=chars_per_token)
         return self._with_reserve(pipeline.finish(call, notes), reserve)
 
     def _with_reserve(self, result: TruncationResult, reserve: str) -> TruncationResult:

@@ -231,7 +231,8 @@ def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
 
     def header(count: int, fields: list[str]) -> str:
         shown[:] = fields
-        return policy.marker.json_records.format(count=count, fields=", ".join(fields))
+        return policy.marker.json_records.format(count=count, fields=", ".join(fields),
+                                                 count_s="" if count == 1 else "s")
 
     out = with_records(value, fit_text, budget.chars, header, key_sep=style.key_sep,
                        item_sep=style.item_sep, indent=style.indent)

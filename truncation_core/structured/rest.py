@@ -2,11 +2,13 @@
 
 A text strategy's markers carry the hint (``get_artifact(...)``) themselves. The notes of a
 structured cut (JSON, JSON Lines, XML, ``ranked``) say how much was left out where, not how
-to read it; so when the content was kept as an artifact, and no artifact reference stands
-above the output already, one more note says it, in the format's own terms, where it keeps
-the output valid: the last member of a JSON object (under ``marker.rest_key``), the last item
-of a JSON array, one more JSON Lines record, or an XML comment after the root element. Its
-text is ``marker.rest`` (rendered through ``format_marker``, kind ``rest``).
+to read it; so when the content was kept as an artifact, one more note says it, in the
+format's own terms, where it keeps the output valid and of its type: the last member of a
+JSON object (under ``marker.rest_key``), the last item of a JSON array, the end of a JSON
+string, one more JSON Lines record, or an XML comment after the root element. Its text is
+``marker.rest`` (rendered through ``format_marker``, kind ``rest``); for content over
+``artifact_threshold``, the pipeline puts the artifact reference there instead (kind
+``reference``), where text gets it above.
 
 Room for the note is kept out of the budget before the cut, so the output with it still fits.
 """
@@ -62,8 +64,11 @@ _FIRST_LINE_INDENT = re.compile(r"[\[{]\n([ \t]*)\S")
 def _json_with_rest(text: str, note: str, key: str) -> str | None:
     body = text.rstrip()
     trailing = text[len(body):]
+    if body.lstrip()[:1] == '"' and body[-1:] == '"' and len(body.lstrip()) > 1:
+        # A string (shortened): the note ends it, so that it stays one string.
+        return body[:-1] + json.dumps(" " + note, ensure_ascii=False)[1:] + trailing
     if not body or body[-1] not in "}]":
-        return None  # a scalar: nowhere to put a note
+        return None  # a number, true, false or null: nowhere to put a note
     opening = body.lstrip()[:1]
     if opening != {"}": "{", "]": "["}[body[-1]]:
         return None

@@ -141,8 +141,9 @@ class _Encoding:
             out.append(n)
         return out
 
-    def count(self, text: str) -> int:
-        if not text.isascii() and _has_newer_letters(text):
+    def count(self, text: str, *, checked: bool = False) -> int:
+        """The count of *text*; *checked*: the caller made sure it holds no newer letters."""
+        if not checked and not text.isascii() and _has_newer_letters(text):
             # Pieced unlike tiktoken: only the UTF-8 size is sure to bound the count.
             return utf8_size(text)
         cache = self.cache
@@ -206,7 +207,13 @@ def _count_by_segment(text: str, encodings: tuple[_Encoding, ...]) -> int:
     for segment in segments(text):
         counts = cache.get(segment)
         if counts is None:
-            counts = cache[segment] = tuple(e.count(segment) for e in encodings)
+            if not segment.isascii() and _has_newer_letters(segment):
+                # Pieced unlike tiktoken: only the UTF-8 size is sure to bound the count
+                # (checked once for both encodings).
+                counts = (utf8_size(segment),) * len(encodings)
+            else:
+                counts = tuple(e.count(segment, checked=True) for e in encodings)
+            cache[segment] = counts
         for i, n in enumerate(counts):
             totals[i] += n
     return max(totals)
