@@ -18,7 +18,7 @@ DOCS = Path(__file__).resolve().parent
 
 
 def _settings_table() -> str:
-    from truncation_core.config.settings import settings_table
+    from truncation_core.types.settings import settings_table
 
     return settings_table()
 
@@ -52,7 +52,7 @@ def _hooks_table() -> str:
 
 #: page -> what the generated part is made from -> how to render it.
 PARTS: dict[str, tuple[str, Callable[[], str]]] = {
-    "configuration.md": ("truncation_core/config/settings.py", _settings_table),
+    "configuration.md": ("truncation_core/types/settings.py", _settings_table),
     "hooks.md": ("truncation_core/hooks/specs.py", _hooks_table),
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, BinaryIO
 
 from truncation_core import ArtifactInfo, ArtifactRef, Cut, Provides, hookimpl
-from truncation_core.storage.protocol import WriterBase
+from truncation_core.types.storage import WriterBase
 
 
 class FailingStore:

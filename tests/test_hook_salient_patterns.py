@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core import Truncator
-from truncation_core.highlights.patterns import SalientPattern
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.types.salient import SalientPattern
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.highlights.records import RECORD_CHARS, SalientRecord, record_text
+from truncation_core.highlights.records import RECORD_CHARS, record_text
 from truncation_core.plugin import hookimpl
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.types.salient import SalientRecord
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

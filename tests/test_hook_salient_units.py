@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.highlights.units import SalientUnit, UnitLines, lines_above, lines_below
 from truncation_core.plugin import SalientPattern, hookimpl
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.types.salient import SalientUnit, UnitLines, lines_above, lines_below
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

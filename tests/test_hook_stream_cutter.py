@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from truncation_core import Truncator
-from truncation_core.hooks.models import Cut, Provides
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.incremental import IncrementalCut
+from truncation_core.types.cuts import Cut
+from truncation_core.types.models import Provides
+from truncation_core.types.strategy import IncrementalCut
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -7,9 +7,9 @@ from typing import Any
 import attrs
 
 from truncation_core import Budget, ContentFacts, Cut, Provides, Truncator, hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.text.cut import fit_prefix, omission
 from truncation_core.text.measure import count_terminators
+from truncation_core.types.markers import MarkerRenderer
 
 LOG = "".join(f"line {i:04d}\n" for i in range(1000))
 

@@ -71,14 +71,14 @@ NOT_AT_START_UP = (
     "truncation_core.retrieval.pages", "truncation_core.retrieval.grep",
     "truncation_core.structured.json_element", "truncation_core.structured.ranked",
     "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
-    "truncation_core.highlights.patterns", "truncation_core.highlights.units",
+    "truncation_core.highlights.patterns", "truncation_core.types.salient",
     "truncation_core.highlights.records", "truncation_core.highlights.bank", "hyperscan",
-    "truncation_core.hooks.cuts", "truncation_core.hooks.failures",
+    "truncation_core.types.cuts", "truncation_core.hooks.failures",
     "truncation_core.pipeline.call", "truncation_core.pipeline.facts",
-    "truncation_core.pipeline.markers", "truncation_core.pipeline.resume",
+    "truncation_core.types.markers", "truncation_core.types.resume",
     "truncation_core.pipeline.tokens", "truncation_core.text.cut",
-    "truncation_core.artifacts.model", "truncation_core.artifacts.documents",
-    "truncation_core.storage.reports", "truncation_core.pipeline.stats",
+    "truncation_core.types.artifacts", "truncation_core.artifacts.documents",
+    "truncation_core.types.reports", "truncation_core.pipeline.stats",
     "truncation_core.structured.sniff", "truncation_core.text.bounded_regex", "string",
     "json", "pathlib", "urllib.parse", "ipaddress", "numpy",
 )
@@ -97,9 +97,9 @@ NOT_FOR_PLAIN_FORMS = ("click", "truncation_core.cli.group", "truncation_core.cl
 HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank",
               "truncation_core.text.bounded_regex"}
 #: What any cut needs, for the controls (a cut keeps what it leaves out as an artifact).
-CUT = {"truncation_core.hooks.cuts", "truncation_core.pipeline.call",
-       "truncation_core.pipeline.markers", "truncation_core.text.cut",
-       "truncation_core.artifacts.model", "truncation_core.artifacts.documents"}
+CUT = {"truncation_core.types.cuts", "truncation_core.pipeline.call",
+       "truncation_core.types.markers", "truncation_core.text.cut",
+       "truncation_core.types.artifacts", "truncation_core.artifacts.documents"}
 
 
 def modules_of(code: str, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -186,7 +186,7 @@ def test_the_probe_sees_json_printed(tmp_path: Path) -> None:
 def test_the_probe_sees_a_marker_template_checked(tmp_path: Path) -> None:
     """Control: a marker template set in code is checked, with ``string``; the defaults are
     not."""
-    make = "from truncation_core.config.markers import MarkerConfig\nMarkerConfig({})"
+    make = "from truncation_core.types.templates import MarkerConfig\nMarkerConfig({})"
     assert "string" not in modules_of(make.format(""), tmp_path)
     assert "string" in modules_of(make.format("end='[{lines} cut]'"), tmp_path)
 

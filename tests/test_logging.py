@@ -15,8 +15,8 @@ import pytest
 from faults import Broken, FailingStore, Greedy
 
 from truncation_core import StoreFull, Truncator
-from truncation_core.hooks.models import Cut
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.types.cuts import Cut
 
 
 @pytest.fixture

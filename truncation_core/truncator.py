@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
-from truncation_core.artifacts.ids import new_session_id
 from truncation_core.artifacts.sessions import Session, active_store
-from truncation_core.config.model import Config, Policy
+from truncation_core.config.model import Config
 from truncation_core.errors import (
     ConfigError,
     PluginDisabledWarning,
@@ -28,12 +27,14 @@ from truncation_core.errors import (
     log,
 )
 from truncation_core.hooks.host import PluginHost
-from truncation_core.hooks.models import Budget
 from truncation_core.pipeline.counters import BUCKETS, CallCounter, StatsRecorder, log_use
 from truncation_core.pipeline.pipeline import Pipeline
 from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
-from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
 from truncation_core.text.measure import measure
+from truncation_core.types.ids import new_session_id
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
+from truncation_core.types.storage import ArtifactStore, ArtifactWriter
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,13 +46,13 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionToolParam
     from openai.types.responses import FunctionToolParam
 
-    from truncation_core.artifacts.model import ArtifactInfo
     from truncation_core.pipeline.stats import Stats
     from truncation_core.retrieval import Retrieval
     from truncation_core.retrieval.asynchronous import AsyncRetrieval
     from truncation_core.streaming.stream import AsyncStream, Stream
-    from truncation_core.tokens.contract import Tokenizer
     from truncation_core.tools.calls import ToolResult
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["Truncator"]
 
@@ -522,7 +523,7 @@ _PROVIDED_ELSEWHERE = {"cl100k_base": "truncation-core-tiktoken",
 def _without(override: Any, keys: set[str]) -> Any:
     if not keys:
         return override
-    from truncation_core.config.settings import ToolConfig
+    from truncation_core.types.settings import ToolConfig
 
     return ToolConfig(**{k: v for k, v in override.overrides.items() if k not in keys})
 

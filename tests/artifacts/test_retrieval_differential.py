@@ -14,7 +14,6 @@ import attrs
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.retrieval import (
     Page,
     decode,
@@ -27,7 +26,8 @@ from truncation_core.retrieval import (
     reader_for,
 )
 from truncation_core.retrieval.scanning import line_starts_from_end
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.storage import ArtifactStore
 
 from .conftest import StoreMaker, naive_lines, strip
 

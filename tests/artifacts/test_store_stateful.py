@@ -25,8 +25,9 @@ from hypothesis.stateful import (
 )
 
 from truncation_core import ArtifactNotFound, InvalidArtifactId
-from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
 from truncation_core.retrieval import grep, read_lines, read_tail, reader_for
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
 
 from .conftest import StoreMaker
 

@@ -37,16 +37,15 @@ from typing import Any
 import attrs
 
 from truncation_core.artifacts.documents import ref_document, ref_from_document
-from truncation_core.artifacts.model import (
+from truncation_core.errors import ArtifactError
+from truncation_core.types.artifacts import ArtifactCut, ArtifactRef
+from truncation_core.types.ids import (
     ARTIFACT_ID_REGEX,
-    ArtifactCut,
-    ArtifactRef,
     content_name,
     validate_artifact_id,
     validate_session_id,
 )
-from truncation_core.errors import ArtifactError
-from truncation_core.storage.protocol import ArtifactStore, StorageBackend
+from truncation_core.types.storage import ArtifactStore, StorageBackend
 
 __all__ = ["ArchiveError", "ExportError", "ExportReport", "ImportLimits", "ImportReport",
            "export_session", "import_archive"]

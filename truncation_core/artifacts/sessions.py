@@ -12,8 +12,8 @@ from __future__ import annotations
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.artifacts.ids import validate_session_id
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.ids import validate_session_id
+from truncation_core.types.storage import ArtifactStore
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval

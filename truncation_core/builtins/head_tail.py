@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.types.models import Provides
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.cuts import ContentFacts, Cut
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget
 
 NAME = "head_tail"
 

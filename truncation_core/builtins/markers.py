@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truncation_core.config.model import Policy
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Marker
+    from truncation_core.types.cuts import Marker
 
 
 @hookimpl(trylast=True)
 def format_marker(marker: Marker, policy: Policy) -> str:
-    from truncation_core.pipeline.markers import render_configured
+    from truncation_core.types.markers import render_configured
 
     return render_configured(marker, policy)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.types.models import Provides
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import StoreConfig
     from truncation_core.storage.memory import MemoryStore
+    from truncation_core.types.policy import StoreConfig
 
 NAME = "memory"
 

@@ -19,15 +19,15 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
+from truncation_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+    from truncation_core.types.salient import SalientPattern, SalientUnit, UnitLines
 
 
 @functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
+    from truncation_core.types.salient import SalientPattern
 
     return (
         SalientPattern(
@@ -157,7 +157,7 @@ def go_package(lines: UnitLines) -> list[int]:
 
 @functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
+    from truncation_core.types.salient import SalientUnit
 
     return (
         SalientUnit(name="compiler-excerpt",

@@ -21,10 +21,10 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.plugin import hookimpl
+from truncation_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from truncation_core.plugin import SalientRecord
+    from truncation_core.types.salient import SalientRecord
 
 
 _LEVEL_FIELDS = ("level", "lvl", "severity", "levelname", "log.level", "loglevel",
@@ -63,7 +63,7 @@ def is_error_record(record: Mapping[str, Any]) -> bool:
 
 @functools.cache
 def _records() -> tuple[SalientRecord, ...]:
-    from truncation_core.plugin import SalientRecord
+    from truncation_core.types.salient import SalientRecord
 
     return (
         SalientRecord(

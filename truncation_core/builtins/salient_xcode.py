@@ -17,15 +17,15 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
+from truncation_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+    from truncation_core.types.salient import SalientPattern, SalientUnit, UnitLines
 
 
 @functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
+    from truncation_core.types.salient import SalientPattern
 
     return (
         SalientPattern(
@@ -69,7 +69,7 @@ def failing_list(lines: UnitLines) -> list[int]:
 
 @functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
+    from truncation_core.types.salient import SalientUnit
 
     return (
         SalientUnit(name="xcodebuild-failing-list", patterns=("xcodebuild-failing",), below=6,

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truncation_core.config.model import Policy
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import ContentFacts
+    from truncation_core.types.cuts import ContentFacts
 
 STRUCTURED = "element"
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from truncation_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:  # the artifact model is built when something is stored, not at start-up
-    from truncation_core.artifacts.model import ArtifactInfo
-    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.storage import ArtifactStore, ArtifactWriter
 
 
 @hookimpl(trylast=True)

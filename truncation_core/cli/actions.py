@@ -183,7 +183,7 @@ def live_progress() -> Iterator[Any]:
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from truncation_core.artifacts.model import human_size
+    from truncation_core.types.artifacts import human_size
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=console(stderr=True), transient=True) as bar:

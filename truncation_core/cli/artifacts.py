@@ -2,7 +2,7 @@
 
 Works on the storage backend named by the configuration (``store.backend``: the filesystem
 store by default, or one a plugin provides), across all its sessions, through the storage
-protocol (:mod:`truncation_core.storage.protocol`): an artifact is found by id in whichever
+protocol (:mod:`truncation_core.types.storage`): an artifact is found by id in whichever
 session holds it. Where an artifact id is taken, the id of the tool call whose output it
 holds is taken too (the newest such artifact, in any session).
 """
@@ -23,7 +23,8 @@ from truncation_core.cli.state import AppState, console, pass_state
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Page, Retrieval
-    from truncation_core.storage.protocol import SessionInfo, StorageBackend
+    from truncation_core.types.reports import SessionInfo
+    from truncation_core.types.storage import StorageBackend
 
 _DURATION = re.compile(r"([0-9]{1,9})([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -137,8 +138,8 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
 def _check_session(root: StorageBackend, session: str, sessions: list[SessionInfo]) -> None:
     """A session name that is malformed, or that no session has, is an error (a typo would
     otherwise list nothing and succeed)."""
-    from truncation_core.artifacts.model import validate_session_id
     from truncation_core.errors import did_you_mean
+    from truncation_core.types.ids import validate_session_id
 
     validate_session_id(session)
     names = [s.id for s in sessions]
@@ -151,10 +152,10 @@ def _find(state: AppState, handle: str) -> tuple[Retrieval, str]:
     """The reader of the session holding the artifact *handle* names (an artifact id, or a
     tool call id: its newest artifact), and the artifact's id. The handle is validated
     first."""
-    from truncation_core.artifacts.model import is_tool_call_id, validate_artifact_id
     from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
     from truncation_core.retrieval import reader_for
-    from truncation_core.storage.protocol import find_tool_call_anywhere
+    from truncation_core.types.ids import is_tool_call_id, validate_artifact_id
+    from truncation_core.types.storage import find_tool_call_anywhere
 
     backend = storage_backend(state)
     if is_tool_call_id(handle):
@@ -348,14 +349,14 @@ def clean_command(state: AppState, older_than: float | None, session: str | None
                   as_json: bool) -> None:
     """Delete sessions and their artifacts (all of them unless filtered)."""
     if session is not None:
-        from truncation_core.artifacts.model import validate_session_id
+        from truncation_core.types.ids import validate_session_id
 
         validate_session_id(session)  # a typo is an error, not "deleted 0 sessions"
     report = storage_backend(state).clean(older_than=older_than, session=session)
     if as_json:
         click.echo(json.dumps(attrs.asdict(report), indent=2))
         return
-    from truncation_core.artifacts.model import human_size
+    from truncation_core.types.artifacts import human_size
 
     click.echo(f"deleted {_count(len(report.sessions), 'session')}, "
                f"{_count(report.artifacts, 'artifact')} ({human_size(report.bytes)})")

@@ -19,8 +19,8 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
     """(key, value, source) for every setting, or for one tool's effective policy."""
     from truncation_core.config.converter import converter
     from truncation_core.config.model import BUILTIN_TOOL_POLICIES
-    from truncation_core.config.settings import OVERRIDE_NAMES
     from truncation_core.config.sources import SOURCE_BUILTIN_POLICY
+    from truncation_core.types.settings import OVERRIDE_NAMES
 
     config = loaded.config
     if tool is not None:

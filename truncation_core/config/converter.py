@@ -25,7 +25,9 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
-from truncation_core.config.checks import (
+from truncation_core.config.model import Config
+from truncation_core.errors import ConfigError, did_you_mean
+from truncation_core.types.checks import (
     Direction,
     DirectoryPath,
     KeyPath,
@@ -46,15 +48,14 @@ from truncation_core.config.checks import (
     check_tokenizer_name,
     is_int,
 )
-from truncation_core.config.markers import marker_template_problems
-from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
-from truncation_core.config.tool_names import (
+from truncation_core.types.policy import BUILTIN_BACKENDS, StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, ToolConfig, check_override
+from truncation_core.types.templates import marker_template_problems
+from truncation_core.types.tool_names import (
     ArtifactToolNames,
     check_tool_name_map,
     check_tool_prefix,
 )
-from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
 from truncation_core.errors import StoreError, log
-from truncation_core.storage.protocol import ArtifactWriter
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.storage import ArtifactWriter
 
 if TYPE_CHECKING:
     from truncation_core.hooks.host import PluginHost

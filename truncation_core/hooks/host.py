@@ -27,16 +27,16 @@ from truncation_core.hooks.loader import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from truncation_core.artifacts.model import ArtifactInfo
-    from truncation_core.config.model import PluginsConfig, Policy
-    from truncation_core.highlights.patterns import SalientPattern
-    from truncation_core.highlights.records import SalientRecord
-    from truncation_core.highlights.units import SalientUnit
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker
-    from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
-    from truncation_core.streaming.incremental import IncrementalCut
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.config.model import PluginsConfig
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.cuts import ContentFacts, Cut, Marker
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.salient import SalientPattern, SalientRecord, SalientUnit
+    from truncation_core.types.storage import ArtifactStore, ArtifactWriter
+    from truncation_core.types.strategy import IncrementalCut
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "HookResultError", "PluginHost",
            "PluginInfo"]
@@ -155,12 +155,12 @@ class PluginHost:
         """The tokenizer named *name*, made by its plugin's factory on first use and shared
         from then on. Raises ``KeyError`` for a name no plugin provides, and
         :class:`HookResultError` when the factory returns something that is not a
-        :class:`~truncation_core.tokens.contract.Tokenizer` (what the factory raises
+        :class:`~truncation_core.types.tokenizer.Tokenizer` (what the factory raises
         propagates: the caller says which setting names it)."""
         tokenizer = self._tokenizers.get(name)
         if tokenizer is not None:
             return tokenizer
-        from truncation_core.tokens.contract import Tokenizer
+        from truncation_core.types.tokenizer import Tokenizer
 
         factory = self.tokenizers[name]
         with self._tokenizers_lock:
@@ -187,7 +187,7 @@ class PluginHost:
 
     def truncate(self, *, strategy: str, text: str, budget: Budget, facts: ContentFacts,
                  policy: Policy, markers: MarkerRenderer) -> Cut | None:
-        from truncation_core.hooks.models import Cut
+        from truncation_core.types.cuts import Cut
 
         cut = self._hook.truncate(strategy=strategy, text=text, budget=budget, facts=facts,
                                   policy=policy, markers=markers)
@@ -214,7 +214,7 @@ class PluginHost:
                          ) -> tuple[list[SalientPattern], HookResultError | None]:
         """Every plugin's patterns, and the first wrong result, if any: the patterns of
         the plugins that returned patterns are kept."""
-        from truncation_core.highlights.patterns import SalientPattern
+        from truncation_core.types.salient import SalientPattern
 
         return self._collected("salient_patterns", SalientPattern,
                                self._hook.salient_patterns(tool=tool, policy=policy))
@@ -222,7 +222,7 @@ class PluginHost:
     def salient_units(self, *, tool: str | None, policy: Policy
                       ) -> tuple[list[SalientUnit], HookResultError | None]:
         """Every plugin's units, and the first wrong result, if any (as for patterns)."""
-        from truncation_core.highlights.units import SalientUnit
+        from truncation_core.types.salient import SalientUnit
 
         return self._collected("salient_units", SalientUnit,
                                self._hook.salient_units(tool=tool, policy=policy))
@@ -231,7 +231,7 @@ class PluginHost:
                         ) -> tuple[list[SalientRecord], HookResultError | None]:
         """Every plugin's record rules, and the first wrong result, if any (as for
         patterns)."""
-        from truncation_core.highlights.records import SalientRecord
+        from truncation_core.types.salient import SalientRecord
 
         return self._collected("salient_records", SalientRecord,
                                self._hook.salient_records(tool=tool, policy=policy))

@@ -44,9 +44,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from truncation_core.config.model import PluginsConfig
-    from truncation_core.hooks.models import Provides
-    from truncation_core.storage.protocol import ArtifactStore
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.models import Provides
+    from truncation_core.types.storage import ArtifactStore
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -365,9 +365,9 @@ class _Loader:
     def provides(self) -> Loaded:
         """Ask each plugin's ``provides`` on its own, so that listing can say who provides
         what, and check each answer as any hook's result is checked. A plugin whose answer is
-        not a well-formed :class:`~truncation_core.hooks.models.Provides` has failed to load:
+        not a well-formed :class:`~truncation_core.types.models.Provides` has failed to load:
         what it provides is unknown."""
-        from truncation_core.hooks.models import Provides
+        from truncation_core.types.models import Provides
 
         strategies: dict[str, str] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}

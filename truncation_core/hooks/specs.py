@@ -34,15 +34,14 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from truncation_core.artifacts.model import ArtifactInfo
-    from truncation_core.config.model import Policy
-    from truncation_core.highlights.patterns import SalientPattern
-    from truncation_core.highlights.records import SalientRecord
-    from truncation_core.highlights.units import SalientUnit
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
-    from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
-    from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.cuts import ContentFacts, Cut, Marker
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget, Provides
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.salient import SalientPattern, SalientRecord, SalientUnit
+    from truncation_core.types.storage import ArtifactStore, ArtifactWriter
+    from truncation_core.types.strategy import IncrementalCut
 
 PROJECT_NAME = "truncation_core"
 
@@ -60,7 +59,7 @@ def provides() -> Provides | None:
     so an unknown ``strategy`` or ``store.backend`` is an error with a did-you-mean
     suggestion, and ``trunc plugins`` lists what each plugin provides.
 
-    :returns: a :class:`~truncation_core.hooks.models.Provides`, or None if the plugin provides no
+    :returns: a :class:`~truncation_core.types.models.Provides`, or None if the plugin provides no
         names (for example a plugin that only restyles markers).
 
     :called: once, when a Truncator is built.
@@ -72,11 +71,11 @@ def provides() -> Provides | None:
     name you map to a store factory, and in ``streamable`` the strategies whose ``truncate``
     reads only the first and last characters of its ``text`` (as
     :func:`~truncation_core.text.cut.cut_text` does): those also cut streams longer than the
-    ends a stream keeps. Return a :class:`~truncation_core.hooks.models.Provides` or None;
+    ends a stream keeps. Return a :class:`~truncation_core.types.models.Provides` or None;
     anything else (or a ``wrapper`` implementation) makes the plugin fail to load, with a
     warning that names it. A backend factory is called with the
-    :class:`~truncation_core.config.model.StoreConfig` and returns an
-    :class:`~truncation_core.artifacts.model.ArtifactStore`.
+    :class:`~truncation_core.types.policy.StoreConfig` and returns an
+    :class:`~truncation_core.types.artifacts.ArtifactStore`.
     """
 
 
@@ -127,7 +126,7 @@ def truncate(
     :param strategy: the strategy name chosen by ``select_strategy``.
     :param text: the whole content (already decoded when the tool returned bytes). For a
         stream longer than the ends it keeps, and only for a strategy declared ``streamable``
-        in ``provides``, a :class:`~truncation_core.streaming.ends.KeptEnds` that answers for
+        in ``provides``, a :class:`~truncation_core.pipeline.ends.KeptEnds` that answers for
         the first and last characters (slicing and ``find`` there, ``len``, and line
         terminators counted anywhere).
     :param budget: the limits the output must satisfy, markers included: characters, and
@@ -136,7 +135,7 @@ def truncate(
     :param policy: the effective per-tool policy (``head_ratio``, ``direction`` ...).
     :param markers: renders omission markers through ``format_marker``; call
         ``markers.render(omission)`` for each region you leave out.
-    :returns: a :class:`~truncation_core.hooks.models.Cut` whose ``text`` fits *budget*, or None
+    :returns: a :class:`~truncation_core.types.cuts.Cut` whose ``text`` fits *budget*, or None
         when *strategy* is not yours. The processor checks the size of what you return and
         cuts with head_tail instead if it does not fit.
 
@@ -203,7 +202,7 @@ def store_artifact(
         the enclosing ``Truncator.session()`` if any.
     :param info: the tool, tool call id, server, summary, content type and size.
     :param policy: the effective per-tool policy.
-    :returns: an :class:`~truncation_core.artifacts.model.ArtifactWriter`, or None to let the next
+    :returns: an :class:`~truncation_core.types.artifacts.ArtifactWriter`, or None to let the next
         implementation decide. The built-in implementation returns ``store.writer(info)``.
         The processor wraps whatever writer is returned so that it keeps at most
         ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifacts.limit`).
@@ -231,12 +230,12 @@ def stream_cutter(
     keeps only the first and the last characters of its content, which is all the text
     strategies need; a strategy that needs the whole content (JSON elements, a plugin's own)
     can cut a stream only through an
-    :class:`~truncation_core.streaming.incremental.IncrementalCut` fed as the content arrives.
+    :class:`~truncation_core.types.strategy.IncrementalCut` fed as the content arrives.
 
     :param tool: the tool name given to ``stream``, or None.
     :param policy: the effective per-tool policy.
     :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut`
+    :returns: an :class:`~truncation_core.types.strategy.IncrementalCut`
         (``strategy``, ``feed(text)``, ``finish(text=, budget=, facts=, markers=)``), or
         None. When the stream ends over its limit and ``select_strategy`` picks the cutter's
         ``strategy``, its ``finish`` produces the cut from the stream's kept ends; if it
@@ -274,7 +273,7 @@ def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPatter
         (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects
+    :returns: :class:`~truncation_core.types.salient.SalientPattern` objects
         (``name``, ``keywords``, ``regex``, ``rank``, ``header``), or None. The built-in
         implementations return generic patterns for error and exception headers,
         tracebacks, ``FAILED``, ``error:``, ``panic``, warnings, test summaries, exit
@@ -322,7 +321,7 @@ def salient_units(tool: str | None, policy: Policy) -> Iterable[SalientUnit] | N
 
     :param tool: the tool name, or None.
     :param policy: the effective per-tool policy.
-    :returns: :class:`~truncation_core.highlights.units.SalientUnit` objects (``name``,
+    :returns: :class:`~truncation_core.types.salient.SalientUnit` objects (``name``,
         ``patterns``, ``above``, ``below``, ``choose``), or None. The built-in
         implementations keep: a compiler's location and source line under its error header
         (gcc, clang, rustc, ruff, GHC, mypy's wrapped lines and notes), the innermost frame
@@ -339,7 +338,7 @@ def salient_units(tool: str | None, policy: Policy) -> Iterable[SalientUnit] | N
 
     Why a hook of its own, and data with a function rather than a function over the text:
     a stream never holds its omitted middle, so the engine gives ``choose`` the lines
-    around each match as they pass (:class:`~truncation_core.highlights.units.UnitLines`:
+    around each match as they pass (:class:`~truncation_core.types.salient.UnitLines`:
     the matching line, the lines ``above`` and ``below`` it, nearest first, each its first
     512 characters with ANSI escapes removed), and ``process()`` and streams give the same
     block. ``choose`` returns offsets: ``-1`` is the line right above, ``1`` the line right
@@ -348,8 +347,8 @@ def salient_units(tool: str | None, policy: Policy) -> Iterable[SalientUnit] | N
     Implementing this hook: ``choose`` must be a pure function of what it is given (the block
     is deterministic), cheap (it runs for the first matches of every group), and must not
     raise; if it does, the unit adds no lines to that match and the failure is logged with
-    the unit's name. :func:`~truncation_core.highlights.units.lines_below` and
-    :func:`~truncation_core.highlights.units.lines_above` make the usual ``choose``: take
+    the unit's name. :func:`~truncation_core.types.salient.lines_below` and
+    :func:`~truncation_core.types.salient.lines_above` make the usual ``choose``: take
     the lines a regex finds, stop at another, or after so many. Unit lines are shown only
     when they lie in the omitted part (the others are in sight already), and count against
     the block's share of the budget like any line.
@@ -372,7 +371,7 @@ def salient_records(tool: str | None, policy: Policy) -> Iterable[SalientRecord]
 
     :param tool: the tool name, or None.
     :param policy: the effective per-tool policy.
-    :returns: :class:`~truncation_core.highlights.records.SalientRecord` objects (``name``,
+    :returns: :class:`~truncation_core.types.salient.SalientRecord` objects (``name``,
         ``keywords``, ``test``, ``rank``), or None. The built-in implementation
         (:mod:`truncation_core.builtins.salient_logs`) takes records whose level or
         severity is error, fatal or critical (by name, or pino's and bunyan's numbers 50 and

@@ -1,7 +1,7 @@
 """One tool result on its way through the pipeline, as a frozen value.
 
 Everything the steps after the artifact is kept need to know about one call: the content (a
-``str``, or a stream's :class:`~truncation_core.streaming.ends.KeptEnds` standing for it),
+``str``, or a stream's :class:`~truncation_core.pipeline.ends.KeptEnds` standing for it),
 its facts, the policy and the budget held by the host, the strategy chosen, where the
 content is kept, and what a stream found on its way (its incremental cutters, the salient
 lines of any region). :class:`~truncation_core.pipeline.pipeline.Pipeline` takes it as one
@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
-    from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import Pools
-    from truncation_core.hooks.models import Budget, ContentFacts, Omission
-    from truncation_core.streaming.ends import KeptEnds
-    from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.pipeline.ends import KeptEnds
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.cuts import ContentFacts, Omission
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.strategy import IncrementalCut
 
 __all__ = ["Call"]
 

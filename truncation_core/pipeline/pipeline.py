@@ -38,21 +38,22 @@ from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.limit import SizeLimitedWriter
-    from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
-    from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import Pools
     from truncation_core.highlights.patterns import Matcher
     from truncation_core.hooks.failures import PluginFailure
     from truncation_core.hooks.host import PluginHost
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission, Size
     from truncation_core.pipeline.call import Call
     from truncation_core.pipeline.counters import StatsRecorder
     from truncation_core.pipeline.facts import Utf8Size
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.pipeline.tokens import CallTokens, Shown
-    from truncation_core.storage.protocol import ArtifactStore
-    from truncation_core.streaming.incremental import IncrementalCut
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+    from truncation_core.types.cuts import ContentFacts, Cut, Omission
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget, Size
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.storage import ArtifactStore
+    from truncation_core.types.strategy import IncrementalCut
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["ORIGINAL_SAMPLE_CHARS", "Pipeline"]
 
@@ -322,8 +323,8 @@ class Pipeline:
 
     def _shown(self, call: Call, notes: list[str]) -> Shown:
         """What the model sees of *call* within its budget (characters, bytes, lines)."""
-        from truncation_core.pipeline.markers import MarkerRenderer
         from truncation_core.pipeline.tokens import Shown
+        from truncation_core.types.markers import MarkerRenderer
 
         policy, facts, artifact = call.policy, call.facts, call.artifact
         markers = MarkerRenderer(format=self._format_marker, policy=policy,
@@ -416,7 +417,7 @@ class Pipeline:
 
     def _finish_cutter(self, cutter: IncrementalCut, call: Call, budget: Budget,
                        markers: MarkerRenderer, notes: list[str]) -> Cut | None:
-        from truncation_core.hooks.cuts import Cut
+        from truncation_core.types.cuts import Cut
 
         try:
             cut = cutter.finish(text=call.text, budget=attrs.evolve(budget),  # type: ignore[arg-type]
@@ -448,7 +449,7 @@ class Pipeline:
         if pools is None:
             return cut
         from truncation_core.highlights.block import PREVIEW_SHARE, SHARE, lift_highlights
-        from truncation_core.pipeline.resume import artifact_line
+        from truncation_core.types.resume import artifact_line
 
         artifact = call.artifact
         if cut.details.get("format") == "jsonl":  # element's JSON Lines: records, as records
@@ -474,7 +475,7 @@ class Pipeline:
         facts, artifact = call.facts, call.artifact
         omissions = cut.omissions
         if artifact is not None:  # the numbers the markers show, for programs
-            from truncation_core.pipeline.resume import located
+            from truncation_core.types.resume import located
 
             omissions = tuple(located(region, artifact) for region in omissions)
         if artifact is not None and artifact.cut is not None:
@@ -516,7 +517,7 @@ class Pipeline:
     def _token_fields(call: Call, content: str, tokens: CallTokens | None,
                       counted: int | None) -> dict[str, Any]:
         """The metadata's tokenizer, limit and token figures (counted when read)."""
-        from truncation_core.streaming.ends import window_for
+        from truncation_core.pipeline.ends import window_for
 
         tokenizer = tokens.tokenizer if tokens is not None else _tokenizer_of(call.policy)
         # A stream keeps window_for(policy) characters at each end: process() samples the
@@ -548,7 +549,7 @@ def _counts_are_sane(cut: Cut) -> bool:
 def _scanned(matcher: Matcher, call: Call) -> Callable[[Omission], Pools]:
     """Salient lines of an in-memory text, scanned once, for any region a cut omits."""
     from truncation_core.highlights.bank import StreamHighlights
-    from truncation_core.streaming.ends import window_for
+    from truncation_core.pipeline.ends import window_for
 
     text = call.text
     bank = StreamHighlights(matcher, keep=call.policy.highlights,

@@ -1,7 +1,7 @@
 """Token budgets: what the model sees, fitted to ``max_tokens`` under the policy's tokenizer.
 
 Strategies cut to a budget in characters, bytes and lines
-(:class:`~truncation_core.hooks.models.Budget`) and know nothing of tokens. The pipeline holds
+(:class:`~truncation_core.types.models.Budget`) and know nothing of tokens. The pipeline holds
 the token limit on top of them, whatever the strategy (a plugin's included), by searching the
 character budget:
 
@@ -39,8 +39,8 @@ import attrs
 from truncation_core.text.measure import utf8_size
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Cut
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.cuts import Cut
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["DEFAULT_CHARS_PER_TOKEN", "FILL", "CallTokens", "Shown", "fit_tokens"]
 

@@ -27,10 +27,10 @@ from truncation_core.retrieval.decoding import DECODE_ERRORS, decode
 from truncation_core.retrieval.scanning import CHUNK, GREP_MAX_MATCHES, line_number_at, line_start
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.retrieval.grep import GrepMatch, GrepResult, grep
     from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail
-    from truncation_core.storage.protocol import ArtifactStore
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.storage import ArtifactStore
 
 #: Names of :mod:`.pages` and :mod:`.grep`, loaded on first use: a store is opened on every
 #: start-up, and reading an artifact back is rarer.

@@ -56,70 +56,37 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 from truncation_core.errors import log
-from truncation_core.hooks.models import strings
+from truncation_core.pipeline.results import CommandStatus
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import Policy
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.streaming.stream import Stream
-    from truncation_core.truncator import Truncator
+    from truncation_core.types.policy import Policy
 
-__all__ = ["CommandResult", "CommandStatus", "Interrupted", "arun_command", "run_command"]
+__all__ = ["CommandResult", "CommandStatus", "Interrupted", "StreamOpener", "arun_command",
+           "run_command"]
 
 
 #: Bytes read from the pipe at a time.
 CHUNK = 1024 * 1024
 #: How often progress is reported, in seconds.
 PROGRESS_INTERVAL = 0.1
-#: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
-TIMEOUT_EXIT = 124
 #: The most of the budget (in every limited unit) the header may take.
 HEADER_SHARE = 0.5
 
+class StreamOpener(Protocol):
+    """What a command's output needs of its :class:`~truncation_core.Truncator`."""
+
+    def stream(self, *, tool: str | None = None, **context: Any) -> Stream: ...
+
+
 #: Called with the stream (``chars``, ``bytes``, ``lines`` so far) and the seconds elapsed.
 Progress = Callable[[Any, float], None]
-
-
-@attrs.frozen(kw_only=True)
-class CommandStatus:
-    """How a command ended. Recorded in the metadata as ``command``."""
-
-    #: The command line that ran.
-    argv: tuple[str, ...] = attrs.field(converter=strings)
-    #: Its exit status, or None when a signal ended it.
-    exit_code: int | None
-    #: The signal that ended it (``SIGKILL`` ...), or None.
-    signal: str | None = None
-    #: True when it outlived its timeout and was killed with its process group.
-    timed_out: bool = False
-    #: The timeout, in seconds, or None.
-    timeout: float | None = None
-    #: Wall time from start to exit, in seconds.
-    duration_seconds: float = 0.0
-    #: Remarks, e.g. that a process kept the output open after the command exited.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
-    #: What interrupted the caller while the command ran (``SIGINT``, ``SIGTERM``,
-    #: ``cancelled`` ...), which then killed it: the output is partial. None otherwise.
-    interrupted: str | None = None
-
-    @property
-    def shell_exit_code(self) -> int:
-        """The status a shell would report: the exit code, 128 + the signal number, or 124
-        for a timeout (as ``timeout(1)``); 128 + N when signal N interrupted the caller."""
-        if self.interrupted is not None:
-            number = getattr(signal.Signals, self.interrupted, None)
-            return 128 + int(number) if number is not None else 130
-        if self.timed_out:
-            return TIMEOUT_EXIT
-        if self.exit_code is not None:
-            return self.exit_code
-        number = getattr(signal.Signals, self.signal or "", None)
-        return 128 + int(number) if number is not None else 1
 
 
 @attrs.frozen(kw_only=True)
@@ -363,7 +330,7 @@ class _Stopped(BaseException):
 
 
 def run_command(
-    truncator: Truncator,
+    truncator: StreamOpener,
     argv: Sequence[str],
     *,
     tool: str = "execute_command",
@@ -460,7 +427,7 @@ def _wait_for(finished: threading.Lock) -> None:
             return
 
 
-def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float | None,
+def _run(truncator: StreamOpener, argv: Sequence[str], *, tool: str, timeout: float | None,
          cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None,
          stdin: int | IO[Any] | None, kill_grace: float, progress: Progress | None,
          stop: _Stop | None, context: Mapping[str, Any]) -> CommandResult:
@@ -586,7 +553,7 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -
 
 
 async def arun_command(
-    truncator: Truncator,
+    truncator: StreamOpener,
     argv: Sequence[str],
     *,
     tool: str = "execute_command",

@@ -19,7 +19,7 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   last ones, each sized from the budget plus a little slack (the most a cut can move while it
   snaps to a line boundary). Nothing in between is held.
 * **The same pipeline cuts.** At the end the stream stands for the full text with a
-  :class:`~truncation_core.streaming.ends.KeptEnds` and hands it to the pipeline that
+  :class:`~truncation_core.pipeline.ends.KeptEnds` and hands it to the pipeline that
   ``process`` uses (:mod:`truncation_core.pipeline.pipeline`): the same hooks, in the same
   order, with the same markers, highlights and metadata. When the whole stream did fit in the
   two buffers, it is handed over as one string. A differential property test checks equality
@@ -30,7 +30,7 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   limit stores nothing, like ``process``.
 
 A strategy cuts a stream longer than its kept ends through its
-:class:`~truncation_core.streaming.incremental.IncrementalCut`, when a ``stream_cutter``
+:class:`~truncation_core.types.strategy.IncrementalCut`, when a ``stream_cutter``
 offers one, or through its ``truncate`` when it declares itself ``streamable``; otherwise
 the stream is cut with ``head_tail`` and the notes say so.
 """
@@ -46,24 +46,25 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
-from truncation_core.config.checks import PositiveInt
 from truncation_core.errors import StoreError, StoreFull, log
+from truncation_core.pipeline.ends import KeptEnds, window_for
 from truncation_core.pipeline.results import TruncationResult
-from truncation_core.streaming.ends import KeptEnds, window_for
 from truncation_core.text.bytecount import count_newlines, is_ascii, utf8_chars
 from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
+from truncation_core.types.checks import PositiveInt
 
 if TYPE_CHECKING:
     import asyncio
 
-    from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import StreamHighlights
     from truncation_core.highlights.patterns import Matcher
-    from truncation_core.hooks.models import Budget, ContentFacts
     from truncation_core.pipeline.pipeline import Pipeline
-    from truncation_core.storage.protocol import ArtifactWriter
-    from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.types.cuts import ContentFacts
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.storage import ArtifactWriter
+    from truncation_core.types.strategy import IncrementalCut
 
 __all__ = ["AsyncStream", "Stream"]
 
@@ -641,8 +642,8 @@ class Stream:
                                  tail_is_start=False)
         elif self._byte_offsets():
             locate = text_locator(view, lambda: total)
-        from truncation_core.hooks.cuts import ContentFacts
         from truncation_core.structured.sniff import looks_like_json, looks_like_xml
+        from truncation_core.types.cuts import ContentFacts
 
         # The sniffs of content_facts, which look only at the two ends.
         json = looks_like_json(view)  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 ``element`` sees JSON, JSON Lines, XML, or none of them:
 
 * JSON up to ``stream_threshold`` characters is parsed whole (once, shared through
-  :attr:`ContentFacts.parsed <truncation_core.hooks.models.ContentFacts.parsed>`) and fitted by
+  :attr:`ContentFacts.parsed <truncation_core.types.cuts.ContentFacts.parsed>`) and fitted by
   :mod:`~truncation_core.structured.json_element`;
 * larger JSON, and JSON nested too deep for the recursive parser, is fed to the streaming
   truncator of :mod:`~truncation_core.structured.json_stream`, in chunks;
@@ -22,14 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.config.model import Policy
 from truncation_core.errors import log
-from truncation_core.hooks.models import Budget, ContentFacts, Cut
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.notes import NoteCache, structured_details
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import count_lines
+from truncation_core.types.cuts import ContentFacts, Cut
+from truncation_core.types.markers import MarkerRenderer
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator

@@ -1,7 +1,7 @@
 """Element truncation of JSON fed chunk by chunk, in memory bounded by the budget.
 
 :class:`JsonStreamTruncator` is push-style: ``feed(chunk)`` any number of times (bytes or
-str), then ``finish()`` returns the :class:`~truncation_core.hooks.models.Cut`. It parses with
+str), then ``finish()`` returns the :class:`~truncation_core.types.cuts.Cut`. It parses with
 ijson's C backend (yajl2_c) through ``basic_parse_coro``, so nothing blocks and nothing
 recurses, whatever the nesting depth.
 
@@ -39,9 +39,6 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, Cut, Omission
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.json_element import (
     INF,
@@ -52,6 +49,10 @@ from truncation_core.structured.json_element import (
 )
 from truncation_core.text.cut import fit_prefix, fit_suffix
 from truncation_core.text.measure import count_terminators, measure
+from truncation_core.types.cuts import Cut, Omission
+from truncation_core.types.markers import MarkerRenderer
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
 
 __all__ = ["JsonStreamTruncator"]
 

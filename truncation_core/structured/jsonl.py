@@ -15,10 +15,11 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ElementOmission, Size
 from truncation_core.structured.json_element import _split, dump_string
 from truncation_core.text.measure import measure, utf8_size
+from truncation_core.types.cuts import ElementOmission
+from truncation_core.types.models import Budget, Size
+from truncation_core.types.policy import Policy
 
 __all__ = ["Records", "fit_records"]
 

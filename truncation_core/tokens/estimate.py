@@ -33,7 +33,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from truncation_core.tokens.contract import (
+from truncation_core.types.tokenizer import (
     fit_prefix_by_count,
     fit_suffix_by_count,
     utf8_size,

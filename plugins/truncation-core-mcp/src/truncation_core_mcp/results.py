@@ -35,11 +35,12 @@ from typing import Any
 import attrs
 
 from truncation_core import Truncator, hookimpl
-from truncation_core.config.checks import NonNegativeInt, PositiveInt
-from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import Config, Policy
+from truncation_core.config.model import Config
 from truncation_core.pipeline.results import TruncationResult
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.checks import NonNegativeInt, PositiveInt
+from truncation_core.types.policy import Policy
+from truncation_core.types.storage import ArtifactStore
+from truncation_core.types.templates import MarkerConfig
 from truncation_core_mcp.naming import ToolNames
 
 __all__ = ["META_KEY", "REFERENCE_SCHEMA", "CallInfo", "ResultProcessor", "exposed_output_schema"]

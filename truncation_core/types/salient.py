@@ -22,14 +22,15 @@ line, take the lines a regex finds, stop at a line another regex finds or after 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from truncation_core.hooks.models import strings
+from truncation_core.types.converters import strings
 
-__all__ = ["MAX_UNIT_LINES", "SalientUnit", "UnitLines", "lines_above", "lines_below"]
+__all__ = ["MAX_UNIT_LINES", "SalientPattern", "SalientRecord", "SalientUnit", "UnitLines",
+           "lines_above", "lines_below"]
 
 #: The most lines a unit may look at on either side of its line.
 MAX_UNIT_LINES = 64
@@ -125,3 +126,82 @@ def lines_above(take: str, *, stop: str | None = None, most: int = 3) -> Choose:
         return _walk(lines.above, take_re, stop_re, most, -1)
 
     return choose
+
+
+def _check_pattern_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
+    if not value:
+        raise ValueError("keywords: at least one literal string is needed, so that lines can "
+                         "be found without running the regex on every line")
+    for keyword in value:
+        if not isinstance(keyword, str) or not keyword:
+            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
+        if "\n" in keyword or "\r" in keyword:
+            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
+                             "inside one line")
+
+
+def _check_regex(_inst: object, _attr: object, value: str | None) -> None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"regex: not a valid regular expression: {exc}") from None
+
+
+@attrs.frozen(kw_only=True)
+class SalientPattern:
+    """What makes a line worth lifting into the highlights block.
+
+    A line matches when its probe (ANSI escapes removed) contains one of *keywords*
+    (literal, case-sensitive) and, if *regex* is given, :func:`re.search` finds *regex* in
+    the probe. Write keywords as literal strings that every line you want contains
+    (``"rror"`` catches both ``error`` and ``Error``); the regex then says precisely which of
+    those lines you want.
+    """
+
+    #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
+    name: str
+    #: Literal strings, one of which every matching line contains.
+    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_pattern_keywords)
+    #: A regular expression searched in lines that contain a keyword; None to take them all.
+    regex: str | None = attrs.field(default=None, validator=_check_regex)
+    #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...
+    rank: int = 1
+    #: For a header that has no word to look for, but a line under it that has: a regular
+    #: expression the line right above the matching one must match (``re.search``, ANSI
+    #: escapes removed). That line is then the salient one, and the matching line is the
+    #: first below it (ruff's ``F821 Undefined name `x``` over `` --> app.py:7:53``).
+    header: str | None = attrs.field(default=None, validator=_check_regex)
+
+
+def _check_record_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
+    if not value:
+        raise ValueError("keywords: at least one literal string is needed, so that record "
+                         "lines can be found without parsing every line")
+    for keyword in value:
+        if not isinstance(keyword, str) or not keyword:
+            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
+        if "\n" in keyword or "\r" in keyword:
+            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
+                             "inside one line")
+
+
+def _check_test(_inst: object, _attr: object, value: Any) -> None:
+    if not callable(value):
+        raise ValueError(f"test: expected a function of the parsed record, got "
+                         f"{type(value).__name__}")
+
+
+@attrs.frozen(kw_only=True)
+class SalientRecord:
+    """Which records of a JSON Lines log are worth lifting into the highlights block."""
+
+    #: A short name, shown in the metadata (``log-error`` ...).
+    name: str
+    #: Literal strings, one of which the line of every record you want contains
+    #: (``'"error"'``, ``'"level":5'``): only those lines are parsed.
+    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_record_keywords)
+    #: ``test(record: Mapping[str, Any]) -> bool``, given the parsed JSON object.
+    test: Callable[[Mapping[str, Any]], bool] = attrs.field(validator=_check_test, repr=False)
+    #: As for patterns: 0 is shown first, then 1 ...
+    rank: int = 1

@@ -1,7 +1,7 @@
 """The seam for strategies that must see all of a stream: an incremental truncator fed as the
 stream arrives.
 
-A stream keeps only its first and last characters (:mod:`truncation_core.streaming.ends`),
+A stream keeps only its first and last characters (:mod:`truncation_core.pipeline.ends`),
 which is all a strategy that declares itself ``streamable`` needs. A strategy that decides
 from the whole content (the ``element`` strategy for JSON, a plugin's own) can cut a long
 stream only through an :class:`IncrementalCut` that a plugin returns from the
@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.cuts import ContentFacts, Cut
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget
 
 __all__ = ["IncrementalCut"]
 
@@ -47,7 +48,7 @@ class IncrementalCut(Protocol):
         """The cut of everything fed, within *budget*; None if it cannot cut this content:
         the stream then cuts it as text.
 
-        *text* stands for the whole content: a :class:`~truncation_core.streaming.ends.KeptEnds`
+        *text* stands for the whole content: a :class:`~truncation_core.pipeline.ends.KeptEnds`
         that answers for its first and last characters (what a text strategy reads), so a
         cutter can fall back to a text cut exactly as ``process`` would. It may be called
         more than once, with smaller budgets (a highlights block takes room from the

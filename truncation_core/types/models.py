@@ -1,76 +1,26 @@
-"""Frozen value objects passed to and returned from hooks.
+"""The sizes and limits every Truncator uses from the start, and what a plugin provides.
 
 Every class here is ``@attrs.frozen(kw_only=True)``: hooks cannot change shared state (they return
 ``attrs.evolve(x, ...)`` instead), and fields can be added later without breaking plugins that
-build these objects by keyword.
-
-This module holds what every Truncator uses from the start (:class:`Size`, :class:`Budget`,
-:class:`Provides`). The objects of a cut (:class:`ContentFacts`, :class:`Cut`,
-:class:`Omission`, :class:`ArtifactSpan`, :class:`Marker`, :class:`ElementOmission`) are in
-:mod:`truncation_core.hooks.cuts`, imported with the first cut, and the converters of fields
-in :mod:`truncation_core.hooks.converters`: both are importable from here too.
+build these objects by keyword. The objects of a cut are in :mod:`truncation_core.types.cuts`,
+imported with the first cut.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
-# The converters of fields of hook value objects, used from here by other modules too.
-from truncation_core.hooks.converters import frozen_mapping, names, omissions, strings
+from truncation_core.types.converters import frozen_mapping, names
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.cuts import (
-        ArtifactSpan,
-        ContentFacts,
-        Cut,
-        ElementKind,
-        ElementOmission,
-        Marker,
-        MarkerPosition,
-        Omission,
-    )
-    from truncation_core.storage.protocol import ArtifactStore
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.storage import ArtifactStore
+    from truncation_core.types.tokenizer import Tokenizer
 
-__all__ = [
-    "ArtifactSpan",
-    "Budget",
-    "ContentFacts",
-    "Cut",
-    "ElementKind",
-    "ElementOmission",
-    "Marker",
-    "MarkerPosition",
-    "Omission",
-    "Provides",
-    "Size",
-    "frozen_mapping",
-    "names",
-    "omissions",
-    "strings",
-]
-
-#: The names defined in :mod:`truncation_core.hooks.cuts`, imported from there on first use.
-_CUTS = frozenset({"ArtifactSpan", "ContentFacts", "Cut", "ElementKind", "ElementOmission",
-                   "Marker", "MarkerPosition", "Omission"})
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _CUTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from truncation_core.hooks import cuts
-
-    value = getattr(cuts, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_CUTS})
+__all__ = ["Budget", "Provides", "Size"]
 
 
 @attrs.frozen(kw_only=True)
@@ -146,14 +96,14 @@ class Provides:
     )
     #: The names in :attr:`strategies` whose ``truncate`` can cut a long stream from the
     #: first and last characters it keeps: given a
-    #: :class:`~truncation_core.streaming.ends.KeptEnds` as ``text``, they read only its two
+    #: :class:`~truncation_core.pipeline.ends.KeptEnds` as ``text``, they read only its two
     #: ends (slicing, ``find``/``rfind`` there, and line terminators counted anywhere), as
     #: :func:`~truncation_core.text.cut.cut_text` does. A stream of a strategy not listed
-    #: here is cut by the strategy's :class:`~truncation_core.streaming.incremental.IncrementalCut`
+    #: here is cut by the strategy's :class:`~truncation_core.types.strategy.IncrementalCut`
     #: if a ``stream_cutter`` offers one, else by ``head_tail``, and the metadata says so.
     streamable: frozenset[str] = attrs.field(factory=frozenset, converter=names)
     #: Tokenizer name -> factory ``() -> Tokenizer`` (see
-    #: :class:`~truncation_core.tokens.contract.Tokenizer`), for the ``tokenizer`` setting.
+    #: :class:`~truncation_core.types.tokenizer.Tokenizer`), for the ``tokenizer`` setting.
     #: A factory is called once per Truncator, the first time a policy names it; it should
     #: return at once and load its vocabulary on first use.
     tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(

@@ -3,7 +3,7 @@
 :class:`MarkerConfig` holds the templates (``marker:`` in the config file), in
 :meth:`str.format` syntax; :data:`MARKER_PLACEHOLDERS` says which placeholders each may use,
 and :func:`marker_template_problems` checks a configuration's templates against them.
-Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
+Rendering a template for one marker is :mod:`truncation_core.types.markers`.
 """
 
 from __future__ import annotations

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, runtime_checkable
 
-from truncation_core.artifacts.ids import is_tool_call_id, validate_artifact_id
 from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
+from truncation_core.types.ids import is_tool_call_id, validate_artifact_id
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
-    from truncation_core.storage.reports import CleanReport, SessionInfo
+    from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+    from truncation_core.types.reports import CleanReport, SessionInfo
 
 __all__ = [
     "ArtifactStore",
@@ -57,14 +57,14 @@ __all__ = [
 ]
 
 
-#: Defined in :mod:`truncation_core.storage.reports`, imported from there on first use.
+#: Defined in :mod:`truncation_core.types.reports`, imported from there on first use.
 _REPORTS = frozenset({"CleanReport", "SessionInfo"})
 
 
 def __getattr__(name: str) -> Any:
     if name not in _REPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from truncation_core.storage import reports
+    from truncation_core.types import reports
 
     value = getattr(reports, name)
     globals()[name] = value
@@ -83,7 +83,7 @@ class ArtifactWriter(Protocol):
     nothing becomes visible. ``commit`` publishes the artifact atomically and returns its ref:
     a reader never sees a half-written artifact.
 
-    ``commit(info)`` replaces the :class:`~truncation_core.artifacts.model.ArtifactInfo` the
+    ``commit(info)`` replaces the :class:`~truncation_core.types.artifacts.ArtifactInfo` the
     writer was opened with: a stream opens its writer before it knows its size, line count
     or content type, and gives the final description when it ends.
     """
@@ -263,7 +263,7 @@ def find_tool_call(store: ArtifactStore, tool_call_id: str) -> ArtifactRef | Non
 
     Uses the store's own ``find_tool_call`` when it has one, else reads :meth:`ArtifactStore.list`.
     """
-    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.types.artifacts import ArtifactRef
 
     own = getattr(store, "find_tool_call", None)
     if callable(own):

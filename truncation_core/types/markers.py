@@ -1,7 +1,7 @@
 """Rendering markers for one tool result through the ``format_marker`` hook.
 
 A strategy never formats marker text itself: it describes what it omitted (an
-:class:`~truncation_core.hooks.models.Omission`) and asks the :class:`MarkerRenderer` it was
+:class:`~truncation_core.types.cuts.Omission`) and asks the :class:`MarkerRenderer` it was
 given. The renderer adds what the strategy does not know (the tool, where the full content is
 kept, why it could not be kept) and calls the hook, so a project restyles every marker in one
 place. :func:`render_configured` renders a marker with the configured templates: what the
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.artifacts.model import human_size, is_tool_call_id
-from truncation_core.hooks.models import (
+from truncation_core.types.artifacts import human_size
+from truncation_core.types.cuts import (
     ArtifactSpan,
     ContentFacts,
     ElementOmission,
@@ -24,12 +24,13 @@ from truncation_core.hooks.models import (
     MarkerPosition,
     Omission,
 )
-from truncation_core.pipeline.resume import locate, located
+from truncation_core.types.ids import is_tool_call_id
+from truncation_core.types.resume import locate, located
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
-    from truncation_core.config.markers import MarkerConfig
-    from truncation_core.config.model import Policy
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.templates import MarkerConfig
 
 __all__ = ["MarkerRenderer", "render_configured"]
 
@@ -67,7 +68,7 @@ class MarkerRenderer:
         """The marker text for *omission*, separators included.
 
         The marker gets the omission with its coordinates in the artifact
-        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`),
+        (:attr:`Omission.in_artifact <truncation_core.types.cuts.Omission.in_artifact>`),
         which the metadata carries too.
         """
         marker = self._marker(omission.position, located(omission, self.artifact))
