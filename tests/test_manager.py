@@ -30,6 +30,7 @@ from truncation_core import (
     hookimpl,
 )
 from truncation_core.hooks.host import DEFAULT_PLUGINS
+from truncation_core.plugin import Strategy
 
 LOG = "".join(f"line {i}\n" for i in range(500))
 
@@ -148,7 +149,9 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
 
         @hookimpl
         def provides(self) -> Provides:
-            return Provides(strategies={"middle_only": "keeps the middle"},
+            return Provides(strategies=[Strategy(name="middle_only",
+                                                 description="keeps the middle",
+                                                 cut=lambda text, **_: None)],
                             backends={"null": lambda config: None})
 
     builtins = make(load_entrypoints=False).plugins
@@ -161,7 +164,7 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
     assert info["explicit.extra"].strategies == ("middle_only",)
     assert info["explicit.extra"].backends == ("null",)
     assert info["builtin.memory_store"].backends == ("memory",)
-    assert info["builtin.head_tail"].strategies == ("head_tail",)
+    assert info["builtin.strategies"].strategies == ("head", "head_tail", "lines", "tail")
 
 
 def test_the_example_plugin_is_discovered_by_entry_point() -> None:
@@ -246,8 +249,7 @@ def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
         make({"plugins": {"strict": True}}, plugins=[Typo()], load_entrypoints=False)
     known = message.split("known hooks: ", 1)[1]
     assert known.split(", ") == ["format_marker", "provides", "register_commands",
-                                 "salient_patterns", "salient_records", "salient_units",
-                                 "select_strategy", "store_artifact", "stream_cutter",
+                                 "salient_detector", "select_strategy", "store_artifact",
                                  "truncate"]
 
 
@@ -265,8 +267,7 @@ def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> No
     with pytest.raises(pluggy.PluginValidationError):
         loader.register(Typo(), name="typo", kind="explicit", target=None)
     assert hook_names(loader.pm) == ["format_marker", "provides", "register_commands",
-                                     "salient_patterns", "salient_records", "salient_units",
-                                     "select_strategy", "store_artifact", "stream_cutter",
+                                     "salient_detector", "select_strategy", "store_artifact",
                                      "truncate"]
 
 

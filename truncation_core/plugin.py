@@ -8,12 +8,14 @@
   :class:`ContentFacts`, :class:`Omission`, :class:`ArtifactSpan`, :class:`Cut`,
   :class:`Marker`, :class:`ElementOmission`, :class:`Provides`, and the effective
   :class:`Policy`;
-* what strategies build with: the :class:`MarkerRenderer` they are given, and the text
-  helpers (:func:`cut_text`, :func:`fit_prefix`, :func:`fit_suffix`, :func:`snap_prefix`,
-  :func:`snap_suffix`, :func:`omission`, :func:`measure`, :func:`count_lines`,
-  :func:`is_line_start`);
-* the seam for streams, :class:`IncrementalCut`, and what the highlights are made of:
-  :class:`SalientPattern`, :class:`SalientUnit` (with :class:`UnitLines`,
+* a strategy, :class:`Strategy` (``Provides(strategies=[...])``): its ``cut``
+  (:class:`CutFunction`) and, for long streams, the :class:`IncrementalCut` its
+  ``stream_cutter`` makes; what strategies build with: the :class:`MarkerRenderer` they are
+  given, and the text helpers (:func:`cut_text`, :func:`fit_prefix`, :func:`fit_suffix`,
+  :func:`snap_prefix`, :func:`snap_suffix`, :func:`omission`, :func:`measure`,
+  :func:`count_lines`, :func:`is_line_start`);
+* a highlights detector, :class:`SalientDetector` (from ``salient_detector``), and what it
+  is made of: :class:`SalientPattern`, :class:`SalientUnit` (with :class:`UnitLines`,
   :func:`lines_below` and :func:`lines_above`) and :class:`SalientRecord`;
 * for tokenizers (``Provides(tokenizers=...)``): the :class:`Tokenizer` contract, the fits
   built on ``count`` alone (:func:`fit_prefix_by_count`, :func:`fit_suffix_by_count`),
@@ -62,7 +64,10 @@ _EXPORTS = {
     "count_lines": "truncation_core.text.measure",
     "is_line_start": "truncation_core.text.measure",
     "measure": "truncation_core.text.measure",
+    "CutFunction": "truncation_core.types.strategy",
     "IncrementalCut": "truncation_core.types.strategy",
+    "Strategy": "truncation_core.types.strategy",
+    "SalientDetector": "truncation_core.types.salient",
     "SalientPattern": "truncation_core.types.salient",
     "SalientRecord": "truncation_core.types.salient",
     "SalientUnit": "truncation_core.types.salient",
@@ -114,6 +119,7 @@ __all__ = [
     "ConfigError",
     "ContentFacts",
     "Cut",
+    "CutFunction",
     "ElementOmission",
     "IncrementalCut",
     "Marker",
@@ -122,6 +128,7 @@ __all__ = [
     "Policy",
     "Provides",
     "Retrieval",
+    "SalientDetector",
     "SalientPattern",
     "SalientRecord",
     "SalientUnit",
@@ -131,6 +138,7 @@ __all__ = [
     "StoreConfig",
     "StoreError",
     "StoreFull",
+    "Strategy",
     "Tokenizer",
     "TruncationCoreError",
     "UnitLines",
@@ -214,6 +222,7 @@ if TYPE_CHECKING:
     from truncation_core.types.policy import Policy, StoreConfig
     from truncation_core.types.reports import CleanReport, SessionInfo
     from truncation_core.types.salient import (
+        SalientDetector,
         SalientPattern,
         SalientRecord,
         SalientUnit,
@@ -227,7 +236,7 @@ if TYPE_CHECKING:
         StorageBackend,
         WriterBase,
     )
-    from truncation_core.types.strategy import IncrementalCut
+    from truncation_core.types.strategy import CutFunction, IncrementalCut, Strategy
     from truncation_core.types.tokenizer import (
         Tokenizer,
         fit_prefix_by_count,

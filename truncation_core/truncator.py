@@ -316,7 +316,7 @@ class Truncator:
             raise ValueError("already_truncated: not supported by streams, which are always "
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
-        cutters = self._pipeline.stream_cutters(tool, policy, context)
+        cutters = self._pipeline.stream_cutters(tool, policy)
         matcher = (functools.partial(self._pipeline.matcher, tool, policy) if policy.highlights
                    else None)
         return Stream(self._pipeline, tool=tool, policy=policy, budget=slot.budget,

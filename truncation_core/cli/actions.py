@@ -62,16 +62,17 @@ WHOLE_INPUT_BYTES = 64 << 20
 
 def cuts_streams(truncator: Truncator, tool: str | None) -> bool:
     """Whether the strategy *tool*'s policy asks for can cut a stream as it cuts whole text:
-    it is ``streamable`` (declared in ``provides``), or a ``stream_cutter`` offers a cutter
-    for it."""
+    it is ``streamable``, or its ``stream_cutter`` makes a cutter for the policy."""
     policy = truncator.policy(tool)
-    if policy.strategy in truncator.plugins.streamable:
+    strategy = truncator.plugins.strategies.get(policy.strategy)
+    if strategy is None:
+        return False
+    if strategy.streamable:
         return True
     try:
-        cutters, _ = truncator.plugins.stream_cutters(tool=tool, policy=policy, context={})
+        return strategy.stream_cutter is not None and strategy.stream_cutter(policy) is not None
     except Exception:  # a plugin's bug: the stream reports it, and cuts as text
         return False
-    return any(cutter.strategy == policy.strategy for cutter in cutters)
 
 
 def cut_input(truncator: Truncator, tool: str | None, source: BinaryIO) -> TruncationResult:

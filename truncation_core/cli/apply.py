@@ -79,7 +79,7 @@ def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy:
     the stricter wins.
 
     Input is streamed in bounded memory when the strategy can cut a stream; a strategy that
-    cannot (a plugin's, not declared streamable) gets it whole, up to 64 MiB.
+    cannot (a plugin's, not streamable) gets it whole, up to 64 MiB.
     """
     limits = limits_of(max_tokens, max_bytes, max_lines, tokenizer)
     try:

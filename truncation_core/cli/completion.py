@@ -31,8 +31,8 @@ def complete_strategies(ctx: click.Context, param: click.Parameter,
         strategies = truncator.plugins.strategies
     except Exception:  # completion must never fail the shell
         return []
-    return [CompletionItem(name, help=str(description))
-            for name, description in sorted(strategies.items()) if name.startswith(incomplete)]
+    return [CompletionItem(name, help=strategy.description)
+            for name, strategy in sorted(strategies.items()) if name.startswith(incomplete)]
 
 
 def complete_tools(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:

@@ -42,8 +42,8 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   (``marker.highlight_not_kept``), with no number
   (:func:`truncation_core.types.resume.artifact_line`).
 
-Patterns, units and records come from the ``salient_patterns``, ``salient_units`` and
-``salient_records`` hooks: the built-in plugins (``truncation_core.builtins.salient`` and
+Patterns, units and records come from the detectors of the ``salient_detector`` hook: the
+built-in plugins (``truncation_core.builtins.salient`` and
 the ``salient_*`` family modules) give them for common tools, and plugins add their own per
 tool.
 """

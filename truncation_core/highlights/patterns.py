@@ -1,6 +1,6 @@
 """Salient-line patterns, and finding the lines that match them fast.
 
-A :class:`SalientPattern` (from the ``salient_patterns`` hook) names literal ``keywords`` and
+A :class:`SalientPattern` (of a ``salient_detector``) names literal ``keywords`` and
 an optional ``regex``. A line matches when its probe (its first :data:`PROBE_CHARS`
 characters, without the terminator, ANSI escapes removed: :func:`~.lines.clean`) contains a
 keyword and the regex, if any, is found in it; the first matching pattern in rank order

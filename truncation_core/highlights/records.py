@@ -3,7 +3,7 @@
 In a structured log, every line is a JSON object and the words that make a line salient in
 text (``error``, ``ERROR``) are field names and values anywhere in it: ``"level":"error"``,
 pino's ``"level":50``, ``"severity":"ERROR"``, an ``"err": {...}`` object, sometimes after a
-long stack trace. A :class:`SalientRecord` (from the ``salient_records`` hook) judges the
+long stack trace. A :class:`SalientRecord` (of a ``salient_detector``) judges the
 parsed record instead: ``test(record)`` returns whether it is worth showing.
 
 A line is tried as a record when, after leading blanks, it starts with ``{``, holds one of

@@ -14,9 +14,9 @@ what raised                              what the processor does instead
                                          configured templates, rendered without plugins)
 ``store_artifact``, or its writer        cuts inline, with markers saying that the full
                                          content could not be kept
-``salient_patterns``, ``salient_units``  shows no highlights (and asks again next time)
-or ``salient_records``
-``stream_cutter``                        the stream cuts as text
+``salient_detector``                     shows no highlights (and asks again next time)
+a strategy's ``stream_cutter``, or its   the stream cuts as text
+cutter
 =======================================  ===================================================
 
 With ``plugins.strict`` on, the exception propagates instead. Failures of the store itself

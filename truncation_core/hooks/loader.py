@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from truncation_core.config.model import PluginsConfig
     from truncation_core.types.models import Provides
     from truncation_core.types.storage import ArtifactStore
+    from truncation_core.types.strategy import Strategy
     from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = [
@@ -62,20 +63,16 @@ ENTRY_POINT_GROUP = "truncation_core"
 
 #: Built-in plugin modules, registered by import under the name ``builtin.<module>``.
 DEFAULT_PLUGINS = (
-    "truncation_core.builtins.select",
-    "truncation_core.builtins.head",
-    "truncation_core.builtins.tail",
-    "truncation_core.builtins.head_tail",
-    "truncation_core.builtins.lines",
+    "truncation_core.builtins.pipeline",
+    "truncation_core.builtins.strategies",
     "truncation_core.builtins.element",
-    "truncation_core.builtins.markers",
-    "truncation_core.builtins.store",
+    "truncation_core.builtins.ranked",
     "truncation_core.builtins.memory_store",
     "truncation_core.builtins.filesystem_store",
-    "truncation_core.builtins.ranked",
     # The built-ins are all trylast, and pluggy asks trylast implementations in the order
-    # they were registered: the tool families' patterns come before the generic ones, so that
-    # within a rank the specific pattern names a line (``sanitizer-report``, not ``error``).
+    # they were registered: the tool families' detectors come before the generic one, so
+    # that within a rank the specific pattern names a line (``sanitizer-report``, not
+    # ``error``).
     "truncation_core.builtins.salient_logs",
     "truncation_core.builtins.salient_compilers",
     "truncation_core.builtins.salient_tests",
@@ -139,14 +136,12 @@ class Loaded:
     pm: pluggy.PluginManager
     #: Every plugin considered, loaded or not, in registration order.
     records: tuple[PluginInfo, ...]
-    #: Strategy name -> description, over every loaded plugin.
-    strategies: Mapping[str, str]
+    #: Strategy name -> the strategy, over every loaded plugin.
+    strategies: Mapping[str, Strategy]
     #: Backend name -> store factory, over every loaded plugin.
     backends: Mapping[str, Callable[..., ArtifactStore]]
     #: Backend name -> the plugin whose factory it is.
     backend_providers: Mapping[str, str]
-    #: The strategies that can cut a long stream from its kept ends.
-    streamable: frozenset[str]
     strict: bool
     #: Tokenizer name -> factory, over every loaded plugin.
     tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(factory=dict)
@@ -249,6 +244,12 @@ class _Loader:
             raise pluggy.PluginValidationError(
                 plugin, f"implements unknown hook(s) {', '.join(sorted(unknown))}; "
                         f"known hooks: {', '.join(hook_names(self.pm))}")
+        if any(impl.plugin is plugin and (impl.wrapper or impl.hookwrapper)
+               for impl in self.pm.hook.select_strategy.get_hookimpls()):
+            self.pm.unregister(plugin)
+            raise pluggy.PluginValidationError(
+                plugin, "select_strategy must be a plain implementation, not a wrapper: the "
+                        "metadata names the plugin whose answer is used")
         self.records[name] = PluginInfo(
             name=name, kind=kind, target=target, distribution=distribution, version=version,
             hooks=tuple(sorted(hc.name for hc in self.pm.get_hookcallers(plugin) or ())))
@@ -300,8 +301,8 @@ class _Loader:
             module = importlib.import_module(module_path)
             # The built-in detectors' patterns are reviewed and tested over hostile lines:
             # they are searched on re, without the deadline a plugin's patterns get.
-            if hasattr(module, "salient_patterns"):
-                trust_salient(module.salient_patterns)
+            if hasattr(module, "salient_detector"):
+                trust_salient(module.salient_detector)
             self.register(module, name="builtin." + module_path.rsplit(".", 1)[1],
                           kind="builtin", target=module_path)
 
@@ -369,11 +370,10 @@ class _Loader:
         what it provides is unknown."""
         from truncation_core.types.models import Provides
 
-        strategies: dict[str, str] = {}
+        strategies: dict[str, Strategy] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
         backend_providers: dict[str, str] = {}
         tokenizers: dict[str, Callable[[], Tokenizer]] = {}
-        streamable: set[str] = set()
         providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
         # later plugin's entry for a name (a backend factory, a tokenizer, a strategy) wins.
@@ -394,38 +394,35 @@ class _Loader:
             if provided is None:
                 continue
             self._note_duplicates(impl.plugin_name, provided, providers)
-            strategies.update(provided.strategies)
+            strategies.update((strategy.name, strategy) for strategy in provided.strategies)
             backends.update(provided.backends)
             backend_providers.update(dict.fromkeys(provided.backends, impl.plugin_name))
             tokenizers.update(provided.tokenizers)
-            streamable.difference_update(provided.strategies)
-            streamable.update(provided.streamable)
             record = self.records.get(impl.plugin_name)
             if record is not None:
                 self.records[impl.plugin_name] = attrs.evolve(
                     record,
-                    strategies=(*record.strategies, *sorted(provided.strategies)),
+                    strategies=(*record.strategies,
+                                *sorted(strategy.name for strategy in provided.strategies)),
                     backends=(*record.backends, *sorted(provided.backends)),
                     tokenizers=(*record.tokenizers, *sorted(provided.tokenizers)))
         return Loaded(pm=self.pm, records=tuple(self.records.values()),
                       strategies=strategies, backends=backends,
-                      backend_providers=backend_providers,
-                      streamable=frozenset(streamable), strict=self.settings.strict,
+                      backend_providers=backend_providers, strict=self.settings.strict,
                       tokenizers=tokenizers)
 
     @staticmethod
     def _note_duplicates(plugin: str, provided: Provides, providers: dict[str, str]) -> None:
         if plugin.startswith("builtin."):
             return
-        for name in sorted(provided.strategies):
+        for name in sorted(strategy.name for strategy in provided.strategies):
             # Overriding a built-in is what plugins are for; two plugins claiming one name
-            # is most likely an accident: the later one's truncate runs.
+            # is most likely an accident: the strategy of the one loaded later is used.
             if name in providers:
                 warnings.warn(f"strategy {name!r} is provided by both plugin "
-                              f"{providers[name]!r} and {plugin!r}; the truncate "
-                              "implementation asked first cuts with it (the one loaded "
-                              "later, unless tryfirst or trylast says otherwise)",
-                              PluginLoadWarning, stacklevel=5)
+                              f"{providers[name]!r} and {plugin!r}; the strategy of "
+                              f"{plugin!r}, loaded later, is used", PluginLoadWarning,
+                              stacklevel=5)
             providers[name] = plugin
 
 

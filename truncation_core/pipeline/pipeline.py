@@ -3,7 +3,7 @@
 The steps, in this order, each a hook that plugins may take over::
 
     select_strategy -> store_artifact -> truncate (format_marker for each marker)
-                    -> highlights (salient_patterns) -> metadata
+                    -> highlights (salient_detector) -> metadata
 
 Content over ``artifact_threshold`` gets an artifact reference above its cut; what the cut
 keeps is shown without terminal control (:mod:`truncation_core.pipeline.plain`).
@@ -13,9 +13,12 @@ counts and keeps its content as it arrives, then asks the same object for each s
 :meth:`Pipeline.select`, :meth:`Pipeline.open_artifact`, and :meth:`Pipeline.finish`,
 which cuts, renders markers, lifts highlights and builds the metadata exactly as for
 ``process``. A stream longer than the ends it kept is cut by the strategy's incremental
-cutter if a ``stream_cutter`` offered one, else by the strategy's ``truncate`` when the
-strategy is ``streamable`` (declared in ``provides``), else by ``head_tail``, and the notes
-say why.
+cutter if its ``stream_cutter`` made one, else by the strategy's cut when the strategy is
+``streamable``, else by ``head_tail``, and the notes say why.
+
+The user's word is enforced here: a tool whose strategy the user named (``tools.<name>
+.strategy``, ``--strategy``) is cut with it whatever the plugins' ``select_strategy`` would
+say, and the metadata names who chose (``strategy_chosen_by``).
 
 Nothing a plugin does fails the call: an exception, or a result of the wrong type, is
 reported with the plugin's name (:mod:`truncation_core.hooks.failures`) and the built-ins
@@ -134,20 +137,23 @@ class Pipeline:
     # -- the steps -----------------------------------------------------------------------------
 
     def select(self, tool: str | None, facts: ContentFacts, policy: Policy,
-               context: Mapping[str, Any], notes: list[str]) -> str:
-        """The strategy that cuts: ``select_strategy``'s answer, or the policy's."""
+               context: Mapping[str, Any], notes: list[str]) -> tuple[str, str]:
+        """The strategy that cuts, and who chose it: ``user`` (the user named the tool's
+        strategy: no plugin is asked), ``plugin NAME`` (its ``select_strategy`` answered), or
+        ``default`` (the built-in choice: the policy's strategy, or ``element`` for
+        structured content)."""
         try:
-            chosen = self.plugins.select_strategy(tool=tool, facts=facts, policy=policy,
-                                                  context=context)
+            chosen, plugin = self.plugins.select_strategy(tool=tool, facts=facts,
+                                                          policy=policy, context=context)
         except Exception as exc:
             self.failed(exc, "select_strategy", f"used {policy.strategy!r}", tool, notes)
-            return policy.strategy
+            return policy.strategy, "default"
         if chosen is None:
-            return policy.strategy
+            return policy.strategy, "default"
         if chosen not in self.plugins.strategies:
             notes.append(f"no plugin provides strategy {chosen!r}; used {policy.strategy!r}")
-            return policy.strategy
-        return chosen
+            return policy.strategy, "default"
+        return chosen, "default" if plugin is None else f"plugin {plugin}"
 
     def open_artifact(self, info: ArtifactInfo, policy: Policy) -> SizeLimitedWriter | None:
         """A writer for a new artifact, through the ``store_artifact`` hook.
@@ -218,42 +224,43 @@ class Pipeline:
                   ref.bytes, tool)
         return ref, None
 
-    def stream_cutters(self, tool: str | None, policy: Policy,
-                       context: Mapping[str, Any]) -> list[IncrementalCut]:
-        """The incremental cutters plugins offer for a stream opening."""
-        try:
-            cutters, wrong = self.plugins.stream_cutters(tool=tool, policy=policy,
-                                                         context=context)
-        except Exception as exc:
-            self.failed(exc, "stream_cutter", "the stream cuts as text", tool)
-            return []
-        if wrong is not None:
-            self.failed(wrong, "stream_cutter", "that cutter is not used", tool)
+    def stream_cutters(self, tool: str | None, policy: Policy) -> dict[str, IncrementalCut]:
+        """Strategy name -> the incremental cutter its ``stream_cutter`` makes for a stream
+        opening (for the strategies that may be chosen for *policy*'s tool)."""
+        cutters: dict[str, IncrementalCut] = {}
+        for strategy in self.plugins.strategies.values():
+            if strategy.stream_cutter is None:
+                continue
+            try:
+                cutter = strategy.stream_cutter(policy)
+                if cutter is not None and not (callable(getattr(cutter, "feed", None))
+                                               and callable(getattr(cutter, "finish", None))):
+                    raise TypeError(f"stream_cutter() of strategy {strategy.name!r} returned a "
+                                    f"{type(cutter).__name__}, not an IncrementalCut")
+            except Exception as exc:
+                self.failed(exc, "stream_cutter", f"strategy {strategy.name!r} cuts the stream "
+                            "as text", tool, suspect=strategy.stream_cutter)
+                continue
+            if cutter is not None:
+                cutters[strategy.name] = cutter
         return cutters
 
     def matcher(self, tool: str | None, policy: Policy,
                 notes: list[str] | None = None) -> Matcher:
-        """The compiled salient-line patterns of *tool* (from ``salient_patterns``)."""
+        """The compiled highlights detectors of *tool* (from ``salient_detector``)."""
         matcher = self._matchers.get(tool)
         if matcher is None:
             from truncation_core.highlights.patterns import Matcher
 
-            hook = "salient_patterns"
             try:
-                patterns, wrong = self.plugins.salient_patterns(tool=tool, policy=policy)
+                detectors, wrong = self.plugins.salient_detectors(tool=tool, policy=policy)
                 if wrong is not None:
                     raise wrong
-                hook = "salient_units"
-                units, wrong = self.plugins.salient_units(tool=tool, policy=policy)
-                if wrong is not None:
-                    raise wrong
-                hook = "salient_records"
-                records, wrong = self.plugins.salient_records(tool=tool, policy=policy)
-                if wrong is not None:
-                    raise wrong
-                matcher = Matcher(patterns, units=units, records=records)
+                matcher = Matcher([p for d in detectors for p in d.patterns],
+                                  units=[u for d in detectors for u in d.units],
+                                  records=[r for d in detectors for r in d.records])
             except Exception as exc:  # not cached: each result says why it has no highlights
-                self.failed(exc, hook, "no highlights", tool, notes)
+                self.failed(exc, "salient_detector", "no highlights", tool, notes)
                 return Matcher(())
             matcher = self._matchers.setdefault(tool, matcher)
         return matcher
@@ -284,13 +291,14 @@ class Pipeline:
                                   byte_offsets=bytes_known,
                                   scope=document_alive)
             notes: list[str] = []
-            strategy = self.select(tool, facts, policy, context, notes)
+            strategy, chosen_by = self.select(tool, facts, policy, context, notes)
             artifact, artifact_error = (
                 self.keep(raw if raw is not None else text, facts, policy, tool, context, notes,
                           size=size)
                 if policy.spill else (None, None))
             call = Call(tool=tool, policy=policy, budget=budget, context=context, text=text,
-                        facts=facts, strategy=strategy, artifact=artifact,
+                        facts=facts, strategy=strategy, strategy_chosen_by=chosen_by,
+                        artifact=artifact,
                         artifact_error=artifact_error, byte_size_known=bytes_known)
             del facts
             result = self.finish(call, notes)
@@ -391,15 +399,19 @@ class Pipeline:
     def _cut(self, call: Call, budget: Budget, markers: MarkerRenderer,
              notes: list[str]) -> Cut:
         """The strategy's cut within *budget*, or head_tail's when it has none that fits."""
-        strategy, text = call.strategy, call.text
+        name, text = call.strategy, call.text
+        strategy = self.plugins.strategies.get(name)
+        if strategy is None:  # a policy made outside this Truncator names it
+            notes.append(f"no plugin provides strategy {name!r}; cut with head_tail instead")
+            return _head_tail(call, budget, markers)
         if not call.whole:
-            for cutter in call.cutters:
-                if cutter.strategy == strategy:
-                    cut = self._finish_cutter(cutter, call, budget, markers, notes)
-                    if cut is not None:
-                        return cut
-            if strategy not in self.plugins.streamable:
-                notes.append(f"strategy {strategy!r} cannot cut a stream this long; cut "
+            cutter = call.cutters.get(name)
+            if cutter is not None:
+                cut = self._finish_cutter(cutter, call, budget, markers, notes)
+                if cut is not None:
+                    return cut
+            if not strategy.streamable:
+                notes.append(f"strategy {name!r} cannot cut a stream this long; cut "
                              "with head_tail instead")
                 return _head_tail(call, budget, markers)
         # The plugin gets its own copy of the budget: one that mutates it (object.__setattr__
@@ -412,7 +424,7 @@ class Pipeline:
         problem = ("returned nothing" if cut is None
                    else "returned output over the budget" if not budget.admits(measure(cut.text))
                    else "returned negative counts")
-        notes.append(f"strategy {strategy!r} {problem}; cut with head_tail instead")
+        notes.append(f"strategy {name!r} {problem}; cut with head_tail instead")
         return _head_tail(call, budget, markers)
 
     def _finish_cutter(self, cutter: IncrementalCut, call: Call, budget: Budget,
@@ -486,6 +498,7 @@ class Pipeline:
             tool=call.tool,
             was_truncated=True,
             strategy_used=cut.strategy or call.strategy,
+            strategy_chosen_by=call.strategy_chosen_by,
             original_size=facts.chars,
             truncated_size=len(content),
             original_lines=facts.lines,

@@ -193,6 +193,12 @@ class TruncationMetadata:
     #: The limits that were applied (in characters, bytes and lines; ``max_tokens`` is the
     #: limit in tokens).
     limits: Budget
+    #: Who chose the strategy asked for (``strategy_used`` may differ when it could not
+    #: cut: the notes say why): ``user`` when the user named the tool's strategy
+    #: (``tools.<name>.strategy``, ``--strategy``), ``plugin NAME`` when a plugin's
+    #: ``select_strategy`` did, ``default`` for the built-in choice (the policy's strategy,
+    #: or ``element`` for structured content); None when nothing was cut.
+    strategy_chosen_by: str | None = None
     #: The artifact holding the full content, or None.
     artifact_id: str | None = None
     #: Why the full content could not be kept, when spilling was on but failed.

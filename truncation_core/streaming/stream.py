@@ -29,10 +29,10 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   it (bytes as received; text as UTF-8 with ``surrogatepass``). A stream that ends within its
   limit stores nothing, like ``process``.
 
-A strategy cuts a stream longer than its kept ends through its
-:class:`~truncation_core.types.strategy.IncrementalCut`, when a ``stream_cutter``
-offers one, or through its ``truncate`` when it declares itself ``streamable``; otherwise
-the stream is cut with ``head_tail`` and the notes say so.
+A strategy cuts a stream longer than its kept ends through the
+:class:`~truncation_core.types.strategy.IncrementalCut` its ``stream_cutter`` made when the
+stream opened, or through its cut when it is ``streamable``; otherwise the stream is cut with
+``head_tail`` and the notes say so (see :mod:`truncation_core.types.strategy`).
 """
 
 from __future__ import annotations
@@ -138,15 +138,15 @@ class Stream:
     """
 
     def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
-                 budget: Budget, context: Mapping[str, Any], cutters: list[IncrementalCut],
+                 budget: Budget, context: Mapping[str, Any], cutters: Mapping[str, IncrementalCut],
                  matcher: Callable[[], Matcher] | None) -> None:
         self._pipeline = pipeline
         self._tool = tool
         self._policy = policy
         self._budget = budget
         self._context = context
-        self._cutters = cutters
-        self._feeding = list(cutters)  # the cutters that still want the content
+        self._cutters = dict(cutters)
+        self._feeding = list(cutters.values())  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
         self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
@@ -399,7 +399,7 @@ class Stream:
         except Exception as exc:
             self._pipeline.failed(exc, "stream_cutter", "that cutter is not used",
                                   self._tool, self._failures, suspect=cutter)
-            self._cutters = [c for c in self._cutters if c is not cutter]
+            self._cutters = {name: c for name, c in self._cutters.items() if c is not cutter}
             return False
 
     def _terminators(self) -> int:
@@ -480,7 +480,7 @@ class Stream:
             # after its result would keep them alive too).
             with contextlib.ExitStack() as document_alive:
                 self._result = self._finish(reserve, document_alive)
-                self._cutters = self._feeding = []
+                self._cutters, self._feeding = {}, []
         return self._result
 
     def interrupt(self, reason: str, *, reserve: str = "") -> TruncationResult:
@@ -578,13 +578,14 @@ class Stream:
             facts = self._kept_ends_facts(view, scope)
         notes: list[str] = list(self._failures)
         pipeline = self._pipeline
-        strategy = pipeline.select(self._tool, facts, policy, self._context, notes)
+        strategy, chosen_by = pipeline.select(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
         pools_for = None
         if not isinstance(view, str) and self._highlights is not None:
             pools_for = functools.partial(self._highlights.pools, total=self._chars)
         call = Call(tool=self._tool, policy=policy, budget=budget, context=self._context,
-                    text=view, facts=facts, strategy=strategy, artifact=artifact,
+                    text=view, facts=facts, strategy=strategy, strategy_chosen_by=chosen_by,
+                    artifact=artifact,
                     artifact_error=artifact_error,
                     byte_size_known=policy.spill or self._mode is bytes,
                     cutters=self._cutters, pools_for=pools_for, above=reserve)

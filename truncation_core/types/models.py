@@ -9,12 +9,13 @@ imported with the first cut.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.types.converters import frozen_mapping, names
+from truncation_core.types.converters import frozen_mapping
+from truncation_core.types.strategy import Strategy
 
 if TYPE_CHECKING:
     from truncation_core.types.storage import ArtifactStore
@@ -84,24 +85,22 @@ class Budget:
         return attrs.evolve(self, chars=min(self.chars, chars))
 
 
+def _strategies(value: Iterable[Strategy]) -> tuple[Strategy, ...]:
+    return tuple(value)
+
+
 @attrs.frozen(kw_only=True)
 class Provides:
-    """The names a plugin makes available, returned by the ``provides`` hook."""
+    """What a plugin makes available, returned by the ``provides`` hook: strategies, storage
+    backends and tokenizers, each under the name configuration uses."""
 
-    #: Strategy name -> one-line description.
-    strategies: Mapping[str, str] = attrs.field(factory=dict, converter=frozen_mapping)
+    #: The strategies (:class:`~truncation_core.types.strategy.Strategy`), each one object:
+    #: its name, description, how it cuts text and what it can cut of a stream.
+    strategies: tuple[Strategy, ...] = attrs.field(default=(), converter=_strategies)
     #: Backend name -> factory ``(StoreConfig) -> ArtifactStore``.
     backends: Mapping[str, Callable[..., ArtifactStore]] = attrs.field(
         factory=dict, converter=frozen_mapping
     )
-    #: The names in :attr:`strategies` whose ``truncate`` can cut a long stream from the
-    #: first and last characters it keeps: given a
-    #: :class:`~truncation_core.pipeline.ends.KeptEnds` as ``text``, they read only its two
-    #: ends (slicing, ``find``/``rfind`` there, and line terminators counted anywhere), as
-    #: :func:`~truncation_core.text.cut.cut_text` does. A stream of a strategy not listed
-    #: here is cut by the strategy's :class:`~truncation_core.types.strategy.IncrementalCut`
-    #: if a ``stream_cutter`` offers one, else by ``head_tail``, and the metadata says so.
-    streamable: frozenset[str] = attrs.field(factory=frozenset, converter=names)
     #: Tokenizer name -> factory ``() -> Tokenizer`` (see
     #: :class:`~truncation_core.types.tokenizer.Tokenizer`), for the ``tokenizer`` setting.
     #: A factory is called once per Truncator, the first time a policy names it; it should
@@ -110,13 +109,19 @@ class Provides:
         factory=dict, converter=frozen_mapping)
 
     def problems(self) -> list[str]:
-        """What is wrong with this declaration (names of the wrong type, a streamable name
-        that is not provided); empty when it is well-formed."""
+        """What is wrong with this declaration (a strategy that is not a
+        :class:`~truncation_core.types.strategy.Strategy`, a name given twice, names of the
+        wrong type); empty when it is well-formed."""
         out = []
-        for name, description in self.strategies.items():
-            if not isinstance(name, str) or not name or not isinstance(description, str):
-                out.append(f"strategies: expected non-empty names mapped to descriptions "
-                           f"(str), got {type(name).__name__} -> {type(description).__name__}")
+        seen: set[str] = set()
+        for strategy in self.strategies:
+            if not isinstance(strategy, Strategy):
+                out.append(f"strategies: expected Strategy objects (Strategy(name=..., "
+                           f"description=..., cut=...)), got {type(strategy).__name__}")
+            elif strategy.name in seen:
+                out.append(f"strategies: {strategy.name!r} is given twice")
+            else:
+                seen.add(strategy.name)
         for name, factory in self.backends.items():
             if not isinstance(name, str) or not name or not callable(factory):
                 out.append(f"backends: expected non-empty names mapped to store factories, "
@@ -125,7 +130,4 @@ class Provides:
             if not isinstance(name, str) or not name or not callable(make):
                 out.append(f"tokenizers: expected non-empty names mapped to tokenizer "
                            f"factories, got {type(name).__name__} -> {type(make).__name__}")
-        for name in sorted(map(str, self.streamable)):
-            if name not in self.strategies:
-                out.append(f"streamable: {name!r} is not one of the strategies provided")
         return out

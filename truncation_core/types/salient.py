@@ -1,22 +1,26 @@
-"""Salient units: the lines that belong with a salient line, shown with it as one unit.
+"""A highlights detector: which lines of an omitted part are worth lifting into the
+highlights block, and what is shown with them. One declaration, :class:`SalientDetector`,
+returned by the ``salient_detector`` hook, bundles:
 
-A header without its location is half useless: ``error[E0308]: mismatched types`` wants its
-``--> src/lib.rs:87:5``, a Python exception its innermost ``File "...", line N`` and the
-source line under it, ``not ok 3 - totals`` its ``location:`` and the ``+``/``-`` lines of
-its diff. Patterns find one line; a :class:`SalientUnit` (from the ``salient_units`` hook)
-says which lines around it go with it.
+- :class:`SalientPattern`: what makes a line salient: literal ``keywords`` (what keeps
+  scanning fast) and an optional ``regex``, with a ``rank`` (0 is shown first);
+- :class:`SalientUnit`: the lines that belong with a salient line, shown with it as one
+  unit. A header without its location is half useless: ``error[E0308]: mismatched types``
+  wants its ``--> src/lib.rs:87:5``, a Python exception its innermost ``File "...", line N``
+  and the source line under it. A unit names the patterns (or records) whose lines it
+  extends, how many lines above and below it may look at, and a ``choose`` function. For
+  each matching line, ``choose`` is given those lines (ANSI escapes removed, each its first
+  :data:`~truncation_core.highlights.patterns.PROBE_CHARS` characters) as a
+  :class:`UnitLines`, and returns the offsets of the lines to keep: ``-1`` is the line right
+  above, ``1`` the line right below. It must be a pure function of what it is given (the
+  block is deterministic), cheap, and it must not raise (if it does, the unit adds nothing to
+  that line, and the failure is logged with the unit's name). :func:`lines_below` and
+  :func:`lines_above` make the usual ``choose``;
+- :class:`SalientRecord`: which records of a JSON Lines log are salient, judged parsed
+  (see :mod:`truncation_core.highlights.records`).
 
-A unit names the patterns whose lines it extends, how many lines above and below it may
-look at, and a ``choose`` function. For each matching line, ``choose`` is given those lines
-(ANSI escapes removed, each its first :data:`~truncation_core.highlights.patterns.PROBE_CHARS`
-characters) as a :class:`UnitLines`, and returns the offsets of the lines to keep: ``-1`` is
-the line right above, ``1`` the line right below. It must be a pure function of what it is
-given (the block is deterministic), cheap (it runs for every matching line that may be
-shown), and it must not raise (if it does, the unit adds nothing to that line, and the
-failure is logged with the unit's name).
-
-:func:`lines_below` and :func:`lines_above` make the usual ``choose``: walk away from the
-line, take the lines a regex finds, stop at a line another regex finds or after so many.
+The engine that applies them, to ``process`` and to streams alike, is
+:mod:`truncation_core.highlights`.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ import attrs
 
 from truncation_core.types.converters import strings
 
-__all__ = ["MAX_UNIT_LINES", "SalientPattern", "SalientRecord", "SalientUnit", "UnitLines",
-           "lines_above", "lines_below"]
+__all__ = ["MAX_UNIT_LINES", "SalientDetector", "SalientPattern", "SalientRecord",
+           "SalientUnit", "UnitLines", "lines_above", "lines_below"]
 
 #: The most lines a unit may look at on either side of its line.
 MAX_UNIT_LINES = 64
@@ -205,3 +209,45 @@ class SalientRecord:
     test: Callable[[Mapping[str, Any]], bool] = attrs.field(validator=_check_test, repr=False)
     #: As for patterns: 0 is shown first, then 1 ...
     rank: int = 1
+
+
+def _patterns(value: Iterable[SalientPattern]) -> tuple[SalientPattern, ...]:
+    return tuple(value)
+
+
+def _units(value: Iterable[SalientUnit]) -> tuple[SalientUnit, ...]:
+    return tuple(value)
+
+
+def _records(value: Iterable[SalientRecord]) -> tuple[SalientRecord, ...]:
+    return tuple(value)
+
+
+def _each(kind: type) -> Callable[[object, attrs.Attribute[Any], tuple[object, ...]], None]:
+    def check(_inst: object, attr: attrs.Attribute[Any], value: tuple[object, ...]) -> None:
+        for item in value:
+            if not isinstance(item, kind):
+                raise TypeError(f"{attr.name}: expected {kind.__name__} objects, got "
+                                f"{type(item).__name__}")
+    return check
+
+
+@attrs.frozen(kw_only=True)
+class SalientDetector:
+    """One highlights detector: the lines it lifts from an omitted part and what it shows
+    with them, declared together. Returned by the ``salient_detector`` hook.
+
+    The detectors of all plugins apply together: their patterns are compiled into one
+    matcher per tool, their units extend the lines of any detector's patterns or records
+    (by name), and their records judge the lines of JSON Lines logs.
+    """
+
+    #: Which lines are salient (:class:`SalientPattern`).
+    patterns: tuple[SalientPattern, ...] = attrs.field(
+        default=(), converter=_patterns, validator=_each(SalientPattern))
+    #: The lines shown with a salient line, as one unit (:class:`SalientUnit`).
+    units: tuple[SalientUnit, ...] = attrs.field(
+        default=(), converter=_units, validator=_each(SalientUnit))
+    #: Which records of a JSON Lines log are salient (:class:`SalientRecord`).
+    records: tuple[SalientRecord, ...] = attrs.field(
+        default=(), converter=_records, validator=_each(SalientRecord))
