@@ -29,22 +29,21 @@ def overrides_for(tool: str | None, strategy: str | None, limit: int | None, *,
     ``max_tokens``, ``max_bytes``, ``max_lines``, ``tokenizer``, each None when not given),
     scoped to ``--tool`` if given.
 
-    ``--strategy`` is what the user asked for, whatever the content: without ``--tool`` it
-    sets ``default_strategy`` and turns off the structure sniff, which would otherwise send
-    JSON and XML to ``element`` (with ``--tool``, the tool's own strategy already wins).
-    ``--session`` names the store's session, so that another process (an agent reading the
-    artifact back) can find it there.
+    ``--strategy`` is the user's word, whatever the content and whatever plugins say: it is
+    the strategy of the tool processed (``tools.<tool>.strategy``; without ``--tool``, of
+    results given without a tool name, whose per-tool settings are under the empty name), so
+    that no plugin's ``select_strategy`` is asked and the structure sniff does not send JSON
+    and XML to ``element``. ``--session`` names the store's session, so that another process
+    (an agent reading the artifact back) can find it there.
     """
     settings: dict[str, Any] = {}
-    if strategy is not None:
-        settings["strategy" if tool else "default_strategy"] = strategy
-        if not tool:
-            settings["detect_structure"] = False
     if limit is not None:
         settings["inline_limit"] = limit
     settings.update({key: value for key, value in (limits or {}).items() if value is not None})
     overrides: dict[str, Any] = ({"tools": {tool: settings}} if tool else settings) if settings \
         else {}
+    if strategy is not None:
+        overrides.setdefault("tools", {}).setdefault(tool or "", {})["strategy"] = strategy
     if session is not None:
         overrides["store"] = {"session": session}
     return overrides

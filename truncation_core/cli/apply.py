@@ -39,7 +39,7 @@ def name_the_option(exc: ConfigError, tool: str | None, *, strategy: str | None 
     left as it is."""
     options = {}
     if strategy is not None:
-        options[f"tools.{tool}.strategy: " if tool else "default_strategy: "] = "--strategy"
+        options[f"tools.{tool or ''}.strategy: "] = "--strategy"
     if session is not None:
         options["store.session: "] = "--session"
     for key, value in (limits or {}).items():

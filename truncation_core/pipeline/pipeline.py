@@ -142,6 +142,8 @@ class Pipeline:
         strategy: no plugin is asked), ``plugin NAME`` (its ``select_strategy`` answered), or
         ``default`` (the built-in choice: the policy's strategy, or ``element`` for
         structured content)."""
+        if policy.explicit_strategy:
+            return policy.strategy, "user"
         try:
             chosen, plugin = self.plugins.select_strategy(tool=tool, facts=facts,
                                                           policy=policy, context=context)
