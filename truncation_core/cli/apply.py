@@ -1,8 +1,7 @@
 """``trunc apply``: show what the model would see of a file or of standard input.
 
 The command's options, as click parses them; what it does is in
-:mod:`truncation_core.cli.actions`, which its plain forms also run without click
-(:mod:`truncation_core.cli.plain`).
+:mod:`truncation_core.cli.actions`.
 """
 
 from __future__ import annotations
