@@ -7,11 +7,12 @@ Registration order decides call order (pluggy calls the last registered first):
 3. project plugins named in config (``plugins.modules``);
 4. plugins passed to ``Truncator(plugins=[...])``.
 
-So an explicitly passed plugin runs first, and the built-ins last. Entry points are loaded by
-this module rather than :meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that
-order is deterministic and a plugin that fails to load (an import error, a hook that does
-not exist, a ``provides`` that returns the wrong thing, even ``sys.exit``) is reported by name
-(a warning, or an error in strict mode) instead of crashing the host. Plugins passed in code
+So an explicitly passed plugin runs first, and the built-ins last. Entry points
+(:func:`importlib.metadata.entry_points`) are loaded by this module rather than
+:meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that order is deterministic and
+a plugin that fails to load (an import error, a hook that does not exist, a ``provides`` that
+returns the wrong thing, even ``sys.exit``) is reported by name (a warning, or an error in
+strict mode) instead of crashing the host. Plugins passed in code
 are checked the same way.
 
 Which plugins load is decided by configuration and code, and restricted further by the
@@ -29,16 +30,17 @@ import functools
 import importlib
 import os
 import sys
-import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 import pluggy
 
 from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_mean
 from truncation_core.hooks import specs
+from truncation_core.text.trusted import trust_salient
+from truncation_core.types.models import Provides
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -69,22 +71,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.ranked",
     "truncation_core.builtins.memory_store",
     "truncation_core.builtins.filesystem_store",
-    # The built-ins are all trylast, and pluggy asks trylast implementations in the order
-    # they were registered: the tool families' detectors come before the generic one, so
-    # that within a rank the specific pattern names a line (``sanitizer-report``, not
-    # ``error``).
-    "truncation_core.builtins.salient_logs",
-    "truncation_core.builtins.salient_compilers",
-    "truncation_core.builtins.salient_tests",
-    "truncation_core.builtins.salient_jvm",
-    "truncation_core.builtins.salient_dotnet",
-    "truncation_core.builtins.salient_browser",
-    "truncation_core.builtins.salient_sanitizers",
-    "truncation_core.builtins.salient_ruby",
-    "truncation_core.builtins.salient_r",
-    "truncation_core.builtins.salient_haskell",
-    "truncation_core.builtins.salient_xcode",
-    "truncation_core.builtins.salient",
+    "truncation_core.builtins.highlights",
     "truncation_core.builtins.estimate_tokenizer",
 )
 
@@ -177,50 +164,6 @@ def effective_settings(settings: PluginsConfig,
     return attrs.evolve(settings, **changes) if changes else settings
 
 
-class _PluginManager(pluggy.PluginManager):
-    """pluggy's manager, finding the hooks of a module faster.
-
-    pluggy looks up every attribute of a plugin (and of the specification module) with
-    :func:`inspect.getattr_static`, about 25 us each on Python 3.11, and a module's
-    attributes include everything it imports: registering the built-ins took several
-    milliseconds, on every Truncator. A module's attribute that is a plain function, or
-    anything but a function or method, is decided here from the module's ``__dict__``, with
-    pluggy's answer; pluggy decides the rest.
-    """
-
-    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
-        opts = _module_function_opts(plugin, name, self.project_name + "_impl")
-        if opts is _UNDECIDED:
-            return super().parse_hookimpl_opts(plugin, name)
-        return cast("pluggy.HookimplOpts | None", opts)
-
-    def parse_hookspec_opts(self, module_or_class: Any, name: str
-                            ) -> pluggy.HookspecOpts | None:
-        opts = _module_function_opts(module_or_class, name, self.project_name + "_spec")
-        if opts is _UNDECIDED:
-            return super().parse_hookspec_opts(module_or_class, name)
-        return cast("pluggy.HookspecOpts | None", opts)
-
-
-_UNDECIDED: Any = object()
-
-
-def _module_function_opts(plugin: object, name: str, marker: str) -> Any:
-    """The marker options of *plugin*'s attribute *name* when *plugin* is a module and the
-    attribute a plain function (None if unmarked), None when it is no function or method at
-    all, else :data:`_UNDECIDED`."""
-    if type(plugin) is not types.ModuleType:
-        return _UNDECIDED
-    value = vars(plugin).get(name, _UNDECIDED)
-    if type(value) is types.FunctionType:
-        opts = getattr(value, marker, None)
-        return opts if isinstance(opts, dict) else None
-    if value is _UNDECIDED or isinstance(value, staticmethod | classmethod | types.MethodType
-                                         | types.FunctionType):
-        return _UNDECIDED
-    return None
-
-
 class _Loader:
     """Registers plugins on one manager and keeps what each one is."""
 
@@ -229,7 +172,7 @@ class _Loader:
         self.env_disabled = _env_list(environ.get("TRUNCATION_CORE_DISABLE_PLUGINS", ""))
         allowed = environ.get("TRUNCATION_CORE_PLUGINS")
         self.env_allowed = None if allowed is None else _env_list(allowed)
-        self.pm = _PluginManager(specs.PROJECT_NAME)
+        self.pm = pluggy.PluginManager(specs.PROJECT_NAME)
         self.pm.add_hookspecs(specs)
         self.records: dict[str, PluginInfo] = {}
 
@@ -295,8 +238,6 @@ class _Loader:
     # -- the sources, in order ----------------------------------------------------------------
 
     def builtins(self) -> None:
-        from truncation_core.text.trusted import trust_salient
-
         for module_path in DEFAULT_PLUGINS:
             module = importlib.import_module(module_path)
             # The built-in detectors' patterns are reviewed and tested over hostile lines:
@@ -307,10 +248,15 @@ class _Loader:
                           kind="builtin", target=module_path)
 
     def entrypoints(self) -> None:
-        from truncation_core.hooks.entrypoints import entry_points
+        # Imported when installed plugins are looked for: 24 ms (email, zipfile, csv ...),
+        # twice `python -c pass` (python -X importtime, the fastest of 7 runs, 2026-12),
+        # which a Truncator built without entry points (tests, load_entrypoints=False) and
+        # `import truncation_core` do not pay; pluggy defers it too (pluggy PR #466).
+        from importlib.metadata import entry_points
 
-        for ep in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist_name, version = ep.distribution, ep.version
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist_name = ep.dist.name if ep.dist is not None else None
+            version = ep.dist.version if ep.dist is not None else None
             if ep.name in self.records:
                 warnings.warn(f"plugin {ep.name!r} from {dist_name} is registered twice; "
                               "keeping the first", PluginLoadWarning, stacklevel=5)
@@ -368,8 +314,6 @@ class _Loader:
         what, and check each answer as any hook's result is checked. A plugin whose answer is
         not a well-formed :class:`~truncation_core.types.models.Provides` has failed to load:
         what it provides is unknown."""
-        from truncation_core.types.models import Provides
-
         strategies: dict[str, Strategy] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
         backend_providers: dict[str, str] = {}
