@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import Truncator
-from truncation_core.builtins.salient import salient_detector
+from truncation_core.builtins.salient import DETECTOR
 from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
 from truncation_core.highlights.choice import in_order
@@ -24,7 +24,7 @@ from truncation_core.text.measure import line_index, measure
 from truncation_core.types.cuts import Omission
 from truncation_core.types.salient import SalientPattern, SalientUnit, UnitLines, lines_below
 
-PATTERNS, UNITS = salient_detector().patterns, salient_detector().units
+PATTERNS, UNITS = DETECTOR.patterns, DETECTOR.units
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:

@@ -315,10 +315,10 @@ FRAGMENTS = ["E ", "   ", "\t", "Error", "Exception", "error", "ERROR", "error["
 
 
 def test_the_built_in_patterns_are_trusted_and_the_others_are_not() -> None:
-    from truncation_core.builtins.salient import salient_detector
+    from truncation_core.builtins.salient import DETECTOR
 
     Truncator(load_entrypoints=False)  # its loader trusts the built-in detectors' patterns
-    for pattern in salient_detector().patterns:
+    for pattern in DETECTOR.patterns:
         if pattern.regex:
             assert SalientRegex(pattern.regex, name=pattern.name).search == \
                 re.compile(pattern.regex).search
@@ -332,8 +332,8 @@ def test_the_built_in_patterns_never_backtrack_catastrophically() -> None:
     outcome = run_bounded(f"""
         import regex
         from hypothesis import HealthCheck, given, settings, strategies as st
-        from truncation_core.builtins.salient import salient_detector
-        compiled = [regex.compile(p.regex) for p in salient_detector().patterns if p.regex]
+        from truncation_core.builtins.salient import DETECTOR
+        compiled = [regex.compile(p.regex) for p in DETECTOR.patterns if p.regex]
         evil = regex.compile({EVIL!r})
         probes = st.lists(st.sampled_from({FRAGMENTS!r}), max_size=80).map(
             lambda parts: "".join(parts)[:512])

@@ -6,6 +6,7 @@ Its rank table loads on the first count, not when this module is imported.
 from __future__ import annotations
 
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.tokens.estimate import EstimateTokenizer
 from truncation_core.types.models import Provides
 from truncation_core.types.tokenizer import Tokenizer
 
@@ -13,8 +14,6 @@ NAME = "estimate"
 
 
 def _estimate() -> Tokenizer:
-    from truncation_core.tokens.estimate import EstimateTokenizer
-
     return EstimateTokenizer()
 
 

@@ -19,25 +19,12 @@ patterns for the tools they know, the same way.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.hooks.specs import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.types.salient import (
-        SalientDetector,
-        SalientPattern,
-        SalientUnit,
-        UnitLines,
-    )
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.types.salient import SalientPattern
-
     return (
         SalientPattern(
             name="test-summary", rank=0,
@@ -190,10 +177,7 @@ def javascript_frame(lines: UnitLines) -> list[int]:
     return []
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.types.salient import SalientUnit
-
     return (
         SalientUnit(name="python-innermost-frame", patterns=("exception",), above=32,
                     choose=python_frame),
@@ -202,16 +186,5 @@ def _units() -> tuple[SalientUnit, ...]:
     )
 
 
-@functools.cache
-def _detector() -> SalientDetector:
-    # Importing the detectors' types (types/salient.py: 5 attrs classes) takes 3.7 ms, a
-    # quarter of `python -c pass` (python -X importtime, 2026-12): only a cut with
-    # highlights asks for them.
-    from truncation_core.types.salient import SalientDetector
-
-    return SalientDetector(patterns=_patterns(), units=_units())
-
-
-@hookimpl(trylast=True)
-def salient_detector() -> SalientDetector:
-    return _detector()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

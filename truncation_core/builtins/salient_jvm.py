@@ -15,25 +15,12 @@ a third party would.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.hooks.specs import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.types.salient import (
-        SalientDetector,
-        SalientPattern,
-        SalientUnit,
-        UnitLines,
-    )
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.types.salient import SalientPattern
-
     return (
         SalientPattern(
             name="surefire-total", rank=0,
@@ -111,10 +98,7 @@ def what_went_wrong(lines: UnitLines) -> list[int]:
     return taken[:2]
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.types.salient import SalientUnit
-
     return (
         SalientUnit(name="jvm-own-frame",
                     patterns=("exception", "java-caused-by", "surefire-failure"), below=40,
@@ -124,16 +108,5 @@ def _units() -> tuple[SalientUnit, ...]:
     )
 
 
-@functools.cache
-def _detector() -> SalientDetector:
-    # Importing the detectors' types (types/salient.py: 5 attrs classes) takes 3.7 ms, a
-    # quarter of `python -c pass` (python -X importtime, 2026-12): only a cut with
-    # highlights asks for them.
-    from truncation_core.types.salient import SalientDetector
-
-    return SalientDetector(patterns=_patterns(), units=_units())
-
-
-@hookimpl(trylast=True)
-def salient_detector() -> SalientDetector:
-    return _detector()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -17,15 +17,10 @@ a third party would.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from truncation_core.hooks.specs import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.types.salient import SalientDetector, SalientRecord
-
+from truncation_core.types.salient import SalientDetector, SalientRecord
 
 _LEVEL_FIELDS = ("level", "lvl", "severity", "levelname", "log.level", "loglevel",
                  "level_name", "@level")
@@ -61,10 +56,7 @@ def is_error_record(record: Mapping[str, Any]) -> bool:
     return False
 
 
-@functools.cache
 def _records() -> tuple[SalientRecord, ...]:
-    from truncation_core.types.salient import SalientRecord
-
     return (
         SalientRecord(
             name="log-error", rank=1,
@@ -78,16 +70,5 @@ def _records() -> tuple[SalientRecord, ...]:
     )
 
 
-@functools.cache
-def _detector() -> SalientDetector:
-    # Importing the detectors' types (types/salient.py: 5 attrs classes) takes 3.7 ms, a
-    # quarter of `python -c pass` (python -X importtime, 2026-12): only a cut with
-    # highlights asks for them.
-    from truncation_core.types.salient import SalientDetector
-
-    return SalientDetector(records=_records())
-
-
-@hookimpl(trylast=True)
-def salient_detector() -> SalientDetector:
-    return _detector()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(records=_records())

@@ -16,25 +16,12 @@ a third party would.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.hooks.specs import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.types.salient import (
-        SalientDetector,
-        SalientPattern,
-        SalientUnit,
-        UnitLines,
-    )
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.types.salient import SalientPattern
-
     return (
         SalientPattern(
             name="sanitizer-report", rank=1,
@@ -92,26 +79,12 @@ def report_details(lines: UnitLines) -> list[int]:
     return taken
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.types.salient import SalientUnit
-
     return (
         SalientUnit(name="sanitizer-details", patterns=("sanitizer-report",), below=40,
                     choose=report_details),
     )
 
 
-@functools.cache
-def _detector() -> SalientDetector:
-    # Importing the detectors' types (types/salient.py: 5 attrs classes) takes 3.7 ms, a
-    # quarter of `python -c pass` (python -X importtime, 2026-12): only a cut with
-    # highlights asks for them.
-    from truncation_core.types.salient import SalientDetector
-
-    return SalientDetector(patterns=_patterns(), units=_units())
-
-
-@hookimpl(trylast=True)
-def salient_detector() -> SalientDetector:
-    return _detector()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

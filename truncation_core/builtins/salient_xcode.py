@@ -14,24 +14,10 @@ a third party would.
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING
-
-from truncation_core.hooks.specs import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.types.salient import (
-        SalientDetector,
-        SalientPattern,
-        SalientUnit,
-        UnitLines,
-    )
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.types.salient import SalientPattern
-
     return (
         SalientPattern(
             name="xctest-executed", rank=0,
@@ -72,26 +58,12 @@ def failing_list(lines: UnitLines) -> list[int]:
     return taken[:3]
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.types.salient import SalientUnit
-
     return (
         SalientUnit(name="xcodebuild-failing-list", patterns=("xcodebuild-failing",), below=6,
                     choose=failing_list),
     )
 
 
-@functools.cache
-def _detector() -> SalientDetector:
-    # Importing the detectors' types (types/salient.py: 5 attrs classes) takes 3.7 ms, a
-    # quarter of `python -c pass` (python -X importtime, 2026-12): only a cut with
-    # highlights asks for them.
-    from truncation_core.types.salient import SalientDetector
-
-    return SalientDetector(patterns=_patterns(), units=_units())
-
-
-@hookimpl(trylast=True)
-def salient_detector() -> SalientDetector:
-    return _detector()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -43,9 +43,8 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   (:func:`truncation_core.types.resume.artifact_line`).
 
 Patterns, units and records come from the detectors of the ``salient_detector`` hook: the
-built-in plugins (``truncation_core.builtins.salient`` and
-the ``salient_*`` family modules) give them for common tools, and plugins add their own per
-tool.
+built-in one (``truncation_core.builtins.highlights``: the generic patterns and those of the
+tool families) gives them for common tools, and plugins add their own per tool.
 """
 
 from __future__ import annotations
@@ -58,6 +57,8 @@ import attrs
 from truncation_core.highlights.choice import in_order
 from truncation_core.highlights.lines import clip
 from truncation_core.highlights.patterns import LINE_CHARS
+from truncation_core.highlights.records import record_json
+from truncation_core.structured.json_element import dump_string
 from truncation_core.text.measure import measure
 from truncation_core.types.cuts import Cut, Omission
 from truncation_core.types.models import Budget
@@ -279,9 +280,6 @@ def lift_records(cut: Cut, *, text: Any, budget: Budget, limit: int,
     JSON Lines; a note before them, a JSON string, says which lines of the artifact they
     are. *records* names the record rules whose matches count. Returns *cut* unchanged
     when there is nothing to lift, or when the result would not fit."""
-    from truncation_core.highlights.records import record_json
-    from truncation_core.structured.json_element import dump_string
-
     def chosen_in(current: Cut) -> tuple[Omission, list[tuple[Highlight, str]], int] | None:
         details = current.details
         if details.get("format") != "jsonl" or "reason" in details or \

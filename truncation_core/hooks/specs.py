@@ -281,12 +281,12 @@ def salient_detector(tool: str | None, policy: Policy) -> SalientDetector | None
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
     :returns: a :class:`~truncation_core.types.salient.SalientDetector`, or None. The built-in
-        detectors find error and exception headers, tracebacks, ``FAILED``, ``error:``,
-        ``panic``, warnings, test summaries, exit statuses and CI runners' last lines
-        (:mod:`truncation_core.builtins.salient`), the failure and summary lines of tool
-        families (compilers and linters, TAP, JVM, .NET, browsers, sanitizers, Ruby, R,
-        Haskell, Xcode) and the error records of structured logs (the
-        ``truncation_core.builtins.salient_*`` modules).
+        detector (:mod:`truncation_core.builtins.highlights`) finds error and exception
+        headers, tracebacks, ``FAILED``, ``error:``, ``panic``, warnings, test summaries,
+        exit statuses and CI runners' last lines (``builtins/salient.py``), the failure and
+        summary lines of tool families (compilers and linters, TAP, JVM, .NET, browsers,
+        sanitizers, Ruby, R, Haskell, Xcode) and the error records of structured logs (the
+        ``builtins/salient_*.py`` modules).
 
     :called: the first time a tool's highlights are needed.
     :cost: one call per tool, per Truncator; the patterns then scan every cut result of the
