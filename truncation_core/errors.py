@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+# Every start-up imports this module; what only an error or a warning uses is imported then:
+# hashlib (2.9 ms), difflib (1.2 ms) and logging (2.7 ms; ``log`` is made on first use)
+# (python -X importtime, fastest of 9, 2026-12).
+
 if TYPE_CHECKING:
     import logging
 

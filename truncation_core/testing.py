@@ -32,7 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.measure import measure
+from truncation_core.truncator import Truncator
 from truncation_core.types.cuts import Cut
 from truncation_core.types.models import Budget
 
@@ -48,9 +50,6 @@ def make_truncator(*plugins: object, config: Mapping[str, Any] | None = None,
     """A Truncator with the built-ins and *plugins* only (called first, in the order given,
     last first), *config* as a mapping of the config file's keys, and an in-memory store
     unless *store* is given."""
-    from truncation_core.storage.memory import MemoryStore
-    from truncation_core.truncator import Truncator
-
     return Truncator(dict(config or {}), plugins=plugins, load_entrypoints=False,
                      store=store if store is not None else MemoryStore(), environ={})
 

@@ -30,10 +30,13 @@ from truncation_core.hooks.host import PluginHost
 from truncation_core.pipeline.counters import BUCKETS, CallCounter, StatsRecorder, log_use
 from truncation_core.pipeline.pipeline import Pipeline
 from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
+from truncation_core.retrieval import reader_for
+from truncation_core.storage.filesystem import NAME, FilesystemStore
 from truncation_core.text.measure import measure
 from truncation_core.types.ids import new_session_id
 from truncation_core.types.models import Budget
 from truncation_core.types.policy import Policy
+from truncation_core.types.settings import ToolConfig
 from truncation_core.types.storage import ArtifactStore, ArtifactWriter
 
 if TYPE_CHECKING:
@@ -55,6 +58,12 @@ if TYPE_CHECKING:
     from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["Truncator"]
+
+# Imported where first used, each what a Truncator that only processes content never needs
+# (python -X importtime, fastest of 9, 2026-12; `python -c pass` takes about 12 ms): the
+# cattrs converter for a mapping (47 ms), the config files' sources (only from_config), a
+# plugin's failure (12 ms), the stats report (2 ms), streams (2 ms), the artifact tools (their
+# schemas 14 ms, calls 45 ms, the decorator 3.5 ms), async reading (35 ms), asyncio (51 ms).
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -188,7 +197,6 @@ class Truncator:
             if self.plugins.strict:
                 raise
             from truncation_core.hooks.failures import PluginFailure
-            from truncation_core.storage.filesystem import NAME, FilesystemStore
 
             if config.backend == NAME:  # the built-in itself: nothing to fall back to
                 raise
@@ -353,8 +361,6 @@ class Truncator:
         ``head``, ``tail``, ``page``, ``grep``, ``stat``, ``checksum`` (see
         :class:`truncation_core.retrieval.Retrieval`); ``list`` and ``delete`` are on
         :attr:`store`."""
-        from truncation_core.retrieval import reader_for
-
         return reader_for(self.store)
 
     # A literal format gets its SDK's type; any other string (``mcp``, or a format chosen at
@@ -523,7 +529,6 @@ _PROVIDED_ELSEWHERE = {"cl100k_base": "truncation-core-tiktoken",
 def _without(override: Any, keys: set[str]) -> Any:
     if not keys:
         return override
-    from truncation_core.types.settings import ToolConfig
 
     return ToolConfig(**{k: v for k, v in override.overrides.items() if k not in keys})
 

@@ -23,7 +23,7 @@ from cattrs.errors import (
     ForbiddenExtraKeysError,
     IterableValidationError,
 )
-from cattrs.gen import make_dict_structure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from truncation_core.config.model import Config
 from truncation_core.errors import ConfigError, did_you_mean
@@ -211,8 +211,6 @@ def _store_hook(conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
 
 def _unstructure_store(conv: cattrs.Converter) -> Callable[[Any], Any]:
     """A store's options back at the level they were written at (``store.url``)."""
-    from cattrs.gen import make_dict_unstructure_fn
-
     unstructure_fields = make_dict_unstructure_fn(StoreConfig, conv)
 
     def hook(store: StoreConfig) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from truncation_core.highlights.records import RECORD_CHARS, parse_record, recor
 from truncation_core.text.measure import count_terminators, utf8_size
 
 if TYPE_CHECKING:
+    # a plugin's pattern only: 2.7 ms, and the regex module (python -X importtime, 2026-12)
     from truncation_core.text.bounded_regex import SalientRegex
     from truncation_core.types.salient import SalientPattern, SalientRecord, SalientUnit
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.errors import StoreError, log
+from truncation_core.hooks.host import HookResultError
 from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
 from truncation_core.types.storage import ArtifactWriter
 
@@ -64,8 +65,6 @@ class PluginFailure:
            suspect: object = None) -> PluginFailure:
         """The failure *exc*, raised in (or while calling) *hook*; *suspect* is the object
         that raised it when that is known but its code is not on the traceback."""
-        from truncation_core.hooks.host import HookResultError
-
         plugin, found_hook = plugins.culprit(exc, suspect)
         returned = exc.returned if isinstance(exc, HookResultError) else None
         return cls(plugin=plugin, hook=found_hook or hook, error=type(exc).__name__,

@@ -11,6 +11,7 @@ lists the plugins (``trunc plugins``) and finds which plugin's code raised an ex
 from __future__ import annotations
 
 import threading
+import traceback
 import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from truncation_core.hooks.loader import (
     hook_names,
     load_plugins,
 )
+from truncation_core.types.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -129,7 +131,6 @@ class PluginHost:
             if len(exc.plugins) == 1:
                 return exc.plugins[0], exc.hook
             return " or ".join(exc.plugins) or None, exc.hook
-        import traceback  # only after a failure
 
         implementations: dict[types.CodeType, tuple[str, str]] = {}
         for hook_name in self.hook_names():
@@ -161,7 +162,6 @@ class PluginHost:
         tokenizer = self._tokenizers.get(name)
         if tokenizer is not None:
             return tokenizer
-        from truncation_core.types.tokenizer import Tokenizer
 
         factory = self.tokenizers[name]
         with self._tokenizers_lock:
@@ -207,6 +207,7 @@ class PluginHost:
 
     def truncate(self, *, strategy: Strategy, text: str, budget: Budget,
                  facts: ContentFacts, policy: Policy, markers: MarkerRenderer) -> Cut | None:
+        # a cut's value objects: 16 ms with the text cutter (see pipeline/pipeline.py)
         from truncation_core.types.cuts import Cut
 
         cut = self._hook.truncate(strategy=strategy, text=text, budget=budget, facts=facts,
@@ -234,6 +235,7 @@ class PluginHost:
                           ) -> tuple[list[SalientDetector], HookResultError | None]:
         """Every plugin's detector, and the first wrong result, if any: the detectors of the
         plugins that returned one are kept."""
+        # only for highlights: 4 ms (python -X importtime, fastest of 9, 2026-12)
         from truncation_core.types.salient import SalientDetector
 
         out = []

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.errors import log
+from truncation_core.text.measure import count_lines
+from truncation_core.tokens.estimate import EstimateTokenizer
 from truncation_core.types.converters import frozen_mapping, omissions, strings
 from truncation_core.types.models import Budget
 
@@ -70,7 +72,6 @@ class TokenFigures:
         except Exception as exc:
             log.warning("tokenizer %r raised %s while counting a result's tokens; counted "
                         "with estimate", self._tokenizer.name, type(exc).__name__)
-            from truncation_core.tokens.estimate import EstimateTokenizer
 
             self._tokenizer = EstimateTokenizer()
             return self._tokenizer.count(text)
@@ -119,8 +120,6 @@ class TokenFigures:
 
 
 def _default_figures() -> TokenFigures:
-    from truncation_core.tokens.estimate import EstimateTokenizer
-
     return TokenFigures(EstimateTokenizer(), shown="", original="", original_chars=0)
 
 
@@ -301,13 +300,9 @@ class TruncationMetadata:
     def unchanged(cls, content: str, policy: Policy, *,
                   opted_out: bool = False) -> TruncationMetadata:
         """Metadata for content passed through untouched."""
-        from truncation_core.text.measure import count_lines
-
         chars = len(content)
         tokenizer = policy.counter
         if tokenizer is None:
-            from truncation_core.tokens.estimate import EstimateTokenizer
-
             tokenizer = EstimateTokenizer()
         return cls(
             tool=policy.tool,

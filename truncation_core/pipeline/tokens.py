@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from truncation_core.text.measure import utf8_size
+from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
 
 if TYPE_CHECKING:
     from truncation_core.types.cuts import Cut
@@ -105,8 +106,6 @@ class CallTokens:
         return n <= self.limit and utf8_size(text) <= self.limit
 
     def _fall_back(self, exc: Exception) -> None:
-        from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
-
         if getattr(self.tokenizer, "name", None) == ESTIMATE and isinstance(
                 self.tokenizer, EstimateTokenizer):
             raise exc  # the built-in itself: a bug, not a plugin's

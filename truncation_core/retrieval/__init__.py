@@ -26,6 +26,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from truncation_core.retrieval.decoding import DECODE_ERRORS, decode
 from truncation_core.retrieval.scanning import CHUNK, GREP_MAX_MATCHES, line_number_at, line_start
 
+# Every store inherits this module's Retrieval, and reading back is rarer than storing: pages
+# (3.7 ms), grep (27 ms, with the bounded regular expressions) and hashlib (2.9 ms) are
+# imported on first use (python -X importtime, fastest of 9, 2026-12).
+
 if TYPE_CHECKING:
     from truncation_core.retrieval.grep import GrepMatch, GrepResult, grep
     from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail

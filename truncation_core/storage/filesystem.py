@@ -46,6 +46,11 @@ from truncation_core.types.ids import (
 from truncation_core.types.policy import StoreConfig
 from truncation_core.types.storage import WriterBase
 
+# The store is opened by every Truncator, and most never store anything: what only storing,
+# listing or cleaning uses is imported where first used: the artifact model (3.2 ms) and its
+# documents (5.5 ms, with json), the session reports (1.3 ms), secrets (3.3 ms) and hashlib
+# (2.9 ms) (python -X importtime, fastest of 9, 2026-12; `python -c pass` takes about 12 ms).
+
 if TYPE_CHECKING:
     from os import stat_result
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import _thread
 import errno
 import os
+import shutil
 import stat
 import weakref
 from collections.abc import Callable, Iterator
@@ -281,8 +282,6 @@ class Directory:
 
     def rmtree(self, name: str) -> None:
         """Delete the directory *name* and everything in it, without following symlinks."""
-        import shutil
-
         if not shutil.rmtree.avoids_symlink_attacks:  # a platform without fd-based functions
             raise refused(name, "this platform's rmtree could follow symlinks")
         shutil.rmtree(name, dir_fd=self.fd)

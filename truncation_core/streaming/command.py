@@ -61,7 +61,8 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 import attrs
 
 from truncation_core.errors import log
-from truncation_core.pipeline.results import CommandStatus
+from truncation_core.pipeline.results import CommandStatus, TruncationResult
+from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
     from truncation_core.pipeline.results import TruncationResult
@@ -117,8 +118,6 @@ class CommandResult:
         then cut to leave room for the header. A result already cut (a finished stream's,
         or ``process()``'s) cannot make room: the full header is put above it as it is.
         """
-        from truncation_core.pipeline.results import TruncationResult
-
         if isinstance(output, TruncationResult):
             result, header = output, _full_header(status, output)
         else:
@@ -129,8 +128,6 @@ class CommandResult:
     @classmethod
     def _made(cls, result: TruncationResult, status: CommandStatus,
               header: str) -> CommandResult:
-        from truncation_core.pipeline.results import TruncationResult
-
         metadata = attrs.evolve(result.metadata, command=status)
         return cls(status=status, header=header, result=TruncationResult(
             result.content, artifact=result.artifact, metadata=metadata))
@@ -152,8 +149,6 @@ def _header_for(status: CommandStatus, *, lines: int, policy: Policy) -> str:
     """The header above a command's output of *lines* lines: the full one, else the
     one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of the
     policy's budget in every limited unit, tokens included."""
-    from truncation_core.text.measure import measure
-
     share = policy.budget.scaled(HEADER_SHARE)
 
     def fits(header: str) -> bool:

@@ -54,6 +54,11 @@ from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
 from truncation_core.types.checks import PositiveInt
 
+# The modules of a cut and of highlights are imported where first used, as in the pipeline
+# (pipeline/pipeline.py has their figures): a stream that ends within its limits never
+# builds them. asyncio (51 ms, python -X importtime, fastest of 9, 2026-12) is imported by
+# the async form only.
+
 if TYPE_CHECKING:
     import asyncio
 

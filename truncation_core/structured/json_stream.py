@@ -45,8 +45,12 @@ from truncation_core.structured.json_element import (
     LongString,
     Style,
     Window,
+    detect_style,
     fit,
 )
+from truncation_core.structured.json_element import fit as fit_value
+from truncation_core.structured.jsonl import fit_records
+from truncation_core.structured.notes import NoteCache, structured_details
 from truncation_core.text.cut import fit_prefix, fit_suffix
 from truncation_core.text.measure import count_terminators, measure
 from truncation_core.types.cuts import Cut, Omission
@@ -489,8 +493,6 @@ class JsonStreamTruncator:
             self.failed = "no JSON value in the content"
         if self.failed:
             return self._fallback(self.failed)
-        from truncation_core.structured.json_element import detect_style
-        from truncation_core.structured.notes import NoteCache, structured_details
 
         note = NoteCache(self.markers)
         if root.total > 1:  # JSON Lines: whole records first and last
@@ -506,9 +508,6 @@ class JsonStreamTruncator:
                                               bytes=self._bytes))
 
     def _records(self, root: _Frame, note: Any) -> Cut:
-        from truncation_core.structured.json_element import fit as fit_value
-        from truncation_core.structured.jsonl import fit_records
-
         def record_text(value: Any) -> str:
             fitted = fit_value(value, budget=Budget(chars=INF), style=Style().compact,
                                note=note, head_ratio=self.policy.head_ratio,

@@ -36,6 +36,7 @@ from truncation_core.structured.dispatch import (
     new_json_stream,
     starts_like_json,
 )
+from truncation_core.structured.ranked import element_or_ranked, ranked_cut
 from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_in, parse_prefix
 
 if TYPE_CHECKING:
@@ -64,8 +65,6 @@ _CHECK_CHARS = 64 * 1024
 def _element_or_ranked(text: str, **kwargs: Any) -> Cut:
     """:func:`~truncation_core.structured.ranked.element_or_ranked`, imported on the first
     cut: most streams never get that far, and it brings the JSON fitter."""
-    from truncation_core.structured.ranked import element_or_ranked
-
     return element_or_ranked(text, **kwargs)
 
 
@@ -78,8 +77,6 @@ class ElementStreamCut:
         self._policy = policy
         self.strategy = strategy
         if strategy == "ranked":
-            from truncation_core.structured.ranked import ranked_cut
-
             self._cut: Callable[..., Cut] = ranked_cut
         else:
             self._cut = _element_or_ranked

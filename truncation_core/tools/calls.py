@@ -33,6 +33,7 @@ from truncation_core.errors import (
     StoreError,
     did_you_mean,
 )
+from truncation_core.retrieval import read_page, read_tail, recorded_lines
 from truncation_core.tools.schemas import (
     DEFAULT_LINES,
     GREP_DEFAULT_MATCHES,
@@ -40,6 +41,7 @@ from truncation_core.tools.schemas import (
     SPECS,
 )
 from truncation_core.types.artifacts import ArtifactRef
+from truncation_core.types.storage import resolve_handle
 
 if TYPE_CHECKING:
     from truncation_core.config.model import Config
@@ -258,7 +260,6 @@ def call_tool(truncator: ArtifactHost, name: str, arguments: object = None, *,
                            f"available: {', '.join(shown_names.values())}")
         args = _arguments(tool, arguments)
         if "artifact_id" in args:  # a tool call id stands for its newest artifact
-            from truncation_core.types.storage import resolve_handle
 
             args["artifact_id"] = resolve_handle(truncator.store, args["artifact_id"])
         reader = truncator.artifacts
@@ -291,6 +292,7 @@ async def acall_tool(truncator: ArtifactHost, name: str, arguments: object = Non
     regular expression may search for up to its deadline). Cancelling the awaiting task
     raises :class:`asyncio.CancelledError` at once; the call in the thread runs on to its
     end (bounded by the grep deadline), holds no lock, and its result is dropped."""
+    # only for async code: 51 ms (python -X importtime, fastest of 9, 2026-12)
     import asyncio
 
     return await asyncio.to_thread(functools.partial(call_tool, truncator, name, arguments,
@@ -379,7 +381,6 @@ def _get_artifact(r: _Reading, args: dict[str, Any]) -> ToolResult:
         if offset >= ref.bytes and ref.bytes:
             raise _BadCall(f"offset: {offset} is past the end of the artifact "
                            f"({ref.bytes:,} bytes)")
-        from truncation_core.retrieval import read_page
 
         with reader.open(ref.id) as f:
             page = read_page(f, offset=offset, max_chars=room, line_cost=width + 2,
@@ -411,7 +412,6 @@ def _artifact_tail(r: _Reading, args: dict[str, Any]) -> ToolResult:
     reader = r.reader
     ref = reader.stat(args["artifact_id"])
     width = _width(ref)
-    from truncation_core.retrieval import read_tail, recorded_lines
 
     with reader.open(ref.id) as f:  # the ref is at hand: no second stat for the line count
         page = read_tail(f, args.get("lines", DEFAULT_LINES), max_chars=_room(r, ref),

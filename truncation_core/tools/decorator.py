@@ -22,6 +22,10 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+import attrs
+
+from truncation_core.pipeline.results import TruncationResult
+
 if TYPE_CHECKING:
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.streaming.stream import AsyncStream, Stream
@@ -54,7 +58,6 @@ def _plain(value: Any) -> Any:
         return dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
-    import attrs
 
     if attrs.has(type(value)):
         return attrs.asdict(value, recurse=True)
@@ -72,7 +75,6 @@ def _is_structured(value: object) -> bool:
         return True
     if callable(getattr(value, "model_dump_json", None)):
         return True
-    import attrs
 
     return attrs.has(type(value))
 
@@ -85,7 +87,6 @@ def as_content(result: object) -> str | bytes:
         return bytes(result)
     if result is None:
         return ""
-    from truncation_core.pipeline.results import TruncationResult
 
     if isinstance(result, TruncationResult):
         return result.content

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -34,8 +35,6 @@ from truncation_core.types.templates import MarkerConfig
 from truncation_core.types.tool_names import ArtifactToolNames
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["BUILTIN_BACKENDS", "DEFAULT_STORE_ROOT", "Policy", "StoreConfig"]
@@ -90,26 +89,16 @@ class StoreConfig:
         """This config with ``root`` made absolute against *workspace* (default: the working
         directory), so that a later ``chdir`` does not move the store."""
         root = os.fspath(self.root)
-        if root.startswith("~") or os.name == "nt":
-            # A home directory, or Windows' drives: pathlib's rules.
-            from pathlib import Path
-
-            try:
-                path = Path(root).expanduser()
-            except RuntimeError:  # ~user of no such user, or no home directory at all
-                raise ConfigError([
-                    f"store.root: {root!r} starts with the home directory of a user that "
-                    "this system does not know (expected an absolute path, a path relative "
-                    "to the workspace, or one under ~/)"]) from None
-            if not path.is_absolute():
-                path = (workspace if workspace is not None else Path.cwd()) / path
-            root = os.fspath(path)
-        elif not os.path.isabs(root):
-            # The same, on a string: every Truncator resolves its store, and importing
-            # pathlib imports urllib.parse and ipaddress.
-            root = os.path.join(os.getcwd() if workspace is None else os.fspath(workspace),
-                                root)
-        return attrs.evolve(self, root=DirectoryPath(os.path.abspath(root)))
+        try:
+            path = Path(root).expanduser()
+        except RuntimeError:  # ~user of no such user, or no home directory at all
+            raise ConfigError([
+                f"store.root: {root!r} starts with the home directory of a user that "
+                "this system does not know (expected an absolute path, a path relative "
+                "to the workspace, or one under ~/)"]) from None
+        if not path.is_absolute():
+            path = (Path.cwd() if workspace is None else Path(workspace)) / path
+        return attrs.evolve(self, root=DirectoryPath(os.path.abspath(path)))
 
 
 def _unchecked(_cls: type, fields: list[attrs.Attribute[Any]]) -> list[attrs.Attribute[Any]]:
