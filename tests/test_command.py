@@ -131,14 +131,25 @@ def test_a_failing_pytest_run(tmp_path: Path) -> None:
 
 
 def test_binary_output_and_invalid_utf8_are_kept_byte_for_byte() -> None:
+    """Binary output (here with NUL bytes) is summarised, and kept; text with invalid UTF-8
+    here and there is shown with U+FFFD, and its omissions' byte offsets are the output's."""
     truncator = make({"inline_limit": 500})
     code = """
         import sys
-        data = bytes(range(256)) * 200 + b"\\xe2\\x82 broken \\xff\\xfe end\\n"
+        sys.stdout.buffer.write(bytes(range(256)) * 200)
+        """
+    done = run_command(truncator, python(code))
+    assert stored(truncator, done.result) == bytes(range(256)) * 200
+    assert done.result.metadata.binary is not None
+    assert "[Binary content, not shown: binary data, 51.2 kB (51,200 bytes), sha256 " in \
+        done.result.content
+    code = """
+        import sys
+        data = b"line \\xff\\xfe ok\\n" * 5000 + b"\\xe2\\x82 broken \\xff\\xfe end\\n"
         sys.stdout.buffer.write(data)
         """
     done = run_command(truncator, python(code))
-    expected = bytes(range(256)) * 200 + b"\xe2\x82 broken \xff\xfe end\n"
+    expected = b"line \xff\xfe ok\n" * 5000 + b"\xe2\x82 broken \xff\xfe end\n"
     assert stored(truncator, done.result) == expected
     assert done.result.content.endswith("\ufffd broken \ufffd\ufffd end\n")
     region = done.result.metadata.omissions[0]

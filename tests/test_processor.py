@@ -147,10 +147,25 @@ def test_config_mapping_is_accepted_directly() -> None:
 
 @given(st.binary(max_size=3000), st.integers(1, 300))
 def test_invalid_utf8_is_shown_replaced_and_kept_exactly(data: bytes, limit: int) -> None:
+    """Bytes that are text are shown (invalid bytes replaced); binary ones are summarised
+    (see tests/hostile/test_binary_input.py); either way the artifact keeps them exactly."""
+    from truncation_core.text.binary import byte_order_mark, is_binary
+
     truncator = Truncator({"inline_limit": limit}, load_entrypoints=False)
     result = truncator.process(data)
-    shown = data.decode("utf-8", "replace")
     assert len(result.content) <= limit
+    if byte_order_mark(data) is not None:
+        assert result.metadata.decoded_from is not None
+        return
+    if is_binary(data):
+        assert result.metadata.binary is not None
+        assert result.metadata.binary.bytes == len(data)
+        assert "\x00" not in result.content and "\ufffd" not in result.content
+        assert result.artifact is not None
+        with truncator.store.open(result.artifact.id) as f:
+            assert f.read() == data
+        return
+    shown = data.decode("utf-8", "replace")
     if len(shown) <= limit:
         assert result.content == shown
         return

@@ -44,6 +44,7 @@ _EXPORTS = {
     "PluginLoadWarning": "truncation_core.errors",
     "StoreError": "truncation_core.errors",
     "StoreFull": "truncation_core.errors",
+    "StoreRootRefused": "truncation_core.errors",
     "TruncationCoreError": "truncation_core.errors",
     "hookimpl": "truncation_core.hooks.specs",
     "Budget": "truncation_core.types.models",
@@ -85,6 +86,7 @@ __all__ = [
     "StoreConfig",
     "StoreError",
     "StoreFull",
+    "StoreRootRefused",
     "ToolConfig",
     "ToolResult",
     "TruncationCoreError",
@@ -123,6 +125,7 @@ if TYPE_CHECKING:
         PluginLoadWarning,
         StoreError,
         StoreFull,
+        StoreRootRefused,
         TruncationCoreError,
     )
     from truncation_core.hooks.specs import hookimpl

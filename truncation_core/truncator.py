@@ -7,6 +7,7 @@ pipeline (:mod:`truncation_core.pipeline.pipeline`), which a stream uses too.
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import sys
@@ -148,6 +149,9 @@ class Truncator:
         self._store: ArtifactStore = store if store is not None else self._open_store(
             project_root)
         self._slots: dict[str | None, _ToolSlot] = {}
+        # Whose sessions this Truncator's store follows: its own, or, for a copy made by
+        # publishing(), the original's.
+        self._owner: Truncator = self
         self._stats = StatsRecorder()
         self._pipeline = Pipeline(self.plugins, store=lambda: self.store, stats=self._stats)
 
@@ -213,7 +217,7 @@ class Truncator:
     def store(self) -> ArtifactStore:
         """Where artifacts go now: the store of the session entered here, if any, else the
         default one (see :meth:`session`)."""
-        return active_store(self) or self._store
+        return active_store(self._owner) or self._store
 
     # -- policies and stats ------------------------------------------------------------------
 
@@ -267,6 +271,10 @@ class Truncator:
 
         :param content: the tool result, ``str`` or ``bytes``. Bytes that are not valid UTF-8
             are shown with replacement characters; the artifact keeps the original bytes.
+            Bytes with a UTF-16 or UTF-32 byte-order mark are decoded by it. Binary bytes (a
+            NUL, mostly not UTF-8, or a binary format's magic number in their first 8 KiB)
+            are never shown: the model sees a one-line summary (format, size, sha256,
+            artifact id), and the artifact keeps them (metadata ``binary``).
         :param tool: the tool's name, which selects its policy.
         :param context: anything else about the call. Recognised: ``tool_call_id``,
             ``server`` and ``summary`` (kept with the artifact); ``path``, ``command``,
@@ -285,27 +293,55 @@ class Truncator:
                 return TruncationResult(content, policy=slot.policy)
             text, raw = content, None
         elif isinstance(content, bytes | bytearray | memoryview):
-            raw = bytes(content)
-            text = raw.decode("utf-8", "replace")
+            return self._process_bytes(bytes(content), slot, tool, context)
         elif isinstance(content, TruncationResult):
             return content  # never truncate twice
         elif isinstance(content, str):  # a str subclass
             text, raw = str(content), None
         else:
             raise TypeError(f"content: expected str or bytes, got {type(content).__name__}")
+        return self._process_text(text, raw, slot, tool, context)
+
+    def _process_text(self, text: str, raw: bytes | None, slot: _ToolSlot, tool: str | None,
+                      context: dict[str, Any], decoded_from: str | None = None
+                      ) -> TruncationResult:
         policy = slot.policy
         if context.get("already_truncated"):
             self._pipeline.record_use(policy, measure(text), None, truncated=False)
-            return TruncationResult(text, metadata=TruncationMetadata.unchanged(
-                text, policy, opted_out=True))
+            return TruncationResult(text, metadata=attrs.evolve(TruncationMetadata.unchanged(
+                text, policy, opted_out=True), decoded_from=decoded_from))
         if len(text) <= slot.budget.chars:
             size = measure(text)
             if slot.budget.admits(size):
                 within, tokens = self._pipeline.within_tokens(policy, text, size.bytes)
                 if within:
                     self._pipeline.record_use(policy, size, tokens, truncated=False)
-                    return TruncationResult(text, policy=policy)
-        return self._pipeline.run(text, raw, policy, slot.budget, tool, context)
+                    if decoded_from is None:
+                        return TruncationResult(text, policy=policy)
+                    return TruncationResult(text, metadata=attrs.evolve(
+                        TruncationMetadata.unchanged(text, policy), decoded_from=decoded_from))
+        return self._pipeline.run(text, raw, policy, slot.budget, tool, context,
+                                  decoded_from=decoded_from)
+
+    def _process_bytes(self, raw: bytes, slot: _ToolSlot, tool: str | None,
+                       context: dict[str, Any]) -> TruncationResult:
+        """Bytes: text by their byte-order mark (UTF-16, UTF-32), binary (summarised, see
+        :mod:`truncation_core.text.binary`), or UTF-8, an invalid byte shown as U+FFFD."""
+        from truncation_core.text.binary import byte_order_mark, decode_with_mark, is_binary
+
+        mark = byte_order_mark(raw)
+        if mark is not None:
+            return self._process_text(decode_with_mark(raw, mark[0]), raw, slot, tool,
+                                      context, decoded_from=mark[1])
+        try:
+            text: str | None = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if is_binary(raw, utf8=text is not None):
+            return self._pipeline.binary(raw, slot.policy, slot.budget, tool, context)
+        if text is None:
+            text = raw.decode("utf-8", "replace")
+        return self._process_text(text, raw, slot, tool, context)
 
     def stream(self, *, tool: str | None = None, **context: Any) -> Stream:
         """Start a tool result that arrives in chunks; see :mod:`truncation_core.streaming.stream`.
@@ -353,7 +389,7 @@ class Truncator:
         """
         if session_id is None:
             session_id = new_session_id()
-        return Session(self, self._store.for_session(session_id), keep=keep)
+        return Session(self._owner, self._store.for_session(session_id), keep=keep)
 
     @property
     def artifacts(self) -> Retrieval:
@@ -392,10 +428,28 @@ class Truncator:
         Typed for the SDKs: ``openai`` gives ``ChatCompletionToolParam`` entries,
         ``openai-responses`` ``FunctionToolParam`` and ``anthropic`` ``ToolParam``, so the
         list passes as ``tools=`` to those clients under a type checker; ``mcp`` gives
-        plain dicts."""
+        plain dicts. Only the tools ``artifact_tools.published`` names are listed."""
         from truncation_core.tools.schemas import tool_schemas
 
-        return tool_schemas(format, strict=strict, names=self.config.artifact_tools.all())
+        names = self.config.artifact_tools
+        return tool_schemas(format, strict=strict, names=names.all(), tools=names.published)
+
+    def publishing(self, tools: Iterable[str]) -> Truncator:
+        """This Truncator, for a model that is given only the artifact *tools* (own names:
+        ``get_artifact``, ``artifact_head``, ``artifact_tail``, ``artifact_grep``; none for a
+        model without them): its markers name no other (see ``artifact_tools.published``),
+        and :meth:`tool_schemas` lists only these. An adapter that leaves the artifact tools
+        out uses it.
+
+        It shares everything else with this one (plugins, store, sessions, statistics); a
+        cheap copy, or this Truncator itself when *tools* are those it publishes already."""
+        names = attrs.evolve(self.config.artifact_tools, published=tuple(tools))
+        if names == self.config.artifact_tools:
+            return self
+        view = copy.copy(self)
+        view.config = attrs.evolve(self.config, artifact_tools=names)
+        view._slots = {}
+        return view
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
                   names: Mapping[str, str] | None = None) -> ToolResult:

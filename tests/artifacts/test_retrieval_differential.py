@@ -287,3 +287,17 @@ def test_every_store_greps_as_the_reference(
     if start_line == 1 and not regex:
         assert [m.line.number for m in got.matches] == \
             naive_grep(data, needle.encode())[:max_matches]
+
+
+def test_searching_an_artifact_leaves_retrieval_grep_the_function() -> None:
+    """Importing the submodule ``retrieval.grep`` set the package's ``grep`` to the module:
+    once anything had searched an artifact, ``from truncation_core.retrieval import grep``
+    gave the module, and every test here after one that searched failed."""
+    import truncation_core.retrieval as retrieval
+    from truncation_core import Truncator
+
+    truncator = Truncator({"inline_limit": 100}, load_entrypoints=False)
+    ref = truncator.process("needle\n" * 100).artifact
+    assert ref is not None
+    assert truncator.artifacts.grep(ref.id, "needle").matches
+    assert callable(retrieval.grep)

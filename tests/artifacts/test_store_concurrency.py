@@ -29,6 +29,7 @@ import pytest
 from truncation_core import ArtifactNotFound, StoreError
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
 
 PROCESSES = 8
 PER_PROCESS = 500
@@ -256,7 +257,7 @@ def test_the_sweep_spares_a_write_in_progress_thanks_to_its_grace_period(
         in_flight = [n for n in os.listdir(session) if n.startswith(".tmp-")]
         assert len(in_flight) == 1
         # What a writer killed two days ago left behind: every sweep must remove it.
-        crashed = session / ".tmp-art_1_crashed.data.0000"
+        crashed = session / f".tmp-{new_artifact_id(1)}.data.0000abcd"
         crashed.write_bytes(b"partial")
         old = time.time() - 2 * 86400
         os.utime(crashed, (old, old))

@@ -40,8 +40,8 @@ from truncation_core.artifacts.documents import ref_document, ref_from_document
 from truncation_core.artifacts.limit import MARKER_RESERVE
 from truncation_core.errors import ArtifactError, ArtifactNotFound
 from truncation_core.retrieval import reader_for
-from truncation_core.retrieval.decoding import utf8_chars
 from truncation_core.retrieval.scanning import count_terminators
+from truncation_core.text.decoding import utf8_chars
 from truncation_core.types.artifacts import ArtifactCut, ArtifactRef
 from truncation_core.types.ids import (
     ARTIFACT_ID_REGEX,

@@ -30,8 +30,8 @@ from collections import deque
 
 import attrs
 
-from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
 from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
+from truncation_core.text.decoding import utf8_boundary_before, utf8_chars
 from truncation_core.types.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef
 from truncation_core.types.storage import ArtifactWriter, WriterBase
 

@@ -23,7 +23,9 @@ from truncation_core.cli.state import console, say
 # takes about 12 ms).
 
 if TYPE_CHECKING:
+    from truncation_core.cli.reading import InputReader
     from truncation_core.pipeline.results import TruncationResult
+    from truncation_core.streaming.stream import Stream
     from truncation_core.truncator import Truncator
 
 
@@ -79,32 +81,69 @@ def cuts_streams(truncator: Truncator, tool: str | None) -> bool:
         return False
 
 
-def cut_input(truncator: Truncator, tool: str | None, source: BinaryIO) -> TruncationResult:
+def cut_input(truncator: Truncator, tool: str | None, source: BinaryIO | InputReader
+              ) -> TruncationResult:
     """What the model would see of *source*: an input that ends within the first chunk goes
     to process() whole (a stream of it gives the same result, but costs more to open: its
     cutters, its highlights' matcher); a longer one is streamed in chunks (memory bounded by
     the budget, the result the one process() gives for the whole content) when the strategy
     can cut a stream; otherwise read whole, so that the strategy itself cuts it, up to
-    :data:`WHOLE_INPUT_BYTES`."""
+    :data:`WHOLE_INPUT_BYTES`.
+
+    Read through an :class:`~truncation_core.cli.reading.InputReader` that a signal stopped,
+    what arrived is kept as a partial output (streamed, whatever its size: its artifact and
+    metadata say ``interrupted``, and its content starts with a line saying so)."""
+    from truncation_core.cli.reading import InputReader
+
+    reader = source if isinstance(source, InputReader) else InputReader(source)
+
+    def interrupted() -> bool:
+        return reader.signal is not None
+
     first = min(_CHUNK, WHOLE_INPUT_BYTES)
-    head = source.read(first)
+    head = bytearray(reader.read(first))
     while len(head) < first:  # the end, or a short read
-        more = source.read(first - len(head))
+        more = reader.read(first - len(head))
         if not more:
-            return truncator.process(head, tool=tool)
+            if interrupted():
+                return _partial(truncator, tool, reader, bytes(head))
+            return truncator.process(bytes(head), tool=tool)
         head += more
     if not cuts_streams(truncator, tool):
-        head += source.read(WHOLE_INPUT_BYTES + 1 - len(head))
+        while len(head) <= WHOLE_INPUT_BYTES and (
+                more := reader.read(WHOLE_INPUT_BYTES + 1 - len(head))):
+            head += more
+        if interrupted():
+            return _partial(truncator, tool, reader, bytes(head))
         if len(head) <= WHOLE_INPUT_BYTES:
-            return truncator.process(head, tool=tool)
+            return truncator.process(bytes(head), tool=tool)
         say(f"note: the input is larger than {WHOLE_INPUT_BYTES >> 20} MiB and strategy "
             f"{truncator.policy(tool).strategy!r} cannot cut a stream: streamed, and cut with "
             "head_tail", dim=True)
     with truncator.stream(tool=tool) as stream:
         stream.write(head)
-        while chunk := source.read(_CHUNK):
+        del head
+        while chunk := reader.read(_CHUNK):
             stream.write(chunk)
+        if interrupted():
+            return _finished_partial(stream, reader)
     return stream.result()
+
+
+def _partial(truncator: Truncator, tool: str | None, reader: InputReader,
+             head: bytes) -> TruncationResult:
+    """*head*, all that arrived before a signal stopped the reading, kept as partial."""
+    with truncator.stream(tool=tool) as stream:
+        stream.write(head)
+        return _finished_partial(stream, reader)
+
+
+def _finished_partial(stream: Stream, reader: InputReader) -> TruncationResult:
+    result = stream.finish_interrupted(reader.signal_name or "interrupted")
+    if result is None:  # it could not be kept (logged): say so, and stop as the signal says
+        say("trunc apply: the input so far could not be kept", fg="red")
+        sys.exit(128 + (reader.signal or signal.SIGINT))
+    return result
 
 
 def result_document(result: TruncationResult) -> dict[str, Any]:
@@ -126,15 +165,24 @@ def describe(result: TruncationResult) -> list[str]:
     if not m.was_truncated:
         return [f"unchanged: {_count(m.original_size, 'chars')}, "
                 f"{_count(m.original_lines, 'lines')}"
-                + (" (the tool marked it as already truncated)" if m.opted_out else "")]
+                + (" (the tool marked it as already truncated)" if m.opted_out else "")
+                + (f", decoded from {m.decoded_from}" if m.decoded_from else "")]
     tokens = (f"{_count(m.estimated_tokens, 'tokens')} by {m.tokenizer}"
               + (f", limit {m.max_tokens:,}" if m.max_tokens is not None else ""))
-    lines = [
-        f"truncated with {m.strategy_used}: {_count(m.original_size, 'chars')}, "
-        f"{_count(m.original_lines, 'lines')} -> {_count(m.truncated_size, 'chars')} "
-        f"({tokens})",
-        f"omitted: {_count(m.omitted_lines, 'lines')} / {_count(m.omitted_chars, 'chars')}",
-    ]
+    if m.binary is not None:
+        lines = [f"binary content, summarised: {m.binary.kind} ({m.binary.media_type}), "
+                 f"{_count(m.binary.bytes, 'bytes')}, sha256 {m.binary.sha256} -> "
+                 f"{_count(m.truncated_size, 'chars')} ({tokens})"]
+    else:
+        lines = [
+            f"truncated with {m.strategy_used}: {_count(m.original_size, 'chars')}, "
+            f"{_count(m.original_lines, 'lines')} -> {_count(m.truncated_size, 'chars')} "
+            f"({tokens})",
+            f"omitted: {_count(m.omitted_lines, 'lines')} / {_count(m.omitted_chars, 'chars')}",
+        ]
+    if m.decoded_from is not None:
+        lines.append(f"decoded from {m.decoded_from} (a byte-order mark); the artifact keeps "
+                     "the bytes as they came")
     for region in m.omissions:
         lines.append(f"  {region.position}: lines {region.first_line:,}-{region.last_line:,}, "
                      f"chars {region.start:,}-{region.end:,}")
@@ -167,14 +215,23 @@ def print_content(text: str) -> None:
 def apply_to(truncator: Truncator, source: BinaryIO, *, tool: str | None,
              as_json: bool) -> None:
     """``trunc apply``: print what the model would see of *source* (content on stdout and
-    the metadata on stderr, or both on stdout as JSON)."""
-    result = cut_input(truncator, tool, source)
-    if as_json:
-        print_json(result_document(result))
-        return
-    print_content(result.content)
-    for line in describe(result):
-        say(line, dim=True)
+    the metadata on stderr, or both on stdout as JSON).
+
+    SIGINT, SIGTERM or SIGHUP while it runs (:mod:`truncation_core.cli.reading`): what arrived
+    is kept and shown as partial, as ``trunc run`` shows an interrupted command's output, and
+    the exit status is 128 + the signal's number (130, 143, 129)."""
+    from truncation_core.cli.reading import InputReader
+
+    with InputReader(source) as reader:
+        result = cut_input(truncator, tool, reader)
+        if as_json:
+            print_json(result_document(result))
+        else:
+            print_content(result.content)
+            for line in describe(result):  # the notes say it is partial
+                say(line, dim=True)
+    if reader.signal is not None:
+        sys.exit(128 + reader.signal)
 
 
 @contextlib.contextmanager
@@ -253,10 +310,8 @@ def run_and_show(truncator: Truncator, command: list[str], *, tool: str,
         print_content(done.text)
         for line in describe(done.result):
             say(line, dim=True)
-        for note in done.status.notes:
+        for note in done.status.notes:  # (the result's notes say when it is partial)
             say(f"note: {note}", dim=True)
-        if done.result.metadata.interrupted:
-            say(f"note: {done.result.metadata.interrupted}: the output is partial", dim=True)
     sys.exit(done.status.shell_exit_code)
 
 

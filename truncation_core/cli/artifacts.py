@@ -29,8 +29,8 @@ from truncation_core.errors import (
     did_you_mean,
 )
 from truncation_core.retrieval import line_start, reader_for
-from truncation_core.retrieval.decoding import decode, utf8_boundary_before
 from truncation_core.retrieval.scanning import CHUNK, count_terminators, file_size
+from truncation_core.text.decoding import decode, utf8_boundary_before
 from truncation_core.types.artifacts import human_size
 from truncation_core.types.ids import is_tool_call_id, validate_artifact_id, validate_session_id
 from truncation_core.types.storage import find_tool_call_anywhere

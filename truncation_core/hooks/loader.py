@@ -25,13 +25,11 @@ plugin that code or configuration left out.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import os
-import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
@@ -394,50 +392,11 @@ def hook_names(pm: pluggy.PluginManager) -> list[str]:
 
 
 def _import_project_module(module_path: str, project_root: Path | None) -> object:
-    """Import a project plugin, looking in the project's directory first, once the files
-    the import would run from there are found to be the user's own."""
-    if project_root is not None and module_path not in sys.modules:
-        _check_project_files(module_path, project_root)
-    with _prepended_to_sys_path(project_root):
+    """Import a project plugin: from the project's directory, from the source files that
+    pass the trust check and nothing else there (:mod:`truncation_core.hooks.project`);
+    without a project directory, from ``sys.path``."""
+    if project_root is None:
         return importlib.import_module(module_path)
+    from truncation_core.hooks.project import import_project_module
 
-
-class UntrustedModuleError(PermissionError):
-    """A project plugin's file could have been written by another user: it is not run."""
-
-
-def _check_project_files(module_path: str, project_root: Path) -> None:
-    """Refuse to import *module_path* from *project_root* when any file the import would
-    run there (each package's ``__init__.py``, the module itself) or the directory holding
-    it could have been written by another user (see :mod:`truncation_core.config.trust`)."""
-    from truncation_core.config.trust import untrusted_reason
-
-    directory = project_root
-    parts = module_path.split(".")
-    for depth, part in enumerate(parts):
-        last = depth == len(parts) - 1
-        package = directory / part
-        candidates = [package / "__init__.py"] + ([directory / f"{part}.py"] if last else [])
-        found = next((c for c in candidates if c.is_file()), None)
-        if found is None:
-            if package.is_dir():  # a namespace package: its directory is what matters
-                found = package / "."
-            else:
-                return  # not in the project: an installed module
-        reason = untrusted_reason(found)
-        if reason is not None:
-            raise UntrustedModuleError(f"{found} is not run: {reason}")
-        directory = package
-
-
-@contextlib.contextmanager
-def _prepended_to_sys_path(directory: Path | None) -> Iterator[None]:
-    if directory is None or str(directory) in sys.path:
-        yield
-        return
-    sys.path.insert(0, str(directory))
-    try:
-        yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(str(directory))
+    return import_project_module(module_path, project_root)

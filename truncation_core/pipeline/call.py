@@ -63,6 +63,9 @@ class Call:
     #: Text shown above the content (a command's header): it counts against ``max_tokens``
     #: with the content (its characters, bytes and lines are already out of :attr:`budget`).
     above: str = attrs.field(default="", repr=False)
+    #: The encoding the content was decoded from by its byte-order mark (``UTF-16LE`` ...),
+    #: or None for UTF-8: the metadata says it.
+    decoded_from: str | None = None
 
     @property
     def whole(self) -> bool:

@@ -34,10 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.errors import StoreError, StoreFull, log
+from truncation_core.errors import StoreError, StoreFull, StoreRootRefused, log
 from truncation_core.pipeline.counters import log_use, utilization
 from truncation_core.pipeline.ends import window_for
-from truncation_core.pipeline.results import TokenFigures, TruncationMetadata, TruncationResult
+from truncation_core.pipeline.results import (
+    BinaryContent,
+    TokenFigures,
+    TruncationMetadata,
+    TruncationResult,
+)
 from truncation_core.text.measure import measure
 from truncation_core.tokens.estimate import EstimateTokenizer
 
@@ -201,35 +206,88 @@ class Pipeline:
         what its tail needs: no full-size copy of the content is made (an ASCII text's middle
         that the limit drops is not even encoded). Writing it tells *size* the UTF-8 size.
         """
-        from truncation_core.hooks.failures import WriterFailed
         from truncation_core.pipeline.facts import artifact_info
 
+        def write(writer: SizeLimitedWriter) -> None:
+            if isinstance(content, str):
+                written = writer.write_text(content, terminators=facts.terminators)
+                if size is not None:
+                    size.learn(written)
+            else:
+                writer.write(content)
+
+        return self.store(artifact_info(tool, context, facts), write, policy, tool,
+                          lambda: facts.bytes, notes)
+
+    def store(self, info: ArtifactInfo, write: Callable[[SizeLimitedWriter], None],
+              policy: Policy, tool: str | None, size: Callable[[], int], notes: list[str]
+              ) -> tuple[ArtifactRef | None, str | None]:
+        """Store what *write* writes as an artifact described by *info*: its ref, or why it
+        could not be stored (logged, with the content's *size*; never raised)."""
+        from truncation_core.hooks.failures import WriterFailed
+
         try:
-            writer = self.open_artifact(artifact_info(tool, context, facts), policy)
+            writer = self.open_artifact(info, policy)
             if writer is None:
                 return None, "no storage backend accepted it"
             with writer:
-                if isinstance(content, str):
-                    written = writer.write_text(content, terminators=facts.terminators)
-                    if size is not None:
-                        size.learn(written)
-                else:
-                    writer.write(content)
+                write(writer)
                 ref = writer.commit()
         except StoreFull:
-            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool,
-                        facts.bytes)
+            log.warning("artifact not stored (tool=%s, %d bytes): store full", tool, size())
             return None, "the artifact store is full"
         except WriterFailed as exc:  # reported where it was caught
             notes.append(exc.note)
             return None, "the artifact store failed"
+        except StoreRootRefused as exc:  # the user's to fix: its message names store.root
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, size(), exc)
+            return None, exc.reason
         except (StoreError, OSError) as exc:
-            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, facts.bytes,
+            log.warning("artifact not stored (tool=%s, %d bytes): %s", tool, size(),
                         type(exc).__name__)
             return None, "the artifact store failed"
         log.debug("stored artifact %s backend=%s bytes=%d tool=%s", ref.id, ref.backend,
                   ref.bytes, tool)
         return ref, None
+
+    # -- binary content ------------------------------------------------------------------------
+
+    def binary(self, raw: bytes, policy: Policy, budget: Budget, tool: str | None,
+               context: Mapping[str, Any]) -> TruncationResult:
+        """``process()`` of bytes that are binary: kept whole (unless ``spill`` is off), and
+        shown as a summary (see :mod:`truncation_core.pipeline.binary`)."""
+        import hashlib
+
+        from truncation_core.pipeline.binary import binary_content, binary_info, binary_lines
+        from truncation_core.text.binary import SAMPLE_BYTES
+
+        found = binary_content(raw[:SAMPLE_BYTES], len(raw), hashlib.sha256(raw).hexdigest())
+        lines = binary_lines(raw)
+        notes: list[str] = []
+        artifact, error = (self.store(binary_info(tool, context, found, lines),
+                                      lambda writer: writer.write(raw), policy, tool,
+                                      raw.__len__, notes)
+                           if policy.spill else (None, None))
+        return self.binary_result(found, lines=lines, policy=policy, budget=budget, tool=tool,
+                                  artifact=artifact, artifact_error=error, notes=notes)
+
+    def binary_result(self, found: BinaryContent, *, lines: int, policy: Policy,
+                      budget: Budget, tool: str | None, artifact: ArtifactRef | None,
+                      artifact_error: str | None, notes: list[str], above: str = ""
+                      ) -> TruncationResult:
+        """The summary of binary content *found* (kept as *artifact*), counted as a
+        truncation: what ``process()`` and a stream give for the same bytes."""
+        from truncation_core.pipeline.binary import summary
+
+        result = summary(found, lines=lines, policy=policy, budget=budget, tool=tool,
+                         artifact=artifact, artifact_error=artifact_error, notes=notes,
+                         tokenizer=_tokenizer_of(policy), above=above)
+        self._stats.record_truncation(tool, chars_saved=found.bytes - len(result.content),
+                                      artifact=artifact is not None)
+        self.record_use(policy, measure(result.content), None, truncated=True)
+        log.debug("binary content tool=%s kind=%s bytes=%d artifact=%s", tool, found.kind,
+                  found.bytes, result.metadata.artifact_id)
+        return result
 
     def stream_cutters(self, tool: str | None, policy: Policy) -> dict[str, IncrementalCut]:
         """Strategy name -> the incremental cutter its ``stream_cutter`` makes for a stream
@@ -275,9 +333,12 @@ class Pipeline:
     # -- text in memory: every step ------------------------------------------------------------
 
     def run(self, text: str, raw: bytes | None, policy: Policy, budget: Budget,
-            tool: str | None, context: Mapping[str, Any]) -> TruncationResult:
+            tool: str | None, context: Mapping[str, Any], *, decoded_from: str | None = None
+            ) -> TruncationResult:
         """Cut *text* (the tool's *raw* bytes, decoded, when it returned bytes) to *budget*,
-        keeping it first when ``spill`` is on."""
+        keeping it first when ``spill`` is on. *decoded_from*: the encoding of *raw* when it
+        is not UTF-8 (a byte-order mark said so); the artifact keeps *raw*, and omissions get
+        no byte offsets (they would be the text's, not the artifact's)."""
         from truncation_core.pipeline.call import Call
         from truncation_core.pipeline.facts import Utf8Size, content_facts
 
@@ -293,10 +354,13 @@ class Pipeline:
             # own); for text that is not kept they would address nothing.
             bytes_known = raw is not None or policy.spill
             size = Utf8Size(text)
-            facts = content_facts(text, from_bytes=raw is not None, encoded=raw,
-                                  byte_size=size if raw is None else None,
-                                  byte_offsets=bytes_known,
-                                  scope=document_alive)
+            if decoded_from is not None and raw is not None:
+                facts = content_facts(text, from_bytes=True, byte_size=raw.__len__,
+                                      byte_offsets=False, scope=document_alive)
+            else:
+                facts = content_facts(text, from_bytes=raw is not None, encoded=raw,
+                                      byte_size=size if raw is None else None,
+                                      byte_offsets=bytes_known, scope=document_alive)
             notes: list[str] = []
             strategy, chosen_by = self.select(tool, facts, policy, context, notes)
             artifact, artifact_error = (
@@ -305,8 +369,8 @@ class Pipeline:
                 if policy.spill else (None, None))
             call = Call(tool=tool, policy=policy, budget=budget, context=context, text=text,
                         facts=facts, strategy=strategy, strategy_chosen_by=chosen_by,
-                        artifact=artifact,
-                        artifact_error=artifact_error, byte_size_known=bytes_known)
+                        artifact=artifact, artifact_error=artifact_error,
+                        byte_size_known=bytes_known, decoded_from=decoded_from)
             del facts
             result = self.finish(call, notes)
             del call
@@ -521,6 +585,7 @@ class Pipeline:
             artifact_truncated=artifact is not None and artifact.truncated,
             **self._token_fields(call, content, tokens, counted),
             terminal_chars_removed=shown.terminal_chars,
+            decoded_from=call.decoded_from,
         )
         self._stats.record_truncation(call.tool, chars_saved=facts.chars - len(content),
                                       artifact=artifact is not None)

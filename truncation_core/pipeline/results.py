@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from truncation_core.types.policy import Policy
     from truncation_core.types.tokenizer import Tokenizer
 
-__all__ = ["TIMEOUT_EXIT", "CommandStatus", "TokenFigures", "TruncationMetadata",
+__all__ = ["TIMEOUT_EXIT", "BinaryContent", "CommandStatus", "TokenFigures", "TruncationMetadata",
            "TruncationResult"]
 
 #: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
@@ -167,6 +167,23 @@ def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
 
 
 @attrs.frozen(kw_only=True)
+class BinaryContent:
+    """Bytes that are not text (see :mod:`truncation_core.text.binary`): the model sees a
+    summary of them instead. Recorded in the metadata as ``binary``."""
+
+    #: The format, from its magic number (``PNG image``, ``ELF executable``), or
+    #: ``binary data``.
+    kind: str
+    #: Its media type (``image/png``; ``application/octet-stream`` when unknown).
+    media_type: str
+    #: Its size in bytes.
+    bytes: int
+    #: The sha256 of all of its bytes, lowercase hex (the artifact's own ``sha256`` is that
+    #: of what it stores, which differs when it is cut over ``max_artifact_size``).
+    sha256: str
+
+
+@attrs.frozen(kw_only=True)
 class TruncationMetadata:
     """What was done to one tool result, in numbers a program (or a model) can act on.
 
@@ -232,6 +249,13 @@ class TruncationMetadata:
     #: that a later one on the same line, after a ``"\r"``, draws over. They are kept in the
     #: artifact, and lie outside the omitted regions (``omitted_chars`` does not count them).
     terminal_chars_removed: int = 0
+    #: Set when the content is binary: the model sees a summary instead (``original_size``
+    #: and ``omitted_chars`` then count its bytes, and ``strategy_used`` is None).
+    binary: BinaryContent | None = None
+    #: The encoding the content's bytes were decoded from by their byte-order mark
+    #: (``UTF-16LE``, ``UTF-16BE``, ``UTF-32LE``, ``UTF-32BE``); None for UTF-8 (or text).
+    #: The artifact keeps the bytes as they came.
+    decoded_from: str | None = None
     #: The tokenizer the token figures are counted with (the policy's ``tokenizer``, or
     #: ``estimate`` when a plugin's tokenizer failed).
     tokenizer: str = "estimate"

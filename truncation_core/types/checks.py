@@ -8,7 +8,7 @@ objects built in code. A check raises ``ValueError`` with the expected form.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NewType
 
 import attrs
@@ -18,6 +18,7 @@ from truncation_core.types.ids import validate_session_id
 
 __all__ = [
     "DIRECTIONS",
+    "MAX_CONFIG_DEPTH",
     "PREVIEW_FORMS",
     "Direction",
     "DirectoryPath",
@@ -38,6 +39,8 @@ __all__ = [
     "check_session_name",
     "check_tokenizer_name",
     "is_int",
+    "key_path",
+    "nesting_problem",
     "validator",
 ]
 
@@ -120,6 +123,63 @@ def check_tokenizer_name(value: object) -> TokenizerName:
         raise ValueError(f"must be a tokenizer name such as 'estimate' or 'o200k_base', "
                          f"got {value!r}")
     return TokenizerName(value)
+
+
+#: How many keys deep configuration may nest, in any source (a file, the environment, code).
+#: The schema needs four (``tools.<name>.marker.middle``); deeper is an error naming the key
+#: path, never a RecursionError, or the quadratic memory of a parser given 10,000 levels.
+MAX_CONFIG_DEPTH = 32
+
+#: Keys of a path shown whole at each end of an abbreviated one, and the characters of a key.
+_PATH_ENDS = 3
+_KEY_CHARS = 24
+
+
+def key_path(keys: Sequence[object]) -> str:
+    """*keys* as a dotted path (``tools.read_file.marker``, ``plugins.modules[2]``), its
+    middle left out when it is long and each key clipped: it names a place in an error
+    message, which a hostile document must not fill."""
+    def shown(key: object) -> str:
+        text = key if isinstance(key, str) else repr(key)
+        return text if len(text) <= _KEY_CHARS else text[:_KEY_CHARS - 1] + "…"
+
+    def joined(part: Sequence[object]) -> str:
+        out = ""
+        for key in part:
+            out += f"[{key}]" if is_int(key) else (f".{shown(key)}" if out else shown(key))
+        return out
+
+    if len(keys) <= 2 * _PATH_ENDS + 1:
+        return joined(keys)
+    hidden, tail = len(keys) - 2 * _PATH_ENDS, joined(keys[-_PATH_ENDS:])
+    return (f"{joined(keys[:_PATH_ENDS])}.…({hidden:,} more keys)…"
+            f"{'' if tail.startswith('[') else '.'}{tail}")
+
+
+def nesting_problem(data: object, *, limit: int = MAX_CONFIG_DEPTH) -> str | None:
+    """What is wrong with *data* (mappings and lists, as a config source gives them) when
+    something in it lies more than *limit* keys deep: the abbreviated key path and the
+    limit. None when it does not. Walked without recursion, and no deeper than *limit* + 1
+    (a mapping that holds itself, from code, is just too deep)."""
+    stack: list[tuple[object, int, tuple[Any, ...] | None]] = [(data, 0, None)]
+    while stack:
+        node, depth, link = stack.pop()
+        if isinstance(node, Mapping):
+            items: Any = node.items()
+        elif isinstance(node, list | tuple):
+            items = enumerate(node)
+        else:
+            continue
+        for key, child in items:
+            if depth >= limit:
+                keys: list[object] = [key]
+                while link is not None:
+                    keys.append(link[0])
+                    link = link[1]
+                return (f"{key_path(keys[::-1])}: nested more than {limit} keys deep "
+                        f"(configuration nests at most {limit})")
+            stack.append((child, depth + 1, (key, link)))
+    return None
 
 
 def validator(check: Callable[[object], Any]) -> Callable[[object, Any, object], None]:

@@ -10,6 +10,7 @@ built-in ``format_marker`` returns.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from truncation_core.types.cuts import (
 )
 from truncation_core.types.ids import is_tool_call_id
 from truncation_core.types.resume import locate, located
+from truncation_core.types.templates import TOOL_PLACEHOLDERS
 
 if TYPE_CHECKING:
     from truncation_core.types.artifacts import ArtifactRef
@@ -133,10 +135,11 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     artifact = marker.artifact
     tool = marker.tool or ""
     names = policy.artifact_tools.all()
+    lacking = _lacking(policy)
     if marker.kind == "rest":
         if artifact is None:
             return ""
-        return templates.rest.format(
+        return (templates.rest_no_tool if lacking(templates.rest) else templates.rest).format(
             artifact_id=artifact.id, lines=artifact.lines, chars=marker.original_chars,
             bytes=artifact.bytes, size=human_size(artifact.bytes), strategy=marker.strategy,
             tool=tool, **names)
@@ -147,6 +150,14 @@ def render_configured(marker: Marker, policy: Policy) -> str:
         if artifact is None:
             return ""
         short = policy.reference_preview == "short"
+        if lacking(templates.reference_cut_short if short and artifact.cut is not None
+                   else templates.reference_cut if artifact.cut is not None
+                   else templates.reference_short if short else templates.reference):
+            return templates.reference_no_tool.format(
+                artifact_id=artifact.id, summary=artifact.summary,
+                size=human_size(artifact.bytes), chars=marker.original_chars,
+                lines=marker.original_lines, bytes=artifact.bytes, tool=tool,
+                **_tool_call(templates, artifact))
         if artifact.cut is not None:
             cut = artifact.cut
             form = templates.reference_cut_short if short else templates.reference_cut
@@ -177,7 +188,7 @@ def render_configured(marker: Marker, policy: Policy) -> str:
     if region is None:
         return ""
     if artifact is not None:
-        hint = _hint(templates, artifact, region, names)
+        hint = _hint(templates, artifact, region, names, lacking)
     elif marker.artifact_error:
         hint = templates.unavailable.format(reason=marker.artifact_error)
     else:
@@ -201,8 +212,30 @@ def _tool_call(templates: MarkerConfig, artifact: ArtifactRef) -> dict[str, str]
             "tool_call_id": call_id}
 
 
+def _lacking(policy: Policy) -> Callable[[str], bool]:
+    """Whether a template names an artifact tool the model is not given
+    (``artifact_tools.published``); never, when it is given all of them."""
+    published = policy.artifact_tools.published
+    if len(published) == len(TOOL_PLACEHOLDERS):
+        return _never
+    return lambda template: not _tools_named(template) <= set(published)
+
+
+def _never(template: str) -> bool:
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _tools_named(template: str) -> frozenset[str]:
+    """The artifact tools *template* names (by their placeholders)."""
+    import string
+
+    return frozenset(field for _, field, _, _ in string.Formatter().parse(template)
+                     if field in TOOL_PLACEHOLDERS)
+
+
 def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission,
-          names: dict[str, str]) -> str:
+          names: dict[str, str], lacking: Callable[[str], bool] = _never) -> str:
     """How to read *region* back: the artifact's line numbers and bytes
     (``region.in_artifact``, which the metadata gives too). When the artifact is itself cut,
     a region it keeps only in part says so, and one it does not keep says that instead."""
@@ -216,7 +249,9 @@ def _hint(templates: MarkerConfig, artifact: ArtifactRef, region: Omission,
     fields = {"artifact_id": artifact.id, "start_line": span.start_line,
               "end_line": span.end_line, "lines": region.lines, "chars": region.chars,
               **names, **_tool_call(templates, artifact)}
-    if span.complete or cut is None:
+    if lacking(templates.hint if span.complete or cut is None else templates.hint_cut):
+        hint = templates.hint_no_tool.format(**fields)
+    elif span.complete or cut is None:
         hint = templates.hint.format(**fields)
     else:
         hint = templates.hint_cut.format(**fields, cut_first_line=cut.first_line,

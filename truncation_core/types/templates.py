@@ -46,6 +46,10 @@ class MarkerConfig:
         'end_line={end_line})'
         "{tool_call}"
     )
+    #: Fills ``{hint}`` in place of ``hint`` (or ``hint_cut``) when that names an artifact
+    #: tool the model is not given (``artifact_tools.published``): where the part is kept,
+    #: naming no tool.
+    hint_no_tool: str = "; kept in {artifact_id}, lines {start_line}-{end_line}"
     #: Fills ``{tool_call}`` when the call that produced the output has an id (the
     #: ``tool_call_id`` given to ``process``), which the artifact tools accept in place of the
     #: artifact id.
@@ -60,6 +64,9 @@ class MarkerConfig:
         "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines: search it with "
         "{artifact_grep}, read lines with {get_artifact} or {artifact_tail}\n"
     )
+    #: The reference in place of any other when that names an artifact tool the model is not
+    #: given (``artifact_tools.published``): the artifact, naming no tool.
+    reference_no_tool: str = "[Artifact: {artifact_id}] {summary} ({size}), {lines:,} lines\n"
     #: The reference when the artifact itself is cut (the output exceeded
     #: ``max_artifact_size``): it must not claim the artifact holds everything.
     reference_cut: str = (
@@ -126,6 +133,9 @@ class MarkerConfig:
         'Omitted parts are kept: {get_artifact}(artifact_id="{artifact_id}", start_line=1, '
         "end_line=100) reads the full output ({size}), {artifact_grep} searches it"
     )
+    #: ``rest`` when that names an artifact tool the model is not given
+    #: (``artifact_tools.published``): where the omitted parts are, naming no tool.
+    rest_no_tool: str = "Omitted parts are kept in {artifact_id} ({size})"
     #: The key of the member that holds ``rest`` in a JSON object.
     rest_key: str = "[truncated]"
     #: Follows ``hint`` when the omitted region's byte range in the artifact is known: the
@@ -143,6 +153,14 @@ class MarkerConfig:
     #: Follows a line of the highlights block that stands for several: the lines of the
     #: omitted part that say the same thing (numbers, addresses and paths aside).
     highlight_count: str = " [{count} like this]"
+    #: All the model sees of binary content (bytes with a NUL, mostly not UTF-8, or with a
+    #: binary format's magic number) that is kept as an artifact.
+    binary: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), sha256 "
+                   "{sha256}; kept as artifact {artifact_id}{tool_call}]")
+    #: The same, when the artifact does not hold all of it: it was not kept (``spill`` is
+    #: off, the store failed), or it is cut over ``max_artifact_size``.
+    binary_unkept: str = ("[Binary content, not shown: {kind}, {size} ({bytes:,} bytes), "
+                          "sha256 {sha256}; {reason}]")
 
     def __attrs_post_init__(self) -> None:
         # Templates set in code are checked as the config file's are (a template is
@@ -169,12 +187,16 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
                 "original_lines", "original_chars", "strategy", "tool"),
         "hint": ("artifact_id", "start_line", "end_line", "lines", "chars", "tool_call",
                  "tool_call_id", *TOOL_PLACEHOLDERS),
+        "hint_no_tool": ("artifact_id", "start_line", "end_line", "lines", "chars",
+                         "tool_call", "tool_call_id"),
         "tool_call": ("tool_call_id",),
         "hint_bytes": ("start_byte", "end_byte", "bytes"),
         "unavailable": ("reason",),
         **dict.fromkeys(("reference", "reference_short"), (
             "artifact_id", "summary", "size", "chars", "lines", "bytes", "tool", "tool_call",
             "tool_call_id", *TOOL_PLACEHOLDERS)),
+        "reference_no_tool": ("artifact_id", "summary", "size", "chars", "lines", "bytes",
+                              "tool", "tool_call", "tool_call_id"),
         **dict.fromkeys(("reference_cut", "reference_cut_short"), (
             "artifact_id", "summary", "size", "original_size", "original_lines",
             "original_bytes", "head_lines", "tail_lines", "cut_first_line", "cut_last_line",
@@ -189,11 +211,15 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
             ("count", "total", "kept", "unit", "path", "artifact_id", "strategy", "tool")),
         "rest": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool",
                  *TOOL_PLACEHOLDERS),
+        "rest_no_tool": ("artifact_id", "lines", "chars", "bytes", "size", "strategy", "tool"),
         "rest_key": ("artifact_id", "strategy", "tool"),
         "highlights": ("shown", "found"),
         "highlight": ("line", "text", "pattern", "original_line"),
         "highlight_not_kept": ("text", "pattern", "original_line"),
         "highlight_count": ("count",),
+        "binary": ("kind", "media_type", "size", "bytes", "sha256", "artifact_id", "tool",
+                   "tool_call", "tool_call_id"),
+        "binary_unkept": ("kind", "media_type", "size", "bytes", "sha256", "reason", "tool"),
     }
 )
 
@@ -210,7 +236,8 @@ _SAMPLE_VALUES: Mapping[str, Any] = MappingProxyType(
         "start_byte": 1024, "end_byte": 3301024,
         "shown": 3, "found": 12, "line": 4242, "text": "error: it broke", "pattern": "error",
         "original_line": 4242, "tool_call": " (tool call call_abc123)",
-        "tool_call_id": "call_abc123",
+        "tool_call_id": "call_abc123", "kind": "PNG image", "media_type": "image/png",
+        "sha256": "0" * 64,
         **{name: name for name in TOOL_PLACEHOLDERS},
     }
 )

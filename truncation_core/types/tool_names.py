@@ -4,7 +4,9 @@ Agent frameworks prefix tool names (``trunc_get_artifact``), and projects rename
 avoid a clash. :class:`ArtifactToolNames` maps each artifact tool's own name
 (:data:`ARTIFACT_TOOLS`) to the name the model sees: ``names`` first, else ``prefix`` + the
 own name. Every text the model reads that names a tool (marker hints, the artifact reference,
-the footers of the tools' own pages) and the published schemas use it.
+the footers of the tools' own pages) and the published schemas use it. ``published`` says which
+of the tools the model is given: the schemas list only those, and a marker that would name
+another is rendered in its tool-free form (``hint_no_tool``, ``reference_no_tool``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import attrs
 
 from truncation_core.errors import did_you_mean
 
-__all__ = ["ARTIFACT_TOOLS", "ArtifactToolNames", "check_tool_name_map", "check_tool_prefix"]
+__all__ = ["ARTIFACT_TOOLS", "ArtifactToolNames", "check_published_tools", "check_tool_name_map",
+           "check_tool_prefix"]
 
 #: The artifact tools, by their own names.
 ARTIFACT_TOOLS = ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep")
@@ -51,6 +54,22 @@ def check_tool_name_map(value: object) -> Mapping[str, str]:
     return MappingProxyType(out)
 
 
+def check_published_tools(value: object) -> tuple[str, ...]:
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple | set | frozenset):
+        raise ValueError("must be a list of artifact tool names (any of "
+                         f"{', '.join(ARTIFACT_TOOLS)})")
+    out: list[str] = []
+    for name in value:
+        if name not in ARTIFACT_TOOLS:
+            hint = did_you_mean(str(name), ARTIFACT_TOOLS)
+            raise ValueError(f"{str(name)[:64]!r} is not an artifact tool{hint} (expected any "
+                             f"of {', '.join(ARTIFACT_TOOLS)})")
+        if name not in out:
+            out.append(name)
+    # In the tools' own order, so that equal sets give equal settings.
+    return tuple(tool for tool in ARTIFACT_TOOLS if tool in out)
+
+
 def _check_prefix(_instance: Any, _attribute: Any, value: object) -> None:
     check_tool_prefix(value)
 
@@ -72,6 +91,10 @@ class ArtifactToolNames:
     #: Own name -> the name the model sees; wins over ``prefix``.
     names: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen,
                                            validator=_check_names)
+    #: The tools the model is given (own names): the schemas list these, and the markers
+    #: name no other.
+    published: tuple[str, ...] = attrs.field(default=ARTIFACT_TOOLS,
+                                             converter=check_published_tools)
 
     #: Own name -> the name the model sees, worked out once (every marker names them).
     _all: Mapping[str, str] = attrs.field(init=False, eq=False, repr=False)
@@ -95,6 +118,10 @@ class ArtifactToolNames:
     def all(self) -> dict[str, str]:
         """Own name -> the name the model sees, for every artifact tool."""
         return dict(self._all)
+
+    def given(self) -> dict[str, str]:
+        """Own name -> the name the model sees, for the tools it is given (``published``)."""
+        return {tool: name for tool, name in self._all.items() if tool in self.published}
 
     def own_name(self, name: str) -> str | None:
         """The artifact tool the model means by *name*: its configured name, or its own

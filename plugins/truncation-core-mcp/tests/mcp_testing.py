@@ -10,12 +10,15 @@ missing the tests that need them skip with the command that installs them, excep
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,8 @@ NPM_PREFIX = Path(os.environ.get("MCP_SERVERS_NPM_PREFIX")
 NODE_PACKAGES = {"mcp-server-filesystem": "@modelcontextprotocol/server-filesystem",
                  "mcp-server-everything": "@modelcontextprotocol/server-everything"}
 SESSION = "proxy-tests"
+#: The bearer token the HTTP tests give the servers they start (TRUNC_MCP_TOKEN).
+TOKEN = "test-token-0123456789abcdef"
 
 
 @pytest.fixture
@@ -189,3 +194,59 @@ def numbered_lines(page: str) -> list[tuple[int, str]]:
 
 def python_server(*args: str) -> list[str]:
     return [sys.executable, str(PYTHON_SERVER), *args]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def listening(argv: Sequence[str], port: int, *, env: Mapping[str, str] | None = None,
+              stderr: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run *argv* until it accepts connections on *port*; yield the MCP URL and the process.
+    *env*: added to the environment (default: the tests' token in TRUNC_MCP_TOKEN); *stderr*:
+    a file for the process's stderr."""
+    environment = {**child_env(), "TRUNC_MCP_TOKEN": TOKEN, **(env or {})}
+    environment = {k: v for k, v in environment.items() if v}  # "" takes a variable away
+    err_file = open(stderr, "wb") if stderr is not None else None
+    process = subprocess.Popen(list(argv), env=environment, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL,
+                               stderr=err_file if err_file is not None else subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                message = (stderr.read_text() if stderr is not None else
+                           process.stderr.read().decode() if process.stderr else "")
+                pytest.fail(f"{list(argv)[:4]} did not listen: {message}")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp", process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+        if err_file is not None:
+            err_file.close()
+
+
+@asynccontextmanager
+async def http_host(url: str, token: str | None = TOKEN) -> AsyncIterator[Any]:
+    """The official mcp Client over Streamable HTTP, sending *token* as a bearer token."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    timeout = httpx2.Timeout(30.0, read=300.0)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http, \
+            Client(streamable_http_client(url, http_client=http)) as client:
+        yield client

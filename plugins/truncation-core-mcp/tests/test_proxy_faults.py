@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_testing import FAULTY_SERVER, host, proxy_argv, python_server
+from mcp_testing import FAULTY_SERVER, host, proxy_argv, python_server, store_of
 
 pytestmark = pytest.mark.anyio
 
@@ -147,3 +147,105 @@ async def test_a_server_that_cannot_be_started_is_named_and_the_proxy_stays_up(
         "(FileNotFoundError")
     ping = json.loads(wire.answer({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
     assert ping == {"jsonrpc": "2.0", "id": 5, "result": {}}
+
+
+# -- one answer per call; a broken answer fails its call at once ------------------------------
+
+
+def _read_until(wire: Any, ids: set[Any]) -> list[bytes]:
+    """The lines the proxy sends until it has answered every request in *ids*."""
+    lines = []
+    while ids:
+        line = wire.receive()
+        lines.append(line)
+        ids.discard(json.loads(line).get("id"))
+    return lines
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    result = message.get("result") or {}
+    return [b.get("text", "") for b in result.get("content", []) if isinstance(b, dict)]
+
+
+@pytest.mark.parametrize("tool", ["duplicate_answer", "unsolicited_answer"])
+async def test_a_second_or_unsolicited_answer_never_reaches_the_host(
+        trunc_exe: str, workspace: Path, raw_wire: Any, tool: str) -> None:
+    """The server answers the call twice (300,003 characters each), or answers requests never
+    made: the host gets one answer per call, cut to the limit, and nothing else; before the
+    fix the second answer reached it raw."""
+    wire = raw_wire(_argv(trunc_exe, workspace, server=_faulty()))
+    wire.initialize()
+    wire.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+               "params": {"name": tool, "arguments": {}}})
+    wire.send({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+    lines = _read_until(wire, {7, 8})
+    # One more round trip: whatever the proxy sent after the call's answer is in by then.
+    wire.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    lines += _read_until(wire, {9})
+    messages = [json.loads(line) for line in lines]
+    assert [m.get("id") for m in messages if "result" in m or "error" in m].count(7) == 1
+    assert all(m.get("id") in (7, 8, 9) for m in messages), [m.get("id") for m in messages]
+    for line, message in zip(lines, messages, strict=True):
+        assert len(line) < 16_000, (message.get("id"), len(line))
+        assert all(len(text) <= 8000 for text in _texts(message))
+    answer = next(m for m in messages if m.get("id") == 7)
+    if tool == "duplicate_answer":
+        assert "first answer: the quick brown fox" in _texts(answer)[0]
+    else:
+        assert _texts(answer) == ["unsolicited_answer answered"]
+
+
+async def test_a_duplicate_answer_through_the_official_client(
+        trunc_exe: str, workspace: Path) -> None:
+    async with host(_argv(trunc_exe, workspace, server=_faulty())) as client:
+        for _ in range(3):
+            result = await client.call_tool("duplicate_answer", {})
+            assert len(result.content[0].text) <= 8000
+            assert result.meta["truncation-core/truncated"][0]["original_chars"] == 300_003
+        assert (await client.call_tool("echo", {})).content[0].text == "echo answered"
+
+
+async def test_an_error_answer_over_the_limit_is_cut_and_kept(
+        trunc_exe: str, workspace: Path, raw_wire: Any) -> None:
+    wire = raw_wire(_argv(trunc_exe, workspace, server=_faulty()))
+    wire.initialize()
+    line = wire.answer({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                        "params": {"name": "error_too_long", "arguments": {}}})
+    assert len(line) < 16_000, len(line)
+    error = json.loads(line)["error"]
+    assert error["code"] == -32603
+    assert len(error["message"]) <= 8000 and "fatal: out of cheese" in error["message"]
+    [entry] = error["data"]["truncation-core/truncated"]
+    stored = store_of(workspace).artifacts.text(entry["artifact_id"])
+    assert len(stored) == 300_003 + len("\nfatal: out of cheese")
+
+
+@pytest.mark.parametrize("tool", ["truncated_answer", "truncated_answer_id_last",
+                                  "malformed_answer"])
+async def test_a_broken_answer_fails_its_call_at_once_and_the_proxy_goes_on(
+        trunc_exe: str, workspace: Path, tool: str) -> None:
+    """A line cut short (the id at its start, or lost with its end, as the TypeScript SDK
+    orders members) or garbled: the call fails at once with a clear error, instead of
+    waiting out --timeout (300 s), and the proxy and the server go on."""
+    async with host(_argv(trunc_exe, workspace, server=_faulty())) as client:
+        with anyio.fail_after(60):  # the default --timeout is 300 s: this is a hang guard
+            result = await client.call_tool(tool, {})
+        assert result.is_error
+        text = result.content[0].text
+        assert text.startswith("downstream MCP server 'faulty-server' (python"), text
+        assert "sent an answer that is not valid JSON" in text
+        assert (await client.call_tool("echo", {})).content[0].text == "echo answered"
+
+
+async def test_a_json_log_line_cut_short_is_skipped(trunc_exe: str, workspace: Path) -> None:
+    async with host(_argv(trunc_exe, workspace, server=_faulty())) as client:
+        result = await client.call_tool("truncated_log_line", {})
+        assert result.content[0].text == "truncated_log_line answered"
+
+
+async def test_negative_control_a_broken_answer_leaves_the_stock_client_waiting() -> None:
+    """The official client, straight to the server, logs the line and waits on."""
+    async with host(_faulty()) as client:
+        with anyio.move_on_after(3) as scope:
+            await client.call_tool("truncated_answer", {})
+        assert scope.cancelled_caught

@@ -102,7 +102,9 @@ async def test_a_2mb_file_is_cut_and_the_omitted_lines_come_back_byte_identical(
     ref = truncator.store.stat(artifact_id)
     assert ref.sha256 == hashlib.sha256(original).hexdigest()
     assert (ref.tool, ref.server) == ("read_text_file", "secure-filesystem-server")
-    assert ref.tool_call_id is not None and ref.tool_call_id.isdigit()
+    # The call's handle: its connection, and its JSON-RPC id (see test_handles.py).
+    assert ref.tool_call_id is not None
+    assert re.fullmatch(r"[0-9a-f]{12}:[0-9]+", ref.tool_call_id)
     assert ref.session == SESSION
     assert len(truncator.store.list()) == 1  # stored once, not once per copy in the result
 

@@ -3,54 +3,26 @@
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import subprocess
-import time
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_testing import SESSION, child_env, host, numbered_lines, proxy_argv, store_of
+from mcp_testing import (
+    SESSION,
+    free_port,
+    host,
+    http_host,
+    listening,
+    numbered_lines,
+    proxy_argv,
+    store_of,
+)
 
 from truncation_core import Truncator
 
 pytestmark = pytest.mark.anyio
 
 TOOLS = ["get_artifact", "artifact_head", "artifact_tail", "artifact_grep"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _listening(argv: Sequence[str], port: int) -> Iterator[str]:
-    """Run *argv* until it accepts connections on *port*; yield the MCP URL."""
-    process = subprocess.Popen(list(argv), env=child_env(), stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                assert process.stderr is not None
-                pytest.fail(f"{argv[:4]} did not listen: {process.stderr.read().decode()}")
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 def _stored(work: Path) -> str:
@@ -73,6 +45,9 @@ async def _read_back(client: Any, artifact_id: str) -> None:
     assert "5001:\terror: linker failed" in grep.content[0].text
     missing = await client.call_tool("artifact_head", {"artifact_id": "art_1_" + "0" * 32})
     assert missing.is_error and missing.content[0].text.startswith("Error 404")
+    assert (f"This server reads session {SESSION} only: artifacts of another run are found "
+            "when both runs name the same session (--session NAME, or store.session)."
+            ) in missing.content[0].text
 
 
 async def test_serve_over_stdio_reads_what_another_process_stored(
@@ -85,30 +60,26 @@ async def test_serve_over_stdio_reads_what_another_process_stored(
 
 
 async def test_serve_over_http(trunc_exe: str, workspace: Path) -> None:
-    from mcp import Client
-
     artifact_id = _stored(workspace)
-    port = _free_port()
+    port = free_port()
     argv = [trunc_exe, "mcp", "serve", "--config", str(workspace / ".truncation.yaml"),
             "--session", SESSION, "--http", "--port", str(port)]
-    with _listening(argv, port) as url:
-        async with Client(url) as client:
+    with listening(argv, port) as (url, _):
+        async with http_host(url) as client:
             await _read_back(client, artifact_id)
 
 
 async def test_proxy_over_http(trunc_exe: str, filesystem_server: str, workspace: Path,
                                tmp_path: Path) -> None:
-    from mcp import Client
-
     root = tmp_path / "files"
     root.mkdir()
     (root / "log.txt").write_text("".join(f"entry {i}\n" for i in range(100_000)))
-    port = _free_port()
+    port = free_port()
     argv = proxy_argv(trunc_exe, workspace / ".truncation.yaml", [filesystem_server, str(root)],
                       "--http", "--port", str(port))
-    with _listening(argv, port) as url:
+    with listening(argv, port) as (url, _):
         for _ in range(2):  # two sessions, each with its own server
-            async with Client(url) as client:
+            async with http_host(url) as client:
                 names = [t.name for t in (await client.list_tools()).tools]
                 assert names[-4:] == TOOLS and "read_text_file" in names
                 result = await client.call_tool("read_text_file",

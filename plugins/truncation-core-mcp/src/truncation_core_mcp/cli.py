@@ -34,6 +34,16 @@ _http_options = [
                  help="Port to listen on, with --http (0: any free port)."),
     click.option("--path", "http_path", default="/mcp", show_default=True,
                  help="URL path of the MCP endpoint, with --http."),
+    click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path),
+                 help="With --http: the file holding the bearer token every request must "
+                      "carry (Authorization: Bearer TOKEN); made with a new token if missing; "
+                      "readable by you alone. Default: $TRUNC_MCP_TOKEN, else "
+                      "~/.local/state/truncation-core/mcp-token (made, and its token printed "
+                      "once, on the first run)."),
+    click.option("--no-auth", is_flag=True,
+                 help="With --http: accept requests without the token. Anyone who can reach "
+                      "the port (on 127.0.0.1: every user of this machine) can then call the "
+                      "tools and read the artifacts."),
 ]
 _verbose_option = click.option("-v", "--verbose", is_flag=True,
                                help="Log what the proxy does to stderr (starts, names, cuts).")
@@ -69,12 +79,22 @@ def mcp_group() -> None:
 @click.option("--max-message-bytes", type=click.IntRange(min=1024), default=128 * MIB,
               show_default=True, help="The longest message accepted from the server.")
 @_with(_http_options)
+@click.option("--max-servers", type=click.IntRange(min=1), default=8, show_default=True,
+              help="With --http: how many sessions may run at once, each with its own "
+                   "downstream server process; the next initialize is refused with an error "
+                   "that says so.")
+@click.option("--share-server", is_flag=True,
+              help="With --http: one downstream server process for every session, for a "
+                   "server that keeps no state for its client (roots, subscriptions, log "
+                   "level): the first session's initialize is the server's.")
 @_verbose_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_obj
 def proxy_command(state: AppState | None, config_path: Path | None, session: str | None,
                   restart: bool, timeout: float, max_message_bytes: int, http: bool, host: str,
-                  port: int, http_path: str, verbose: bool, command: tuple[str, ...]) -> None:
+                  port: int, http_path: str, token_file: Path | None, no_auth: bool,
+                  max_servers: int, share_server: bool, verbose: bool,
+                  command: tuple[str, ...]) -> None:
     """Run an MCP server (COMMAND ...) behind truncation-core.
 
     \b
@@ -86,6 +106,9 @@ def proxy_command(state: AppState | None, config_path: Path | None, session: str
     to the server's tools) read back.
     """
     _logging(verbose)
+    access = _access(http, token_file, no_auth)
+    if share_server and not http:
+        raise click.UsageError("--share-server applies to --http only")
     loaded = _load(state, config_path, session=session)
     from truncation_core_mcp.relay import ProxyOptions
 
@@ -95,7 +118,9 @@ def proxy_command(state: AppState | None, config_path: Path | None, session: str
     if http:
         from truncation_core_mcp.http import serve_proxy_http
 
-        serve_proxy_http(processor, options, host=host, port=port, path=http_path)
+        _announce(access, host, port, http_path)
+        serve_proxy_http(processor, options, host=host, port=port, path=http_path,
+                         access=access, max_servers=max_servers, share_server=share_server)
         return
     asyncio.run(_proxy_stdio(processor, options))
 
@@ -119,7 +144,7 @@ async def _proxy_stdio(processor: Any, options: Any) -> None:
 @click.pass_obj
 def serve_command(state: AppState | None, config_path: Path | None, store_root: Path | None,
                   session: str | None, http: bool, host: str, port: int, http_path: str,
-                  verbose: bool) -> None:
+                  token_file: Path | None, no_auth: bool, verbose: bool) -> None:
     """Serve the artifact tools alone (get_artifact, artifact_head, artifact_tail,
     artifact_grep), over stdio or Streamable HTTP.
 
@@ -127,6 +152,7 @@ def serve_command(state: AppState | None, config_path: Path | None, store_root: 
     (trunc run --session NAME, trunc apply --session NAME, or a proxy's session).
     """
     _logging(verbose)
+    access = _access(http, token_file, no_auth)
     overrides: dict[str, Any] = {}
     if store_root is not None:
         overrides["store"] = {"root": str(store_root.resolve())}
@@ -139,9 +165,46 @@ def serve_command(state: AppState | None, config_path: Path | None, store_root: 
         truncator = Truncator(loaded.config, project_root=loaded.project_root)
     server = artifact_server(truncator)
     if http:
-        serve_http(server, host=host, port=port, path=http_path)
+        _announce(access, host, port, http_path)
+        serve_http(server, host=host, port=port, path=http_path, access=access)
     else:
         asyncio.run(serve_stdio(server))
+
+
+def _access(http: bool, token_file: Path | None, no_auth: bool) -> Any:
+    """Who the HTTP server lets in (see :mod:`truncation_core_mcp.auth`); None without
+    --http."""
+    if not http:
+        if token_file is not None or no_auth:
+            raise click.UsageError(f"{'--token-file' if token_file else '--no-auth'} "
+                                   "applies to --http only")
+        return None
+    if token_file is not None and no_auth:
+        raise click.UsageError("--token-file and --no-auth: give one or the other")
+    from truncation_core_mcp.auth import TokenError, resolve_access
+
+    try:
+        return resolve_access(token_file=token_file, no_auth=no_auth)
+    except TokenError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _announce(access: Any, host: str, port: int, path: str) -> None:
+    """Say on stderr how hosts get in: the token itself only when this run made it."""
+    url = f"http://{host}:{port}{path}"
+    if access.token is None:
+        click.echo(f"trunc mcp: WARNING: --no-auth: anyone who can reach {url} (on a loopback "
+                   "address, every user of this machine) can call the tools and read the "
+                   "artifacts.", err=True)
+    elif access.new:
+        click.echo(f"trunc mcp: made a bearer token, kept in {access.path} (mode 0600). "
+                   "Hosts must send it with every request to "
+                   f"{url}:\n  Authorization: Bearer {access.token}\n"
+                   "trunc mcp: it is printed this once; later runs read it from that file.",
+                   err=True)
+    else:
+        click.echo(f"trunc mcp: requests to {url} must carry 'Authorization: Bearer <token>', "
+                   f"with the token from {access.source}.", err=True)
 
 
 def _load(state: AppState | None, config_path: Path | None, *, session: str | None,

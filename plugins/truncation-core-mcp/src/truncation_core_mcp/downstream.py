@@ -13,10 +13,11 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from truncation_core_mcp.framing import LineFramer, Oversized
 
-__all__ = ["DownstreamProcess", "describe_exit"]
+__all__ = ["DownstreamProcess", "ServerLink", "describe_exit"]
 
 #: Seconds the server has to exit once its stdin is closed, then after SIGTERM.
 STOP_GRACE = 2.0
@@ -36,6 +37,34 @@ def describe_exit(returncode: int | None) -> str:
             name = f"signal {-returncode}"
         return f"was killed by {name}"
     return f"exited with status {returncode}"
+
+
+class ServerLink(Protocol):
+    """What a relay needs of its downstream server: a process of its own
+    (:class:`DownstreamProcess`), or its part of one that sessions share
+    (:class:`~truncation_core_mcp.shared.SharedLink`)."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def heard_from(self) -> bool: ...
+
+    @property
+    def stop_reason(self) -> str | None: ...
+
+    async def start(self) -> None: ...
+
+    def send(self, line: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def kill(self, reason: str) -> None: ...
 
 
 class _Pipes(asyncio.SubprocessProtocol):

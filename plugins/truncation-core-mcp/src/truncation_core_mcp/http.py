@@ -2,7 +2,11 @@
 by URL.
 
 Each HTTP session (``Mcp-Session-Id``) is one :class:`~truncation_core_mcp.relay.Relay` with
-its own downstream server, started by the session's ``initialize``. The wire is the SDK's
+its own downstream server, started by the session's ``initialize``; at most ``max_servers``
+sessions (so processes) at once: the next ``initialize`` is refused (503) with an error that
+says so. With ``share_server``, every session uses one server process instead
+(:mod:`truncation_core_mcp.shared`). Every request must carry the bearer token
+(:mod:`truncation_core_mcp.auth`). The wire is the SDK's
 :class:`~mcp.server.streamable_http.StreamableHTTPServerTransport` (SSE streams, session
 checks, DNS rebinding protection); the relay sees its messages as plain JSON-RPC. Sessions use
 the handshake era (``initialize``); a client that probes ``server/discover`` first is told
@@ -24,8 +28,10 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServ
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
+from truncation_core_mcp.auth import Access, BearerAuth
 from truncation_core_mcp.relay import Outbound, ProxyOptions, Relay
 from truncation_core_mcp.results import ResultProcessor
+from truncation_core_mcp.shared import SharedServer
 
 __all__ = ["ProxyApp", "serve_proxy_http"]
 
@@ -35,6 +41,8 @@ log = logging.getLogger("truncation_core_mcp")
 MAX_BODY = 4 * 1024 * 1024
 #: Seconds a session may stay without any request before it is closed.
 IDLE_TIMEOUT = 30 * 60.0
+#: Sessions (each with its downstream server process) at once, unless --max-servers says.
+DEFAULT_MAX_SERVERS = 8
 
 
 class _HttpHost:
@@ -73,13 +81,20 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 
 class ProxyApp:
-    """The ASGI application: one relay per HTTP session, at *path*."""
+    """The ASGI application: one relay per HTTP session, at *path*, at most *max_servers*
+    of them at once."""
 
     def __init__(self, processor: ResultProcessor, options: ProxyOptions, *, path: str,
-                 host: str) -> None:
+                 host: str, max_servers: int = DEFAULT_MAX_SERVERS,
+                 share_server: bool = False) -> None:
+        if max_servers < 1:
+            raise ValueError(f"max_servers: expected 1 or more, got {max_servers}")
         self.processor = processor
         self.options = options
         self.path = path
+        self.max_servers = max_servers
+        #: With --share-server, the one server process of every session.
+        self.shared = SharedServer(options) if share_server else None
         self._security = _security(host)
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._tasks: anyio.abc.TaskGroup | None = None
@@ -111,8 +126,20 @@ class ProxyApp:
         if body is None:
             await _jsonrpc_error(send, 413, "Request body too large")
             return
-        if not _is_initialize(body):
+        message = _initialize(body)
+        if message is None:
             await _jsonrpc_error(send, 400, "Bad Request: Missing session ID")
+            return
+        if self.shared is None and len(self._sessions) >= self.max_servers:
+            log.warning("refused a new session: %d sessions run, each with its server "
+                        "(--max-servers %d)", len(self._sessions), self.max_servers)
+            await _jsonrpc_error(
+                send, 503, f"trunc mcp proxy runs {len(self._sessions)} downstream servers "
+                "already, one for each HTTP session, and may run no more (--max-servers "
+                f"{self.max_servers}): end a session (an HTTP DELETE, or closing the client), "
+                "wait for an idle one to close (after 30 minutes without a request), or "
+                "start the proxy with a higher --max-servers",
+                request_id=message.get("id"), code=-32000)
             return
         transport = await self._open_session()
         sent = False
@@ -140,7 +167,8 @@ class ProxyApp:
                 async with transport.connect() as (read, write):
                     task_status.started()
                     started = True
-                    relay = Relay(_HttpHost(write), self.processor, self.options)
+                    relay = Relay(_HttpHost(write), self.processor, self.options,
+                                  shared=self.shared)
                     scope = transport.idle_scope or anyio.CancelScope()
                     with scope:
                         await relay.run(_messages(read))
@@ -192,12 +220,15 @@ async def _body(receive: Any) -> bytes | None:
             return b"".join(chunks)
 
 
-def _is_initialize(body: bytes) -> bool:
+def _initialize(body: bytes) -> dict[str, Any] | None:
+    """The request in *body* if it is an ``initialize``, else None."""
     try:
         message = json.loads(body)
-    except ValueError:
-        return False
-    return isinstance(message, dict) and message.get("method") == "initialize"
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(message, dict) and message.get("method") == "initialize":
+        return message
+    return None
 
 
 async def _plain(send: Any, status: int, text: str) -> None:
@@ -206,18 +237,25 @@ async def _plain(send: Any, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": text.encode()})
 
 
-async def _jsonrpc_error(send: Any, status: int, message: str) -> None:
-    body = json.dumps({"jsonrpc": "2.0", "id": None,
-                       "error": {"code": -32600, "message": message}}).encode()
+async def _jsonrpc_error(send: Any, status: int, message: str, *, request_id: Any = None,
+                         code: int = -32600) -> None:
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
+                       "error": {"code": code, "message": message}}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": body})
 
 
 def serve_proxy_http(processor: ResultProcessor, options: ProxyOptions, *, host: str,
-                     port: int, path: str) -> None:
+                     port: int, path: str, access: Access,
+                     max_servers: int = DEFAULT_MAX_SERVERS, share_server: bool = False) -> None:
     import uvicorn
 
-    app = ProxyApp(processor, options, path=path, host=host)
+    app: Any = ProxyApp(processor, options, path=path, host=host, max_servers=max_servers,
+                        share_server=share_server)
+    if access.token is not None:
+        app = BearerAuth(app, access.token)
     log.warning("serving the proxy at http://%s:%d%s", host, port, path)
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

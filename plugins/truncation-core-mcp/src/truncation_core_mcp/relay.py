@@ -29,17 +29,22 @@ import json
 import logging
 import os
 import re
+import secrets
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from truncation_core_mcp.downstream import DownstreamProcess, describe_exit
-from truncation_core_mcp.framing import Oversized
+from truncation_core_mcp.downstream import DownstreamProcess, ServerLink, describe_exit
+from truncation_core_mcp.framing import EDGE, Oversized
 from truncation_core_mcp.naming import ToolNames
-from truncation_core_mcp.results import CallInfo, ResultProcessor, exposed_output_schema
+from truncation_core_mcp.results import META_KEY, CallInfo, ResultProcessor, exposed_output_schema
 
-__all__ = ["HostLink", "Outbound", "ProxyOptions", "Relay"]
+if TYPE_CHECKING:
+    from truncation_core_mcp.shared import SharedServer
+
+__all__ = ["UNKNOWN", "HostLink", "Outbound", "ProxyOptions", "Relay", "broken_line",
+           "edge_id", "edge_id_span", "partial_json"]
 
 log = logging.getLogger("truncation_core_mcp")
 
@@ -64,6 +69,8 @@ _LAUNCHERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|npx|u
                         r"docker|podman|java|ruby|php|perl|dotnet)(\.exe)?$")
 _HEAD_ID = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")')
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")\s*\}\s*$')
+#: An artifact_id that is a request number (digits only): one of this connection's calls.
+_REQUEST_NUMBER = re.compile(r"-?[0-9]{1,15}")
 
 
 def _argv(argv: Sequence[str]) -> tuple[str, ...]:
@@ -138,7 +145,7 @@ class _Pending:
     #: For tools/list: whether this request started a listing (no cursor).
     first_page: bool = False
     #: The server process it was sent to.
-    process: DownstreamProcess | None = None
+    process: ServerLink | None = None
     timer: asyncio.TimerHandle | None = None
 
 
@@ -154,14 +161,21 @@ def _key(request_id: Any) -> str:
 class Relay:
     """One host connection and its downstream server."""
 
-    def __init__(self, host: HostLink, processor: ResultProcessor, options: ProxyOptions) -> None:
+    def __init__(self, host: HostLink, processor: ResultProcessor, options: ProxyOptions,
+                 *, connection: str | None = None, shared: SharedServer | None = None) -> None:
         self.host = host
+        #: The server process sessions share (``--share-server``), or None: one of its own.
+        self.shared = shared
         self.processor = processor
         self.options = options
+        #: Names this connection in its tool calls' handles (see :meth:`handle`): random, so
+        #: that no two connections, in this process or another run of the same named
+        #: session, share a handle.
+        self.connection = connection or secrets.token_hex(6)
         self.label = _label(options.argv)
         #: The server's name, from its initialize result (serverInfo.name).
         self.server_name: str | None = None
-        self.downstream: DownstreamProcess | None = None
+        self.downstream: ServerLink | None = None
         self._ever_started = False
         self._stopped_because: str | None = None
         self._init_request: dict[str, Any] | None = None
@@ -180,7 +194,36 @@ class Relay:
         #: Messages for the host, in order; one writer sends them.
         self._outbox: asyncio.Queue[Outbound | None] = asyncio.Queue()
 
-    # -- naming the server ----------------------------------------------------------------------
+    # -- naming the server and the calls ---------------------------------------------------
+
+    def handle(self, request_id: Any) -> str:
+        """The handle of this connection's tool call *request_id*, as markers show it and the
+        artifact tools take it in place of an artifact id: ``<connection>:<request id>``.
+
+        A JSON-RPC request id is the client's count, which starts again at 1 in every
+        connection: alone, ``2`` would name the second call of every connection that shares
+        the store's session (over ``--http``, or in a named session), and a lookup by it
+        would find whichever of them was stored last."""
+        return f"{self.connection}:{request_id}"
+
+    def _own_call(self, arguments: Any) -> tuple[Any, int | None]:
+        """*arguments* of an artifact tool, with an ``artifact_id`` that is a bare request id
+        (a JSON number, as the MCP Inspector's CLI sends ``2``, or a string of digits) taken as
+        this connection's tool call of that id; and that id, when one was taken so."""
+        if not isinstance(arguments, dict):
+            return arguments, None
+        value = arguments.get("artifact_id")
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+            number = int(value)
+        elif isinstance(value, str) and _REQUEST_NUMBER.fullmatch(value):
+            number = int(value)
+        if number is None:
+            return arguments, None
+        return {**arguments, "artifact_id": self.handle(number)}, number
+
 
     @property
     def who(self) -> str:
@@ -199,10 +242,14 @@ class Relay:
 
     async def _start_downstream(self) -> str | None:
         """Start the server (the lock is held); return why it could not be started."""
-        process = DownstreamProcess(
-            self.options.argv, env=self.options.env, cwd=self.options.cwd,
-            max_size=self.options.max_message_bytes, on_message=self._from_downstream,
-            on_oversized=self._oversized, on_exit=lambda code: self._exited(process, code))
+        process: ServerLink
+        if self.shared is not None:
+            process = self.shared.link(self)
+        else:
+            process = DownstreamProcess(
+                self.options.argv, env=self.options.env, cwd=self.options.cwd,
+                max_size=self.options.max_message_bytes, on_message=self.from_downstream,
+                on_oversized=self.oversized, on_exit=lambda code: self.exited(process, code))
         self._ever_started = True
         try:
             await process.start()
@@ -361,14 +408,15 @@ class Relay:
 
     # -- downstream -> host ---------------------------------------------------------------------
 
-    def _from_downstream(self, raw: bytes) -> None:
+    def from_downstream(self, raw: bytes) -> None:
+        """A line from the server (without its newline)."""
         if len(raw) > PARSE_IN_THREAD:
             self._spawn(self._parse_in_thread(raw))
             return
         try:
             data = decode(raw)
         except (ValueError, RecursionError):
-            self._malformed(raw, None)
+            self._unparsable(raw, partial_json(raw))
             return
         self._dispatch(raw, data)
 
@@ -376,7 +424,7 @@ class Relay:
         try:
             data = await asyncio.to_thread(decode, raw)
         except (ValueError, RecursionError):
-            self._malformed(raw, None)
+            self._unparsable(raw, await asyncio.to_thread(partial_json, raw))
             return
         self._dispatch(raw, data)
 
@@ -409,7 +457,11 @@ class Relay:
             return  # the host no longer waits for it
         pending = self._pending.pop(key, None)
         if pending is None:
-            self._to_host(Outbound(raw=raw))
+            # A second answer to a call, or one to a request never made: the host has its
+            # answer (or never asked), and this one would reach it uncut.
+            log.warning("%s sent an answer (%d bytes) to request %s, which is not waiting for "
+                        "one: a second answer, or one never asked for; dropped", self.who,
+                        len(raw), _shown_id(data["id"]))
             return
         self._disarm(pending)
         if "error" in data:
@@ -432,7 +484,34 @@ class Relay:
             self._spawn(self._tools_listed(pending, {"jsonrpc": "2.0", "id": pending.id,
                                                      "result": {"tools": []}}))
             return
+        if pending.method == "tools/call" and not self.processor.fits(pending.tool or "",
+                                                                     len(raw)):
+            self._spawn(self._tool_error(pending, raw, data, error))
+            return
         self._to_host(Outbound(raw=raw))
+
+    async def _tool_error(self, pending: _Pending, raw: bytes, data: dict[str, Any],
+                          error: dict[str, Any]) -> None:
+        """A JSON-RPC error answering a tools/call, over the tool's limit: its message (and
+        data) cut as an error result is, and kept whole as an artifact."""
+        message = error.get("message")
+        text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+        if "data" in error:
+            text += "\n" + json.dumps(error["data"], indent=1, ensure_ascii=False)
+        call = CallInfo(tool=pending.tool or "", arguments=pending.arguments,
+                        call_id=self.handle(pending.id), server=self.server_name or self.label)
+        try:
+            cut = await asyncio.to_thread(self.processor.cut_error, text, call)
+        except Exception as exc:  # a bug must not cost the host its answer
+            log.error("cutting the error of %s failed (%s)", call.tool, type(exc).__name__)
+            cut = None
+        if cut is None:
+            self._to_host(Outbound(raw=raw))
+            return
+        shown, entry = cut
+        self._to_host(Outbound(data={**data, "error": {
+            "code": error.get("code", INTERNAL_ERROR), "message": shown,
+            "data": {META_KEY: [entry]}}}))
 
     def _initialized_result(self, pending: _Pending, raw: bytes, data: dict[str, Any]) -> None:
         result = data["result"]
@@ -484,7 +563,7 @@ class Relay:
         except _DownstreamFailed:
             tools = {}
         declared = tools.get(tool, {}).get("outputSchema")
-        call = CallInfo(tool=tool, arguments=pending.arguments, call_id=str(pending.id),
+        call = CallInfo(tool=tool, arguments=pending.arguments, call_id=self.handle(pending.id),
                         server=self.server_name or self.label,
                         output_schema=declared if isinstance(declared, dict) else None)
         try:
@@ -527,7 +606,10 @@ class Relay:
                                     modern: bool) -> None:
         tool = self.processor.names.tool_for(name)
         assert tool is not None
-        result = await asyncio.to_thread(self.processor.call_tool, tool, arguments)
+        arguments, number = self._own_call(arguments)
+        bare = (number, self.handle(number)) if number is not None else None
+        result = await asyncio.to_thread(self.processor.call_tool, tool, arguments,
+                                         bare_call=bare)
         self._to_host(Outbound(data={"jsonrpc": "2.0", "id": request_id,
                                      "result": _result(result, modern)}))
 
@@ -605,7 +687,7 @@ class Relay:
         timeout = self._timeout(pending.method, pending.process)
         pending.timer = asyncio.get_running_loop().call_later(timeout, self._timed_out, key)
 
-    def _timeout(self, method: str, process: DownstreamProcess | None) -> float:
+    def _timeout(self, method: str, process: ServerLink | None) -> float:
         """How long a request may wait: at least STARTUP_TIMEOUT for the handshake, and for
         any request to a server that has not said anything yet (it may still be starting)."""
         assert self.options.timeout is not None
@@ -638,7 +720,8 @@ class Relay:
                 reason += "; it was stopped, and the next call starts it again"
         self._fail_pending(pending, reason)
 
-    def _exited(self, process: DownstreamProcess, returncode: int | None) -> None:
+    def exited(self, process: ServerLink, returncode: int | None) -> None:
+        """*process* has exited (its output read to the end)."""
         how = process.stop_reason or describe_exit(returncode)
         current = process is self.downstream
         if current:
@@ -658,6 +741,45 @@ class Relay:
             self._fail_pending(item,
                        f"{how} while handling this {item.method} request")
 
+    def _unparsable(self, raw: bytes, partial: Any) -> None:
+        """A line that is not JSON: skipped when it is not an answer, else the request it
+        answers fails at once, rather than waiting out the timeout (see :func:`broken_line`)."""
+        found = broken_line(raw, partial)
+        if isinstance(found, str):
+            log.warning("%s %s", self.who, found)
+        else:
+            self.answer_lost(*found)
+
+    def answer_lost(self, request_id: Any, reason: str) -> None:
+        """The answer to *request_id* came broken: fail that request. For an unknown request
+        (``UNKNOWN``): the only one waiting, if only one is."""
+        future: asyncio.Future[dict[str, Any]] | None = None
+        pending: _Pending | None = None
+        if request_id is not UNKNOWN:
+            key = _key(request_id)
+            future = self._internal.pop(key, None)
+            pending = self._pending.pop(key, None) if future is None else None
+        else:
+            waiting = [f for f in self._internal.values() if not f.done()]
+            if len(waiting) + len(self._pending) == 1:
+                if waiting:
+                    future = waiting[0]
+                    self._internal = {k: f for k, f in self._internal.items() if f is not future}
+                else:
+                    pending = self._pending.pop(next(iter(self._pending)))
+        if future is not None:
+            if not future.done():
+                future.set_exception(_DownstreamFailed(reason))
+            log.warning("%s %s", self.who, reason)
+            return
+        if pending is None:
+            log.warning("%s %s, for no request waiting (or for one of several it does not "
+                        "name); dropped", self.who, reason)
+            return
+        log.warning("%s %s", self.who, reason)
+        self._disarm(pending)
+        self._fail_pending(pending, reason)
+
     def _malformed(self, raw: bytes, data: Any) -> None:
         request_id = data.get("id") if isinstance(data, dict) else None
         key = _key(request_id)
@@ -669,7 +791,8 @@ class Relay:
             self._fail_pending(pending,
                        "sent a malformed answer (not a JSON-RPC 2.0 message)")
 
-    def _oversized(self, message: Oversized) -> None:
+    def oversized(self, message: Oversized) -> None:
+        """A message from the server over the limit."""
         pending = None
         for pattern, edge in ((_HEAD_ID, message.head), (_TAIL_ID, message.tail)):
             found = pattern.search(edge)
@@ -725,6 +848,65 @@ class Relay:
         if not task.cancelled() and task.exception() is not None:
             exc = task.exception()
             log.error("proxy task failed: %s", type(exc).__name__, exc_info=exc)
+
+
+#: An id that could not be read.
+UNKNOWN = object()
+
+
+def broken_line(raw: bytes, partial: Any) -> tuple[Any, str] | str:
+    """What a line from the server that is not valid JSON is. One that does not start as a
+    message does (``{``) is a stray line a server logged to its stdout, as is a JSON line cut
+    short that is no answer (a log record, a notification): what to log is returned. Else it
+    is an answer cut short or garbled: ``(request id, reason)``, the id read from what can
+    be parsed of it (*partial*, see :func:`partial_json`) or from its ends, else ``UNKNOWN``."""
+    if raw.lstrip()[:1] != b"{":
+        return f"wrote a line that is not JSON ({len(raw)} bytes) to its stdout; skipped"
+    if isinstance(partial, dict) and ("method" in partial or not
+                                       {"jsonrpc", "id", "result", "error"} & partial.keys()):
+        return (f"sent a message that is not valid JSON ({len(raw)} bytes, cut short or "
+                "garbled), which is not an answer; dropped")
+    reason = (f"sent an answer that is not valid JSON ({len(raw):,} bytes: cut short, or "
+              "garbled)")
+    if isinstance(partial, dict) and "id" in partial:
+        return partial["id"], reason
+    return edge_id(raw), reason
+
+
+def partial_json(raw: bytes) -> Any:
+    """What can be parsed of a line that is not valid JSON (its complete members, when it
+    was cut short), or None."""
+    from pydantic_core import from_json
+
+    try:
+        return from_json(raw, allow_partial=True)
+    except (ValueError, RecursionError):
+        return None
+
+
+def edge_id(raw: bytes) -> Any:
+    """The id a message's first or last bytes give (``{"jsonrpc": "2.0", "id": 7, ...`` or
+    ``..., "id": 7}``), else ``UNKNOWN``."""
+    found = edge_id_span(raw[:EDGE], raw[-EDGE:])
+    return UNKNOWN if found is None else found[0]
+
+
+def edge_id_span(head: bytes, tail: bytes) -> tuple[Any, str, int, int] | None:
+    """The id in *head* (a message's first bytes) or *tail* (its last), where the common
+    orders of members put it: ``(id, "head" or "tail", start, end)``, the span being that of
+    the id's JSON in that edge; None when neither holds one."""
+    for where, pattern, edge in (("head", _HEAD_ID, head), ("tail", _TAIL_ID, tail)):
+        found = pattern.search(edge)
+        if found is not None:
+            with contextlib.suppress(ValueError):
+                return json.loads(found.group(1)), where, found.start(1), found.end(1)
+    return None
+
+
+def _shown_id(request_id: Any) -> str:
+    """A request id for a log line: JSON, at most 40 characters."""
+    text = json.dumps(request_id, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class _DownstreamFailed(Exception):

@@ -43,7 +43,8 @@ from truncation_core.types.storage import ArtifactStore
 from truncation_core.types.templates import MarkerConfig
 from truncation_core_mcp.naming import ToolNames
 
-__all__ = ["META_KEY", "REFERENCE_SCHEMA", "CallInfo", "ResultProcessor", "exposed_output_schema"]
+__all__ = ["META_KEY", "REFERENCE_SCHEMA", "CallInfo", "ResultProcessor", "exposed_output_schema",
+           "not_found_note"]
 
 #: The ``_meta`` key of a result the proxy cut: one entry per part cut.
 META_KEY = "truncation-core/truncated"
@@ -184,11 +185,25 @@ class ResultProcessor:
                                         "readOnlyHint": True, "openWorldHint": False}})
         return out
 
-    def call_tool(self, name: str, arguments: Any) -> dict[str, Any]:
-        """Answer a call of artifact tool *name* (its own name) as a ``CallToolResult``."""
+    def call_tool(self, name: str, arguments: Any, *,
+                  bare_call: tuple[int, str] | None = None) -> dict[str, Any]:
+        """Answer a call of artifact tool *name* (its own name) as a ``CallToolResult``.
+
+        *bare_call*: ``(request id, its handle)`` when the model gave a request id in place
+        of an artifact id (``2``), which the proxy took as this connection's tool call of
+        that id: a 404 says so."""
         result = self.text.call_tool(name, arguments, names=self.names.shown)
-        return {"content": [{"type": "text", "text": result.content}],
-                "isError": result.is_error}
+        text = result.content
+        if result.error is not None and result.error.code == 404:
+            if bare_call is not None:
+                number, handle = bare_call
+                text = (f"Error 404 (not found): no artifact is kept for tool call {number} of "
+                        f"this connection ({handle}): its result was not cut, or it was no "
+                        "tool call. A number stands for a tool call of this connection only; "
+                        "markers name a call by its handle (connection:number), which works "
+                        "from any connection to the same session")
+            text += "." + not_found_note(self.store, arguments)
+        return {"content": [{"type": "text", "text": text}], "isError": result.is_error}
 
     # -- results --------------------------------------------------------------------------------
 
@@ -238,6 +253,15 @@ class ResultProcessor:
         meta[META_KEY] = report
         out["_meta"] = meta
         return out
+
+    def cut_error(self, text: str, call: CallInfo) -> tuple[str, dict[str, Any]] | None:
+        """The message of a JSON-RPC error that answers *call*, cut as an error result is
+        (its tail and its error lines), with its ``_meta`` entry; None when it fits."""
+        cut = self.errors.process(text, tool=call.tool, **_context(call))
+        if not cut.was_truncated:
+            return None
+        shown = "\n".join([cut.content, *(b["text"] for b in self._reference_block(cut))])
+        return shown, _entry("error", cut)
 
     def _reference_block(self, cut: TruncationResult) -> list[dict[str, Any]]:
         """A text block naming the artifact, when the cut does not (a JSON cut's notes say
@@ -332,6 +356,32 @@ class ResultProcessor:
                     return isinstance(value, dict)
             self._validators[key] = check
         return check
+
+
+def not_found_note(store: ArtifactStore, arguments: Any) -> str:
+    """What a 404 of the artifact tools adds: the session read, and the one that holds the
+    artifact (or the tool call's) when another session of the store does."""
+    from truncation_core.errors import ArtifactError
+    from truncation_core.types.ids import is_tool_call_id
+    from truncation_core.types.storage import find_tool_call_anywhere
+
+    handle = arguments.get("artifact_id") if isinstance(arguments, Mapping) else None
+    here = store.session_id
+    elsewhere: str | None = None
+    try:
+        if is_tool_call_id(handle):
+            found = find_tool_call_anywhere(store.backend, str(handle))
+            elsewhere = found[0].session_id if found is not None else None
+        elif isinstance(handle, str):
+            elsewhere = store.backend.find(handle).session_id
+    except (ArtifactError, OSError):
+        elsewhere = None
+    if elsewhere is not None and elsewhere != here:
+        return (f" It is kept in session {elsewhere}, not in session {here}, which this "
+                "server reads. Runs share artifacts through a named session: start this "
+                f"one with --session {elsewhere} (or store.session: {elsewhere}) to read it.")
+    return (f" This server reads session {here} only: artifacts of another run are found when "
+            "both runs name the same session (--session NAME, or store.session).")
 
 
 def _context(call: CallInfo) -> dict[str, Any]:

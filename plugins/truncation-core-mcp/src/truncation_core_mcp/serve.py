@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
+from truncation_core_mcp.auth import Access, BearerAuth
+from truncation_core_mcp.results import not_found_note
+
 if TYPE_CHECKING:
     from truncation_core import Truncator
 
@@ -36,11 +39,18 @@ def artifact_server(truncator: Truncator, *,
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
+    def answer(name: str, arguments: Any) -> tuple[str, bool]:
+        result = truncator.call_tool(name, arguments)
+        text = result.content
+        if result.error is not None and result.error.code == 404:
+            text += "." + not_found_note(truncator.store, arguments)
+        return text, result.is_error
+
     async def call_tool(ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
-        result = await asyncio.to_thread(truncator.call_tool, params.name, params.arguments)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)],
-                                    is_error=result.is_error)
+        text, is_error = await asyncio.to_thread(answer, params.name, params.arguments)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    is_error=is_error)
 
     from truncation_core import __version__
 
@@ -55,8 +65,11 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-def serve_http(server: Server[Any], *, host: str, port: int, path: str) -> None:
+def serve_http(server: Server[Any], *, host: str, port: int, path: str,
+               access: Access) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    app: Any = server.streamable_http_app(streamable_http_path=path, host=host)
+    if access.token is not None:
+        app = BearerAuth(app, access.token)
     uvicorn.run(app, host=host, port=port, log_level="warning")

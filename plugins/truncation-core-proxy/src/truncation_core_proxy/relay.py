@@ -1,0 +1,462 @@
+"""The proxy's handling of one request, from the agent to the upstream and back.
+
+For the three APIs (:mod:`truncation_core_proxy.apis`): read the body, cut the tool results
+(:class:`~truncation_core_proxy.cutter.Cutter`), add the artifact tools when anything in the
+conversation is cut, send it upstream; then, while the model calls only the proxy's tools,
+answer them and ask again, and give the agent the last answer (streamed through
+:mod:`truncation_core_proxy.streams`, or whole). Every other request, and any request the
+proxy cannot read, passes through untouched, body and answer streamed.
+
+Faults never become the proxy's own: an upstream error passes through as it came; a
+timeout, an unreachable upstream or a stream that drops is told to the agent in the
+provider's error shape. Keys and headers go upstream as they came; nothing of a request
+(content, headers, query) is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio.to_thread
+import attrs
+import httpx
+from httpx_sse import EventSource
+from sse_starlette.event import ServerSentEvent
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from truncation_core_proxy.apis import Api, Call, api_for_path, dumps
+from truncation_core_proxy.cutter import Cutter, ToolFamily
+from truncation_core_proxy.streams import STREAMS, StreamState, encode
+
+__all__ = ["ProxyOptions", "Relay"]
+
+log = logging.getLogger("truncation_core_proxy")
+
+MIB = 1024 * 1024
+#: Bodies larger than this are read and cut in a worker thread, off the event loop.
+_THREAD_BYTES = 256 * 1024
+#: Previous-response ids remembered (see :meth:`Relay._remember`).
+_RESPONSE_IDS = 10_000
+#: Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy sets itself.
+_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+                  "proxy-connection", "te", "trailer", "trailers", "transfer-encoding",
+                  "upgrade", "host", "content-length"})
+_KEEPALIVE = ServerSentEvent(comment="keep-alive", sep="\n").encode()
+
+
+@attrs.frozen(kw_only=True)
+class ProxyOptions:
+    """How the proxy reaches the upstream, and its limits."""
+
+    #: Base URL that requests go to (the request's path is appended).
+    upstream: str
+    #: Base URL for Anthropic's requests (those with an ``anthropic-version`` header, and
+    #: ``/v1/messages``); None: *upstream*.
+    anthropic_upstream: str | None = None
+    #: Seconds to wait for the upstream between two bytes (None: no limit).
+    timeout: float | None = 600.0
+    connect_timeout: float = 30.0
+    #: A body larger than this is forwarded uncut, streamed, with a warning.
+    max_body_bytes: int = 1024 * MIB
+    #: Rounds of artifact tool calls the proxy answers for one request.
+    max_rounds: int = 8
+    #: Seconds between keep-alive comments while the proxy works on a streamed answer.
+    keepalive: float = 10.0
+
+
+@attrs.frozen
+class _Prepared:
+    """A request body ready to go upstream."""
+
+    data: bytes
+    #: The parsed body, when the proxy may answer tool calls for it (None: pass through).
+    body: dict[str, Any] | None = None
+    family: ToolFamily | None = None
+
+
+class Relay:
+    """The endpoint: ``await relay.handle(request)``, once :meth:`start`'ed."""
+
+    def __init__(self, cutter: Cutter, options: ProxyOptions) -> None:
+        self.cutter = cutter
+        self.options = options
+        self._client: httpx.AsyncClient | None = None
+        #: The response id a stream showed the agent -> the id of its last round, which a
+        #: later request's ``previous_response_id`` must name upstream.
+        self._response_ids: OrderedDict[str, str] = OrderedDict()
+
+    async def start(self) -> None:
+        # httpx logs each request's URL at INFO, query string included, where some clients
+        # put their key: a proxy whose host logs at INFO must not write it.
+        quiet = logging.getLogger("httpx")
+        quiet.setLevel(max(quiet.getEffectiveLevel(), logging.WARNING))
+        timeout = httpx.Timeout(self.options.timeout, connect=self.options.connect_timeout,
+                                pool=None)
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
+        self._client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False,
+                                         trust_env=False)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            raise RuntimeError("the relay is not started")
+        return self._client
+
+    # -- one request -------------------------------------------------------------------------
+
+    async def handle(self, request: Request) -> Response:
+        path = request.url.path
+        anthropic = "anthropic-version" in request.headers
+        api = api_for_path(request.method, path, anthropic)
+        to_anthropic = anthropic or (api is not None and api.provider == "anthropic")
+        base = ((to_anthropic and self.options.anthropic_upstream) or self.options.upstream)
+        url = base.rstrip("/") + path + (f"?{request.url.query}" if request.url.query else "")
+        if api is None:
+            return await self._pass(request, url, request.stream(), api=None,
+                                    anthropic=anthropic)
+        chunks: list[bytes] = []
+        size = 0
+        stream = request.stream()
+        async for chunk in stream:
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self.options.max_body_bytes:
+                log.warning("%s: request body over %d bytes: forwarded uncut", api.name,
+                            self.options.max_body_bytes)
+                return await self._pass(request, url, _chain(chunks, stream), api=api,
+                                        anthropic=anthropic)
+        raw = b"".join(chunks)
+        if size > _THREAD_BYTES:
+            prepared = await anyio.to_thread.run_sync(self._prepare, api, raw)
+        else:
+            prepared = self._prepare(api, raw)
+        headers = _request_headers(request.headers, api=True)
+        if prepared.body is None or prepared.family is None:
+            return await self._forward(api, url, headers, prepared.data, None, None)
+        return await self._forward(api, url, headers, prepared.data, prepared.body,
+                                   prepared.family)
+
+    def _prepare(self, api: Api, raw: bytes) -> _Prepared:
+        """Parse and cut; whatever goes wrong, the request goes as it came."""
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            log.warning("%s: the request body is not JSON the proxy can read (%d bytes): "
+                        "forwarded unchanged", api.name, len(raw))
+            return _Prepared(raw)
+        if not isinstance(body, dict) or not api.is_conversation(body):
+            return _Prepared(raw)
+        try:
+            return self._cut(api, body, raw)
+        except Exception as exc:  # never fail a call the upstream would answer
+            log.warning("%s: the request could not be cut (%s): forwarded unchanged", api.name,
+                        type(exc).__name__)
+            return _Prepared(raw)
+
+    def _cut(self, api: Api, body: dict[str, Any], raw: bytes) -> _Prepared:
+        changed = False
+        previous = body.get("previous_response_id")
+        if isinstance(previous, str) and previous in self._response_ids:
+            body["previous_response_id"] = self._response_ids[previous]
+            changed = True
+        family = self.cutter.family_for(api.tool_names(body))
+        if family is None:
+            log.warning("%s: the agent's tools take every name the artifact tools could "
+                        "have: nothing is cut", api.name)
+            return _Prepared(dumps(body) if changed else raw)
+        counts = [0, 0, 0]
+
+        def cut(text: str, tool: str | None, call_id: str | None) -> str | None:
+            new = self.cutter.cut(family, text, tool=tool, call_id=call_id)
+            if new is not None:
+                counts[0] += 1
+                counts[1] += len(text)
+                counts[2] += len(new)
+            return new
+
+        cuts = api.cut(body, cut, family.shown)
+        if not cuts:
+            return _Prepared(dumps(body) if changed else raw)
+        log.info("%s: %d tool result(s) cut, %d -> %d characters", api.name, counts[0],
+                 counts[1], counts[2])
+        if not api.can_loop(body):
+            return _Prepared(dumps(body))
+        api.add_tools(body, family.schemas(api.tools_format))
+        return _Prepared(dumps(body), body, family)
+
+    async def _forward(self, api: Api, url: str, headers: Mapping[str, str], data: bytes,
+                       body: dict[str, Any] | None, family: ToolFamily | None) -> Response:
+        try:
+            response = await self._open(url, headers, data)
+        except httpx.HTTPError as exc:
+            return self._failure(api, exc)
+        kind = response.headers.get("content-type", "")
+        if response.status_code != 200 or (family is None and "text/event-stream" not in kind):
+            return _streamed(response)
+        if "text/event-stream" in kind:
+            state = STREAMS[api.name](family.shown if family else ())
+            out = StreamingResponse(
+                self._stream(api, state, response, url, headers, body, family),
+                status_code=200)
+            _set_headers(out, _response_headers(response.headers), length=None)
+            return out
+        assert body is not None and family is not None
+        raw = await response.aread()
+        await response.aclose()
+        return await self._whole(api, url, headers, body, family, response, raw)
+
+    async def _open(self, url: str, headers: Mapping[str, str], data: bytes) -> httpx.Response:
+        request = self.client.build_request("POST", url, headers=headers, content=data)
+        return await self.client.send(request, stream=True)
+
+    def _failure(self, api: Api | None, exc: httpx.HTTPError) -> Response:
+        timeout = isinstance(exc, httpx.TimeoutException)
+        status, kind, code = ((504, "timeout", "upstream_timeout") if timeout else
+                              (502, "server_error", "upstream_unreachable"))
+        message = ("The upstream did not answer in time (trunc proxy)." if timeout else
+                   f"The upstream could not be reached: {type(exc).__name__} (trunc proxy).")
+        log.warning("upstream %s: %s", "timeout" if timeout else "unreachable",
+                    type(exc).__name__)
+        from truncation_core_proxy.apis import API_BY_NAME
+
+        shape = api or API_BY_NAME["chat"]
+        return Response(dumps(shape.error_body(kind, message, code)), status_code=status,
+                        media_type="application/json")
+
+    # -- unstreamed --------------------------------------------------------------------------
+
+    async def _whole(self, api: Api, url: str, headers: Mapping[str, str],
+                     body: dict[str, Any], family: ToolFamily, response: httpx.Response,
+                     raw: bytes) -> Response:
+        names = family.shown
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        calls, agent = api.calls(data, names) if isinstance(data, dict) else ([], False)
+        if not calls:
+            if isinstance(data, dict) and api.hide(data, names):
+                raw = await _dumps(data)
+            return _whole_response(response, raw)
+        responses = [data]
+        rounds = 0
+        while calls and not agent and rounds < self.options.max_rounds:
+            answers = await self._answers(family, calls)
+            body = api.follow_up(body, data, calls, answers)
+            rounds += 1
+            try:
+                response = await self._open(url, headers, await _dumps(body))
+                raw = await response.aread()
+                await response.aclose()
+            except httpx.HTTPError as exc:
+                return self._failure(api, exc)
+            if response.status_code != 200:
+                return _whole_response(response, raw)
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                return _whole_response(response, raw)
+            responses.append(data)
+            calls, agent = api.calls(data, names)
+        final = await _dumps(api.final(responses, names))
+        out = Response(final, status_code=200)
+        _set_headers(out, _response_headers(response.headers), length=str(len(final)))
+        return out
+
+    async def _answers(self, family: ToolFamily, calls: list[Call]) -> list[tuple[str, bool]]:
+        def run() -> list[tuple[str, bool]]:
+            return [self.cutter.answer(family, call.name, call.arguments) for call in calls]
+
+        answers = await anyio.to_thread.run_sync(run)
+        log.info("answered %d artifact tool call(s): %s", len(calls),
+                 ", ".join(call.name for call in calls))
+        return answers
+
+    # -- streamed ----------------------------------------------------------------------------
+
+    async def _stream(self, api: Api, state: StreamState, response: httpx.Response, url: str,
+                      headers: Mapping[str, str], body: dict[str, Any] | None,
+                      family: ToolFamily | None) -> AsyncIterator[bytes]:
+        rounds = 0
+        current: httpx.Response | None = response
+        try:
+            while current is not None:
+                state.begin()
+                failure: str | None = None
+                try:
+                    async for sse in EventSource(current).aiter_sse():
+                        for chunk in state.feed(sse):
+                            yield chunk
+                except httpx.TimeoutException:
+                    failure = "timeout"
+                except httpx.HTTPError:
+                    failure = "dropped"
+                finally:
+                    await current.aclose()
+                    current = None
+                end = state.end()
+                if end.errored:
+                    return  # the upstream's own error event is on its way to the agent
+                if not end.complete:
+                    log.warning("%s: the upstream stream %s before its end", api.name,
+                                "timed out" if failure == "timeout" else "ended")
+                    yield state.error(
+                        "timeout" if failure == "timeout" else "server_error",
+                        "The upstream stream " + ("timed out" if failure == "timeout" else
+                                                  "ended before the response was complete")
+                        + " (trunc proxy).",
+                        "upstream_timeout" if failure == "timeout" else "upstream_stream_dropped")
+                    return
+                if (family is None or body is None or not end.calls or end.agent_calls
+                        or rounds >= self.options.max_rounds):
+                    for chunk in state.finish(end):
+                        yield chunk
+                    if rounds and api.name == "responses":
+                        self._remember(state)
+                    return
+                loop = getattr(state, "loop", None)
+                if loop is not None:
+                    loop()
+                answered: asyncio.Task[list[tuple[str, bool]]] = asyncio.ensure_future(
+                    self._answers(family, end.calls))
+                async for ping in self._waiting(answered):
+                    yield ping
+                body = api.follow_up_streamed(body, end.turn, end.calls, answered.result())
+                rounds += 1
+                opened = asyncio.ensure_future(self._open_follow_up(url, headers, body))
+                async for ping in self._waiting(opened):
+                    yield ping
+                try:
+                    current = opened.result()
+                except httpx.HTTPError as exc:
+                    timeout = isinstance(exc, httpx.TimeoutException)
+                    yield state.error("timeout" if timeout else "server_error",
+                                      "The upstream did not answer (trunc proxy).",
+                                      "upstream_timeout" if timeout else "upstream_unreachable")
+                    return
+                if (current.status_code != 200
+                        or "text/event-stream" not in current.headers.get("content-type", "")):
+                    raw = await current.aread()
+                    await current.aclose()
+                    yield _stream_error(api, state, current.status_code, raw)
+                    return
+        finally:
+            if current is not None:
+                await current.aclose()
+
+    async def _open_follow_up(self, url: str, headers: Mapping[str, str],
+                              body: dict[str, Any]) -> httpx.Response:
+        return await self._open(url, headers, await _dumps(body))
+
+    async def _waiting(self, task: asyncio.Future[Any]) -> AsyncIterator[bytes]:
+        """Keep-alive comments every ``keepalive`` seconds until *task* is done."""
+        try:
+            while not task.done():
+                done, _ = await asyncio.wait({task}, timeout=self.options.keepalive)
+                if not done:
+                    yield _KEEPALIVE
+        finally:
+            if not task.done():
+                task.cancel()
+
+    def _remember(self, state: StreamState) -> None:
+        shown, last = getattr(state, "first_id", None), getattr(state, "last_id", None)
+        if isinstance(shown, str) and isinstance(last, str) and shown != last:
+            self._response_ids[shown] = last
+            while len(self._response_ids) > _RESPONSE_IDS:
+                self._response_ids.popitem(last=False)
+
+    # -- passing through ---------------------------------------------------------------------
+
+    async def _pass(self, request: Request, url: str, content: AsyncIterator[bytes], *,
+                    api: Api | None, anthropic: bool) -> Response:
+        headers = _request_headers(request.headers, api=False)
+        outgoing = self.client.build_request(request.method, url, headers=headers,
+                                             content=content)
+        try:
+            response = await self.client.send(outgoing, stream=True)
+        except httpx.HTTPError as exc:
+            from truncation_core_proxy.apis import API_BY_NAME
+
+            return self._failure(api or API_BY_NAME["messages" if anthropic else "chat"], exc)
+        return _streamed(response, keep_encoding=True)
+
+
+async def _chain(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    for chunk in first:
+        yield chunk
+    async for chunk in rest:
+        yield chunk
+
+
+async def _dumps(body: Any) -> bytes:
+    # A long conversation takes milliseconds to write: off the event loop.
+    return await anyio.to_thread.run_sync(dumps, body)
+
+
+def _request_headers(headers: Mapping[str, str], *, api: bool) -> dict[str, str]:
+    out = {key: value for key, value in headers.items() if key.lower() not in _HOP}
+    if api:  # the proxy reads the answer: uncompressed, whatever the agent accepts
+        out = {key: value for key, value in out.items() if key.lower() != "accept-encoding"}
+        out["accept-encoding"] = "identity"
+    return out
+
+
+def _response_headers(headers: httpx.Headers, *, keep_encoding: bool = False
+                      ) -> list[tuple[str, str]]:
+    drop = _HOP if keep_encoding else _HOP | {"content-encoding"}
+    return [(key, value) for key, value in headers.multi_items() if key.lower() not in drop]
+
+
+def _streamed(response: httpx.Response, *, keep_encoding: bool = False) -> Response:
+    """The upstream's answer, streamed to the agent as it came."""
+    out = StreamingResponse(response.aiter_raw(), status_code=response.status_code,
+                            background=BackgroundTask(response.aclose))
+    _set_headers(out, _response_headers(response.headers, keep_encoding=keep_encoding),
+                 length=response.headers.get("content-length") if keep_encoding else None)
+    return out
+
+
+def _whole_response(response: httpx.Response, raw: bytes) -> Response:
+    out = Response(raw, status_code=response.status_code)
+    _set_headers(out, _response_headers(response.headers), length=str(len(raw)))
+    return out
+
+
+def _set_headers(response: Response, headers: list[tuple[str, str]], *,
+                 length: str | None) -> None:
+    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    if length is not None:
+        raw.append((b"content-length", length.encode("latin-1")))
+    response.raw_headers = raw
+
+
+def _stream_error(api: Api, state: StreamState, status: int, raw: bytes) -> bytes:
+    """An upstream's HTTP error on a later round, as an error event of the stream."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if api.provider == "anthropic" and isinstance(data, dict) and data.get("type") == "error":
+        return encode(data, event="error")
+    error = data.get("error") if isinstance(data, dict) else None
+    if api.name == "chat" and isinstance(error, dict):
+        return encode({"error": error})
+    if isinstance(error, dict):
+        return state.error(str(error.get("type") or "server_error"),
+                           str(error.get("message") or f"upstream status {status}"),
+                           str(error.get("code") or status))
+    return state.error("server_error", f"The upstream answered status {status} (trunc proxy).",
+                       str(status))
