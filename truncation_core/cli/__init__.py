@@ -17,9 +17,9 @@ import signal
 import sys
 from typing import Any
 
-from truncation_core.cli.group import cli
+from truncation_core.cli.group import TruncGroup, cli
 
-__all__ = ["cli", "main"]
+__all__ = ["TruncGroup", "cli", "main"]
 
 
 def _closed(*_args: object) -> Any:
