@@ -29,7 +29,7 @@ DOCS = Path(__file__).resolve().parent
 
 
 def _settings_table() -> str:
-    from truncation_core.config.settings import settings_table
+    from truncation_core.types.settings import settings_table
 
     return settings_table()
 
@@ -235,7 +235,7 @@ def _hooks_table() -> str:
 
 #: (page, name of the part, what it is made from, how to render it).
 PARTS: list[tuple[str, str, str, Callable[[], str]]] = [
-    ("configuration.md", "table", "truncation_core/config/settings.py", _settings_table),
+    ("configuration.md", "table", "truncation_core/types/settings.py", _settings_table),
     ("hooks.md", "table", "truncation_core/hooks/specs.py", _hooks_table),
     ("hooks.md", "reference", "truncation_core/hooks/specs.py", _hooks_reference),
 ]

@@ -40,7 +40,6 @@ from hypothesis.stateful import (
 )
 
 from truncation_core import ArtifactNotFound, InvalidArtifactId
-from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
 from truncation_core.retrieval import (
     Page,
     decode,
@@ -50,7 +49,9 @@ from truncation_core.retrieval import (
     read_tail,
     reader_for,
 )
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
+from truncation_core.types.storage import ArtifactStore
 
 __all__ = ["test_every_store_greps_as_the_reference",
            "test_every_store_pages_from_every_offset_as_the_reference",

@@ -275,31 +275,30 @@ def test_plugins_lists_the_builtins_and_the_example_plugin(trunc) -> None:  # ty
     done = trunc("plugins", "--json")
     assert done.returncode == 0, done.stderr
     plugins = {p["name"]: p for p in json.loads(done.stdout)}
-    for builtin in ("select", "head", "tail", "head_tail", "lines", "element", "markers",
-                    "store", "memory_store"):
+    for builtin in ("pipeline", "strategies", "element", "ranked", "memory_store"):
         assert plugins[f"builtin.{builtin}"]["kind"] == "builtin"
         assert plugins[f"builtin.{builtin}"]["status"] == "loaded"
-    assert plugins["builtin.tail"]["strategies"] == ["tail"]
+    assert plugins["builtin.strategies"]["strategies"] == ["head", "head_tail", "lines", "tail"]
     assert plugins["builtin.memory_store"]["backends"] == ["memory"]
     example = plugins["example"]
     assert (example["kind"], example["distribution"], example["status"]) == (
         "entrypoint", "truncation-core-example", "loaded")
     assert example["version"] == "0.1.0"
     assert example["strategies"] == ["sample"]
-    assert example["hooks"] == ["provides", "truncate"]
+    assert example["hooks"] == ["provides"]
 
     assert plugins["builtin.estimate_tokenizer"]["tokenizers"] == ["estimate"]
 
     table = trunc("plugins")
     assert table.returncode == 0
-    for text in ("builtin.head_tail", "example", "truncation-core-example 0.1.0", "sample",
+    for text in ("builtin.strategies", "example", "truncation-core-example 0.1.0", "sample",
                  "memory (store)", "estimate (tokenizer)"):
         assert text in table.stdout
 
 
 def test_plugins_filtered_by_hook(trunc) -> None:  # type: ignore[no-untyped-def]
     done = trunc("plugins", "--json", "--hook", "format_marker")
-    assert [p["name"] for p in json.loads(done.stdout)] == ["builtin.markers"]
+    assert [p["name"] for p in json.loads(done.stdout)] == ["builtin.pipeline"]
 
 
 def test_plugins_respects_the_allowlist(trunc) -> None:  # type: ignore[no-untyped-def]

@@ -22,9 +22,9 @@ import pytest
 from terminal import run_with_stderr_on_a_terminal
 
 from truncation_core import Truncator
+from truncation_core.pipeline.results import TIMEOUT_EXIT
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.streaming.command import (
-    TIMEOUT_EXIT,
     CommandResult,
     CommandStatus,
     arun_command,

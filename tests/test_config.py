@@ -10,9 +10,10 @@ import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
 from truncation_core.config.converter import config_from_mapping
-from truncation_core.config.markers import MarkerConfig, plurals
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+from truncation_core.types.policy import StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.types.templates import MarkerConfig, plurals
 
 
 def problems(data: Any) -> tuple[str, ...]:
@@ -381,7 +382,7 @@ def test_the_backend_factory_gets_the_options_and_reports_bad_ones() -> None:
 
 
 def test_store_options_built_in_code_are_checked_for_builtin_backends() -> None:
-    from truncation_core.config.model import StoreConfig
+    from truncation_core.types.policy import StoreConfig
 
     with pytest.raises(ConfigError, match=r"url: unknown key \(the filesystem backend has no "):
         StoreConfig(options={"url": "redis://localhost"})

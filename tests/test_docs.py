@@ -13,9 +13,14 @@ import attrs
 import pytest
 import yaml
 
-from truncation_core.config.markers import COUNT_PLACEHOLDERS, MARKER_PLACEHOLDERS, MarkerConfig
-from truncation_core.config.model import Config, PluginsConfig, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.config.model import Config, PluginsConfig
+from truncation_core.types.policy import StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.types.templates import (
+    COUNT_PLACEHOLDERS,
+    MARKER_PLACEHOLDERS,
+    MarkerConfig,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
@@ -79,7 +84,7 @@ def test_rows_are_found() -> None:
 
 
 def test_the_settings_table_is_the_one_generated_from_the_declaration() -> None:
-    """docs/configuration.md shows each setting as truncation_core/config/settings.py
+    """docs/configuration.md shows each setting as truncation_core/types/settings.py
     declares it (regenerate with ``python docs/generate.py``)."""
     assert generate.generated("configuration.md", DOC) == DOC
 
@@ -161,7 +166,7 @@ def modules() -> list[str]:
 
 def test_modules_are_found() -> None:
     """Negative control: the walk sees the modules it checks."""
-    assert {"truncation_core/truncator.py", "truncation_core/builtins/head.py",
+    assert {"truncation_core/truncator.py", "truncation_core/builtins/strategies.py",
             "truncation_core/cli/apply.py"} <= set(modules())
 
 
@@ -213,9 +218,9 @@ def test_documented_names_are_found() -> None:
 
 
 def _result_fields() -> list[str]:
-    from truncation_core.hooks.models import Omission
     from truncation_core.pipeline.results import TruncationMetadata
     from truncation_core.pipeline.stats import ToolStats
+    from truncation_core.types.cuts import Omission
 
     return sorted({*TruncationMetadata.field_names(),
                    *(a.name for a in attrs.fields(Omission)), "chars",

@@ -84,9 +84,8 @@ def test_hook_recorder_sees_hooks_when_they_run() -> None:
     with recorded_hooks(truncator) as calls:
         truncator.process(log_text(50), tool="execute_command")
     assert calls[:3] == ["select_strategy", "store_artifact", "truncate"]
-    # Then markers, and (highlights are on for execute_command) the salient hooks, once per tool.
-    assert set(calls[3:]) == {"format_marker", "salient_patterns", "salient_units",
-                              "salient_records"}
+    # Then markers, and (highlights are on for execute_command) the detectors, once per tool.
+    assert set(calls[3:]) == {"format_marker", "salient_detector"}
 
 
 def test_metadata_of_unchanged_content_is_computed_only_when_read(

@@ -10,10 +10,10 @@ import pytest
 from store_contract import StoreMaker, naive_lines, strip
 
 from truncation_core import Truncator
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 from truncation_core.storage.memory import MemoryBackend
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.storage import ArtifactStore
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from bounded import run_bounded
 from click.testing import CliRunner
 
 from truncation_core import Truncator
-from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.sources import load_config
 from truncation_core.errors import ConfigError
+from truncation_core.types.templates import MarkerConfig
 
 #: 342 bytes that expand to 9**9 (387 million) strings once anything walks them.
 LAUGHS = "a: &a [" + ", ".join(["lol"] * 9) + "]\n" + "".join(

@@ -26,10 +26,10 @@ import pytest
 from hostile.test_store_root import SECRET, age_tree, snapshot
 
 from truncation_core import StoreError
-from truncation_core.artifacts.ids import new_session_id
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.storage import filesystem
 from truncation_core.storage.filesystem import ArtifactRoot
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_session_id
 
 ROOT_MARKER = ".truncation-core-store"
 SESSION_MARKER = ".truncation-core-session"

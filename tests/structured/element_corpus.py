@@ -285,9 +285,9 @@ def run_case(text: str, strategy: str, policy_name: str,
     """The cut, as the plain data the golden file keeps."""
     from truncation_core import Budget
     from truncation_core.pipeline.facts import content_facts
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.dispatch import element_cut
     from truncation_core.structured.ranked import ranked_cut
+    from truncation_core.types.markers import MarkerRenderer
 
     truncator = _truncator(policy_name, strategy)
     policy = truncator.policy("t")

@@ -12,10 +12,10 @@ from oracle import check, strict_loads
 from strategies import hostile_json, json_documents
 
 from truncation_core import Budget, Truncator, hookimpl
-from truncation_core.hooks.models import ContentFacts
 from truncation_core.pipeline.facts import content_facts
 from truncation_core.structured.dispatch import element_cut
 from truncation_core.structured.json_element import MIN_STRING
+from truncation_core.types.cuts import ContentFacts
 
 #: docs/structured.md: with the default templates, element output is valid JSON for any
 #: budget of at least this many characters (unless the document is one long number).
@@ -29,7 +29,7 @@ def element(text: str, budget: Budget, truncator: Truncator | None = None, tool:
     truncator = truncator or Truncator({"spill": False})
     policy = truncator.policy(tool)
     facts = content_facts(text)
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.markers import MarkerRenderer
 
     markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
                              strategy="element", tool=tool, facts=facts)
@@ -191,8 +191,8 @@ def test_note_wording_is_configurable_and_validated():
     truncator = Truncator({"spill": False, "marker": {"json_items": "<{count} more>"}})
     cut = element(json.dumps(list(range(1000))), Budget(chars=100), truncator)
     assert any(v == f"<{cut.details['omitted']['items']} more>" for v in json.loads(cut.text))
-    from truncation_core.config.markers import MarkerConfig
     from truncation_core.errors import ConfigError
+    from truncation_core.types.templates import MarkerConfig
 
     with pytest.raises(ConfigError) as caught:  # checked when built in code, too
         MarkerConfig(json_items="{lines} gone")

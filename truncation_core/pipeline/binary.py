@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.artifacts.model import ArtifactInfo, human_size, is_tool_call_id
 from truncation_core.pipeline.results import (
     BinaryContent,
     TokenFigures,
@@ -24,12 +23,15 @@ from truncation_core.pipeline.results import (
     TruncationResult,
 )
 from truncation_core.text.measure import measure
+from truncation_core.tokens.estimate import EstimateTokenizer
+from truncation_core.types.artifacts import ArtifactInfo, human_size
+from truncation_core.types.ids import is_tool_call_id
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
-    from truncation_core.config.model import Policy
-    from truncation_core.hooks.models import Budget
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["binary_content", "binary_info", "binary_lines", "summary"]
 
@@ -126,6 +128,5 @@ def _within_tokens(text: str, policy: Policy, tokenizer: Tokenizer) -> bool:
     try:
         return tokenizer.count(text) <= policy.max_tokens
     except Exception:  # a plugin tokenizer's bug: counted with estimate
-        from truncation_core.tokens.estimate import EstimateTokenizer
 
         return EstimateTokenizer().count(text) <= policy.max_tokens

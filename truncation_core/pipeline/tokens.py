@@ -1,7 +1,7 @@
 """Token budgets: what the model sees, fitted to ``max_tokens`` under the policy's tokenizer.
 
 Strategies cut to a budget in characters, bytes and lines
-(:class:`~truncation_core.hooks.models.Budget`) and know nothing of tokens. The pipeline holds
+(:class:`~truncation_core.types.models.Budget`) and know nothing of tokens. The pipeline holds
 the token limit on top of them, whatever the strategy (a plugin's included), by searching the
 character budget:
 
@@ -46,10 +46,11 @@ from typing import TYPE_CHECKING, NamedTuple
 import attrs
 
 from truncation_core.text.measure import utf8_size
+from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Cut
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.cuts import Cut
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["DEFAULT_CHARS_PER_TOKEN", "FILL", "PREFIX_ENDS", "PROBE_CHARS_PER_TOKEN", "CallTokens",
            "Shown", "Within", "fit_tokens"]
@@ -175,8 +176,6 @@ class CallTokens:
         return n <= self.limit and utf8_size(text) <= self.limit
 
     def _fall_back(self, exc: Exception) -> None:
-        from truncation_core.tokens.estimate import ESTIMATE, EstimateTokenizer
-
         if getattr(self.tokenizer, "name", None) == ESTIMATE and isinstance(
                 self.tokenizer, EstimateTokenizer):
             raise exc  # the built-in itself: a bug, not a plugin's

@@ -20,15 +20,25 @@ import re
 
 import attrs
 
-from truncation_core.hooks.models import Budget, Cut, Size
 from truncation_core.text.measure import measure
+from truncation_core.types.cuts import Cut
+from truncation_core.types.models import Budget, Size
 
-__all__ = ["MIN_ROOM_CHARS", "rest_cost", "with_rest"]
+__all__ = ["MIN_ROOM_CHARS", "estimate_tokens", "rest_cost", "with_rest"]
 
 #: Below this many characters (or bytes) left for the cut itself, the note is left out.
 MIN_ROOM_CHARS = 400
 #: The deepest indentation the note's member or item is given room for (the top level's).
 _MAX_INDENT = " " * 8
+
+
+def estimate_tokens(chars: int) -> int:
+    """Characters / 4, rounded up: the ``truncation_info`` figure of (``ranked``).
+
+    Not a token count (real ones are up to 3 times larger): the metadata's
+    ``estimated_tokens`` is counted by the policy's tokenizer instead.
+    """
+    return (chars + 3) // 4
 
 
 def _member(key: str, note: str, indent: str | None, compact: bool) -> str:
@@ -115,7 +125,6 @@ def with_rest(cut: Cut, note: str, key: str, budget: Budget) -> Cut:
     details = dict(cut.details)
     info = details.get("truncation_info")
     if isinstance(info, dict) and "estimated_chars" in info:  # ranked's: the output's size
-        from truncation_core.pipeline.results import estimate_tokens
 
         limits = {"limit_chars": budget.chars, "limit_tokens": budget.chars // 4,
                   **({"limit_bytes": budget.bytes} if "limit_bytes" in info else {}),

@@ -12,7 +12,7 @@ from redis_server import RedisServer
 from store_contract import *  # noqa: F403
 from store_contract import StoreMaker
 
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.storage import ArtifactStore
 
 
 @pytest.fixture(scope="module")

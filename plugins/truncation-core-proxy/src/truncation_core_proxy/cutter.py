@@ -33,10 +33,11 @@ from typing import Any
 import attrs
 
 from truncation_core import Truncator
-from truncation_core.artifacts.ids import is_tool_call_id
-from truncation_core.config.model import ArtifactToolNames, Config
+from truncation_core.config.model import Config
 from truncation_core.errors import describe_untrusted
 from truncation_core.tools.schemas import TOOL_NAMES
+from truncation_core.types.ids import is_tool_call_id
+from truncation_core.types.tool_names import ArtifactToolNames
 
 __all__ = ["DEFAULT_PREFIX", "Cutter", "ToolFamily"]
 

@@ -1,10 +1,10 @@
 """The frozen value objects of one cut: the facts a strategy cuts by, what it returns, and
 what its markers and notes describe.
 
-Like every hook value object (:mod:`truncation_core.hooks.models`), each class here is
+Like every hook value object (:mod:`truncation_core.types.models`), each class here is
 ``@attrs.frozen(kw_only=True)``. They are apart from the ones every Truncator needs, so
 that content within its limits never builds them: this module is imported with the first
-cut. Each name is importable from :mod:`truncation_core.hooks.models` too.
+cut. Each name is importable from :mod:`truncation_core.types.models` too.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from truncation_core.hooks.converters import frozen_mapping, omissions, strings
+from truncation_core.types.converters import frozen_mapping, omissions, strings
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
+    from truncation_core.types.artifacts import ArtifactRef
 
 __all__ = [
+    "NOT_PARSED",
     "ArtifactSpan",
     "ContentFacts",
     "Cut",
@@ -31,6 +32,7 @@ __all__ = [
     "Marker",
     "MarkerPosition",
     "Omission",
+    "Parsed",
 ]
 
 MarkerPosition = Literal["beginning", "middle", "end"]
@@ -38,6 +40,26 @@ MarkerPosition = Literal["beginning", "middle", "end"]
 #: :class:`ElementOmission`); each has a template of the same name in ``marker:``.
 ElementKind = Literal["json_items", "json_keys", "json_key", "json_string", "json_depth",
                       "jsonl_records", "ranked_results", "xml_elements", "xml_text"]
+
+
+@attrs.frozen(kw_only=True)
+class Parsed:
+    """What content parses as: :attr:`ContentFacts.parsed` (see
+    :func:`truncation_core.structured.sniff.parse`)."""
+
+    #: ``json`` (one value), ``jsonl`` (one value per line), or None (not JSON).
+    format: Literal["json", "jsonl"] | None
+    #: The value (``json``), or the records' source lines (``jsonl``).
+    value: Any = attrs.field(default=None, repr=False)
+    #: Why the content is not JSON, when ``format`` is None.
+    error: str | None = None
+    #: The content is JSON nested too deep for the recursive parser: parse it from events.
+    deep: bool = False
+    #: A BOM was skipped.
+    bom: bool = False
+
+
+NOT_PARSED = Parsed(format=None, error="not parsed")
 
 
 @attrs.frozen(kw_only=True)
@@ -81,26 +103,25 @@ class ContentFacts:
     def parsed(self) -> Any:
         """The content parsed as JSON, computed on first use and shared by every hook.
 
-        A :class:`truncation_core.structured.sniff.Parsed`: the format found (``json``,
+        A :class:`Parsed`: the format found (``json``,
         ``jsonl`` or None), the parsed value, and why parsing failed. Whoever reads it first
         pays for the parse; ``select_strategy`` plugins and the ``element`` strategy then share
         it. Large content (over ``stream_threshold``) is element-truncated from a stream of
         parse events instead, and does not need this.
         """
         if self._parse is None:
-            from truncation_core.structured.sniff import NOT_PARSED
-
             return NOT_PARSED
         return self._parse()
 
-    def parsing(self, text: str) -> ContentFacts:
-        """These facts, with :attr:`parsed` computed from *text*, once, on first use: for an
-        incremental cutter that kept a stream's whole text and parses it when finishing. The
-        parse is made as the processor's own: the cyclic GC waits until the cut is done."""
-        from truncation_core.structured.sniff import parse_in
-
+    def parsing(self, text: str,
+                parse: Callable[[str, contextlib.ExitStack | None], Parsed]) -> ContentFacts:
+        """These facts, with :attr:`parsed` computed from *text* by *parse* (given the scope
+        of the processor's cut), once, on first use: for an incremental cutter that kept a
+        stream's whole text and parses it when finishing. The parse is made as the
+        processor's own: the cyclic GC waits until the cut is done
+        (:func:`truncation_core.structured.sniff.parse_in`)."""
         scope = self._scope
-        return attrs.evolve(self, parse=functools.cache(lambda: parse_in(text, scope)))
+        return attrs.evolve(self, parse=functools.cache(lambda: parse(text, scope)))
 
     def byte_offset(self, char_offset: int) -> int | None:
         """The byte offset in the original of the point before character *char_offset*.
@@ -161,7 +182,7 @@ class Omission:
     end_byte: int | None = None
     #: Where the region is in the stored artifact: the line and byte numbers the marker shows
     #: (see :class:`ArtifactSpan`). Strategies leave it None: the marker renderer and the
-    #: processor fill it in from the artifact (:mod:`truncation_core.pipeline.resume`). None when
+    #: processor fill it in from the artifact (:mod:`truncation_core.types.resume`). None when
     #: nothing is stored, and when the artifact keeps none of the region (it is itself cut
     #: and the region lies in the part it dropped).
     in_artifact: ArtifactSpan | None = None

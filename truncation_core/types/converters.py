@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.cuts import Omission
+    from truncation_core.types.cuts import Omission
 
 __all__ = ["frozen_mapping", "names", "omissions", "strings"]
 

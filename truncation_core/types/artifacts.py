@@ -1,11 +1,11 @@
 """Artifacts: the full content of a tool result, kept so that nothing cut is ever lost.
 
 What every part of truncation-core knows an artifact by: its id (random, strictly
-validated: :mod:`truncation_core.artifacts.ids`, whose names are exported here too), the
+validated: :mod:`truncation_core.types.ids`, whose names are exported here too), the
 :class:`ArtifactInfo` the processor gives a store, the :class:`ArtifactRef`
 a stored artifact is known by, and the :class:`ArtifactCut` of an artifact that keeps only
 the head and tail of its content. How backends store them is
-:mod:`truncation_core.storage.protocol`.
+:mod:`truncation_core.types.storage`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 
 import attrs
 
-from truncation_core.artifacts.ids import (
+from truncation_core.types.ids import (
     ARTIFACT_ID_REGEX,
     SESSION_ID_REGEX,
     TOOL_CALL_ID_REGEX,

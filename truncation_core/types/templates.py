@@ -3,18 +3,21 @@
 :class:`MarkerConfig` holds the templates (``marker:`` in the config file), in
 :meth:`str.format` syntax; :data:`MARKER_PLACEHOLDERS` says which placeholders each may use,
 and :func:`marker_template_problems` checks a configuration's templates against them.
-Rendering a template for one marker is :mod:`truncation_core.pipeline.markers`.
+Rendering a template for one marker is :mod:`truncation_core.types.markers`.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import string
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 import attrs
+
+from truncation_core.errors import ConfigError
 
 __all__ = ["COUNT_PLACEHOLDERS", "MARKER_PLACEHOLDERS", "MAX_FORMAT_WIDTH", "TOOL_PLACEHOLDERS",
            "MarkerConfig", "marker_template_problems", "plurals", "template_problem"]
@@ -183,8 +186,6 @@ class MarkerConfig:
             if getattr(self, field.name) is not field.default:
                 problems = marker_template_problems(self)
                 if problems:
-                    from truncation_core.errors import ConfigError
-
                     raise ConfigError(problems)
                 return
 
@@ -309,8 +310,6 @@ def template_problem(name: str, template: object, allowed: tuple[str, ...],
     spec, and no width or precision over :data:`MAX_FORMAT_WIDTH`. It is then formatted
     once with sample values.
     """
-    import string  # not at start-up: the defaults are not checked, and it compiles a regex
-
     key = f"{path}.{name}"
     if not isinstance(template, str):
         return f"{key}: must be a string, got {type(template).__name__}"

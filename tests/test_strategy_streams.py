@@ -1,14 +1,17 @@
-"""The ``stream_cutter`` hook: the seam through which whole-content strategies cut streams."""
+"""What a strategy cuts of a stream: a ``stream_cutter``'s incremental cut (the seam through
+which whole-content strategies cut streams), a ``streamable`` cut given the kept ends, or the
+documented fallback."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from truncation_core import Truncator
-from truncation_core.hooks.models import Cut, Provides
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.incremental import IncrementalCut
+from truncation_core.types.cuts import Cut
+from truncation_core.types.models import Provides
+from truncation_core.types.strategy import IncrementalCut, Strategy
 
 
 def make(config: Any = None, **kwargs: Any) -> Truncator:
@@ -26,8 +29,6 @@ def streamed(truncator: Truncator, chunks: list[str], **kwargs: Any) -> Any:
 class _CountingCut:
     """An incremental cutter that keeps only a count: proves the seam is used and fed."""
 
-    strategy = "element"
-
     def __init__(self) -> None:
         self.fed = 0
 
@@ -39,21 +40,32 @@ class _CountingCut:
         return Cut(text=text, omitted_chars=facts.chars, omitted_lines=facts.lines)
 
 
+def _refuse(text: str, **_: Any) -> None:
+    return None
+
+
 class _JsonStreams:
-    def __init__(self) -> None:
+    """Provides ``json``, a strategy cut only through its cutter."""
+
+    def __init__(self, make: Any = _CountingCut) -> None:
+        self.make = make
         self.cutters: list[_CountingCut] = []
 
-    @hookimpl
-    def stream_cutter(self, tool: Any, policy: Any, context: Any) -> _CountingCut:
-        cutter = _CountingCut()
+    def stream_cutter(self, policy: Any) -> _CountingCut:
+        cutter = self.make()
         self.cutters.append(cutter)
         return cutter
 
+    @hookimpl
+    def provides(self) -> Provides:
+        return Provides(strategies=[Strategy(name="json", description="counts", cut=_refuse,
+                                             stream_cutter=self.stream_cutter)])
 
-def test_hook_stream_cutter() -> None:
+
+def test_a_stream_cutter_cuts_a_long_stream() -> None:
     plugin = _JsonStreams()
-    truncator = make({"inline_limit": 50, "default_strategy": "element"},
-                          plugins=[plugin])
+    truncator = make({"inline_limit": 50, "default_strategy": "json",
+                      "detect_structure": False}, plugins=[plugin])
     content = "[" + "1, " * 5000 + "1]"
     result = streamed(truncator, [content[i:i + 77] for i in range(0, len(content), 77)])
     assert result.content == f"[{len(content)} chars of JSON]"
@@ -66,15 +78,14 @@ def test_hook_stream_cutter() -> None:
 
 
 def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:
+    def whole(text: str, *, facts: Any, **_: Any) -> Cut:
+        return Cut(text="w", omitted_chars=facts.chars - 1, omitted_lines=0)
+
     class Whole:
         @hookimpl
         def provides(self) -> Any:
-            return Provides(strategies={"whole": "needs everything"})
-
-        @hookimpl
-        def truncate(self, strategy: str, text: str, facts: Any) -> Cut | None:
-            return Cut(text="w", omitted_chars=facts.chars - 1, omitted_lines=0) if (
-                strategy == "whole") else None
+            return Provides(strategies=[Strategy(name="whole", description="needs everything",
+                                                 cut=whole)])
 
     truncator = make({"inline_limit": 50, "default_strategy": "whole"},
                           plugins=[Whole()])
@@ -86,17 +97,23 @@ def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:
     assert any("cannot cut a stream this long" in n for n in result.metadata.notes)
 
 
-def test_hook_stream_cutter_receives_tool_policy_and_context() -> None:
+def test_a_stream_cutter_is_asked_with_the_policy_when_the_stream_opens() -> None:
     seen: list[Any] = []
+
+    def recorder(policy: Any) -> None:
+        seen.append((policy.tool, policy.inline_limit))
 
     class Recorder:
         @hookimpl
-        def stream_cutter(self, tool: Any, policy: Any, context: Any) -> None:
-            seen.append((tool, policy.inline_limit, dict(context)))
+        def provides(self) -> Provides:
+            return Provides(strategies=[Strategy(name="rec", description="records",
+                                                 cut=_refuse, stream_cutter=recorder)])
 
     truncator = make({"inline_limit": 123}, plugins=[Recorder()])
-    streamed(truncator, ["x"], tool="events", tool_call_id="c1")
-    assert seen == [("events", 123, {"tool_call_id": "c1"})]
+    stream = truncator.stream(tool="events", tool_call_id="c1")
+    assert seen == [("events", 123)]  # before any content
+    with stream as s:
+        s.write("x")
     assert isinstance(_CountingCut(), IncrementalCut)
 
 
@@ -108,19 +125,14 @@ def test_a_cutter_that_needs_no_more_is_not_fed_but_still_finishes() -> None:
             super().feed(text)
             return False
 
-    class Plugin:
-        @hookimpl
-        def stream_cutter(self) -> FirstChunkOnly:
-            self.cutter = FirstChunkOnly()
-            return self.cutter
-
-    plugin = Plugin()
-    truncator = make({"inline_limit": 50, "default_strategy": "element"}, plugins=[plugin])
+    plugin = _JsonStreams(FirstChunkOnly)
+    truncator = make({"inline_limit": 50, "default_strategy": "json",
+                      "detect_structure": False}, plugins=[plugin])
     content = "[" + "1, " * 5000 + "1]"
     for chunks in ([content[i:i + 77] for i in range(0, len(content), 77)],
                    [content.encode()[i:i + 77] for i in range(0, len(content), 77)]):
         assert streamed(truncator, chunks).content == "[77 chars of JSON]"
-        assert plugin.cutter.fed == 77
+        assert plugin.cutters[-1].fed == 77
 
 
 # -- a plugin's strategy runs in long streams exactly as in process() ------------------------
@@ -137,14 +149,10 @@ class _TaggedTail:
 
     @hookimpl
     def provides(self) -> Provides:
-        return Provides(strategies={"tail": "the tail, tagged"},
-                        streamable={"tail"} if self.streamable else ())
+        return Provides(strategies=[Strategy(name="tail", description="the tail, tagged",
+                                             cut=self.cut, streamable=self.streamable)])
 
-    @hookimpl
-    def truncate(self, strategy: str, text: Any, budget: Any, facts: Any,
-                 markers: Any) -> Cut | None:
-        if strategy != "tail":
-            return None
+    def cut(self, text: Any, *, budget: Any, facts: Any, markers: Any, **_: Any) -> Cut:
         from truncation_core.plugin import cut_text
 
         self.texts.append(type(text).__name__)

@@ -1,7 +1,7 @@
 """Rendering markers for one tool result through the ``format_marker`` hook.
 
 A strategy never formats marker text itself: it describes what it omitted (an
-:class:`~truncation_core.hooks.models.Omission`) and asks the :class:`MarkerRenderer` it was
+:class:`~truncation_core.types.cuts.Omission`) and asks the :class:`MarkerRenderer` it was
 given. The renderer adds what the strategy does not know (the tool, where the full content is
 kept, why it could not be kept) and calls the hook, so a project restyles every marker in one
 place. :func:`render_configured` renders a marker with the configured templates: what the
@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import human_size, is_tool_call_id
-from truncation_core.config.markers import TOOL_PLACEHOLDERS, plurals
-from truncation_core.hooks.models import (
+from truncation_core.types.artifacts import human_size
+from truncation_core.types.cuts import (
     ArtifactSpan,
     ContentFacts,
     ElementOmission,
@@ -26,12 +25,14 @@ from truncation_core.hooks.models import (
     MarkerPosition,
     Omission,
 )
-from truncation_core.pipeline.resume import locate, located
+from truncation_core.types.ids import is_tool_call_id
+from truncation_core.types.resume import locate, located
+from truncation_core.types.templates import TOOL_PLACEHOLDERS, plurals
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
-    from truncation_core.config.markers import MarkerConfig
-    from truncation_core.config.model import Policy
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.templates import MarkerConfig
 
 __all__ = ["MarkerRenderer", "render_configured"]
 
@@ -69,7 +70,7 @@ class MarkerRenderer:
         """The marker text for *omission*, separators included.
 
         The marker gets the omission with its coordinates in the artifact
-        (:attr:`Omission.in_artifact <truncation_core.hooks.models.Omission.in_artifact>`),
+        (:attr:`Omission.in_artifact <truncation_core.types.cuts.Omission.in_artifact>`),
         which the metadata carries too.
         """
         marker = self._marker(omission.position, located(omission, self.artifact))
@@ -138,7 +139,7 @@ class MarkerRenderer:
             return "", ""
         policy = self.policy
         if policy.reference_preview != "full":
-            from truncation_core.config.checks import PreviewForm
+            from truncation_core.types.checks import PreviewForm
 
             policy = attrs.evolve(policy, reference_preview=PreviewForm("full"))
         note = self.format(marker=self._marker("reference", None), policy=policy) or ""

@@ -1,11 +1,11 @@
 """The settings a tool's policy is made of, each declared once.
 
 :class:`Settings` declares every setting that can be set globally and overridden per tool:
-its type (a checked type from :mod:`truncation_core.config.checks`), its default, its check
+its type (a checked type from :mod:`truncation_core.types.checks`), its default, its check
 and its one-line doc. Everything else is derived from it:
 
 * :class:`~truncation_core.config.model.Config` (the global values) and
-  :class:`~truncation_core.config.model.Policy` (the resolved values for one tool, what hooks
+  :class:`~truncation_core.types.policy.Policy` (the resolved values for one tool, what hooks
   see) inherit its fields;
 * :class:`ToolConfig`, the per-tool override, accepts any of them (and ``strategy``), each
   unset by default;
@@ -23,7 +23,8 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.checks import (
+from truncation_core.errors import ConfigError, did_you_mean
+from truncation_core.types.checks import (
     Direction,
     KeyPath,
     NonNegativeInt,
@@ -40,7 +41,6 @@ from truncation_core.config.checks import (
     check_tokenizer_name,
     validator,
 )
-from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = ["SETTING_NAMES", "Settings", "ToolConfig", "setting", "settings_table"]
 

@@ -2,7 +2,7 @@
 
 The one definition of each id's form (file names, archive members and tool schemas are built
 from these regular expressions), and the name of an artifact's content file. Apart from the
-value objects of :mod:`truncation_core.artifacts.model` (which still exports all of these):
+value objects of :mod:`truncation_core.types.artifacts` (which still exports all of these):
 every Truncator makes a session id and checks the configured one at start-up, and those
 objects are built only once something is stored.
 """

@@ -13,8 +13,8 @@ from typing import Any, NewType
 
 import attrs
 
-from truncation_core.artifacts.ids import validate_session_id
 from truncation_core.errors import ConfigError, InvalidSessionId
+from truncation_core.types.ids import validate_session_id
 
 __all__ = [
     "DIRECTIONS",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, overload
 from truncation_core.structured import SNIFF_CHARS
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import Policy
+    from truncation_core.types.policy import Policy
 
 __all__ = ["TERMINAL_WIDENING", "KeptEnds", "MiddleUnavailable", "window_for"]
 

@@ -2,7 +2,7 @@
 ``trunc artifacts`` lists them) and :class:`CleanReport` (``clean()`` and the retention
 sweep).
 
-Apart from the storage protocol (:mod:`truncation_core.storage.protocol`, which still exports
+Apart from the storage protocol (:mod:`truncation_core.types.storage`, which still exports
 both) so that a command that lists or cleans nothing does not build them at start-up.
 """
 

@@ -8,7 +8,7 @@ While the artifact holds the whole output, the two are the same numbers. When th
 exceeded ``max_artifact_size``, the artifact keeps only its head and its tail, with one marker
 line between them (:mod:`truncation_core.artifacts.limit`), so original numbers past the head
 do not address it. This module maps them, once, for the marker (through
-:class:`~truncation_core.pipeline.markers.MarkerRenderer`), the metadata and the highlights block
+:class:`~truncation_core.types.markers.MarkerRenderer`), the metadata and the highlights block
 alike,
 so that every number shown to the model addresses the artifact as stored and the metadata gives
 the same numbers:
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.hooks.models import ArtifactSpan, Omission
+from truncation_core.types.cuts import ArtifactSpan, Omission
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactCut, ArtifactRef
+    from truncation_core.types.artifacts import ArtifactCut, ArtifactRef
 
 __all__ = ["artifact_line", "locate", "located"]
 
