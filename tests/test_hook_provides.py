@@ -212,12 +212,12 @@ def streamable(truncator: Truncator) -> set[str]:
 
 def test_hook_provides_declares_which_strategies_can_cut_long_streams() -> None:
     truncator = Truncator(load_entrypoints=False, store=MemoryStore())
-    assert streamable(truncator) == {"head", "tail", "head_tail", "lines"}
+    assert streamable(truncator) == {"head", "tail", "head_tail", "lines", "outline"}
     # A plugin that provides a name again decides for it: here, not streamable.
     mine = Provides(strategies=[Strategy(name="tail", description="my tail", cut=first_line)])
     again = Truncator(plugins=[_Answers("mine", mine)], load_entrypoints=False,
                       store=MemoryStore())
-    assert streamable(again) == {"head", "head_tail", "lines"}
+    assert streamable(again) == {"head", "head_tail", "lines", "outline"}
 
 
 @pytest.mark.parametrize(("fields", "error"), [

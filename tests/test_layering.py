@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),  # reading artifacts back over store.open
     ("artifacts",),  # metadata documents, the size limit, sessions, archives
     ("storage",),  # the filesystem and memory backends
+    ("outline",),  # where the sections of a cut document start
     ("structured",),  # JSON, JSON Lines, XML, ranked results
     ("highlights",),  # the salient lines of an omitted part
     ("pipeline",),  # the steps for a result over its limits
