@@ -138,6 +138,14 @@ def bench_pass_through(timing: Timing) -> None:
                                        "hook(content=content)", env)
     row("process(), 2 kB under the limit", fmt_time(subject), "pluggy hook, 1 impl",
         fmt_time(base), ratio, 1, ratio < 1)
+    # Bytes are decoded, and checked for binary content (a NUL, a magic number) first.
+    for flavour in ("ascii", "mb2"):
+        env["data"] = make_text(2000, flavour).encode()
+        truncator.process(env["data"], tool="read_file")
+        subject, base, ratio = timing.pair("truncator.process(data, tool='read_file')",
+                                           "data.decode('utf-8', 'replace')", env)
+        row(f"process(bytes), 2 kB {flavour} under the limit", fmt_time(subject),
+            "bytes.decode, same bytes", fmt_time(base), ratio, None, None)
 
 
 # -- 2. head_tail on 100 KB and 10 MB -------------------------------------------------------

@@ -67,6 +67,10 @@ def _log(size: int) -> str:
     return "".join(lines)
 
 
+def _numbered(text: str) -> str:
+    return "".join(f"{n:>6}\u2192{line}\n" for n, line in enumerate(text.splitlines(), 1))
+
+
 def _repeated(text: str, size: int) -> str:
     return text * (size // len(text) + 1)
 
@@ -82,7 +86,14 @@ def texts() -> dict[str, tuple[str, str | None]]:
     # warnings in 26 KB, thirty pytest failures in 20 KB.
     warnings = _repeated(_corpus("gcc-make-errors.txt"), MB)
     failures = _repeated(_corpus("pytest-many-failures.txt"), MB)
+    # A source file and a document as Claude Code's Read shows them (numbered lines): the
+    # outline's cost (tree-sitter parse, headings) over head_tail's, since issue 28.
+    source = _numbered((ROOT / "truncation_core" / "structured" / "json_element.py")
+                       .read_text(encoding="utf-8"))
+    document = _numbered((ROOT / "docs" / "configuration.md").read_text(encoding="utf-8"))
     return {
+        "57 kB Python source (numbered), read_file": (source, "read_file"),
+        "31 kB Markdown document (numbered), read_file": (document, "read_file"),
         "1 MB log, execute_command": (plain, "execute_command"),
         "1 MB log, no tool (head_tail)": (plain, None),
         "1 MB log, read_file": (plain, "read_file"),

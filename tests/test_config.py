@@ -10,9 +10,10 @@ import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
 from truncation_core.config.converter import config_from_mapping
-from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+from truncation_core.types.policy import StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.types.templates import MarkerConfig, plurals
 
 
 def problems(data: Any) -> tuple[str, ...]:
@@ -43,6 +44,7 @@ def test_default_markers_are_seed_000s() -> None:
     marker = MarkerConfig()
     fmt = {"lines": 12340, "chars": 1234567, "hint": "", "original_lines": 20000,
            "original_chars": 2000000}
+    fmt.update(plurals(fmt))
     assert marker.middle.format(**fmt) == ("\n... [12,340 lines / 1,234,567 chars omitted of "
                                            "20,000 lines / 2,000,000 chars] ...\n")
     assert marker.beginning.format(**fmt) == ("... [Beginning omitted: 12,340 lines / "
@@ -50,11 +52,14 @@ def test_default_markers_are_seed_000s() -> None:
                                               "chars] ...\n")
     assert marker.end.format(**fmt) == ("\n... [Remainder omitted: 12,340 lines / 1,234,567 "
                                         "chars of 20,000 lines / 2,000,000 chars] ...")
+    one = {"lines": 1, "chars": 1, "hint": "", "original_lines": 1, "original_chars": 1}
+    assert marker.middle.format(**one, **plurals(one)) == (
+        "\n... [1 line / 1 char omitted of 1 line / 1 char] ...\n")
 
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
     assert {tool: p.strategy for tool, p in BUILTIN_TOOL_POLICIES.items()} == {
-        "read_file": "head_tail",
+        "read_file": "outline",  # head_tail with an outline of the omitted part (issue 28)
         "execute_command": "tail",
         "list_directory": "element",
         "search_files": "element",
@@ -102,7 +107,8 @@ def test_policy_covers_every_tool_setting() -> None:
                "artifact_threshold": 999, "reference_preview": "short",
                "preview_limit": 55, "max_artifact_size": 4096,
                "head_ratio": 0.25, "direction": "tail", "spill": False,
-               "detect_structure": False, "stream_threshold": 77, "max_depth": 3,
+               "detect_structure": False, "json_records": False, "stream_threshold": 77,
+               "max_depth": 3,
                "score_key": "meta.rank", "highlights": 4, "max_tokens": 900,
                "tokenizer": "cl100k_base", "log_utilization_above": 0.75}
     assert set(samples) == set(OVERRIDE_NAMES), "a new setting needs a sample here"
@@ -130,7 +136,7 @@ def test_every_setting_is_declared_once_and_derived() -> None:
 def test_default_strategy_applies_to_tools_without_a_policy() -> None:
     config = config_from_mapping({"default_strategy": "tail"})
     assert config.policy_for("unknown_tool").strategy == "tail"
-    assert config.policy_for("read_file").strategy == "head_tail"  # built-in policy wins
+    assert config.policy_for("read_file").strategy == "outline"  # built-in policy wins
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -286,7 +292,7 @@ def test_valid_marker_templates_are_used() -> None:
     text = "".join(f"{i}\n" for i in range(500))
     result = truncator.process(text, tool="read_file")
     region = result.metadata.omissions[0]
-    assert f"\n<<{region.lines} lines cut (head_tail, read_file)>>\n" in result.content
+    assert f"\n<<{region.lines} lines cut (outline, read_file)>>\n" in result.content
 
 
 def test_config_built_in_code_is_validated() -> None:
@@ -376,7 +382,7 @@ def test_the_backend_factory_gets_the_options_and_reports_bad_ones() -> None:
 
 
 def test_store_options_built_in_code_are_checked_for_builtin_backends() -> None:
-    from truncation_core.config.model import StoreConfig
+    from truncation_core.types.policy import StoreConfig
 
     with pytest.raises(ConfigError, match=r"url: unknown key \(the filesystem backend has no "):
         StoreConfig(options={"url": "redis://localhost"})

@@ -33,14 +33,9 @@ from truncation_core.highlights import bank as bank_module
 from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.bank import DENSE_MATCHES, RARE_LINES, StreamHighlights
 from truncation_core.highlights.lines import clean
-from truncation_core.highlights.patterns import (
-    PROBE_CHARS,
-    Matcher,
-    SalientPattern,
-    _digits_alike,
-)
-from truncation_core.highlights.units import UnitLines
-from truncation_core.hooks.models import Omission
+from truncation_core.highlights.patterns import PROBE_CHARS, Matcher, _digits_alike
+from truncation_core.types.cuts import Omission
+from truncation_core.types.salient import SalientPattern, UnitLines
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -447,9 +442,9 @@ def test_groups_a_dense_text_counted_in_part_say_so_and_come_after_the_others() 
     assert (by_pattern["error"].count, by_pattern["error"].more) == (22, True)
     assert (by_pattern["crash"].count, by_pattern["crash"].more) == (1, False)
     assert pools.counted == 98 and pools.found == 121
-    from truncation_core.config.markers import MarkerConfig
     from truncation_core.highlights.block import _counts, render
     from truncation_core.highlights.choice import in_order
+    from truncation_core.types.templates import MarkerConfig
 
     chosen = in_order(pools, 2)
     assert [h.pattern for h in chosen] == ["crash", "error"]  # the exact one first

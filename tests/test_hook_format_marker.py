@@ -36,7 +36,7 @@ def test_hook_format_marker_restyles_omissions() -> None:
     assert "lines / " not in result.content
     assert len(result.content) <= 500
     last = plugin.markers[-1]
-    assert (last.kind, last.strategy, last.tool) == ("middle", "head_tail", "read_file")
+    assert (last.kind, last.strategy, last.tool) == ("middle", "outline", "read_file")
     assert (last.original_chars, last.original_lines) == (len(LOG), 1000)
 
 

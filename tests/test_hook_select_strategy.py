@@ -33,7 +33,7 @@ def test_hook_select_strategy_extends_tool_policies() -> None:
     truncator = Truncator({"inline_limit": 500}, plugins=[plugin], load_entrypoints=False)
     assert truncator.process(LOG, tool="build_log").metadata.strategy_used == "tail"
     # None: the next implementation (the built-in: the policy's strategy) decides.
-    assert truncator.process(LOG, tool="read_file").metadata.strategy_used == "head_tail"
+    assert truncator.process(LOG, tool="read_file").metadata.strategy_used == "outline"
     assert truncator.process(LOG, tool="execute_command").metadata.strategy_used == "tail"
 
 

@@ -84,9 +84,8 @@ def test_hook_recorder_sees_hooks_when_they_run() -> None:
     with recorded_hooks(truncator) as calls:
         truncator.process(log_text(50), tool="execute_command")
     assert calls[:3] == ["select_strategy", "store_artifact", "truncate"]
-    # Then markers, and (highlights are on for execute_command) the salient hooks, once per tool.
-    assert set(calls[3:]) == {"format_marker", "salient_patterns", "salient_units",
-                              "salient_records"}
+    # Then markers, and (highlights are on for execute_command) the detectors, once per tool.
+    assert set(calls[3:]) == {"format_marker", "salient_detector"}
 
 
 def test_metadata_of_unchanged_content_is_computed_only_when_read(
@@ -123,7 +122,8 @@ def test_over_the_limit_is_cut_by_the_selected_strategy_within_budget() -> None:
     assert truncator.store.list() == [result.artifact]
     assert meta.artifact_id == result.artifact.id
     assert meta.original_bytes == len(text)
-    # Counted by the default tokenizer, estimate (tests/tokens/ checks it against real ones).
+    # Counted by the default tokenizer, estimate (the tiktoken plugin's tests/tokens/ check it
+    # against real ones).
     assert meta.tokenizer == "estimate" and meta.max_tokens is None
     assert meta.estimated_tokens == EstimateTokenizer().count(result.content)
     # 12,000 characters is more than a stream keeps of it (two windows of 4,096 at most):
@@ -148,10 +148,25 @@ def test_config_mapping_is_accepted_directly() -> None:
 
 @given(st.binary(max_size=3000), st.integers(1, 300))
 def test_invalid_utf8_is_shown_replaced_and_kept_exactly(data: bytes, limit: int) -> None:
+    """Bytes that are text are shown (invalid bytes replaced); binary ones are summarised
+    (see tests/hostile/test_binary_input.py); either way the artifact keeps them exactly."""
+    from truncation_core.text.binary import byte_order_mark, is_binary
+
     truncator = Truncator({"inline_limit": limit}, load_entrypoints=False)
     result = truncator.process(data)
-    shown = data.decode("utf-8", "replace")
     assert len(result.content) <= limit
+    if byte_order_mark(data) is not None:
+        assert result.metadata.decoded_from is not None
+        return
+    if is_binary(data):
+        assert result.metadata.binary is not None
+        assert result.metadata.binary.bytes == len(data)
+        assert "\x00" not in result.content and "\ufffd" not in result.content
+        assert result.artifact is not None
+        with truncator.store.open(result.artifact.id) as f:
+            assert f.read() == data
+        return
+    shown = data.decode("utf-8", "replace")
     if len(shown) <= limit:
         assert result.content == shown
         return
@@ -248,7 +263,10 @@ def test_bytearray_memoryview_and_str_subclasses_are_content() -> None:
 )
 def test_content_over_the_threshold_gets_a_reference_above_the_full_cut(
         context: dict[str, str], summary: str) -> None:
-    truncator = Truncator(load_entrypoints=False)  # defaults: 8000 inline, 50000 threshold
+    # Defaults (8000 inline, 50000 threshold), but read_file cut by head_tail: this test is
+    # about the reference above the cut (the outline read_file adds is tests/test_outline.py).
+    truncator = Truncator({"tools": {"read_file": {"strategy": "head_tail"}}},
+                          load_entrypoints=False)
     text = log_text(3000, width=40)  # 120,000 chars
     result = truncator.process(text, tool="read_file", **context)
     content = result.content
@@ -274,7 +292,8 @@ def test_content_over_the_threshold_gets_a_reference_above_the_full_cut(
                                       end_byte=region.end_byte)
                     + text[region.end:])
     assert len(content) > 8000 - 41  # full, to within one line
-    inline = Truncator({"inline_limit": 8000 - first.end(), "artifact_threshold": 10**9},
+    inline = Truncator({"inline_limit": 8000 - first.end(), "artifact_threshold": 10**9,
+                        "tools": {"read_file": {"strategy": "head_tail"}}},
                        load_entrypoints=False).process(text, tool="read_file")
     assert inline.metadata.omissions[0].start == region.start
     assert inline.metadata.omissions[0].end == region.end
@@ -319,7 +338,8 @@ def test_reference_uses_json_in_the_summary_for_json_content() -> None:
     truncator = Truncator(load_entrypoints=False)
     doc = json.dumps([{"id": i, "name": f"item {i}"} for i in range(5000)])
     result = truncator.process(doc, tool="search_files")
-    assert REFERENCE_FIRST_LINE.match(result.content).group("summary") == "search_files JSON"  # type: ignore[union-attr]
+    reference = json.loads(result.content)[-1]  # the array's last item: it stays an array
+    assert REFERENCE_FIRST_LINE.match(reference + "\n").group("summary") == "search_files JSON"  # type: ignore[union-attr]
     assert result.artifact.content_type == "application/json"  # type: ignore[union-attr]
 
 
@@ -426,10 +446,10 @@ def test_no_backend_accepting_the_artifact_is_reported() -> None:
 @pytest.mark.parametrize(
     ("tool", "strategy", "reported"),
     [
-        ("read_file", "head_tail", "head_tail"),
+        ("read_file", "outline", "outline"),
         ("execute_command", "tail", "tail"),
-        ("list_directory", "element", "head_tail"),
-        ("search_files", "element", "head_tail"),
+        ("list_directory", "element", "outline"),
+        ("search_files", "element", "outline"),
         ("git_diff", "head_tail", "head_tail"),
         ("some_other_tool", "head_tail", "head_tail"),
     ],
@@ -466,11 +486,12 @@ def test_seed_scenario_2_medium_content_keeps_head_and_tail_with_a_marker() -> N
     result = truncator.process(medium, tool="read_file", path="medium.txt")
     content = result.content
     assert len(content) <= 8000
-    assert result.metadata.was_truncated and result.metadata.strategy_used == "head_tail"
+    assert result.metadata.was_truncated and result.metadata.strategy_used == "outline"
     assert content.startswith(medium[:4000])  # about 60% of the budget is head
-    assert content.endswith(medium[-2500:])   # about 40% is tail
+    assert content.endswith(medium[-2000:])   # the tail, after the outline of the middle
     region = result.metadata.omissions[0]
     assert f"\n... [{region.lines:,} lines / {region.chars:,} chars omitted" in content
+    assert "... [outline of the omitted part" in content
     assert not content.startswith("[Artifact:")
     assert result.artifact is not None  # spill is on by default: nothing is lost
 
@@ -609,3 +630,18 @@ def test_omissions_carry_byte_offsets_when_they_address_something(
             len(text[:region.start].encode()), len(text[:region.end].encode()))
     else:
         assert (region.start_byte, region.end_byte) == (None, None)
+
+
+def test_a_count_of_one_takes_the_singular_in_the_reference_markers_and_notes() -> None:
+    """``1 line``, not ``1 lines``: in the artifact reference (a one-line JSON document is
+    common) and the omission markers."""
+    truncator = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
+    one_line = truncator.process("x" * 60_000 + "\n")
+    assert one_line.content.startswith("[Artifact: ")
+    assert "(60.0 kB), 1 line: search it" in one_line.content
+    assert " of 1 line / 60,001 chars; " in one_line.content
+    document = truncator.process(json.dumps([{"id": i} for i in range(10_000)]))
+    assert json.loads(document.content)[-1].split("), ")[1].startswith("1 line: ")
+    # (The structured notes: tests/structured/test_json_element.py, "... 1 item omitted ...")
+    for content in (one_line.content, document.content):
+        assert "1 lines" not in content and " 1 items" not in content

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import truncation_core.artifacts.ids as artifacts_module
+import truncation_core.types.ids as artifacts_module
 from truncation_core import (
     ArtifactNotFound,
     ConfigError,
@@ -27,11 +27,17 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_artifact_id
 from truncation_core.storage import filesystem as filesystem_store
-from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.storage.filesystem import (
+    ROOT_MARKER,
+    SESSION_MARKER,
+    ArtifactRoot,
+    FilesystemStore,
+)
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.ids import new_artifact_id
+from truncation_core.types.storage import ArtifactStore
 
 from .conftest import put, session_dir
 
@@ -43,8 +49,9 @@ def test_round_trip_layout_and_metadata(store: FilesystemStore, root_path: Path)
                    chars=13, lines=1)
     d = session_dir(root_path)
     names = sorted(os.listdir(d))
-    assert names == sorted([f"{text_ref.id}.txt", f"{text_ref.id}.meta.json",
+    assert names == sorted([SESSION_MARKER, f"{text_ref.id}.txt", f"{text_ref.id}.meta.json",
                             f"{json_ref.id}.json", f"{json_ref.id}.meta.json"])
+    assert sorted(os.listdir(root_path)) == sorted([ROOT_MARKER, "test-session"])
     assert (d / f"{text_ref.id}.txt").read_bytes() == b"one\ntwo\n"
     assert json.loads((d / f"{json_ref.id}.json").read_bytes()) == {"a": [1, 2]}
     assert store.read(text_ref.id) == b"one\ntwo\n"
@@ -91,7 +98,8 @@ def test_files_are_0600_and_directories_0700(tmp_path: Path, umask: int) -> None
     for directory in (tmp_path / "ws" / ".truncation", root, root / "perm"):
         assert stat.S_IMODE(directory.stat().st_mode) == 0o700, directory
     names = os.listdir(root / "perm")
-    assert sorted(names) == sorted([f"{ref.id}.txt", f"{ref.id}.meta.json"])
+    assert sorted(names) == sorted([SESSION_MARKER, f"{ref.id}.txt", f"{ref.id}.meta.json"])
+    assert stat.S_IMODE((root / ROOT_MARKER).stat().st_mode) == 0o600
     for name in names:
         assert stat.S_IMODE((root / "perm" / name).stat().st_mode) == 0o600, name
 
@@ -110,6 +118,7 @@ def test_control_naive_creation_follows_the_umask(tmp_path: Path) -> None:
 
 
 def test_a_loose_directory_of_ours_is_made_private(root_path: Path) -> None:
+    put(FilesystemStore(str(root_path), "first"), b"x")  # the store makes the root
     (root_path / "loose").mkdir(parents=True)
     os.chmod(root_path, 0o755)
     os.chmod(root_path / "loose", 0o777)
@@ -298,9 +307,11 @@ def test_retention_sweep_deletes_old_sessions_and_old_temp_files(root_path: Path
     old = root.session("old-one")
     kept = put(root.session("fresh"), b"fresh")
     put(old, b"old")
-    (session_dir(root_path, "fresh") / ".tmp-leftover").write_bytes(b"partial")
-    (session_dir(root_path, "fresh") / ".tmp-in-progress").write_bytes(b"partial")
-    _age(session_dir(root_path, "fresh") / ".tmp-leftover", 2 * 86400)
+    leftover = f".tmp-{new_artifact_id()}.data.0123abcd"
+    in_progress = f".tmp-{new_artifact_id()}.meta.4567cdef"
+    (session_dir(root_path, "fresh") / leftover).write_bytes(b"partial")
+    (session_dir(root_path, "fresh") / in_progress).write_bytes(b"partial")
+    _age(session_dir(root_path, "fresh") / leftover, 2 * 86400)
     _age(session_dir(root_path, "old-one"), 8 * 86400)
     outside = root_path.parent / "not-a-session"
     outside.mkdir()
@@ -310,7 +321,7 @@ def test_retention_sweep_deletes_old_sessions_and_old_temp_files(root_path: Path
     assert report.temp_files == 1
     assert not session_dir(root_path, "old-one").exists()
     assert sorted(os.listdir(session_dir(root_path, "fresh"))) == sorted(
-        [f"{kept.id}.txt", f"{kept.id}.meta.json", ".tmp-in-progress"])
+        [SESSION_MARKER, f"{kept.id}.txt", f"{kept.id}.meta.json", in_progress])
     assert outside.is_dir() and (root_path / "link-session").is_symlink()
 
 

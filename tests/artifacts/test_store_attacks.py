@@ -194,7 +194,11 @@ def test_deleting_a_session_never_follows_links_out(root_path: Path, tmp_path: P
         month_ago = time.time() - 30 * 86400
         os.utime(session_dir(root_path, "doomed"), (month_ago, month_ago))
         assert root.sweep().sessions == ("doomed",)
-    assert not session_dir(root_path, "doomed").exists()
+    # The store's own files are gone; the planted links are not the store's (not even the one
+    # named like an artifact), so they stay, and so does the directory that holds them.
+    assert sorted(os.listdir(session_dir(root_path, "doomed"))) == sorted(
+        ["linked-dir", "art_1_" + "0" * 32 + ".txt"])
+    assert root.sessions() == []
     assert (outside / "keep" / "precious").read_bytes() == SECRET
     assert (outside / "file").read_bytes() == SECRET
 

@@ -27,8 +27,9 @@ from typing import Any
 import pytest
 
 from truncation_core import ArtifactNotFound, StoreError
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
 
 PROCESSES = 8
 PER_PROCESS = 500
@@ -215,7 +216,7 @@ SECOND_HALF = b"written after the sweep\n" * 4000
 
 _STARTUP = """
 import sys
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 from truncation_core.storage.filesystem import FilesystemStore
 with FilesystemStore(sys.argv[1], "next-run").writer(ArtifactInfo()) as w:  # sweeps first
     w.write(b"a new process stores its first artifact\\n")
@@ -256,7 +257,7 @@ def test_the_sweep_spares_a_write_in_progress_thanks_to_its_grace_period(
         in_flight = [n for n in os.listdir(session) if n.startswith(".tmp-")]
         assert len(in_flight) == 1
         # What a writer killed two days ago left behind: every sweep must remove it.
-        crashed = session / ".tmp-art_1_crashed.data.0000"
+        crashed = session / f".tmp-{new_artifact_id(1)}.data.0000abcd"
         crashed.write_bytes(b"partial")
         old = time.time() - 2 * 86400
         os.utime(crashed, (old, old))
@@ -281,3 +282,45 @@ def test_the_sweep_spares_a_write_in_progress_thanks_to_its_grace_period(
         assert left == in_flight
         assert outcome[0] == "stored"
         assert store.read(outcome[1]) == FIRST_HALF + SECOND_HALF
+
+
+@pytest.mark.parametrize("cleaner", ["sweep", "clean"])
+def test_a_session_written_to_after_the_cleaner_listed_it_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cleaner: str) -> None:
+    """The retention sweep (and ``trunc artifacts clean --older-than``) lists every session
+    first, then deletes the old ones one by one. A named session that a writer takes up again
+    in between is no longer old: its age is read again once it is opened for deletion, and
+    the write in progress survives. (The writer is started where the cleaner opens the
+    session: the interleaving a slow sweep of many sessions leaves open.)"""
+    from truncation_core.storage import filesystem
+
+    path = str(tmp_path / "artifacts")
+    earlier = FilesystemStore(path, "named")
+    with earlier.writer(ArtifactInfo(tool="t")) as w:
+        w.write(b"an artifact of last month\n")
+        kept = w.commit().id
+    month_ago = time.time() - 30 * 86400
+    os.utime(tmp_path / "artifacts" / "named", (month_ago, month_ago))
+    writers = []
+    real_open = filesystem._open_session
+
+    def taken_up(root: Any, name: str) -> Any:
+        if name == "named" and not writers:  # another run of the named session starts now
+            writer = FilesystemStore(path, "named").writer(ArtifactInfo(tool="t"))
+            writers.append(writer)
+            writer.write(FIRST_HALF)
+        return real_open(root, name)
+
+    monkeypatch.setattr(filesystem, "_open_session", taken_up)
+    root = ArtifactRoot(path, retention_days=7)
+    if cleaner == "sweep":
+        report = root.sweep()
+    else:
+        report = root.clean(older_than=7 * 86400)
+    monkeypatch.undo()
+    assert writers and report.sessions == ()
+    writers[0].write(SECOND_HALF)
+    new = writers[0].commit().id
+    store = FilesystemStore(path, "named")
+    assert store.read(new) == FIRST_HALF + SECOND_HALF
+    assert store.read(kept) == b"an artifact of last month\n"

@@ -30,7 +30,12 @@ from namespaces import mount_private_tmpfs
 
 from truncation_core import StoreError, StoreFull, Truncator
 from truncation_core.storage import fsio
-from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.storage.filesystem import (
+    ROOT_MARKER,
+    SESSION_MARKER,
+    ArtifactRoot,
+    FilesystemStore,
+)
 
 from .conftest import put
 
@@ -99,7 +104,8 @@ def _fill_the_disk(path: str) -> dict[str, Any]:
         "content": result.content, "artifact": result.artifact,
         "artifact_error": result.metadata.artifact_error,
         "was_truncated": result.metadata.was_truncated,
-        "session_leftovers": [n for d in os.listdir(root) for n in os.listdir(os.path.join(root, d))
+        "session_leftovers": [n for d in os.listdir(root) if d != ROOT_MARKER
+                              for n in os.listdir(os.path.join(root, d))
                               if n.startswith(".tmp-")],
     }
 
@@ -276,7 +282,7 @@ def test_a_truncator_on_a_full_disk_degrades_inline_and_says_so(
     assert [ref.id for ref in truncator.store.list()] == [warm.id]
     ArtifactRoot(str(root)).sweep(now=time.time() + 2 * 86400)
     assert sorted(os.listdir(root / truncator.store.session_id)) == \
-        [f"{warm.id}.meta.json", f"{warm.id}.txt"]
+        [SESSION_MARKER, f"{warm.id}.meta.json", f"{warm.id}.txt"]
 
 
 def _over_the_file_size_limit(q: multiprocessing.Queue, root: str) -> None:

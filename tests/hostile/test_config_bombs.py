@@ -14,9 +14,9 @@ from bounded import run_bounded
 from click.testing import CliRunner
 
 from truncation_core import Truncator
-from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.sources import load_config
 from truncation_core.errors import ConfigError
+from truncation_core.types.templates import MarkerConfig
 
 #: 342 bytes that expand to 9**9 (387 million) strings once anything walks them.
 LAUGHS = "a: &a [" + ", ".join(["lol"] * 9) + "]\n" + "".join(
@@ -191,7 +191,7 @@ def test_small_padding_and_the_documented_forms_still_work() -> None:
                            "marker": {"middle": "\n[{lines:>8,} lines, {chars:_} chars, "
                                                 "{strategy!s:^12}]\n"}},
                           load_entrypoints=False)
-    result = truncator.process("".join(f"line {i}\n" for i in range(2000)), tool="read_file")
+    result = truncator.process("".join(f"line {i}\n" for i in range(2000)))
     assert "lines," in result.content and "head_tail" in result.content
 
 
@@ -213,3 +213,142 @@ def test_the_cli_reports_a_bad_template_as_a_message(tmp_path: Path,
     assert result.exit_code != 0
     assert "marker.middle" in result.output + result.stderr
     assert "Traceback" not in result.output + result.stderr
+
+
+# -- deep keys: a dotted key in TOML, a variable's name, code ---------------------------------
+
+
+def deep_pyproject(directory: Path, levels: int) -> Path:
+    """A pyproject.toml whose table holds one dotted key *levels* keys deep: 2 kB for 1,000."""
+    pyproject = directory / "pyproject.toml"
+    pyproject.write_text("[tool.truncation_core]\n" + ".".join(["a"] * levels) + " = 1\n")
+    return pyproject
+
+
+def test_a_deep_dotted_key_in_pyproject_is_a_clear_error(tmp_path: Path) -> None:
+    pyproject = deep_pyproject(tmp_path, 1000)
+    assert pyproject.stat().st_size < 2100
+    with pytest.raises(ConfigError) as caught:
+        load_config(start=tmp_path, environ={})
+    (problem,) = caught.value.problems
+    assert problem.startswith(f"{pyproject}:2: a.a.a.…(29 more keys)….a.a.a: ")
+    assert "a key of more than 34 parts (configuration nests at most 32 keys deep)" in problem
+    assert len(problem) < 300
+
+
+@pytest.mark.parametrize("levels", [33, 34])
+def test_a_key_just_past_the_limit_is_refused_by_its_path(tmp_path: Path, levels: int) -> None:
+    """Under the parser's own bound, over the configuration's: the parsed table says where."""
+    deep_pyproject(tmp_path, levels)
+    with pytest.raises(ConfigError) as caught:
+        load_config(start=tmp_path, environ={})
+    (problem,) = caught.value.problems
+    assert "a.a.a.…(27 more keys)….a.a.a: nested more than 32 keys deep (configuration " \
+           "nests at most 32)" in problem
+
+
+def test_a_key_at_the_limit_is_not_refused_for_its_depth(tmp_path: Path) -> None:
+    deep_pyproject(tmp_path, 32)
+    with pytest.raises(ConfigError) as caught:
+        load_config(start=tmp_path, environ={})
+    assert caught.value.problems == (f"a: unknown key (from {tmp_path / 'pyproject.toml'})",)
+
+
+def test_negative_control_listing_a_deep_key_recursively_overflows() -> None:
+    """What loading did with the parsed table: list its keys recursively (``_leaves``), which
+    1,000 levels take past Python's recursion limit."""
+    import tomllib
+
+    from truncation_core.config import sources
+
+    table = tomllib.loads("[t]\n" + ".".join(["a"] * 1000) + " = 1\n")["t"]
+    with pytest.raises(RecursionError):
+        sources._leaves(table)
+
+
+@pytest.mark.parametrize("command", [["config", "validate"], ["apply", "-"]])
+def test_the_cli_reports_a_deep_key_as_a_message(tmp_path: Path, trunc_exe: str,
+                                                  trunc_env: dict[str, str],
+                                                  command: list[str]) -> None:
+    import subprocess
+
+    deep_pyproject(tmp_path, 1000)
+    done = subprocess.run([trunc_exe, *command], input="x\n", capture_output=True, text=True,
+                          cwd=tmp_path, env=trunc_env, timeout=60)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert "nests at most 32 keys deep" in done.stderr
+
+
+def test_ten_thousand_levels_are_refused_in_bounded_memory(tmp_path: Path) -> None:
+    deep_pyproject(tmp_path, 10_000)
+    outcome = run_bounded(f"""
+        from truncation_core.config.sources import load_config
+        from truncation_core.errors import ConfigError
+        try:
+            load_config(start={str(tmp_path)!r}, environ={{}})
+        except ConfigError as exc:
+            report(problems=list(exc.problems))
+    """, limit=256 << 20)
+    (problem,) = outcome.result["problems"]
+    assert "a key of more than 34 parts" in problem
+
+
+def test_negative_control_tomllib_takes_gigabytes_for_ten_thousand_levels(
+        tmp_path: Path) -> None:
+    """tomllib keeps every prefix of a dotted key: 10,000 levels (20 kB) take 600 MiB."""
+    pyproject = deep_pyproject(tmp_path, 10_000)
+    outcome = run_bounded(f"""
+        import tomllib
+        with open({str(pyproject)!r}, "rb") as f:
+            tomllib.load(f)
+        report(parsed=True)
+    """, limit=256 << 20)
+    assert outcome.memory_error, outcome.stderr[-500:]
+
+
+def test_a_long_dotted_word_inside_a_value_is_within_the_scan(tmp_path: Path) -> None:
+    """The scan looks at the text, strings included: a value of 35 dotted words is refused
+    too (no setting holds one); 34 pass."""
+    config = tmp_path / "c.toml"
+    config.write_text("inline_limit = 100\nsummary = '" + ".".join(["w"] * 34) + "'\n")
+    with pytest.raises(ConfigError, match="summary: unknown key"):
+        load_config(config, environ={})
+    config.write_text("inline_limit = 100\nsummary = '" + ".".join(["w"] * 35) + "'\n")
+    with pytest.raises(ConfigError, match=r"c\.toml:2: .*a key of more than 34 parts"):
+        load_config(config, environ={})
+
+
+def test_a_deep_environment_variable_is_a_clear_error() -> None:
+    name = "TRUNCATION_CORE_" + "__".join(["A"] * 1000)
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={name: "1"})
+    (problem,) = caught.value.problems
+    assert problem.startswith("environment variable TRUNCATION_CORE_A__A__")
+    assert "…: a.a.a.…(994 more keys)….a.a.a: nested more than 32 keys deep" in problem
+    assert len(problem) < 300
+    value = "{a: " * 31 + "1" + "}" * 31  # within YAML's own bound, too deep under its name
+    with pytest.raises(ConfigError, match="environment variable TRUNCATION_CORE_A__B: value "
+                                          "nested more than 32 keys deep"):
+        load_config(environ={"TRUNCATION_CORE_A__B": value})
+
+
+def deep_mapping(levels: int) -> dict[str, object]:
+    data: dict[str, object] = {}
+    inner = data
+    for _ in range(levels):
+        inner["k"] = {}
+        inner = inner["k"]  # type: ignore[assignment]
+    return data
+
+
+def test_deep_settings_from_code_are_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match=r"overrides \(from code\): k\.k\.k\.…\(27 more keys"
+                                          r"\)…\.k\.k\.k: nested more than 32 keys deep"):
+        load_config(environ={}, overrides=deep_mapping(5000))
+    with pytest.raises(ConfigError, match="nested more than 32 keys deep"):
+        Truncator(deep_mapping(5000), load_entrypoints=False)
+    looped: dict[str, object] = {}
+    looped["tools"] = looped  # a mapping that holds itself is just too deep
+    with pytest.raises(ConfigError, match=r"tools\.tools\.tools\.…"):
+        Truncator(looped, load_entrypoints=False)

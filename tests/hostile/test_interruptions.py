@@ -60,6 +60,13 @@ def wait_for(path: Path, seconds: float = 60) -> int:
     return int(path.read_text())
 
 
+def default_sigint() -> None:
+    """In the child, before ``trunc`` starts: SIGINT as a terminal gives it. A test run
+    started with SIGINT ignored (a background job of a non-interactive shell) passes that on,
+    and a Python started so never turns SIGINT into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def gone(pid: int, seconds: float = 10) -> bool:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -84,7 +91,7 @@ def interrupt_trunc_run(tmp_path: Path, sig: int, *, prelude: str = "") -> tuple
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
     proc = subprocess.Popen([*argv, "run", "--session", "ci-job", "--json", "--",
                              *producer(flag)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=tmp_path, env=env)
+                            text=True, cwd=tmp_path, env=env, preexec_fn=default_sigint)
     grandchild = wait_for(flag)
     time.sleep(0.3)  # the output reaches trunc
     proc.send_signal(sig)
@@ -173,7 +180,7 @@ def test_trunc_run_interrupted_prints_the_view_as_text(tmp_path: Path) -> None:
     flag = tmp_path / "flag"
     proc = subprocess.Popen([*TRUNC, "run", "--limit", "3000", "--", *producer(flag)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path)
+                            cwd=tmp_path, preexec_fn=default_sigint)
     grandchild = wait_for(flag)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
@@ -195,6 +202,134 @@ def test_negative_control_without_keeping_it_an_interrupted_run_leaves_nothing(
     listed = subprocess.run([*TRUNC, "artifacts", "list", "--json"], capture_output=True,
                             text=True, cwd=tmp_path, check=True)
     assert json.loads(listed.stdout) == []
+
+
+# -- trunc apply - -----------------------------------------------------------------------------
+
+
+#: The two parsers: the plain fast path (``trunc apply -``), and click (a global option
+#: before the command sends the command line to click).
+APPLY_FORMS = {"plain": ["apply"], "click": ["--config", "empty.yaml", "apply"]}
+
+
+def interrupt_trunc_apply(tmp_path: Path, sig: int, *args: str, lines: int = 3000,
+                          prelude: str = "", form: str = "plain"
+                          ) -> subprocess.CompletedProcess[str]:
+    """``trunc apply ... -`` given *lines* lines on a pipe that stays open, then *sig* once
+    it has read them all."""
+    (tmp_path / "empty.yaml").write_text("")
+    argv = ([sys.executable, "-c", prelude + "from truncation_core.cli import main\nmain()"]
+            if prelude else TRUNC)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    proc = subprocess.Popen([*argv, *APPLY_FORMS[form], *args, "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env=env, preexec_fn=default_sigint)
+    assert proc.stdin is not None
+    proc.stdin.write(b"".join(b"line %d\n" % i for i in range(lines)))
+    proc.stdin.flush()
+    # Until trunc has read it all: what waits in its input pipe (FIONREAD on the pipe,
+    # through /proc), then a little more for the last chunk to be written to the stream.
+    import array
+    import fcntl
+    import termios
+
+    pipe = os.open(f"/proc/{proc.pid}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        end = time.monotonic() + 60
+        while True:
+            waiting = array.array("i", [0])
+            fcntl.ioctl(pipe, termios.FIONREAD, waiting, True)
+            if not waiting[0] or proc.poll() is not None:
+                break
+            assert time.monotonic() < end, "trunc never read its input"
+            time.sleep(0.02)
+    finally:
+        os.close(pipe)
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out.decode(), err.decode())
+
+
+@pytest.mark.parametrize("form", list(APPLY_FORMS))
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143),
+                                           (signal.SIGHUP, 129)])
+def test_trunc_apply_interrupted_keeps_the_input_and_says_so(tmp_path: Path, sig: int,
+                                                             code: int, form: str) -> None:
+    done = interrupt_trunc_apply(tmp_path, sig, "--session", "ci-job", "--json", form=form)
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr and "Aborted" not in done.stderr
+    document = json.loads(done.stdout)
+    name = signal.Signals(sig).name
+    reason = f"interrupted after 3,000 lines ({name})"
+    assert document["content"].startswith(f"[{reason}: the output is partial]\n")
+    assert document["content"].endswith("line 2999\n")
+    assert document["metadata"]["interrupted"] == reason
+    artifact = document["artifact"]
+    assert artifact["interrupted"] == reason
+    reader = Truncator.from_config(start=tmp_path, overrides={"store": {"session": "ci-job"}})
+    assert reader.artifacts.read(artifact["id"]) == b"".join(
+        b"line %d\n" % i for i in range(3000))
+    listed = subprocess.run([*TRUNC, "artifacts", "list"], capture_output=True, text=True,
+                            cwd=tmp_path, check=True)
+    assert "(partial)" in listed.stdout
+
+
+@pytest.mark.parametrize("form", list(APPLY_FORMS))
+def test_trunc_apply_interrupted_prints_the_view_as_text(tmp_path: Path, form: str) -> None:
+    done = interrupt_trunc_apply(tmp_path, signal.SIGTERM, "--limit", "3000", form=form)
+    assert done.returncode == 143, done.stderr
+    reason = "interrupted after 3,000 lines (SIGTERM)"
+    assert done.stdout.startswith(f"[{reason}: the output is partial]\n")
+    assert len(done.stdout) <= 3000 and done.stdout.endswith("line 2999\n")
+    assert f"note: {reason}: the output is partial" in done.stderr
+    assert done.stderr.count("the output is partial") == 1
+    assert "artifact: art_" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_trunc_apply_interrupted_within_its_limit_shows_all_that_arrived(
+        tmp_path: Path) -> None:
+    done = interrupt_trunc_apply(tmp_path, signal.SIGINT, "--json", lines=2)
+    assert done.returncode == 130, done.stderr
+    document = json.loads(done.stdout)
+    assert document["content"] == ("[interrupted after 2 lines (SIGINT): the output is "
+                                   "partial]\nline 0\nline 1\n")
+    assert document["metadata"]["interrupted"] == "interrupted after 2 lines (SIGINT)"
+
+
+#: The reader as it was: no handlers, the signal acts as it would.
+UNGUARDED = ("from truncation_core.cli import reading\n"
+             "reading.InputReader.__enter__ = lambda self: self\n")
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 1), (signal.SIGTERM, -15)])
+def test_negative_control_without_the_handlers_an_interrupted_apply_loses_the_input(
+        tmp_path: Path, sig: int, code: int) -> None:
+    """What ``trunc apply -`` did: SIGTERM ended it with nothing kept or shown; SIGINT raised
+    KeyboardInterrupt, which printed ``Aborted!`` and exited 1, with no view and no id."""
+    done = interrupt_trunc_apply(tmp_path, sig, "--json", prelude=UNGUARDED)
+    assert done.returncode == code
+    assert done.stdout == ""
+    if sig == signal.SIGINT:
+        assert done.stderr.strip().endswith("Aborted!")
+
+
+def test_the_reader_keeps_what_waited_in_the_pipe_when_the_signal_came() -> None:
+    """Stopped, the reader still reads what had arrived in the pipe (and no more): the
+    writer wrote it before the signal."""
+    from truncation_core.cli.reading import InputReader
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb", buffering=0) as source, InputReader(source) as reader:
+        os.write(write_end, b"first\n")
+        assert reader.read(100) == b"first\n"
+        os.write(write_end, b"second\nthird\n")
+        reader.signal = signal.SIGTERM  # as the handler notes it
+        assert reader.read(8) == b"second\nt"
+        assert reader.read(100) == b"hird\n"
+        os.write(write_end, b"after\n")
+        assert reader.read(100) == b""
+    os.close(write_end)
 
 
 # -- the library: run_command, arun_command ------------------------------------------------------

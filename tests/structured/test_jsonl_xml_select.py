@@ -110,8 +110,11 @@ BIG_JSON = json.dumps({"rows": list(range(5000))})
 @pytest.mark.parametrize(("config", "tool", "expected"), [
     ({}, None, "element"),                                  # no tool policy: sniffed
     ({}, "search_files", "element"),                        # built-in policy says element
-    ({}, "read_file", "head_tail"),                         # built-in policy says head_tail
-    ({}, "execute_command", "tail"),
+    ({}, "read_file", "outline"),                           # built-in policy: edited next
+    ({}, "git_diff", "head_tail"),
+    ({}, "execute_command", "element"),                     # its tail is for its text
+    ({"tools": {"execute_command": {"strategy": "tail"}}}, "execute_command", "tail"),
+    ({"tools": {"execute_command": {"inline_limit": 900}}}, "execute_command", "element"),
     ({"default_strategy": "tail"}, "other", "element"),     # default_strategy is not a tool policy
     ({"tools": {"other": {"strategy": "head"}}}, "other", "head"),
     ({"tools": {"other": {"inline_limit": 100}}}, "other", "element"),
@@ -139,6 +142,34 @@ def test_every_kind_of_json_document_is_sniffed_and_stays_valid(content: str,
     with truncator.stream() as s:
         s.write(content.encode() if as_bytes else content)
         assert s.result().content == result.content
+
+
+def test_json_printed_by_a_command_is_cut_as_json_and_stays_valid() -> None:
+    # curl ... | python -m json.tool: an array of records, indented, printed by a shell.
+    printed = json.dumps([{"id": i, "name": f"task {i}", "status": "open"} for i in range(600)],
+                         indent=4)
+    truncator = Truncator({"spill": False})
+    result = truncator.process(printed, tool="execute_command")
+    assert result.metadata.strategy_used == "element"
+    kept = json.loads(result.content)
+    assert kept[0]["id"] == 0 and kept[-1]["id"] == 599  # both ends, as JSON
+    # Negative control: under the command's tail, the output is no longer JSON.
+    tail = Truncator({"spill": False, "tools": {"execute_command": {"strategy": "tail"}}})
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(tail.process(printed, tool="execute_command").content)
+    with truncator.stream(tool="execute_command") as s:  # a stream cuts it the same way
+        s.write(printed)
+        assert s.result().content == result.content
+
+
+def test_json_lines_a_command_prints_are_its_log_and_keep_its_tail() -> None:
+    log = "".join(json.dumps({"level": "info", "msg": f"request {i} ok"}) + "\n"
+                  for i in range(2000))
+    result = Truncator({"spill": False}).process(log, tool="execute_command")
+    assert result.metadata.strategy_used == "tail"
+    assert result.content.endswith(log[-500:])
+    # Without a tool policy, JSON Lines are still cut as records by element.
+    assert Truncator({"spill": False}).process(log).metadata.strategy_used == "element"
 
 
 @pytest.mark.parametrize("content", [
@@ -185,7 +216,7 @@ def _streamed(truncator: Truncator, text: str, step: int) -> tuple[Any, Any]:
     with truncator.stream() as s:
         for i in range(0, len(text), step):
             s.write(text[i:i + step])
-        cutter = s._cutters[0]
+        cutter = next(iter(s._cutters.values()))
     return s.result(), cutter
 
 
@@ -212,3 +243,41 @@ def test_a_stream_that_starts_like_json_keeps_at_most_64_kib_unless_it_is(
             large = len(text) > truncator.policy().stream_threshold
             assert ("keeping" in repr(cutter)) == (step in kept and not large), (
                 repr(cutter), config, step)
+
+
+# -- records: every item left out of a top-level array is still named (issue 28) ----------
+
+
+def _tasks(n: int, indent: int | None = None) -> str:
+    return json.dumps([{"id": f"T-{1000 + i}", "title": f"Task number {i}", "status": "open",
+                        "kind": "task", "description": "Lorem ipsum dolor sit amet " * 12,
+                        "history": [{"at": j, "by": "someone"} for j in range(5)]}
+                       for i in range(n)], indent=indent)
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["compact", "indented"])
+def test_json_records_keep_every_items_identifying_fields(indent: int | None) -> None:
+    text = _tasks(120, indent)
+    result = Truncator({"spill": False}).process(text, tool="mcp__tasks__list")
+    assert len(result.content) <= 8000
+    kept = json.loads(result.content)  # still valid JSON
+    ids = {item["id"] for item in kept if isinstance(item, dict) and "id" in item}
+    assert ids == {f"T-{1000 + i}" for i in range(120)}  # every item, by its id
+    # Found from the data: the unique short fields, not the constant ones nor the long text.
+    assert result.metadata.details["records"][0] == "id"
+    from truncation_core.structured.records import identifying_fields
+    from truncation_core.structured.sniff import parse
+
+    # Found from the data: the unique short fields; not the constant ones ("status",
+    # "kind"), nor the long text ("description"), nor the nested ("history").
+    assert identifying_fields(parse(text).value) == ["id", "title"]
+    # The whole budget is used (the plain fit of this document stopped well short of it).
+    assert len(result.content) > 8000 * 0.85
+
+
+def test_json_records_negative_control_without_stubs_the_middle_items_are_lost() -> None:
+    text = _tasks(120)
+    result = Truncator({"spill": False, "json_records": False}).process(text, tool="x")
+    kept = json.loads(result.content)
+    assert len({i["id"] for i in kept if isinstance(i, dict)}) < 20
+    assert "records" not in result.metadata.details

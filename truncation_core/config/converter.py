@@ -23,9 +23,11 @@ from cattrs.errors import (
     ForbiddenExtraKeysError,
     IterableValidationError,
 )
-from cattrs.gen import make_dict_structure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-from truncation_core.config.checks import (
+from truncation_core.config.model import Config
+from truncation_core.errors import ConfigError, did_you_mean
+from truncation_core.types.checks import (
     Direction,
     DirectoryPath,
     KeyPath,
@@ -45,16 +47,17 @@ from truncation_core.config.checks import (
     check_session_name,
     check_tokenizer_name,
     is_int,
+    nesting_problem,
 )
-from truncation_core.config.markers import marker_template_problems
-from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
-from truncation_core.config.tool_names import (
+from truncation_core.types.policy import BUILTIN_BACKENDS, StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, ToolConfig, check_override
+from truncation_core.types.templates import marker_template_problems
+from truncation_core.types.tool_names import (
     ArtifactToolNames,
+    check_published_tools,
     check_tool_name_map,
     check_tool_prefix,
 )
-from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",
@@ -113,7 +116,8 @@ def _build() -> cattrs.Converter:
     conv.register_unstructure_hook(ToolConfig, lambda tool: dict(tool.overrides))
     conv.register_structure_hook(ArtifactToolNames, _structure_tool_names)
     conv.register_unstructure_hook(ArtifactToolNames, lambda names: {
-        "prefix": names.prefix, "names": dict(names.names)})
+        "prefix": names.prefix, "names": dict(names.names),
+        "published": list(names.published)})
     conv.register_structure_hook(StoreConfig, _store_hook(conv))
     conv.register_unstructure_hook(StoreConfig, _unstructure_store(conv))
     return conv
@@ -143,7 +147,8 @@ def _structure_tool_config(value: Any, _type: Any) -> ToolConfig:
 
 
 _TOOL_NAME_CHECKS: Mapping[str, Callable[[object], Any]] = {
-    "prefix": check_tool_prefix, "names": check_tool_name_map}
+    "prefix": check_tool_prefix, "names": check_tool_name_map,
+    "published": check_published_tools}
 
 
 def _structure_tool_names(value: Any, _type: Any) -> ArtifactToolNames:
@@ -210,8 +215,6 @@ def _store_hook(conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
 
 def _unstructure_store(conv: cattrs.Converter) -> Callable[[Any], Any]:
     """A store's options back at the level they were written at (``store.url``)."""
-    from cattrs.gen import make_dict_unstructure_fn
-
     unstructure_fields = make_dict_unstructure_fn(StoreConfig, conv)
 
     def hook(store: StoreConfig) -> dict[str, Any]:
@@ -297,8 +300,12 @@ def problems_from(exc: BaseException, path: str = "") -> list[str]:
 def config_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Config:
     """Build a :class:`Config` from a mapping with the config file's keys.
 
-    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem.
+    Raises :class:`~truncation_core.errors.ConfigError` with one message per problem (and
+    one naming the key path when *data* nests deeper than configuration may).
     """
+    deep = nesting_problem(data)
+    if deep is not None:
+        raise ConfigError([deep], source=source)
     try:
         config: Config = structure(data, Config)
     except ConfigError:

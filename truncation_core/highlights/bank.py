@@ -26,12 +26,12 @@ from truncation_core.errors import log
 from truncation_core.highlights.lines import clean, clip
 from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Hit, Matcher, scan_lines
 from truncation_core.highlights.records import RECORD_CHARS
-from truncation_core.highlights.units import UnitLines
 from truncation_core.text.measure import count_terminators
 from truncation_core.text.terminal import ESC
+from truncation_core.types.salient import UnitLines
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Omission
+    from truncation_core.types.cuts import Omission
 
 __all__ = ["ABOVE_CHARS", "DENSE_MATCHES", "MAX_GROUPS", "RARE_LINES", "Highlight", "Pool",
            "Pools", "StreamHighlights", "UnitLine"]
@@ -96,7 +96,7 @@ class Highlight:
 
     #: 1-based line number in the original output. The block shows the artifact's number
     #: for it, which differs when the artifact is itself cut (see
-    #: :func:`truncation_core.pipeline.resume.artifact_line`).
+    #: :func:`truncation_core.types.resume.artifact_line`).
     line: int
     #: Character offsets of the line, terminator included, in the original.
     start: int

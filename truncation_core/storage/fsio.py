@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 from truncation_core.errors import StoreError, StoreFull
 
-__all__ = ["Directory", "os", "store_error"]
+__all__ = ["Directory", "is_own", "os", "store_error"]
 
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
@@ -48,6 +48,13 @@ def refused(name: str, why: str) -> StoreError:
     return StoreError(errno.EPERM, f"{name}: refused: {why}")
 
 
+def is_own(st: os.stat_result) -> bool:
+    """Whether an entry's ``lstat`` is that of a file the store could have made: a regular
+    file (not a link, a directory, a FIFO...) of this user, with one link (a hard link to a
+    file elsewhere is not the store's)."""
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_nlink == 1
+
+
 #: The finalizer closes a forgotten handle with the real close, even while a test has
 #: replaced this module's ``os`` with one that fails.
 _real_close = os.close
@@ -70,6 +77,9 @@ class Directory:
         self._close = weakref.finalize(self, _close_cell, self._cell)
         #: A description for messages (a path, never content).
         self.label = label
+        #: Whether this handle's directory was made by the call that opened it (its mkdir
+        #: succeeded), rather than found.
+        self.created = False
 
     @property
     def fd(self) -> int:
@@ -78,12 +88,12 @@ class Directory:
     # -- opening directories ----------------------------------------------------------------
 
     @classmethod
-    def open_path(cls, path: str, *, create: bool) -> Directory | None:
+    def open_path(cls, path: str, *, create: bool, private: bool = True) -> Directory | None:
         """Open the directory at *path* (an absolute path), creating it 0700 if asked.
 
         Components above the last are resolved by the kernel as usual (the configured place
         may be under a symlink); the last one must not be a symlink. Returns None when it does
-        not exist and *create* is false.
+        not exist and *create* is false. *private*: as in :meth:`subdir`.
         """
         parent, name = os.path.split(os.path.normpath(path))
         if not name:
@@ -98,14 +108,22 @@ class Directory:
         except OSError as exc:
             raise store_error(exc, f"open {parent}") from None
         with Directory(parent_fd, parent) as parent_dir:
-            return parent_dir.subdir(name, create=create, label=path)
+            return parent_dir.subdir(name, create=create, label=path, private=private)
 
-    def subdir(self, name: str, *, create: bool, label: str | None = None) -> Directory | None:
-        """Open the subdirectory *name* (mode 0700, ours), creating it if asked."""
+    def subdir(self, name: str, *, create: bool, label: str | None = None,
+               private: bool = True) -> Directory | None:
+        """Open the subdirectory *name* (mode 0700, ours), creating it if asked.
+
+        With *private* false, it is opened as it is, neither checked nor changed (to look at
+        a directory the store may not have made): the caller then calls :meth:`check_owner`
+        and :meth:`make_private` once it knows the directory is the store's.
+        """
         label = label or f"{self.label}/{name}"
+        created = False
         if create:
             try:
                 os.mkdir(name, 0o700, dir_fd=self.fd)
+                created = True
             except FileExistsError:
                 pass
             except OSError as exc:
@@ -119,23 +137,30 @@ class Directory:
                 raise refused(label, "not a directory (a symlink?)") from None
             raise store_error(exc, f"open {label}") from None
         directory = Directory(fd, label)
-        try:
-            directory._check_private()
-        except BaseException:
-            directory.close()
-            raise
+        directory.created = created
+        if private:
+            try:
+                directory.check_owner()
+                directory.make_private()
+            except BaseException:
+                directory.close()
+                raise
         return directory
 
     def stat(self) -> os.stat_result:
         """The directory's own status (``fstat`` of the handle)."""
         return os.fstat(self.fd)
 
-    def _check_private(self) -> None:
+    def check_owner(self) -> None:
+        """Raise :class:`~truncation_core.errors.StoreError` unless this user owns it."""
         st = self.stat()
         if st.st_uid != os.geteuid():
             raise refused(self.label, f"owned by uid {st.st_uid}, not by this user")
-        if stat.S_IMODE(st.st_mode) & 0o077:
-            os.fchmod(self.fd, 0o700)  # ours but readable by others: fix it
+
+    def make_private(self) -> None:
+        """Make it 0700 if it is looser (ours but readable by others: fix it)."""
+        if stat.S_IMODE(self.stat().st_mode) & 0o077:
+            os.fchmod(self.fd, 0o700)
 
     def close(self) -> None:
         self._close()
@@ -253,8 +278,66 @@ class Directory:
             return False
         return True
 
+    def is_own_file(self, name: str) -> bool:
+        """Whether *name* is a file the store could have made here (:func:`is_own`): the
+        only kind of entry the store ever makes in a directory."""
+        try:
+            st = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return is_own(st)
+
+    def unlink_own(self, name: str) -> bool:
+        """Remove *name* if it is a file the store could have made (:meth:`is_own_file`);
+        return whether it did. Anything else under that name is left where it is. (Between the
+        check and the unlink only this user can swap the entry, in a 0700 directory, and
+        unlink never follows a link.)"""
+        return self.is_own_file(name) and self.unlink(name)
+
+    def create_marker(self, name: str, text: bytes) -> bool:
+        """Create the file *name* holding *text* unless it exists; return whether this call
+        created it. A marker is proved by its existence (:meth:`is_own_file`), not its
+        content: created exclusively, it is there before a byte is written, so two processes
+        creating it at once both see it."""
+        try:
+            os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+            return False  # there: looking costs a fraction of an exclusive create that fails
+        except FileNotFoundError:
+            pass
+        try:
+            fd = self.create(name)
+        except FileExistsError:
+            return False
+        try:
+            self.write_all(fd, text)
+        finally:
+            os.close(fd)
+        return True
+
+    def rmdir(self, name: str) -> bool:
+        """Remove the directory *name* if it is empty; return whether it did. A directory that
+        still holds something (what the store did not make, or a write that began meanwhile)
+        stays; so does anything that is not a directory (rmdir never follows a link)."""
+        try:
+            os.rmdir(name, dir_fd=self.fd)
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EBUSY):
+                return False
+            raise
+        return True
+
     def fsync(self) -> None:
         os.fsync(self.fd)
+
+    def set_times(self, st: os.stat_result) -> None:
+        """Give the directory back the access and modification times of *st* (after writing a
+        marker into it: the retention clock must not restart). Errors are swallowed."""
+        try:
+            os.utime(self.fd, ns=(st.st_atime_ns, st.st_mtime_ns))
+        except OSError:
+            pass
 
     def touch(self) -> None:
         """Set the directory's modification time to now (the retention clock)."""
@@ -278,14 +361,6 @@ class Directory:
 
     def lstat(self, name: str) -> os.stat_result:
         return os.stat(name, dir_fd=self.fd, follow_symlinks=False)
-
-    def rmtree(self, name: str) -> None:
-        """Delete the directory *name* and everything in it, without following symlinks."""
-        import shutil
-
-        if not shutil.rmtree.avoids_symlink_attacks:  # a platform without fd-based functions
-            raise refused(name, "this platform's rmtree could follow symlinks")
-        shutil.rmtree(name, dir_fd=self.fd)
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:

@@ -19,7 +19,7 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   last ones, each sized from the budget plus a little slack (the most a cut can move while it
   snaps to a line boundary). Nothing in between is held.
 * **The same pipeline cuts.** At the end the stream stands for the full text with a
-  :class:`~truncation_core.streaming.ends.KeptEnds` and hands it to the pipeline that
+  :class:`~truncation_core.pipeline.ends.KeptEnds` and hands it to the pipeline that
   ``process`` uses (:mod:`truncation_core.pipeline.pipeline`): the same hooks, in the same
   order, with the same markers, highlights and metadata. When the whole stream did fit in the
   two buffers, it is handed over as one string. A differential property test checks equality
@@ -29,10 +29,10 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   it (bytes as received; text as UTF-8 with ``surrogatepass``). A stream that ends within its
   limit stores nothing, like ``process``.
 
-A strategy cuts a stream longer than its kept ends through its
-:class:`~truncation_core.streaming.incremental.IncrementalCut`, when a ``stream_cutter``
-offers one, or through its ``truncate`` when it declares itself ``streamable``; otherwise
-the stream is cut with ``head_tail`` and the notes say so.
+A strategy cuts a stream longer than its kept ends through the
+:class:`~truncation_core.types.strategy.IncrementalCut` its ``stream_cutter`` made when the
+stream opened, or through its cut when it is ``streamable``; otherwise the stream is cut with
+``head_tail`` and the notes say so (see :mod:`truncation_core.types.strategy`).
 """
 
 from __future__ import annotations
@@ -46,24 +46,31 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
-from truncation_core.config.checks import PositiveInt
-from truncation_core.errors import StoreError, StoreFull, log
-from truncation_core.pipeline.results import TruncationResult
-from truncation_core.streaming.ends import KeptEnds, window_for
+from truncation_core.errors import StoreError, StoreFull, StoreRootRefused, log
+from truncation_core.pipeline.ends import KeptEnds, window_for
+from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
 from truncation_core.text.bytecount import count_newlines, is_ascii, utf8_chars
 from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
+from truncation_core.types.checks import PositiveInt
+
+# The modules of a cut and of highlights are imported where first used, as in the pipeline
+# (pipeline/pipeline.py has their figures): a stream that ends within its limits never
+# builds them. asyncio (51 ms, python -X importtime, fastest of 9, 2026-12) is imported by
+# the async form only.
 
 if TYPE_CHECKING:
     import asyncio
 
-    from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import StreamHighlights
     from truncation_core.highlights.patterns import Matcher
-    from truncation_core.hooks.models import Budget, ContentFacts
     from truncation_core.pipeline.pipeline import Pipeline
-    from truncation_core.storage.protocol import ArtifactWriter
-    from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.cuts import ContentFacts
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.storage import ArtifactWriter
+    from truncation_core.types.strategy import IncrementalCut
 
 __all__ = ["AsyncStream", "Stream"]
 
@@ -137,15 +144,15 @@ class Stream:
     """
 
     def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
-                 budget: Budget, context: Mapping[str, Any], cutters: list[IncrementalCut],
+                 budget: Budget, context: Mapping[str, Any], cutters: Mapping[str, IncrementalCut],
                  matcher: Callable[[], Matcher] | None) -> None:
         self._pipeline = pipeline
         self._tool = tool
         self._policy = policy
         self._budget = budget
         self._context = context
-        self._cutters = cutters
-        self._feeding = list(cutters)  # the cutters that still want the content
+        self._cutters = dict(cutters)
+        self._feeding = list(cutters.values())  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
         self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
@@ -153,7 +160,21 @@ class Stream:
         # empty, as a silent command's does, never compiles the patterns).
         self._matcher = matcher
         self._highlights: StreamHighlights | None = None
+        #: What the caller writes (``str`` or ``bytes``), and how the stream holds it: text
+        #: that a byte-order mark decodes (UTF-16, UTF-32) is held as ``str``.
+        self._given: type | None = None
         self._mode: type | None = None
+        #: A bytes stream's first bytes, held until they show whether a byte-order mark
+        #: opens it (see truncation_core.text.binary.byte_order_mark), then None.
+        self._opening: bytearray | None = None
+        self._transcoder: codecs.IncrementalDecoder | None = None
+        self._decoded_from: str | None = None
+        #: Binary content (see truncation_core.text.binary): a bytes stream's first
+        #: SAMPLE_BYTES decide (None until they have); the sha256 of binary content starts
+        #: then, with what came before.
+        self._sample = bytearray()
+        self._binary: bool | None = None
+        self._sha256: Any = None
         # Exact totals.
         self._chars = 0
         self._bytes = 0
@@ -207,7 +228,8 @@ class Stream:
     @property
     def lines(self) -> int:
         """Lines seen so far (see :mod:`truncation_core.text.cut` for the definition)."""
-        started = self._chars or not self._decoder_idle  # bytes not decoded yet are text too
+        # (bytes not decoded yet are text too; binary content has bytes and no characters)
+        started = self._chars or self._bytes or not self._decoder_idle
         return self._terminators() + (1 if started and not self._ends_with_terminator else 0)
 
     @property
@@ -233,19 +255,61 @@ class Stream:
             chunk = bytes(chunk)
         else:
             raise TypeError(f"chunk: expected str or bytes, got {type(chunk).__name__}")
-        if self._mode is None:
-            self._start(kind)
-        elif kind is not self._mode:
-            raise TypeError(f"chunk: this stream takes {self._mode.__name__} (its first chunk "
-                            f"was {self._mode.__name__}), got {kind.__name__}")
+        if self._given is None:
+            self._given = kind
+            if kind is str:
+                self._start(str)
+            else:
+                self._opening = bytearray()
+        elif kind is not self._given:
+            raise TypeError(f"chunk: this stream takes {self._given.__name__} (its first chunk "
+                            f"was {self._given.__name__}), got {kind.__name__}")
         if chunk:
             self._unfinished_writes += 1
             if kind is str:
                 self._write_text(chunk)  # type: ignore[arg-type]
+            elif self._transcoder is not None:
+                self._write_decoded(chunk)  # type: ignore[arg-type]
+            elif self._opening is not None:
+                self._open_bytes(chunk)  # type: ignore[arg-type]
             else:
                 self._write_bytes(chunk)  # type: ignore[arg-type]
             self._unfinished_writes -= 1
         return len(chunk)
+
+    def _open_bytes(self, chunk: _Bytes, *, final: bool = False) -> None:
+        """The first bytes of a bytes stream: held until they show whether a byte-order mark
+        opens it (text then, decoded by it; for bytes that start like a mark, up to the
+        sample that decides), then written."""
+        from truncation_core.text.binary import byte_order_mark, could_be_byte_order_mark
+
+        held = self._opening
+        assert held is not None
+        held += chunk
+        if not final and could_be_byte_order_mark(held):
+            return
+        self._opening = None
+        data = bytes(held)
+        mark = byte_order_mark(data, complete=final)
+        if mark is not None:
+            self._start(str)
+            self._decoded_from = mark[1]
+            self._transcoder = codecs.getincrementaldecoder(mark[0])("replace")
+            self._write_decoded(data)
+            return
+        self._start(bytes)
+        if data:
+            self._write_bytes(data)
+
+    def _write_decoded(self, raw: _Bytes, *, final: bool = False) -> None:
+        """Bytes of text with a byte-order mark: written as their text, and kept as they
+        came."""
+        text = self._transcoder.decode(raw, final)  # type: ignore[union-attr]
+        if text:
+            self._write_text(text, stored=raw)
+        elif raw:  # (a code unit split across chunks: its text comes with the next one)
+            self._bytes += len(raw)
+            self._keep("", raw)
 
     def _start(self, kind: type) -> None:
         self._mode = kind
@@ -269,7 +333,9 @@ class Stream:
         self._ends_with_terminator = chunk.endswith((nl, cr))
         return returns
 
-    def _write_text(self, chunk: str) -> None:
+    def _write_text(self, chunk: str, stored: _Bytes | None = None) -> None:
+        """Text; *stored*: the bytes it was decoded from, which the artifact keeps instead
+        of its UTF-8 (text with a byte-order mark)."""
         self._count(chunk, chunk.count("\n"), "\n", "\r", "\r\n")
         self._chars += len(chunk)
         data: _Bytes | None = None
@@ -279,14 +345,22 @@ class Stream:
             self._ascii = False
             data = chunk.encode("utf-8", "surrogatepass")
             size = len(data)
-        self._bytes += size
+        self._bytes += size if stored is None else len(stored)
         self._text_bytes += size
         self._take_head(chunk)
         self._ring.append(chunk)  # type: ignore[union-attr]
         self._feed(chunk)
-        self._keep(chunk, data)
+        self._keep(chunk, data if stored is None else stored)
 
     def _write_bytes(self, chunk: _Bytes) -> None:
+        if self._binary is not False:  # undecided (the first SAMPLE_BYTES), or binary
+            if self._binary:
+                self._sha256.update(chunk)
+            else:
+                self._take_sample(chunk)
+            if self._binary:
+                self._write_binary(chunk)
+                return
         returns = self._count(chunk, count_newlines(chunk), b"\n", b"\r", b"\r\n")
         self._bytes += len(chunk)
         pieces: list[str] | None = None  # the chunk decoded, when it had to be
@@ -319,6 +393,34 @@ class Stream:
                     and self._skimmed(exact, self._chars - chars)):
                 self._feed(exact.decode("utf-8") if pieces is None  # type: ignore[union-attr]
                            else "".join(pieces), raw=exact)
+        self._keep(chunk, chunk)
+
+    def _take_sample(self, chunk: _Bytes) -> None:
+        from truncation_core.text.binary import SAMPLE_BYTES
+
+        before = bytes(self._sample)  # all the stream held before this chunk
+        self._sample += chunk[:SAMPLE_BYTES - len(before)]
+        if len(self._sample) >= SAMPLE_BYTES:
+            self._decide_binary(complete=False, seen=(before, chunk))
+
+    def _decide_binary(self, *, complete: bool, seen: tuple[_Bytes, _Bytes] = (b"", b"")
+                       ) -> None:
+        """Binary or text, from the sample (the whole stream when *complete*). Binary, its
+        sha256 starts with the bytes *seen* so far (a text stream never hashes)."""
+        from truncation_core.text.binary import is_binary
+
+        self._binary = is_binary(self._sample, complete=complete)
+        if self._binary:
+            import hashlib  # (only for binary: it maps OpenSSL, some 5 MB)
+
+            self._sha256 = hashlib.sha256(seen[0] if not complete else bytes(self._sample))
+            self._sha256.update(seen[1])
+            self._over = True  # never shown: kept from now on, whatever its size
+
+    def _write_binary(self, chunk: _Bytes) -> None:
+        """A chunk of binary content: counted and kept, nothing else."""
+        self._count(chunk, count_newlines(chunk), b"\n", b"\r", b"\r\n")
+        self._bytes += len(chunk)
         self._keep(chunk, chunk)
 
     def _count_utf8(self, chunk: _Bytes) -> _Bytes | None:
@@ -398,7 +500,7 @@ class Stream:
         except Exception as exc:
             self._pipeline.failed(exc, "stream_cutter", "that cutter is not used",
                                   self._tool, self._failures, suspect=cutter)
-            self._cutters = [c for c in self._cutters if c is not cutter]
+            self._cutters = {name: c for name, c in self._cutters.items() if c is not cutter}
             return False
 
     def _terminators(self) -> int:
@@ -455,6 +557,10 @@ class Stream:
             self._writer = None
         self._prefix = []
         full = isinstance(exc, StoreFull)
+        if isinstance(exc, StoreRootRefused):  # the user's to fix: its message names store.root
+            self._artifact_error = exc.reason
+            log.warning("artifact not stored (tool=%s): %s", self._tool, exc)
+            return
         self._artifact_error = ("the artifact store is full" if full
                                 else "the artifact store failed")
         log.warning("artifact not stored (tool=%s, %d bytes so far): %s", self._tool,
@@ -479,7 +585,7 @@ class Stream:
             # after its result would keep them alive too).
             with contextlib.ExitStack() as document_alive:
                 self._result = self._finish(reserve, document_alive)
-                self._cutters = self._feeding = []
+                self._cutters, self._feeding = {}, []
         return self._result
 
     def interrupt(self, reason: str, *, reserve: str = "") -> TruncationResult:
@@ -501,11 +607,16 @@ class Stream:
                                         metadata=metadata)
         return self.result()
 
-    def _finish_interrupted(self, exc_type: type[BaseException]) -> None:
-        """Keep what arrived when the ``with`` block is interrupted; never raises over the
-        interruption (a failure here is logged, and the stream aborted)."""
+    def finish_interrupted(self, cause: str) -> TruncationResult | None:
+        """Keep what arrived, as leaving the ``with`` block interrupted does: the result
+        starts with a line saying the output is partial (``[interrupted after 1,234 lines
+        (SIGTERM): the output is partial]``, *cause* in the brackets), and its metadata and
+        artifact say so (see :meth:`interrupt`). Never raises: a failure here is logged, the
+        stream aborted, and None returned. A stream already finished keeps its result."""
+        if self._result is not None or self._aborted:
+            return self._result
         reason = f"interrupted after {self.lines:,} line{'' if self.lines == 1 else 's'} " \
-                 f"({exc_type.__name__})"
+                 f"({cause})"
         notice = f"[{reason}: the output is partial]\n"
         if self._budget.minus(measure(notice)) is None:
             notice = ""  # it does not fit the budget: the metadata says it
@@ -517,6 +628,7 @@ class Stream:
             log.warning("interrupted stream (tool=%s) could not be kept: %s", self._tool,
                         type(exc).__name__)
             self.abort()
+        return self._result
 
     def abort(self) -> None:
         """Drop the stream: nothing is stored."""
@@ -532,15 +644,23 @@ class Stream:
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
         if is_interruption(exc_type):
-            self._finish_interrupted(exc_type)  # type: ignore[arg-type]
+            self.finish_interrupted(exc_type.__name__)  # type: ignore[union-attr]
         elif exc_type is not None:
             self.abort()
         elif not self._aborted:
             self.result()
 
     def _finish(self, reserve: str, scope: contextlib.ExitStack) -> TruncationResult:
+        if self._opening is not None:
+            self._open_bytes(b"", final=True)
         if self._mode is None:
             self._start(str)
+        if self._mode is bytes and self._binary is None:
+            self._decide_binary(complete=True)
+        if self._binary:
+            return self._with_reserve(self._finish_binary(reserve), reserve)
+        if self._transcoder is not None:
+            self._write_decoded(b"", final=True)
         if self._mode is bytes:
             tail = "".join(self._decode(b"", final=True))  # a broken sequence at the end
             if tail:
@@ -550,20 +670,27 @@ class Stream:
         if self._highlights is not None:
             self._highlights.close()
         policy, budget = self._room_left(reserve)
+        chars_per_token = None
         if not self._over:
             self._over = self._is_over(budget)
         if not self._over:  # within its limits in characters, bytes and lines: and tokens?
             text = "".join(self._head)
             size = measure(text)
             shown = reserve + text
-            within, tokens = self._pipeline.within_tokens(
+            within = self._pipeline.within_tokens(
                 self._policy, shown, utf8_size(shown) if reserve else size.bytes)
-            if within:
+            if within.fits:
                 self._prefix = []
-                self._pipeline.record_use(self._policy, size, None if reserve else tokens,
-                                          truncated=False)
-                return TruncationResult(text, policy=self._policy)
+                self._pipeline.record_use(self._policy, size,
+                                          None if reserve else within.tokens, truncated=False)
+                if self._decoded_from is None:
+                    return TruncationResult(text, policy=self._policy)
+
+                return TruncationResult(text, metadata=attrs.evolve(
+                    TruncationMetadata.unchanged(text, self._policy),
+                    decoded_from=self._decoded_from))
             self._over = True
+            chars_per_token = within.chars_per_token
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         from truncation_core.pipeline.call import Call
@@ -571,23 +698,30 @@ class Stream:
 
         view, raw = self._full_text()
         if isinstance(view, str):
-            facts = content_facts(view, from_bytes=self._mode is bytes, encoded=raw,
+            total = self._bytes
+            facts = content_facts(view, from_bytes=self._given is bytes, encoded=raw,
+                                  byte_size=(lambda: total) if self._decoded_from else None,
                                   byte_offsets=self._byte_offsets(), scope=scope)
         else:
             facts = self._kept_ends_facts(view, scope)
         notes: list[str] = list(self._failures)
         pipeline = self._pipeline
-        strategy = pipeline.select(self._tool, facts, policy, self._context, notes)
+        strategy, chosen_by = pipeline.select(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
         pools_for = None
         if not isinstance(view, str) and self._highlights is not None:
             pools_for = functools.partial(self._highlights.pools, total=self._chars)
         call = Call(tool=self._tool, policy=policy, budget=budget, context=self._context,
-                    text=view, facts=facts, strategy=strategy, artifact=artifact,
+                    text=view, facts=facts, strategy=strategy, strategy_chosen_by=chosen_by,
+                    artifact=artifact,
                     artifact_error=artifact_error,
-                    byte_size_known=policy.spill or self._mode is bytes,
-                    cutters=self._cutters, pools_for=pools_for, above=reserve)
-        result = pipeline.finish(call, notes)
+                    byte_size_known=policy.spill or self._given is bytes,
+                    cutters=self._cutters, pools_for=pools_for, above=reserve,
+                    decoded_from=self._decoded_from, chars_per_token=chars_per_token)
+        return self._with_reserve(pipeline.finish(call, notes), reserve)
+
+    def _with_reserve(self, result: TruncationResult, reserve: str) -> TruncationResult:
+        """*result*, cut to leave room for *reserve*, with its limits and a note saying so."""
         if not reserve:
             return result
         size = measure(reserve)
@@ -629,8 +763,9 @@ class Stream:
 
     def _byte_offsets(self) -> bool:
         """Whether omissions get byte offsets: as in ``process``, when the content is kept
-        or came as bytes (as ``Pipeline.run`` does)."""
-        return self._policy.spill or self._mode is bytes
+        or came as bytes (as ``Pipeline.run`` does), and is held as it came (not text that a
+        byte-order mark decoded: the offsets would be the text's, not the artifact's)."""
+        return (self._policy.spill or self._mode is bytes) and self._decoded_from is None
 
     def _kept_ends_facts(self, view: KeptEnds, scope: contextlib.ExitStack) -> ContentFacts:
         total = self._bytes
@@ -641,23 +776,43 @@ class Stream:
                                  tail_is_start=False)
         elif self._byte_offsets():
             locate = text_locator(view, lambda: total)
-        from truncation_core.hooks.cuts import ContentFacts
         from truncation_core.structured.sniff import looks_like_json, looks_like_xml
+        from truncation_core.types.cuts import ContentFacts
 
         # The sniffs of content_facts, which look only at the two ends.
         json = looks_like_json(view)  # type: ignore[arg-type]
         xml = not json and looks_like_xml(view)  # type: ignore[arg-type]
         return ContentFacts(
             chars=self._chars, lines=self.lines, terminators=self._terminators(),
-            looks_like_json=json, looks_like_xml=xml, from_bytes=self._mode is bytes,
+            looks_like_json=json, looks_like_xml=xml, from_bytes=self._given is bytes,
             byte_size=lambda: total, locate_byte=locate, scope=scope)
+
+    def _finish_binary(self, reserve: str) -> TruncationResult:
+        """The summary of binary content, kept whole (see :mod:`truncation_core.pipeline.binary`),
+        as ``process()`` gives it for the same bytes."""
+        from truncation_core.pipeline.binary import binary_content, binary_info
+
+        policy, budget = self._room_left(reserve)
+        found = binary_content(self._sample, self._bytes, self._sha256.hexdigest())
+        lines = self.lines
+        if self._policy.spill and self._writer is None and self._artifact_error is None:
+            self._store(b"")  # a short stream, held until now
+        info = binary_info(self._tool, self._context, found, lines)
+        artifact, error = self._commit_info(info)
+        return self._pipeline.binary_result(
+            found, lines=lines, policy=policy, budget=budget, tool=self._tool,
+            artifact=artifact, artifact_error=error, notes=list(self._failures), above=reserve)
 
     def _commit(self, facts: ContentFacts) -> tuple[Any, str | None]:
         if self._writer is None:
             return None, self._artifact_error
         from truncation_core.pipeline.facts import artifact_info
 
-        info = artifact_info(self._tool, self._context, facts)
+        return self._commit_info(artifact_info(self._tool, self._context, facts))
+
+    def _commit_info(self, info: ArtifactInfo) -> tuple[Any, str | None]:
+        if self._writer is None:
+            return None, self._artifact_error
         if self._interrupted is not None:
             info = attrs.evolve(info, interrupted=self._interrupted)
         try:
@@ -761,7 +916,7 @@ class AsyncStream:
                 if pending:
                     self._stream.write(("" if isinstance(pending[0], str) else b"")
                                        .join(pending))
-                self._stream._finish_interrupted(exc_type)  # type: ignore[arg-type]
+                self._stream.finish_interrupted(exc_type.__name__)  # type: ignore[union-attr]
 
             import asyncio  # loaded already by whoever runs the event loop
 

@@ -3,7 +3,7 @@
 ``element`` sees JSON, JSON Lines, XML, or none of them:
 
 * JSON up to ``stream_threshold`` characters is parsed whole (once, shared through
-  :attr:`ContentFacts.parsed <truncation_core.hooks.models.ContentFacts.parsed>`) and fitted by
+  :attr:`ContentFacts.parsed <truncation_core.types.cuts.ContentFacts.parsed>`) and fitted by
   :mod:`~truncation_core.structured.json_element`;
 * larger JSON, and JSON nested too deep for the recursive parser, is fed to the streaming
   truncator of :mod:`~truncation_core.structured.json_stream`, in chunks;
@@ -22,14 +22,20 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.config.model import Policy
 from truncation_core.errors import log
-from truncation_core.hooks.models import Budget, ContentFacts, Cut
-from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.structured.json_element import detect_style, fit
+from truncation_core.structured.json_stream import JsonStreamTruncator
+from truncation_core.structured.jsonl import fit_records
 from truncation_core.structured.notes import NoteCache, structured_details
+from truncation_core.structured.rest import MIN_ROOM_CHARS, rest_cost, with_rest
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
+from truncation_core.structured.xml_element import fit_xml
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import count_lines
+from truncation_core.types.cuts import ContentFacts, Cut
+from truncation_core.types.markers import MarkerRenderer
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator
@@ -53,17 +59,30 @@ def text_fallback(text: str, *, budget: Budget, facts: ContentFacts, policy: Pol
                   markers: MarkerRenderer, reason: str) -> Cut:
     """Cut *text* with the text strategy the policy implies, saying why in the metadata.
 
-    The tool's own strategy when it is a text strategy, else ``head_tail``.
+    The tool's own strategy when it is a text strategy; ``outline`` when the tool's own
+    policy says ``element`` (a listing, a search, whose text result gets head and tail with
+    the outline of what lies between: :mod:`truncation_core.outline`); else ``head_tail``.
     """
-    name = policy.strategy if policy.strategy in _TEXT_STRATEGIES else "head_tail"
+    name = (policy.strategy if policy.strategy in _TEXT_STRATEGIES
+            else "outline" if policy.tool_strategy else "head_tail")
     share = {"head": 1.0, "tail": 0.0}.get(name, policy.head_ratio)
     if name == "lines":
         share = 1.0 if policy.direction == "head" else 0.0
-    cut = cut_text(text, budget=budget, facts=facts, markers=attrs.evolve(markers, strategy=name),
-                   head_share=share, whole_lines=name == "lines")
+    named = attrs.evolve(markers, strategy=name)
+    if name == "outline":
+        from truncation_core.outline.cut import outline_cut
+
+        cut = outline_cut(text, budget=budget, facts=facts, markers=named, head_share=share)
+        if "outline" not in cut.details:  # nothing to outline, or no room: head_tail's cut
+            name = "head_tail"
+            cut = cut_text(text, budget=budget, facts=facts,
+                           markers=attrs.evolve(markers, strategy=name), head_share=share)
+    else:
+        cut = cut_text(text, budget=budget, facts=facts, markers=named, head_share=share,
+                       whole_lines=name == "lines")
     log.debug("element fell back to %s: %s", name, reason)
     return attrs.evolve(cut, strategy=name, notes=(*cut.notes, f"element: {reason}; cut as text"),
-                        details={"fallback": name, "reason": reason})
+                        details={**cut.details, "fallback": name, "reason": reason})
 
 
 def _size_cut(text: str, out: str, facts: ContentFacts, **kwargs: Any) -> Cut:
@@ -94,8 +113,6 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
         return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
                              reason=f"structured truncation failed ({type(exc).__name__})")
     if note:
-        from truncation_core.structured.rest import with_rest
-
         result = with_rest(result, note, key, budget)
     return result
 
@@ -105,7 +122,6 @@ def _rest_note(budget: Budget, facts: ContentFacts, policy: Policy,
     """The "how to read the rest" note and its key, and the budget left for the cut."""
     if markers.artifact is None or facts.chars > policy.artifact_threshold:
         return "", "", budget  # nothing kept, or the reference above says it
-    from truncation_core.structured.rest import MIN_ROOM_CHARS, rest_cost
 
     try:
         note, key = markers.rest()
@@ -150,16 +166,12 @@ def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Polic
             return _fit_json(text, parsed, budget=budget, facts=facts, policy=policy, note=note,
                              fallback=fallback)
         if parsed.format == "jsonl":
-            from truncation_core.structured.jsonl import fit_records
-
             out = fit_records(parsed.value, budget=budget, policy=policy, note=note)
             if out is None:
                 return fallback("the budget is too small for any whole JSON Lines record")
             return _size_cut(text, out.text, facts, details=out.details)
         return fallback(parsed.error or "not JSON")
     if facts.looks_like_xml or looks_like_xml(text):
-        from truncation_core.structured.xml_element import fit_xml
-
         result = fit_xml(text, budget=budget, policy=policy, note=note)
         if isinstance(result, str):
             return fallback(result)
@@ -175,15 +187,66 @@ def starts_like_json(text: str) -> bool:
 
 def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts, policy: Policy,
               note: NoteCache, fallback: Callable[[str], Cut]) -> Cut:
-    from truncation_core.structured.json_element import detect_style, fit
-
-    fitted = fit(parsed.value, budget=budget, style=detect_style(text), note=note,
+    style = detect_style(text)
+    fitted = fit(parsed.value, budget=budget, style=style, note=note,
                  head_ratio=policy.head_ratio, max_depth=policy.max_depth)
     if fitted is None:
         return fallback("the budget is too small for valid JSON")
+    out, extra = fitted.text, {}
+    if policy.json_records and any(c["path"] == "$" and c["kind"] == "json_items"
+                                   for c in fitted.cuts):
+        records = _records(parsed.value, budget=budget, style=style, note=note, policy=policy)
+        if records is not None:
+            out, fitted, fields = records
+            extra = {"records": fields}
     notes = ("element: a BOM was removed",) if parsed.bom else ()
-    return _size_cut(text, fitted.text, facts, notes=notes,
-                     details=structured_details("json", fitted))
+    return _size_cut(text, out, facts, notes=notes,
+                     details=structured_details("json", fitted, **extra))
+
+
+def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
+             policy: Policy) -> tuple[str, Any, list[str]] | None:
+    """A top-level array of records cut with a stub of every item left out
+    (:mod:`~truncation_core.structured.records`): the text, its fit and the fields shown."""
+    from truncation_core.structured.records import with_records
+    from truncation_core.text.measure import measure
+
+    fits: dict[str, Any] = {}
+
+    def fit_text(chars: int) -> str | None:
+        if chars <= 0:
+            return None
+        fitted = fit(value, budget=budget.capped(chars), style=style, note=note,
+                     head_ratio=policy.head_ratio, max_depth=policy.max_depth)
+        if fitted is None:
+            return None
+        fits[fitted.text] = fitted
+        return str(fitted.text)
+
+    shown: list[str] = []
+
+    def header(count: int, fields: list[str]) -> str:
+        shown[:] = fields
+        return policy.marker.json_records.format(count=count, fields=", ".join(fields),
+                                                 count_s="" if count == 1 else "s")
+
+    out = with_records(value, fit_text, budget.chars, header, key_sep=style.key_sep,
+                       item_sep=style.item_sep, indent=style.indent)
+    if out is None or not budget.admits(measure(out)):
+        return None
+    base = next((t for t in fits if out.startswith(t[:64]) and len(t) <= len(out)), None)
+    chosen = max((t for t in fits if _stubbed_from(out, t)), key=len, default=base)
+    if chosen is None:
+        return None
+    return out, fits[chosen], list(shown)
+
+
+def _stubbed_from(out: str, text: str) -> bool:
+    """Whether *out* is *text* with something inserted once (the stubs)."""
+    for i, (a, b) in enumerate(zip(out, text, strict=False)):
+        if a != b:
+            return out.endswith(text[i:])
+    return True
 
 
 def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStreamTruncator:
@@ -194,8 +257,6 @@ def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStrea
     text fallback to ``finish`` (``_streamed``), and have the text's ends themselves (the whole
     text, or the stream's windows): the truncator need not keep them too.
     """
-    from truncation_core.structured.json_stream import JsonStreamTruncator
-
     return JsonStreamTruncator(budget=policy.budget, policy=policy, markers=markers,
                                keep_ends=False)
 

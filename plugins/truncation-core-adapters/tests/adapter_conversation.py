@@ -74,3 +74,37 @@ class Reader:
         want = "\n".join(BIG_LINES[self.first_line - 1:self.last_line])
         assert got.encode() == want.encode()
         assert "error: undefined reference" in got  # the failure was in what was cut
+
+
+_REFERENCE = re.compile(r"^\[Artifact: (art_[0-9]+_[0-9a-f]{32})\]")
+_GREP_ROW = re.compile(r"^\s*(\d+):\t(.*)$", re.M)
+
+
+class Grepper:
+    """What the scripted model of the newer adapters' tests does: reads the artifact id off
+    the cut result's reference, searches the artifact for the failure with ``artifact_grep``,
+    and must get the line back byte for byte."""
+
+    PATTERN = "undefined reference"
+
+    def __init__(self, tool_name: str = "artifact_grep") -> None:
+        self.tool_name = tool_name
+        self.artifact_id = ""
+        self.found: dict[int, str] = {}
+
+    def after_cut(self, content: str) -> dict[str, Any]:
+        """The arguments of the ``artifact_grep`` call the cut result's reference suggests."""
+        match = _REFERENCE.match(content)
+        assert match, f"the result is not cut under a reference: {content[:200]!r}"
+        assert self.tool_name in content.split("\n", 1)[0], "the reference names no grep"
+        assert len(content) <= 8_000 and "8501" not in content.split("\n", 1)[0]
+        self.artifact_id = match.group(1)
+        return {"artifact_id": self.artifact_id, "pattern": self.PATTERN}
+
+    def after_grep(self, content: str) -> None:
+        self.found = {int(n): text for n, text in _GREP_ROW.findall(content)}
+
+    def check(self) -> None:
+        """The failure's line came back, at its line number, byte for byte."""
+        assert list(self.found) == [8501], self.found
+        assert self.found[8501].encode() == BIG_LINES[8500].encode()

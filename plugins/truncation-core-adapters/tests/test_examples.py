@@ -14,8 +14,15 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.mark.parametrize("name", ["pydantic_ai_agent", "openai_agents_agent",
-                                  "langchain_tools", "mcp_server"])
+                                  "langchain_tools", "mcp_server", "smolagents_agent",
+                                  "google_adk_agent"])
 def test_example_runs(name: str) -> None:
+    check_example(name)
+
+
+def check_example(name: str) -> None:
+    """Run examples/NAME.py and check what it prints (the frameworks tested in their own
+    environment call this from their test files)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         runpy.run_path(str(EXAMPLES / f"{name}.py"), run_name="__main__")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from adapter_conversation import BIG_OUTPUT, Reader
@@ -20,7 +20,7 @@ from langchain_core.language_models.fake_chat_models import (
     GenericFakeChatModel,
 )
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, InjectedToolCallId, ToolException, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from truncation_core_adapters.langchain import artifact_tools, truncating_tools
 
@@ -121,3 +121,85 @@ def test_sync_invocation_and_errors_as_tool_exceptions(truncator: Truncator) -> 
                                        "start_line": 2, "end_line": 2, "offset": None}})
     assert ok.status == "success" and "000002 compiling" in ok.content
     assert json.dumps(ok.artifact)  # plain data
+
+
+def _call(name: str, args: dict[str, Any], call_id: str = "call_1") -> dict[str, Any]:
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+def test_a_tool_with_an_injected_call_id_works_and_its_output_is_found_by_it(
+        truncator: Truncator) -> None:
+    @tool
+    def deploy(target: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+        """Deploy a target."""
+        return BIG_OUTPUT.replace("ok", f"ok ({tool_call_id})")
+
+    (wrapped,) = truncating_tools([deploy], truncator)
+    assert "tool_call_id" not in wrapped.tool_call_schema.model_json_schema()["properties"]
+    message = wrapped.invoke(_call("deploy", {"target": "prod"}, "call_7f3a"))
+    assert isinstance(message, ToolMessage) and message.tool_call_id == "call_7f3a"
+    assert message.content.startswith("[Artifact: art_") and "(tool call call_7f3a)" in \
+        message.content
+    # the call's id stands for its output: what was cut is read back by it
+    page = truncator.call_tool("get_artifact", {"artifact_id": "call_7f3a", "start_line": 2,
+                                                "end_line": 2})
+    assert page.error is None and "000002 compiling" in page.content
+    assert "ok (call_7f3a)" in page.content
+
+
+def test_a_content_and_artifact_tool_keeps_its_own_artifact(truncator: Truncator) -> None:
+    @tool(response_format="content_and_artifact")
+    def query(sql: str) -> tuple[str, dict[str, int]]:
+        """Run a query."""
+        return BIG_OUTPUT, {"rows": 17_000}
+
+    (wrapped,) = truncating_tools([query], truncator)
+    message = wrapped.invoke(_call("query", {"sql": "select"}))
+    assert message.artifact == {"rows": 17_000}
+    assert message.content.startswith("[Artifact: art_")
+    truncation = message.response_metadata["truncation"]
+    assert truncation["truncation"]["original_size"] == len(BIG_OUTPUT)
+
+
+def test_a_handled_tool_exception_keeps_its_error_status(truncator: Truncator) -> None:
+    @tool
+    def compile_all() -> str:
+        """Compile everything."""
+        raise ToolException(BIG_OUTPUT)
+
+    compile_all.handle_tool_error = True
+    (wrapped,) = truncating_tools([compile_all], truncator)
+    message = wrapped.invoke(_call("compile_all", {}))
+    assert message.status == "error"
+    assert message.content.startswith("[Artifact: art_") and len(message.content) <= 8000
+
+
+def test_image_and_file_blocks_pass_through_unchanged(truncator: Truncator) -> None:
+    image = {"type": "image", "base64": "iVBORw0KGgo" * 3_000, "mime_type": "image/png"}
+    pdf = {"type": "file", "base64": "JVBERi0" * 3_000, "mime_type": "application/pdf"}
+
+    @tool
+    def screenshot() -> list[dict[str, Any]]:
+        """A screenshot."""
+        return [image]
+
+    @tool
+    def report() -> list[dict[str, Any]]:
+        """A report with its PDF."""
+        return [{"type": "text", "text": BIG_OUTPUT}, pdf]
+
+    shot, rep = truncating_tools([screenshot, report], truncator)
+    assert shot.invoke(_call("screenshot", {})).content == [image]
+    text, kept = rep.invoke(_call("report", {})).content
+    assert text["type"] == "text" and text["text"].startswith("[Artifact: art_")
+    assert len(text["text"]) <= 8000 and kept == pdf
+
+
+def test_a_tool_named_like_an_artifact_tool_is_refused(truncator: Truncator) -> None:
+    @tool
+    def artifact_grep(pattern: str) -> str:
+        """Mine."""
+        return "mine"
+
+    with pytest.raises(ValueError, match="rename the artifact tools"):
+        truncating_tools([build, artifact_grep], truncator)

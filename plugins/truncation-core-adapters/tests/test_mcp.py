@@ -95,3 +95,25 @@ def test_a_bad_artifact_call_is_an_error_result(truncator: Truncator) -> None:
     result = asyncio.run(main())
     assert result.is_error and "artifact_id" in result.content[0].text
     assert json.dumps(result.model_dump(mode="json"))
+
+
+def test_without_the_artifact_tools_the_cut_names_none(truncator: Truncator) -> None:
+    server = MCPServer("builder")
+
+    @server.tool()
+    def build(target: str) -> str:
+        """Build a target; returns the log."""
+        return BIG_OUTPUT
+
+    server.middleware.append(TruncationMiddleware(truncator, artifact_tools=False))
+
+    async def main() -> tuple[set[str], str]:
+        async with Client(server) as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            cut = await client.call_tool("build", {"target": "all"})
+            return listed, cut.content[0].text
+
+    listed, text = asyncio.run(main())
+    assert listed == {"build"} and text.startswith("[Artifact: art_")
+    for name in ("get_artifact", "artifact_head", "artifact_tail", "artifact_grep"):
+        assert name not in text

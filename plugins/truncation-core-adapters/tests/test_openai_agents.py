@@ -15,7 +15,16 @@ from truncation_core import Truncator
 pytest.importorskip("agents", reason="openai-agents is installed by `make test` (the "
                     "adapters' openai-agents extra); without it this adapter cannot be tested")
 
-from agents import Agent, FunctionTool, RunConfig, Runner, function_tool
+from agents import (
+    Agent,
+    FunctionTool,
+    RunConfig,
+    Runner,
+    ToolOutputFileContent,
+    ToolOutputImage,
+    ToolOutputText,
+    function_tool,
+)
 from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import (
     ModelCall,
@@ -115,3 +124,56 @@ def test_a_bad_artifact_call_returns_its_error_to_the_model(truncator: Truncator
                   tools=artifact_tools(truncator))
     asyncio.run(Runner.run(agent, "read", run_config=_OFFLINE))
     assert seen[0].startswith("Error 400 (bad request): end_line: must be at least")
+
+
+#: An image as a data URL: far over the inline limit as text.
+IMAGE_URL = "data:image/png;base64," + "iVBORw0KGgo" * 3_000
+
+
+@function_tool
+def screenshot() -> ToolOutputImage:
+    """A screenshot."""
+    return ToolOutputImage(image_url=IMAGE_URL, detail="high")
+
+
+@function_tool
+def report() -> list[Any]:
+    """A report with its PDF."""
+    return [ToolOutputText(text=BIG_OUTPUT),
+            ToolOutputFileContent(file_data="JVBERi0" * 3_000, filename="report.pdf")]
+
+
+def test_images_and_files_pass_through_unchanged(truncator: Truncator) -> None:
+    outputs: dict[str, Any] = {}
+
+    def first(call: ModelCall) -> Any:
+        return [function_call("screenshot", {}, call_id="shot"),
+                function_call("report", {}, call_id="report")]
+
+    def second(call: ModelCall) -> Any:
+        outputs.update(_outputs(call))
+        return [assistant_message("seen")]
+
+    agent = Agent(name="viewer", model=ScriptedModel([ModelStep.respond(first),
+                                                      ModelStep.respond(second)]),
+                  tools=truncating_tools([screenshot, report], truncator))
+    asyncio.run(Runner.run(agent, "look", run_config=_OFFLINE))
+    # the image reaches the model as an image, whole (it was JSON text, cut)
+    assert outputs["shot"] == [{"type": "input_image", "image_url": IMAGE_URL,
+                                "detail": "high"}]
+    # beside a file, the text is cut and the file is kept whole
+    text, pdf = outputs["report"]
+    assert text["type"] == "input_text" and text["text"].startswith("[Artifact: art_")
+    assert len(text["text"]) <= 8000
+    assert pdf == {"type": "input_file", "file_data": "JVBERi0" * 3_000,
+                   "filename": "report.pdf"}
+
+
+def test_a_tool_named_like_an_artifact_tool_is_refused(truncator: Truncator) -> None:
+    @function_tool
+    def get_artifact(artifact_id: str) -> str:
+        """Mine."""
+        return "mine"
+
+    with pytest.raises(ValueError, match="rename the artifact tools"):
+        truncating_tools([build, get_artifact], truncator)

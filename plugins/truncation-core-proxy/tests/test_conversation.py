@@ -21,6 +21,7 @@ from proxy_testing import (
     LOG,
     Proxy,
     Upstream,
+    big_log,
     chat_conversation,
     messages_conversation,
     responses_conversation,
@@ -142,3 +143,61 @@ def test_anthropic_messages(proxy: Proxy, upstream: Upstream, stream: bool) -> N
     assert result["type"] == "tool_result" and ERROR_LINE in result["content"]
     assert result["tool_use_id"] == turn["content"][1]["id"]
     check_artifact(proxy)
+
+
+def test_a_tool_call_id_names_this_conversations_result(proxy: Proxy,
+                                                        upstream: Upstream) -> None:
+    """The marker names the tool call (``(tool call call_read_7f3a)``), and the artifact
+    tools take its id for the artifact. Another conversation through the same proxy (another
+    agent, or another user of the machine) may use the same call id, as agents that number
+    their calls do: the model's call id must still read its own conversation's result, never
+    the other's, though the other's was stored last."""
+    other_line = "ERROR: the other agent's private result"
+    other = big_log(64 * 1024).replace(ERROR_LINE, other_line)
+    client = openai_client(proxy)
+    upstream.play("chat_answer.json", "chat_answer.json", "chat_grep_by_call.json",
+                  "chat_answer.json")
+    client.chat.completions.create(**chat_conversation())  # this conversation's first turn
+    client.chat.completions.create(**chat_conversation(other))  # another's, same call id
+    client.chat.completions.create(**chat_conversation())  # this one again: the model greps
+    assert other_line not in upstream.requests[2].body.decode()
+    answer = upstream.requests[3].json["messages"][-1]
+    assert answer["role"] == "tool" and ERROR_LINE in answer["content"]
+    assert other_line not in answer["content"]
+    # The control: the store's own lookup by call id, which the proxy used, finds the
+    # result stored last under that id: the other conversation's.
+    naive = proxy.cutter.truncator.call_tool(
+        "trunc_artifact_grep", {"artifact_id": "call_read_7f3a", "pattern": "ERROR"})
+    assert other_line in naive.content
+
+
+def test_a_tool_call_id_this_conversation_did_not_cut_is_not_found(
+        proxy: Proxy, upstream: Upstream) -> None:
+    """A call id no result of this conversation was cut under reads nothing: not another
+    conversation's result of that id."""
+    request = chat_conversation()
+    request["messages"][-1]["content"] = LOG
+    for message in request["messages"]:
+        for call in message.get("tool_calls") or ():
+            call["id"] = "call_mine_1"
+    request["messages"][-1]["tool_call_id"] = "call_mine_1"
+    upstream.play("chat_answer.json", "chat_grep_by_call.json", "chat_answer.json")
+    client = openai_client(proxy)
+    client.chat.completions.create(**chat_conversation())  # call_read_7f3a: someone else's
+    client.chat.completions.create(**request)  # the model asks for call_read_7f3a
+    answer = upstream.requests[2].json["messages"][-1]
+    assert answer["role"] == "tool" and ERROR_LINE not in answer["content"]
+    assert "404" in answer["content"] and "art_" in answer["content"]  # what to give instead
+
+
+def test_a_round_in_one_chunk_keeps_its_text(proxy: Proxy, upstream: Upstream) -> None:
+    """Servers that send a whole answer as one chunk (a gateway faking a stream, or a short
+    answer) put its text, its tool calls and its finish reason in the same chunk. When the
+    call is the proxy's, the text must reach the agent all the same."""
+    upstream.play("chat_grep_one_chunk.sse", "chat_answer.sse")
+    with openai_client(proxy).chat.completions.stream(**chat_conversation()) as events:
+        completion = events.get_final_completion()
+    message = completion.choices[0].message
+    assert message.content == "Searching the log.\n\n" + ANSWER
+    assert not message.tool_calls and completion.choices[0].finish_reason == "stop"
+    assert upstream.requests[1].json["messages"][-2]["content"] == "Searching the log."

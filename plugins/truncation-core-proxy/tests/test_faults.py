@@ -261,3 +261,25 @@ def test_100_concurrent_streams(proxy: Proxy, upstream: Upstream) -> None:
     assert asyncio.run(all_of_them()) == [ANSWER] * 100
     assert len(upstream.requests) == 100
     assert len(proxy.artifacts()) == before + 1  # the same result, cut and stored once
+
+
+def test_a_stream_holding_a_lone_surrogate_reaches_the_agent(proxy: Proxy,
+                                                              upstream: Upstream) -> None:
+    """An event whose JSON escapes half of a surrogate pair (``\\ud83d``: a character split
+    between two chunks upstream) is JSON all the same, and the SDK reads it: the proxy, which
+    writes the events of a cut request anew, must not fail on it (UTF-8 cannot carry it)."""
+    upstream.play("chat_answer_lone_surrogate.sse")
+    texts = [chunk.choices[0].delta.content
+             for chunk in openai_client(proxy).chat.completions.create(
+                 **chat_conversation(), stream=True)
+             if chunk.choices and chunk.choices[0].delta.content]
+    assert "".join(texts) == ANSWER + " \ud83d"
+    assert b"trunc_artifact_grep" in upstream.requests[0].body  # the request was cut
+    # The control: the SDK straight to the upstream reads the same stream.
+    upstream.play("chat_answer_lone_surrogate.sse")
+    with openai.OpenAI(base_url=upstream.url + "/v1", api_key=API_KEY,
+                       max_retries=0) as direct:
+        texts = [chunk.choices[0].delta.content
+                 for chunk in direct.chat.completions.create(**chat_conversation(), stream=True)
+                 if chunk.choices and chunk.choices[0].delta.content]
+    assert "".join(texts) == ANSWER + " \ud83d"

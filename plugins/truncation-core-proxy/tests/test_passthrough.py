@@ -44,6 +44,23 @@ def test_other_paths_pass_through_untouched(proxy: Proxy, upstream: Upstream) ->
     assert answer.headers["x-request-id"] == "req_models_1"
 
 
+def test_passing_through_keeps_the_bodys_framing(proxy: Proxy, upstream: Upstream) -> None:
+    """A request without a body goes without one, and a body of known length goes with its
+    Content-Length: not as a chunked body, which some servers refuse (411 Length Required, or
+    a GET with a body)."""
+    upstream.play(Reply("openai_models.json"), Reply("openai_models.json"))
+    headers = {"authorization": f"Bearer {API_KEY}"}
+    httpx.get(proxy.url + "/v1/models", headers=headers)
+    upload = b"purpose=fine-tune&data=" + b"x" * 100_000
+    httpx.post(proxy.url + "/v1/files", content=upload,
+               headers={**headers, "content-type": "application/x-www-form-urlencoded"})
+    listed, uploaded = upstream.requests
+    assert "transfer-encoding" not in listed.headers and listed.body == b""
+    assert listed.headers.get("content-length", "0") == "0"
+    assert "transfer-encoding" not in uploaded.headers
+    assert uploaded.headers["content-length"] == str(len(upload)) and uploaded.body == upload
+
+
 def test_count_tokens_is_not_cut(proxy: Proxy, upstream: Upstream) -> None:
     upstream.play("anthropic_count_tokens.json")
     request = messages_conversation()
@@ -149,3 +166,14 @@ def test_a_bad_upstream_is_a_usage_error() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--upstream" in done.stderr and "https://api.openai.com" in done.stderr
+
+
+def test_an_upstream_with_credentials_in_it_is_refused_unshown() -> None:
+    """A password in the upstream URL would be printed as the proxy starts, and httpx would
+    send it as Basic auth in place of the agent's own key: refused, without repeating it."""
+    done = subprocess.run([str(TRUNC), "proxy", "--upstream",
+                           "https://gateway:hunter2-secret@llm.example.com"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--upstream" in done.stderr and "credentials" in done.stderr
+    assert "hunter2-secret" not in done.stderr + done.stdout

@@ -6,13 +6,21 @@ artifact tools.
     tools = [*truncating_tools([build, read_file], truncator), *artifact_tools(truncator)]
     model = chat_model.bind_tools(tools, strict=True)
 
-Every tool here uses ``response_format="content_and_artifact"``: invoked with a tool call,
-it returns a ``ToolMessage`` whose ``content`` is what the model sees and whose ``artifact``
-carries, for a cut output, the artifact id and the truncation metadata
-(``{"artifact_id": ..., "truncation": {...}}``; None when nothing was cut). The wrapped tool
-keeps its name, description and argument schema. A bad call of an artifact tool raises
-:class:`~langchain_core.tools.ToolException`, which the tool (``handle_tool_error=True``)
-turns into an error ``ToolMessage`` the model reads and acts on.
+A wrapped tool runs as itself: invoked with a tool call (as agents do), the tool makes its own
+``ToolMessage`` (its ``InjectedToolCallId`` and other injected arguments filled in, its
+``status="error"`` for a handled ``ToolException``, its own ``artifact`` for a
+``content_and_artifact`` tool), and the wrapper cuts that message's ``content`` as the tool,
+with the call's id (``tool_call_id``: the artifact tools find the output by it). The cut
+message's ``artifact`` is ``{"artifact_id": ..., "truncation": {...}}`` when the tool has
+none of its own; a tool's own artifact is kept, and the truncation goes to
+``response_metadata["truncation"]``. Image, file, audio and video blocks pass on unchanged;
+only the text beside them is cut. Invoked with arguments alone, the wrapper returns the cut
+content. The wrapped tool keeps its name, description and argument schema.
+
+The artifact tools use ``response_format="content_and_artifact"`` (the artifact is the call's
+result as a dict). A bad call of one raises :class:`~langchain_core.tools.ToolException`,
+which the tool (``handle_tool_error=True``) turns into an error ``ToolMessage`` the model
+reads and acts on.
 """
 
 from __future__ import annotations
@@ -20,20 +28,52 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ConfigDict
 
-from truncation_core import Truncator, as_content
-from truncation_core_adapters.common import cut
+from truncation_core import Truncator
+from truncation_core_adapters.common import (
+    check_clash,
+    cut,
+    cut_sync,
+    joined_text,
+    split_media,
+)
 
 __all__ = ["ArtifactTool", "TruncatingTool", "artifact_tools", "truncating_tools"]
 
+#: Content block types a model reads as media (langchain-core's standard blocks, and the
+#: provider formats it passes on).
+_MEDIA_TYPES = frozenset({"image", "image_url", "file", "audio", "video", "input_image",
+                          "input_file", "input_audio"})
 
-def _artifact(processed: Any) -> dict[str, Any] | None:
-    if processed is None:
-        return None
+
+def _is_media(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") in _MEDIA_TYPES
+
+
+def _text_of(block: Any) -> str | None:
+    if isinstance(block, str):
+        return block
+    if isinstance(block, dict) and block.get("type") == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else None
+    return None
+
+
+def _artifact(processed: Any) -> dict[str, Any]:
     metadata = processed.metadata.to_dict()
     return {"artifact_id": metadata.get("artifact_id"), "truncation": metadata}
+
+
+def _call_id(input: Any) -> str | None:
+    """The id of a tool call given as a tool's input (None for plain arguments)."""
+    if isinstance(input, dict) and input.get("type") == "tool_call":
+        call_id = input.get("id")
+        return call_id if isinstance(call_id, str) else None
+    return None
 
 
 class TruncatingTool(BaseTool):
@@ -44,24 +84,55 @@ class TruncatingTool(BaseTool):
 
     tool: BaseTool
     truncator: Truncator
-    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
 
-    def _run(self, *args: Any, **kwargs: Any) -> tuple[Any, dict[str, Any] | None]:
+    def invoke(self, input: Any, config: RunnableConfig | None = None,
+               **kwargs: Any) -> Any:
+        output = self.tool.invoke(input, config, **kwargs)
+        text, media = self._split(output)
+        processed = None if text is None else cut_sync(
+            self.truncator, text, tool=self.name, tool_call_id=_call_id(input))
+        return self._shown(output, processed, media)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> Any:
+        output = await self.tool.ainvoke(input, config, **kwargs)
+        text, media = self._split(output)
+        processed = None if text is None else await cut(
+            self.truncator, text, tool=self.name, tool_call_id=_call_id(input))
+        return self._shown(output, processed, media)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.pop("run_manager", None)
-        output = self.tool.invoke(_input(args, kwargs))
-        return self._cut_sync(output)
+        return self.invoke(_input(args, kwargs))
 
-    async def _arun(self, *args: Any, **kwargs: Any) -> tuple[Any, dict[str, Any] | None]:
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.pop("run_manager", None)
-        output = await self.tool.ainvoke(_input(args, kwargs))
-        processed = await cut(self.truncator, output, tool=self.name)
-        return (output if processed is None else processed.content), _artifact(processed)
+        return await self.ainvoke(_input(args, kwargs))
 
-    def _cut_sync(self, output: Any) -> tuple[Any, dict[str, Any] | None]:
-        processed = self.truncator.process(as_content(output), tool=self.name)
-        if not processed.metadata.was_truncated:
-            return output, None
-        return processed.content, _artifact(processed)
+    @staticmethod
+    def _split(output: Any) -> tuple[Any, list[Any]]:
+        """What of *output* is cut, and its media blocks."""
+        content = output.content if isinstance(output, ToolMessage) else output
+        rest, media = split_media(content, _is_media)
+        return (rest if not media else joined_text(rest, _text_of)), media
+
+    @staticmethod
+    def _shown(output: Any, processed: Any, media: list[Any]) -> Any:
+        """*output* with its content cut (as *processed* says), its media blocks kept."""
+        if processed is None:
+            return output
+        content: Any = processed.content
+        if media:
+            content = [{"type": "text", "text": processed.content}, *media]
+        if not isinstance(output, ToolMessage):
+            return content
+        update: dict[str, Any] = {"content": content}
+        if output.artifact is None:
+            update["artifact"] = _artifact(processed)
+        else:  # the tool's own artifact stays where its caller looks for it
+            update["response_metadata"] = {**output.response_metadata,
+                                           "truncation": _artifact(processed)}
+        return output.model_copy(update=update)
 
 
 def _input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -71,7 +142,10 @@ def _input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def truncating_tools(tools: Iterable[BaseTool], truncator: Truncator) -> list[BaseTool]:
-    """Each tool of *tools*, its output cut by *truncator* as that tool (see the module)."""
+    """Each tool of *tools*, its output cut by *truncator* as that tool (see the module). A
+    tool named like an artifact tool is refused with :class:`ValueError`."""
+    tools = list(tools)
+    check_clash((tool.name for tool in tools), truncator, "tools")
     return [TruncatingTool(name=tool.name, description=tool.description,
                            args_schema=tool.args_schema, tool=tool, truncator=truncator,
                            return_direct=tool.return_direct)

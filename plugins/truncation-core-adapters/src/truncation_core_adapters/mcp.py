@@ -10,7 +10,8 @@ artifact tools.
 The middleware wraps the server's ``tools/list`` and ``tools/call`` requests:
 
 * ``tools/list`` gets the artifact tools appended (on the last page), named as the
-  truncator's ``artifact_tools:`` says. A tool's ``outputSchema`` is kept only when it is the
+  truncator's ``artifact_tools:`` says (those it publishes; ``artifact_tools=False`` adds none,
+  and then the markers name none). A tool's ``outputSchema`` is kept only when it is the
   one a ``str``-returning tool has (``{"result": string}``), which a cut result still
   follows; any other is dropped, because a cut result is text with a marker, not the
   structure the schema describes (and clients check results against it).
@@ -58,7 +59,8 @@ class TruncationMiddleware:
     """An ``MCPServer`` (or low-level ``Server``) middleware; see the module."""
 
     def __init__(self, truncator: Truncator, *, artifact_tools: bool = True) -> None:
-        self.truncator = truncator
+        # Without the artifact tools, the markers name none (Truncator.publishing).
+        self.truncator = truncator if artifact_tools else truncator.publishing(())
         self.artifact_tools = artifact_tools
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any],

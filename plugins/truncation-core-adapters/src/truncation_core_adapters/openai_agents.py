@@ -11,11 +11,15 @@ artifact tools.
 wrapped: the output goes through ``truncator.aprocess`` as tool *name* (its policy applies),
 off the event loop; an output within its limits is handed on unchanged. Everything else about
 the tool (its schema, ``strict_json_schema``, guardrails, approval) is kept, except the
-output schema, which a cut output (text with a marker) no longer follows.
+output schema, which a cut output (text with a marker) no longer follows. Images and files
+(``ToolOutputImage``, ``ToolOutputFileContent``, or their dict forms) pass on unchanged, alone
+or in a list; the text parts beside them (``ToolOutputText`` and plain values) are cut as one.
 
 :func:`artifact_tools` gives the artifact tools as async ``FunctionTool``s with strict
 schemas (``strict_json_schema=True``: every property required, ``null`` for not given). A bad
-call returns its error as the tool's output, which the SDK sends to the model.
+call returns its error as the tool's output, which the SDK sends to the model. A tool of yours
+named like an artifact tool is refused (:func:`truncating_tools` checks the tools it is
+given), as the SDK would let the later one shadow the other.
 """
 
 from __future__ import annotations
@@ -24,11 +28,11 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from agents import FunctionTool
+from agents import FunctionTool, ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from agents.tool_context import ToolContext
 
 from truncation_core import Truncator
-from truncation_core_adapters.common import cut
+from truncation_core_adapters.common import check_clash, cut, joined_text, split_media
 
 __all__ = ["artifact_tools", "truncating_tool", "truncating_tools"]
 
@@ -39,9 +43,15 @@ def truncating_tool(tool: FunctionTool, truncator: Truncator) -> FunctionTool:
 
     async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
         output = await invoke(ctx, arguments)
-        processed = await cut(truncator, output, tool=tool.name,
-                              tool_call_id=getattr(ctx, "tool_call_id", None))
-        return output if processed is None else processed.content
+        rest, media = split_media(output, _is_media)
+        text = rest if not media else joined_text(rest, _text_of)
+        processed = None if text is None else await cut(
+            truncator, text, tool=tool.name, tool_call_id=getattr(ctx, "tool_call_id", None))
+        if processed is None:
+            return output
+        if not media:
+            return processed.content
+        return [ToolOutputText(text=processed.content), *media]
 
     return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool, output_json_schema=None,
                                _output_type_adapter=None)
@@ -49,9 +59,31 @@ def truncating_tool(tool: FunctionTool, truncator: Truncator) -> FunctionTool:
 
 def truncating_tools(tools: Iterable[Any], truncator: Truncator) -> list[Any]:
     """Each :class:`~agents.FunctionTool` of *tools* wrapped by :func:`truncating_tool`;
-    other tools (hosted tools, handoffs) as they are."""
+    other tools (hosted tools, handoffs) as they are. A tool named like an artifact tool is
+    refused with :class:`ValueError`."""
+    tools = list(tools)
+    check_clash((getattr(tool, "name", None) for tool in tools), truncator, "tools")
     return [truncating_tool(tool, truncator) if isinstance(tool, FunctionTool) else tool
             for tool in tools]
+
+
+#: The media parts of a tool output, and their dict forms' types.
+_MEDIA = (ToolOutputImage, ToolOutputFileContent)
+_MEDIA_TYPES = frozenset({"image", "file"})
+
+
+def _is_media(value: Any) -> bool:
+    return isinstance(value, _MEDIA) or (isinstance(value, dict)
+                                         and value.get("type") in _MEDIA_TYPES)
+
+
+def _text_of(value: Any) -> str | None:
+    if isinstance(value, ToolOutputText):
+        return value.text
+    if isinstance(value, dict) and value.get("type") == "text":
+        text = value.get("text")
+        return text if isinstance(text, str) else None
+    return value if isinstance(value, str) else None
 
 
 def artifact_tools(truncator: Truncator) -> list[FunctionTool]:

@@ -21,6 +21,10 @@ def _base_url(_ctx: Any, param: click.Parameter, value: str | None) -> str | Non
     if value is None:
         return None
     parts = urlsplit(value)
+    if "@" in parts.netloc:  # not repeated: it holds a password
+        raise click.BadParameter(
+            "expected a base URL without credentials (user:password@): they would be shown "
+            "as the proxy starts, and sent in place of the agent's own key", param=param)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
         raise click.BadParameter(
             f"expected a base URL such as https://api.openai.com, got {value!r}", param=param)
@@ -72,7 +76,7 @@ def proxy_command(state: AppState | None, upstream: str, anthropic_upstream: str
     the artifact tools (answered by the proxy itself) are added to the request. Every other
     request passes through untouched.
     """
-    from truncation_core.config.tool_names import check_tool_prefix
+    from truncation_core.types.tool_names import check_tool_prefix
 
     try:
         check_tool_prefix(tool_prefix)

@@ -7,6 +7,14 @@ memory, so that nothing is stored again and the bytes sent upstream stay the sam
 provider's prompt cache keeps hitting). The memory is bounded (least recently used out);
 a result that falls out of it, or a proxy restarted, cuts again into a new artifact.
 
+A tool call's id stands for its artifact (the markers say ``(tool call ID)``), but only in
+the conversation that holds that call: every conversation through the proxy shares one
+session, and call ids repeat across conversations (``call_1`` from a local model, or one
+another local user sends on purpose), so the store's "newest artifact of that call" could be
+another conversation's output. Each request gathers the handles of the cuts it holds
+(:meth:`Cutter.cut`), and the model's calls resolve a call id through them only
+(:meth:`Cutter.answer`); artifact ids (128 random bits) are taken as they are.
+
 The artifact tools are offered under a reserved prefix (``trunc_get_artifact`` ...). If the
 agent's own tools use one of those names, the next family is used (``trunc2_`` ...), with its
 own Truncator (same store), whose markers name the tools the model can call.
@@ -15,17 +23,21 @@ own Truncator (same store), whose markers name the tools the model can call.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from truncation_core import Truncator
-from truncation_core.config.model import ArtifactToolNames, Config
+from truncation_core.config.model import Config
+from truncation_core.errors import describe_untrusted
 from truncation_core.tools.schemas import TOOL_NAMES
+from truncation_core.types.ids import is_tool_call_id
+from truncation_core.types.tool_names import ArtifactToolNames
 
 __all__ = ["DEFAULT_PREFIX", "Cutter", "ToolFamily"]
 
@@ -70,7 +82,10 @@ class Cutter:
         self._base_names = {tool: configured.name(tool) for tool in TOOL_NAMES}
         self._families: dict[str, ToolFamily] = {}
         self._families_lock = threading.Lock()
-        self._memo: OrderedDict[tuple[str, str | None, str | None, bytes], str] = OrderedDict()
+        #: (prefix, tool, call id, sha256 of the text) -> (the cut, or "" when the text
+        #: stays as it is; its artifact id).
+        self._memo: OrderedDict[tuple[str, str | None, str | None, bytes],
+                                tuple[str, str | None]] = OrderedDict()
         self._memo_entries = memo_entries
         self._memo_lock = threading.Lock()
         self._key_locks: dict[tuple[str, str | None, str | None, bytes], threading.Lock] = {}
@@ -113,9 +128,11 @@ class Cutter:
         return family
 
     def cut(self, family: ToolFamily, text: str, *, tool: str | None,
-            call_id: str | None) -> str | None:
+            call_id: str | None, handles: MutableMapping[str, str] | None = None
+            ) -> str | None:
         """What the model sees of *text* (a tool result of *tool*, call *call_id*): the cut,
-        or None when it is within its limits. Never raises on content."""
+        or None when it is within its limits. Never raises on content. *handles* (the
+        request's) gets ``call_id -> artifact id`` when the cut keeps an artifact."""
         truncator = family.truncator
         policy = truncator.policy(tool)
         if (len(text) <= policy.inline_limit and policy.max_bytes is None
@@ -127,22 +144,59 @@ class Cutter:
             found = self._memo.get(key)
             if found is not None:
                 self._memo.move_to_end(key)
-                return found or None
-            lock = self._key_locks.setdefault(key, threading.Lock())
-        with lock:  # the same new result in two requests at once is cut and stored once
-            with self._memo_lock:
-                found = self._memo.get(key)
-            if found is None:
-                result = truncator.process(text, tool=tool, tool_call_id=call_id)
-                found = result.content if result.content != text else ""
+            else:
+                lock = self._key_locks.setdefault(key, threading.Lock())
+        if found is None:
+            with lock:  # the same new result in two requests at once is cut and stored once
                 with self._memo_lock:
-                    self._memo[key] = found
-                    while len(self._memo) > self._memo_entries:
-                        self._memo.popitem(last=False)
-                    self._key_locks.pop(key, None)
-        return found or None
+                    found = self._memo.get(key)
+                if found is None:
+                    result = truncator.process(text, tool=tool, tool_call_id=call_id)
+                    found = (result.content if result.content != text else "",
+                             result.metadata.artifact_id)
+                    with self._memo_lock:
+                        self._memo[key] = found
+                        while len(self._memo) > self._memo_entries:
+                            self._memo.popitem(last=False)
+                        self._key_locks.pop(key, None)
+        content, artifact_id = found
+        if handles is not None and call_id is not None and artifact_id is not None:
+            handles[call_id] = artifact_id
+        return content or None
 
-    def answer(self, family: ToolFamily, name: str, arguments: object) -> tuple[str, bool]:
-        """Run the model's call of an artifact tool: its text, and whether it is an error."""
+    def answer(self, family: ToolFamily, name: str, arguments: object,
+               handles: Mapping[str, str] | None = None) -> tuple[str, bool]:
+        """Run the model's call of an artifact tool: its text, and whether it is an error.
+        A tool call id given as ``artifact_id`` stands for the artifact *handles* (the
+        request's) names for it, and for nothing else."""
+        arguments, refused = _scoped(arguments, handles or {})
+        if refused is not None:
+            return refused, True
         result = family.truncator.call_tool(name, arguments)  # type: ignore[arg-type]
         return result.content, result.is_error
+
+
+def _scoped(arguments: object, handles: Mapping[str, str]) -> tuple[object, str | None]:
+    """*arguments* with a tool call id in ``artifact_id`` replaced by the artifact the
+    request's *handles* name for it; or an error message when they name none. Anything
+    else goes as it came (``call_tool`` checks it)."""
+    parsed = arguments
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return arguments, None
+    if not isinstance(parsed, dict):
+        return arguments, None
+    handle = parsed.get("artifact_id")
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        handle = str(handle)  # a call id of digits, sent as a number
+    elif not is_tool_call_id(handle):
+        return arguments, None
+    assert isinstance(handle, str)
+    if handle in handles:
+        return {**parsed, "artifact_id": handles[handle]}, None
+    return parsed, (
+        "Error 404 (not found): no tool result cut in this conversation has the tool call "
+        f"id given ({describe_untrusted(handle)}); give the artifact id (art_...) its "
+        "marker names")

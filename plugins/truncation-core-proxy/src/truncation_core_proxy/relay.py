@@ -19,7 +19,7 @@ import asyncio
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 import anyio.to_thread
@@ -33,7 +33,7 @@ from starlette.responses import Response, StreamingResponse
 
 from truncation_core_proxy.apis import Api, Call, api_for_path, dumps
 from truncation_core_proxy.cutter import Cutter, ToolFamily
-from truncation_core_proxy.streams import STREAMS, StreamState, encode
+from truncation_core_proxy.streams import STREAMS, StreamState, encode, passed
 
 __all__ = ["ProxyOptions", "Relay"]
 
@@ -79,6 +79,9 @@ class _Prepared:
     #: The parsed body, when the proxy may answer tool calls for it (None: pass through).
     body: dict[str, Any] | None = None
     family: ToolFamily | None = None
+    #: The tool call ids of the cuts in this request -> their artifact ids: the handles the
+    #: model may give for them (see :mod:`truncation_core_proxy.cutter`).
+    handles: dict[str, str] = attrs.Factory(dict)
 
 
 class Relay:
@@ -122,7 +125,8 @@ class Relay:
         api = api_for_path(request.method, path, anthropic)
         to_anthropic = anthropic or (api is not None and api.provider == "anthropic")
         base = ((to_anthropic and self.options.anthropic_upstream) or self.options.upstream)
-        url = base.rstrip("/") + path + (f"?{request.url.query}" if request.url.query else "")
+        url = (base.rstrip("/") + _raw_path(request)
+               + (f"?{request.url.query}" if request.url.query else ""))
         if api is None:
             return await self._pass(request, url, request.stream(), api=None,
                                     anthropic=anthropic)
@@ -144,9 +148,9 @@ class Relay:
             prepared = self._prepare(api, raw)
         headers = _request_headers(request.headers, api=True)
         if prepared.body is None or prepared.family is None:
-            return await self._forward(api, url, headers, prepared.data, None, None)
+            return await self._forward(api, url, headers, prepared.data, None, None, {})
         return await self._forward(api, url, headers, prepared.data, prepared.body,
-                                   prepared.family)
+                                   prepared.family, prepared.handles)
 
     def _prepare(self, api: Api, raw: bytes) -> _Prepared:
         """Parse and cut; whatever goes wrong, the request goes as it came."""
@@ -177,9 +181,10 @@ class Relay:
                         "have: nothing is cut", api.name)
             return _Prepared(dumps(body) if changed else raw)
         counts = [0, 0, 0]
+        handles: dict[str, str] = {}
 
         def cut(text: str, tool: str | None, call_id: str | None) -> str | None:
-            new = self.cutter.cut(family, text, tool=tool, call_id=call_id)
+            new = self.cutter.cut(family, text, tool=tool, call_id=call_id, handles=handles)
             if new is not None:
                 counts[0] += 1
                 counts[1] += len(text)
@@ -194,10 +199,11 @@ class Relay:
         if not api.can_loop(body):
             return _Prepared(dumps(body))
         api.add_tools(body, family.schemas(api.tools_format))
-        return _Prepared(dumps(body), body, family)
+        return _Prepared(dumps(body), body, family, handles)
 
     async def _forward(self, api: Api, url: str, headers: Mapping[str, str], data: bytes,
-                       body: dict[str, Any] | None, family: ToolFamily | None) -> Response:
+                       body: dict[str, Any] | None, family: ToolFamily | None,
+                       handles: Mapping[str, str]) -> Response:
         try:
             response = await self._open(url, headers, data)
         except httpx.HTTPError as exc:
@@ -208,14 +214,14 @@ class Relay:
         if "text/event-stream" in kind:
             state = STREAMS[api.name](family.shown if family else ())
             out = StreamingResponse(
-                self._stream(api, state, response, url, headers, body, family),
+                self._stream(api, state, response, url, headers, body, family, handles),
                 status_code=200)
             _set_headers(out, _response_headers(response.headers), length=None)
             return out
         assert body is not None and family is not None
         raw = await response.aread()
         await response.aclose()
-        return await self._whole(api, url, headers, body, family, response, raw)
+        return await self._whole(api, url, headers, body, family, handles, response, raw)
 
     async def _open(self, url: str, headers: Mapping[str, str], data: bytes) -> httpx.Response:
         request = self.client.build_request("POST", url, headers=headers, content=data)
@@ -238,23 +244,31 @@ class Relay:
     # -- unstreamed --------------------------------------------------------------------------
 
     async def _whole(self, api: Api, url: str, headers: Mapping[str, str],
-                     body: dict[str, Any], family: ToolFamily, response: httpx.Response,
-                     raw: bytes) -> Response:
+                     body: dict[str, Any], family: ToolFamily, handles: Mapping[str, str],
+                     response: httpx.Response, raw: bytes) -> Response:
         names = family.shown
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
-        calls, agent = api.calls(data, names) if isinstance(data, dict) else ([], False)
+        calls, agent = _read_calls(api, data, names)
         if not calls:
-            if isinstance(data, dict) and api.hide(data, names):
-                raw = await _dumps(data)
+            try:
+                if isinstance(data, dict) and api.hide(data, names):
+                    raw = await _dumps(data)
+            except Exception:  # a shape no provider documents: as it came
+                pass
             return _whole_response(response, raw)
         responses = [data]
         rounds = 0
         while calls and not agent and rounds < self.options.max_rounds:
-            answers = await self._answers(family, calls)
-            body = api.follow_up(body, data, calls, answers)
+            answers = await self._answers(family, calls, handles)
+            try:
+                body = api.follow_up(body, data, calls, answers)
+            except Exception:
+                log.warning("%s: the upstream's answer has a shape the proxy cannot read: "
+                            "passed on as it came", api.name)
+                return _whole_response(response, raw)
             rounds += 1
             try:
                 response = await self._open(url, headers, await _dumps(body))
@@ -266,18 +280,25 @@ class Relay:
                 return _whole_response(response, raw)
             try:
                 data = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _whole_response(response, raw)
             responses.append(data)
-            calls, agent = api.calls(data, names)
-        final = await _dumps(api.final(responses, names))
+            calls, agent = _read_calls(api, data, names)
+        try:
+            final = await _dumps(api.final(responses, names))
+        except Exception:
+            log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed "
+                        "on as it came", api.name)
+            return _whole_response(response, raw)
         out = Response(final, status_code=200)
         _set_headers(out, _response_headers(response.headers), length=str(len(final)))
         return out
 
-    async def _answers(self, family: ToolFamily, calls: list[Call]) -> list[tuple[str, bool]]:
+    async def _answers(self, family: ToolFamily, calls: list[Call],
+                       handles: Mapping[str, str]) -> list[tuple[str, bool]]:
         def run() -> list[tuple[str, bool]]:
-            return [self.cutter.answer(family, call.name, call.arguments) for call in calls]
+            return [self.cutter.answer(family, call.name, call.arguments, handles)
+                    for call in calls]
 
         answers = await anyio.to_thread.run_sync(run)
         log.info("answered %d artifact tool call(s): %s", len(calls),
@@ -288,7 +309,8 @@ class Relay:
 
     async def _stream(self, api: Api, state: StreamState, response: httpx.Response, url: str,
                       headers: Mapping[str, str], body: dict[str, Any] | None,
-                      family: ToolFamily | None) -> AsyncIterator[bytes]:
+                      family: ToolFamily | None, handles: Mapping[str, str]
+                      ) -> AsyncIterator[bytes]:
         rounds = 0
         current: httpx.Response | None = response
         try:
@@ -297,7 +319,7 @@ class Relay:
                 failure: str | None = None
                 try:
                     async for sse in EventSource(current).aiter_sse():
-                        for chunk in state.feed(sse):
+                        for chunk in _feed(api, state, sse):
                             yield chunk
                 except httpx.TimeoutException:
                     failure = "timeout"
@@ -330,7 +352,7 @@ class Relay:
                 if loop is not None:
                     loop()
                 answered: asyncio.Task[list[tuple[str, bool]]] = asyncio.ensure_future(
-                    self._answers(family, end.calls))
+                    self._answers(family, end.calls, handles))
                 async for ping in self._waiting(answered):
                     yield ping
                 body = api.follow_up_streamed(body, end.turn, end.calls, answered.result())
@@ -383,8 +405,16 @@ class Relay:
     async def _pass(self, request: Request, url: str, content: AsyncIterator[bytes], *,
                     api: Api | None, anthropic: bool) -> Response:
         headers = _request_headers(request.headers, api=False)
+        # The body framed as it came: its length when it said one (httpx then sends no
+        # chunked encoding), and no body at all when it had none.
+        length = request.headers.get("content-length")
+        body: AsyncIterator[bytes] | bytes = content
+        if length is not None:
+            headers["content-length"] = length
+        elif "transfer-encoding" not in request.headers:
+            body = b""
         outgoing = self.client.build_request(request.method, url, headers=headers,
-                                             content=content)
+                                             content=body)
         try:
             response = await self.client.send(outgoing, stream=True)
         except httpx.HTTPError as exc:
@@ -392,6 +422,42 @@ class Relay:
 
             return self._failure(api or API_BY_NAME["messages" if anthropic else "chat"], exc)
         return _streamed(response, keep_encoding=True)
+
+
+def _raw_path(request: Request) -> str:
+    """The request's path as the agent wrote it, escapes and all. The decoded path, written
+    again, is another path (``%2F`` a separator, ``%2541`` an ``A``) or no URL at all (a
+    ``%00``). Bytes that cannot stand in a URL (controls, non-ASCII) are escaped."""
+    raw = request.scope.get("raw_path")
+    if not isinstance(raw, bytes):
+        from urllib.parse import quote
+
+        return quote(request.url.path)
+    return "".join(chr(b) if 0x20 < b < 0x7F else f"%{b:02X}" for b in raw)
+
+
+def _read_calls(api: Api, data: Any, names: Collection[str]) -> tuple[list[Call], bool]:
+    """The proxy's calls in an upstream's answer *data*, and whether the agent's tools are
+    called; none when *data* has a shape no provider documents (it goes on as it came)."""
+    if not isinstance(data, dict):
+        return [], False
+    try:
+        return api.calls(data, names)
+    except Exception:
+        log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed on "
+                    "as it came", api.name)
+        return [], False
+
+
+def _feed(api: Api, state: StreamState, sse: Any) -> list[bytes]:
+    """*state*'s events for the agent of the upstream's *sse*; the event as it came when it
+    has a shape the proxy cannot read (the provider's fault reaches the agent as it came)."""
+    try:
+        return state.feed(sse)
+    except Exception:
+        log.warning("%s: an upstream event has a shape the proxy cannot read: passed on as it "
+                    "came", api.name)
+        return [passed(sse)]
 
 
 async def _chain(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

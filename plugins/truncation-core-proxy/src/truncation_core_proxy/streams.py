@@ -28,17 +28,26 @@ import attrs
 from httpx_sse import ServerSentEvent as Incoming
 from sse_starlette.event import ServerSentEvent
 
-from truncation_core_proxy.apis import CLIENT_CALLS, Call, Chat, Messages, Responses, add_usage
+from truncation_core_proxy.apis import (
+    CLIENT_CALLS,
+    Call,
+    Chat,
+    Messages,
+    Responses,
+    add_usage,
+    dumps,
+)
 
 __all__ = ["ChatStream", "MessagesStream", "ResponsesStream", "RoundEnd", "StreamState",
-           "encode"]
+           "encode", "passed"]
 
 
 def encode(data: Any = None, event: str | None = None, *, raw: str | None = None,
            id: str | None = None) -> bytes:
-    """One event as bytes (``\\n`` line ends, as the providers send them)."""
-    text = raw if raw is not None else json.dumps(data, ensure_ascii=False,
-                                                   separators=(",", ":"))
+    """One event as bytes (``\\n`` line ends, as the providers send them); its JSON written
+    as :func:`~truncation_core_proxy.apis.dumps` writes a body (ASCII escapes for a lone
+    surrogate, which UTF-8 cannot carry)."""
+    text = raw if raw is not None else dumps(data).decode("utf-8")
     return ServerSentEvent(data=text, event=event, id=id, sep="\n").encode()
 
 
@@ -53,7 +62,8 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _passed(sse: Incoming) -> bytes:
+def passed(sse: Incoming) -> bytes:
+    """*sse* as the upstream sent it."""
     return encode(raw=sse.data, event=sse.event or None, id=sse.id or None)
 
 
@@ -133,27 +143,27 @@ class ChatStream(StreamState):
             return []
         data = _json(sse)
         if not isinstance(data, dict):
-            return [_passed(sse)]
+            return [passed(sse)]
         if data.get("error"):
             self.errored = True
-            return [_passed(sse)]
+            return [passed(sse)]
         if self.first_id is None:
             self.first_id = data.get("id")
         elif "id" in data:
             data["id"] = self.first_id
         choices = data.get("choices")
         if not isinstance(choices, list):
-            return [_passed(sse)]
+            return [passed(sse)]
         if not choices:
             if data.get("usage") is not None:
                 self.usage_chunk = data
                 return []
-            return [_passed(sse)] if self.round == 0 else [encode(data)]
+            return [passed(sse)] if self.round == 0 else [encode(data)]
         if not self.names and self.round == 0:  # nothing to keep back: only the ending
             if any(isinstance(c, dict) and c.get("finish_reason") is not None for c in choices):
                 self.finish_chunk = data
                 return []
-            return [_passed(sse)]
+            return [passed(sse)]
         shown = False
         for choice in choices:
             if not isinstance(choice, dict):
@@ -163,9 +173,23 @@ class ChatStream(StreamState):
                 shown |= self._delta(delta)
             if choice.get("finish_reason") is not None:
                 self.finish_chunk = data
-                return []
+                return [self._before_end(data)] if shown else []
             shown |= bool(choice.get("logprobs"))
         return [encode(data)] if shown else []
+
+    def _before_end(self, data: dict[str, Any]) -> bytes:
+        """A last chunk that carries more than its end (a whole answer in one chunk): what it
+        shows goes on now, its finish reason waits in :attr:`finish_chunk`, delta emptied,
+        until the round is known to be the last (else the text would be lost)."""
+        now = copy.deepcopy(data)
+        for choice in now["choices"]:
+            if isinstance(choice, dict):
+                choice["finish_reason"] = None
+        for choice in data["choices"]:
+            if isinstance(choice, dict):
+                choice["delta"] = {}
+                choice.pop("logprobs", None)
+        return encode(now)
 
     def _delta(self, delta: dict[str, Any]) -> bool:
         """Rewrite one choice's delta for the agent; True when anything in it is shown."""
@@ -268,7 +292,7 @@ class ResponsesStream(StreamState):
     def feed(self, sse: Incoming) -> list[bytes]:
         data = _json(sse)
         if not isinstance(data, dict):
-            return [_passed(sse)]
+            return [passed(sse)]
         kind = data.get("type", sse.event)
         if kind in ("response.created", "response.in_progress", "response.queued"):
             response = _dict(data.get("response"))
@@ -368,12 +392,12 @@ class MessagesStream(StreamState):
     def feed(self, sse: Incoming) -> list[bytes]:
         data = _json(sse)
         if not isinstance(data, dict):
-            return [_passed(sse)]
+            return [passed(sse)]
         kind = data.get("type", sse.event)
         if kind == "message_start":
             message = _dict(data.get("message"))
             self.start_usage = message.get("usage")
-            return [_passed(sse)] if self.round == 0 else []
+            return [passed(sse)] if self.round == 0 else []
         if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
             return self._block(kind, data, sse)
         if kind == "message_delta":
@@ -384,7 +408,7 @@ class MessagesStream(StreamState):
             return []
         if kind == "error":
             self.errored = True
-        return [_passed(sse)]
+        return [passed(sse)]
 
     def _block(self, kind: str, data: dict[str, Any], sse: Incoming) -> list[bytes]:
         index = data.get("index")

@@ -1,9 +1,12 @@
 """The redis backend across its sessions: listing, finding, deleting and cleaning sessions.
 
-Sessions are found with SCAN over their ``<prefix>:{*}:session`` hashes; a session is deleted
-with SCAN over its keys and UNLINK in batches (never KEYS, which blocks the server). Old
-sessions need no sweeper: every key has the TTL of the retention period, renewed for the
-session's own keys each time an artifact is stored.
+Sessions are found with SCAN over their ``<prefix>:{*}:session`` hashes, and only the
+store's count (the marker, or the shape of a session stored before it:
+:func:`~truncation_core_redis.keys.is_owned`): a prefix may be shared with other data. A
+session is deleted with SCAN over its keys and UNLINK in batches (never KEYS, which blocks
+the server) of the keys named as the store names them, its session hash last; any other key
+under the session's base stays. Old sessions need no sweeper: every key has the TTL of the
+retention period, renewed for the session's own keys each time an artifact is stored.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from truncation_core.plugin import (
     validate_session_id,
 )
 from truncation_core_redis.errors import retrying
-from truncation_core_redis.keys import SessionKeys, session_from_key, sessions_pattern
+from truncation_core_redis.keys import SessionKeys, is_owned, session_from_key, sessions_pattern
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -60,7 +63,7 @@ class Settings:
 
 class RedisBackend:
     """The redis backend across its sessions (a
-    :class:`~truncation_core.storage.protocol.StorageBackend`). Thread-safe; connects on first
+    :class:`~truncation_core.types.storage.StorageBackend`). Thread-safe; connects on first
     use."""
 
     name = NAME
@@ -95,15 +98,38 @@ class RedisBackend:
     # -- sessions ---------------------------------------------------------------------------
 
     def session_ids(self) -> list[str]:
-        """Every session with keys here (in no particular order)."""
+        """Every session of the store's here (sorted): a session hash under the prefix that
+        :func:`~truncation_core_redis.keys.is_owned` proves the store's."""
         prefix = self.settings.prefix
 
         def scan() -> list[str]:
             found = {session_from_key(prefix, key) for key in self.client.scan_iter(
                 match=sessions_pattern(prefix), count=SCAN_COUNT, _type="HASH")}
-            return sorted(s for s in found if s is not None)
+            names = sorted(s for s in found if s is not None)
+            return [name for name, owned in zip(names, self._owned(names), strict=True)
+                    if owned]
 
         return self.retry(scan, "list sessions")  # type: ignore[no-any-return]
+
+    def _owned(self, names: list[str]) -> list[bool]:
+        """Whether each session of *names* is the store's (one round trip)."""
+        if not names:
+            return []
+        # What the scripts' check reads, with the commands the store's ACL user has: a command
+        # on a key of another type fails (WRONGTYPE), which says the key is not the store's.
+        pipe = self.client.pipeline(transaction=False)
+        for name in names:
+            keys = SessionKeys(self.settings.prefix, name)
+            pipe.hgetall(keys.state)
+            pipe.zrange(keys.index, 0, 0)
+            pipe.hget(keys.sizes, "art_")
+        found = pipe.execute(raise_on_error=False)
+        owned = []
+        for i in range(len(names)):
+            fields, first, size = found[3 * i: 3 * i + 3]
+            owned.append(not any(isinstance(r, Exception) for r in (fields, first, size))
+                         and is_owned(fields))
+        return owned
 
     def sessions(self) -> list[SessionInfo]:
         """Every session, oldest first."""
@@ -161,21 +187,30 @@ class RedisBackend:
         return self.session(owner)
 
     def delete_session(self, session_id: str) -> int:
-        """Delete every key of a session (SCAN and UNLINK in batches); return how many
-        artifacts it held."""
+        """Delete the keys of a session (SCAN and UNLINK in batches) that are named as the
+        store names them, its session hash last; return how many artifacts it held. A
+        session that is not the store's (see :func:`~truncation_core_redis.keys.is_owned`)
+        is left alone: 0."""
         keys = SessionKeys(self.settings.prefix, validate_session_id(session_id))
         artifacts = 0
 
         def delete() -> None:
             nonlocal artifacts
+            if not self._owned([session_id])[0]:
+                return
             batch: list[bytes] = []
             for key in self.client.scan_iter(match=keys.everything, count=SCAN_COUNT):
+                # Another application's key under the session's base stays; the session
+                # hash (the marker) goes last, so an interrupted delete can be finished.
+                if not keys.is_own_key(key) or key == keys.state.encode():
+                    continue
                 batch.append(key)
                 if len(batch) >= UNLINK_BATCH:
                     artifacts += self._unlink(batch, keys)
                     batch = []
             if batch:
                 artifacts += self._unlink(batch, keys)
+            self.client.unlink(keys.state)
 
         self.retry(delete, f"delete session {session_id}")
         return artifacts
@@ -198,3 +233,4 @@ class RedisBackend:
         return CleanReport(sessions=tuple(info.id for info in doomed),
                            artifacts=sum(info.artifacts for info in doomed),
                            bytes=sum(info.bytes for info in doomed))
+

@@ -9,7 +9,8 @@ exactly the keys they mean.
 
 ::
 
-    <p>:{<s>}:session            hash    used (bytes), modified (ms since the epoch)
+    <p>:{<s>}:session            hash    store ("truncation-core": the marker), used (bytes),
+                                         modified (ms since the epoch)
     <p>:{<s>}:index              zset    artifact id -> time stored (ms): oldest first
     <p>:{<s>}:sizes              hash    artifact id -> bytes
     <p>:{<s>}:a:<id>             hash    ref (the metadata document), size, chunks,
@@ -17,15 +18,55 @@ exactly the keys they mean.
     <p>:{<s>}:c:<id>:<n>         string  chunk n of the content
     <p>:{<s>}:gone:<id>          string  why an evicted artifact is gone (for 404s)
     <p>:{<s>}:w:<token>:<n>      string  chunk n of a write in progress (expires)
+
+A prefix may be shared with other data, so the store deletes only what it can prove it made.
+A session is the store's when its session hash holds the marker field (:data:`MARKER`), or,
+for a session stored before the marker, when that hash holds only ``used`` and ``modified``
+(:func:`is_owned`); its index and sizes, if any, must be a sorted set and a hash. Deleting a
+session removes only the keys of this exact layout (:meth:`SessionKeys.is_own_key`: names
+built from a validated artifact id, or a writer's token), never everything under the
+session's base; the scripts check the session the same way before they change it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from truncation_core.plugin import validate_session_id
 
-__all__ = ["SessionKeys", "session_from_key", "sessions_pattern"]
+__all__ = ["MARKER", "MARKER_FIELD", "SessionKeys", "is_owned", "session_from_key",
+           "sessions_pattern"]
+
+#: The field of a session hash that marks the session as the store's, and its value.
+MARKER_FIELD = "store"
+MARKER = "truncation-core"
+#: The fields a session hash had before the marker.
+_LEGACY_FIELDS = frozenset({b"used", b"modified"})
+#: What follows a session's base in the name of a key the store makes (the artifact id form
+#: of the core; a writer's token is 24 hex digits).
+_ART = r"art_[1-9][0-9]{0,15}_[0-9a-f]{32}"
+_OWN_SUFFIX = re.compile(
+    rf"session|index|sizes|a:{_ART}|c:{_ART}:(?:0|[1-9][0-9]{{0,9}})|gone:{_ART}"
+    r"|w:[0-9a-f]{24}:(?:0|[1-9][0-9]{0,9})")
+
+
+def is_owned(fields: Mapping[bytes | str, bytes | str] | None) -> bool:
+    """Whether a session is the store's, from its session hash (*fields*; the caller has
+    checked that it, the index and the sizes are a hash, a sorted set and a hash, or
+    missing): the marker, or the shape of a session stored before the marker (``used`` and
+    ``modified`` as integers, nothing else). The rule of the scripts' ``owned``
+    (:mod:`truncation_core_redis.scripts`)."""
+    if not fields:
+        return False
+    fields = {_bytes(k): _bytes(v) for k, v in fields.items()}  # a client may decode replies
+    if fields.get(MARKER_FIELD.encode()) == MARKER.encode():
+        return True
+    return set(fields) <= _LEGACY_FIELDS and all(v.isdigit() for v in fields.values())
+
+
+def _bytes(value: bytes | str) -> bytes:
+    return value.encode() if isinstance(value, str) else value
 
 
 class SessionKeys:
@@ -56,8 +97,15 @@ class SessionKeys:
 
     @property
     def everything(self) -> str:
-        """The SCAN pattern of every key of the session."""
+        """The SCAN pattern of every key under the session's base (the store's, and whatever
+        else shares the prefix: filter with :meth:`is_own_key`)."""
         return self.base + "*"
+
+    def is_own_key(self, key: bytes | str) -> bool:
+        """Whether *key* is named as the store names the keys of this session."""
+        text = key.decode("ascii", "replace") if isinstance(key, bytes) else key
+        return (text.startswith(self.base)
+                and _OWN_SUFFIX.fullmatch(text, len(self.base)) is not None)
 
     @property
     def meta_prefix(self) -> str:

@@ -218,6 +218,13 @@ class RedisWriter(WriterBase):
                                           f"session quota of {_human(quota)}")
         if outcome == "exists":
             raise StoreError(errno.EEXIST, f"{self.id}: already in session {store.session_id}")
+        if outcome == "foreign":
+            raise StoreError(errno.EEXIST, (
+                f"session {store.session_id}: the key {keys.state} exists and was not made by "
+                "truncation-core (another application shares store.prefix "
+                f"{settings.prefix!r}); nothing was changed. Expected a prefix of the store's "
+                "own, or a session name no other data uses: set store.prefix or "
+                "store.session"))
         raise StoreError(errno.EIO, f"{self.id}: the write was interrupted (its staged chunks "
                                     "are gone: the session was deleted, or they expired)")
 

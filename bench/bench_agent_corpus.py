@@ -1,0 +1,396 @@
+"""Key recall on real agent tool outputs: the corpus of ``bench/agent_corpus/`` (issue 28).
+
+Every case is a tool output that a public agent session received (Claude Code, Codex CLI,
+Gemini CLI, Crush, OpenCode, SWE-agent, AutoCodeRover), at least 10,000 characters, with
+keys taken from the agent's next actions (``bench/agent_corpus/manifest.json`` and, for
+round 2, ``manifest-2.json``; made by ``bench/agent_corpus_extract.py``). The corpus is
+split by source repository into a dev half and a held-out half; tune on the dev half only.
+
+Two measures per case, each the share of its keys:
+
+* **visible**: the key is in the view. Both are normalised as ``bench_recall`` does (ANSI
+  escapes removed, the key's whitespace trimmed); a key longer than :data:`KEY_CHARS` is
+  matched by its first :data:`KEY_CHARS` characters.
+* **reachable**: visible, or the view names a range of at most :data:`REACH_LINES` lines of
+  the output that holds the key's line: a highlight's ``line N:``, ``lines N-M``, an
+  artifact call's ``start_line=N, end_line=M``, or an outline entry (a line the view added
+  that starts with a line number: the entry's section runs to the next entry). Numbers are
+  read only from the lines the view added, never from lines of the output itself (a grep
+  hit's ``12:`` is a line of a file, not of the output).
+
+Views, all computed in the same run: the fixed rules head, tail, 50/50, 20/80 and 60/40 at
+8,000 characters without marker (``bench_recall.plain``); ``library 8000``:
+``Truncator(load_entrypoints=False)`` with an inline limit of 8,000 and the artifact
+reference tier out of the way; ``default``: the library under its default configuration.
+Both library views get the case's tool mapped as the library would see it
+(``library_tool`` in the manifest: a shell is ``execute_command``, a file view
+``read_file``, a search ``search_files``, a listing ``list_directory``, an MCP tool its own
+name).
+
+Results go to ``bench/results/agent_corpus.md`` and stdout; :func:`score` returns the
+numbers, for ``tests/test_agent_corpus.py``.
+
+    python bench/bench_agent_corpus.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from bench_recall import BUDGET, FIXED_RULES, corpus_lines, plain, strip_ansi  # noqa: E402
+
+ROOT = HERE.parent
+CORPUS = HERE / "agent_corpus"
+MANIFEST = CORPUS / "manifest.json"
+#: Round 2's cases (issue 28): frozen apart, in FROZEN-2.sha256, and read with round 1's.
+MANIFEST_2 = CORPUS / "manifest-2.json"
+RESULTS = HERE / "results" / "agent_corpus.md"
+#: A long key is matched by its first characters (a highlight clips a line in its middle).
+KEY_CHARS = 120
+#: The widest line range that still counts as "one call away".
+REACH_LINES = 100
+LIBRARY_VIEWS = ("default", "library 8000")
+VIEWS = (*LIBRARY_VIEWS, *FIXED_RULES)
+HALVES = ("dev", "held_out")
+
+
+def load_manifest(path: Path = MANIFEST,
+                  extensions: Iterable[Path] | None = None) -> dict[str, Any]:
+    """The corpus: round 1's manifest with the cases and split of every later round
+    (``manifest-2.json``) appended. A round never moves a repository to the other half."""
+    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if extensions is None:
+        extensions = [MANIFEST_2] if path == MANIFEST else []
+    for extension in extensions:
+        if not extension.exists():
+            continue
+        more: dict[str, Any] = json.loads(extension.read_text(encoding="utf-8"))
+        repos = manifest["split"]["repos"]
+        for repo, half in more["split"]["repos"].items():
+            if repos.setdefault(repo, half) != half:
+                raise ValueError(f"{extension.name} moves {repo} to the other half")
+        manifest["cases"] = [*manifest["cases"], *more["cases"]]
+    return manifest
+
+
+def read_case(case: dict[str, Any], corpus: Path = CORPUS) -> str:
+    """The output exactly as stored: UTF-8, with its own line ends."""
+    return (corpus / case["file"]).read_bytes().decode("utf-8")
+
+
+def key_probe(key: str) -> str:
+    """What of a key must appear in a view for it to count as visible."""
+    return strip_ansi(key).strip()[:KEY_CHARS]
+
+
+# --------------------------------------------------------------------------- line references
+
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_LINE_REF = re.compile(rf"\blines?\s+{_NUMBER}(?:\s*(?:-|\u2013|to)\s*{_NUMBER})?", re.IGNORECASE)
+_CALL_RANGE = re.compile(rf"start_line\s*=\s*{_NUMBER}\s*,\s*end_line\s*=\s*{_NUMBER}")
+_OUTLINE = re.compile(rf"^\s*(?:[-*•]\s*)?{_NUMBER}(?::|\.|\s+[-\u2013|])\s*\S")
+#: Example calls in the artifact reference and the structured rest note ("read lines 1-100
+#: and other ranges"): they name no place of their own.
+_EXAMPLE_CALL = re.compile(r"reads the full output|and other line ranges|Read what is kept")
+
+
+def _int(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def added_lines(view: str, original: str) -> list[str]:
+    """The lines of *view* that are no part of the output: markers, highlights, outlines
+    (a line cut short by a fixed rule is part of the output, and adds nothing)."""
+    plain_original = strip_ansi(original)
+    return [line for line in corpus_lines(strip_ansi(view))
+            if line.strip() and line.strip() not in plain_original]
+
+
+def named_ranges(view: str, original: str, total_lines: int) -> list[tuple[int, int]]:
+    """The line ranges (first, last; the output's line numbers, 1-based) that *view* names:
+    ``line N``, ``lines N-M``, ``start_line=N, end_line=M``, and outline entries, whose
+    section runs to the next entry (or the end of the output)."""
+    ranges: list[tuple[int, int]] = []
+    entries: list[int] = []
+    for line in added_lines(view, original):
+        if _EXAMPLE_CALL.search(line):
+            continue
+        for match in _CALL_RANGE.finditer(line):
+            ranges.append((_int(match.group(1)), _int(match.group(2))))
+        rest = _CALL_RANGE.sub("", line)
+        for match in _LINE_REF.finditer(rest):
+            first = _int(match.group(1))
+            last = _int(match.group(2)) if match.group(2) else first
+            ranges.append((first, last))
+        if not _LINE_REF.search(rest):
+            match = _OUTLINE.match(rest)
+            if match:
+                entries.append(_int(match.group(1)))
+    entries = sorted(set(entries))
+    for index, first in enumerate(entries):
+        last = entries[index + 1] - 1 if index + 1 < len(entries) else total_lines
+        ranges.append((first, max(first, last)))
+    return [(first, last) for first, last in ranges if 0 < first <= last]
+
+
+def reachable_lines(ranges: Iterable[tuple[int, int]]) -> set[int]:
+    """Every line inside a named range of at most :data:`REACH_LINES` lines."""
+    lines: set[int] = set()
+    for first, last in ranges:
+        if last - first + 1 <= REACH_LINES:
+            lines.update(range(first, last + 1))
+    return lines
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@attrs.frozen(kw_only=True)
+class CaseScore:
+    name: str
+    system: str
+    kind: str
+    half: str
+    repo: str
+    chars: int
+    keys: int
+    #: View name -> share of keys visible.
+    visible: dict[str, float]
+    #: View name -> share of keys visible or within a named range of <= 100 lines.
+    reachable: dict[str, float]
+    #: Characters the default view shows.
+    default_chars: int
+
+
+@attrs.frozen(kw_only=True)
+class Score:
+    cases: tuple[CaseScore, ...]
+
+    def select(self, *, half: str | None = None, kind: str | None = None,
+               system: str | None = None) -> list[CaseScore]:
+        return [c for c in self.cases if (half is None or c.half == half)
+                and (kind is None or c.kind == kind) and (system is None or c.system == system)]
+
+    def mean(self, view: str, measure: str = "visible", **where: str | None) -> float | None:
+        cases = self.select(**where)
+        if not cases:
+            return None
+        return sum(getattr(c, measure)[view] for c in cases) / len(cases)
+
+    def best_fixed(self, measure: str = "visible", **where: str | None) -> str:
+        """The fixed rule with the highest mean over the selected cases (first in
+        ``FIXED_RULES`` order on a tie)."""
+        return max(FIXED_RULES, key=lambda rule: self.mean(rule, measure, **where) or 0.0)
+
+    def kinds(self) -> list[str]:
+        return sorted({c.kind for c in self.cases})
+
+    def systems(self) -> list[str]:
+        return sorted({c.system for c in self.cases})
+
+
+def _truncators() -> dict[str, Callable[[str, str], Any]]:
+    from truncation_core import Truncator
+    from truncation_core.storage.memory import MemoryStore
+
+    default = Truncator(load_entrypoints=False, store=MemoryStore())
+    matched = Truncator({"inline_limit": BUDGET, "artifact_threshold": 10**12},
+                        load_entrypoints=False, store=MemoryStore())
+    return {
+        "default": lambda text, tool: default.process(text, tool=tool).content,
+        "library 8000": lambda text, tool: matched.process(text, tool=tool).content,
+    }
+
+
+def score_case(case: dict[str, Any], text: str,
+               views: dict[str, Callable[[str, str], Any]] | None = None) -> CaseScore:
+    views = views or _truncators()
+    total = len(corpus_lines(text))
+    probes = [key_probe(k["text"]) for k in case["keys"]]
+    numbers = [int(k["line"]) for k in case["keys"]]
+
+    def measure(view: str) -> tuple[float, float]:
+        shown = strip_ansi(view)
+        seen = [p in shown for p in probes]
+        near = reachable_lines(named_ranges(view, text, total))
+        reach = [s or n in near for s, n in zip(seen, numbers, strict=True)]
+        return sum(seen) / len(seen), sum(reach) / len(reach)
+
+    visible: dict[str, float] = {}
+    reachable: dict[str, float] = {}
+    default_chars = 0
+    tool = case["library_tool"]
+    for name, process in views.items():
+        content = process(text, tool)
+        visible[name], reachable[name] = measure(content)
+        if name == "default":
+            default_chars = len(content)
+    for rule, head_share in FIXED_RULES.items():
+        visible[rule], reachable[rule] = measure(plain(text, head_share, BUDGET))
+    return CaseScore(name=case["name"], system=case["system"], kind=case["kind"],
+                     half=case["half"], repo=case["source"]["repo"], chars=len(text),
+                     keys=len(probes), visible=visible, reachable=reachable,
+                     default_chars=default_chars)
+
+
+def score(manifest: dict[str, Any] | None = None, corpus: Path = CORPUS,
+          views: dict[str, Callable[[str, str], Any]] | None = None) -> Score:
+    """Score every case under every view (*views* replaces the library's)."""
+    manifest = manifest or load_manifest()
+    views = views or _truncators()
+    return Score(cases=tuple(score_case(case, read_case(case, corpus), views)
+                             for case in manifest["cases"]))
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _f(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
+    header = list(header)
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def _means_table(result: Score, half: str | None, measure: str) -> list[str]:
+    rows = []
+    for view in VIEWS:
+        rows.append((view, *(_f(result.mean(view, measure, half=half, kind=k))
+                             for k in result.kinds()),
+                     _f(result.mean(view, measure, half=half))))
+    counts = [str(len(result.select(half=half, kind=k))) for k in result.kinds()]
+    header = ("view", *(f"{k} ({n})" for k, n in zip(result.kinds(), counts, strict=True)),
+              f"all ({len(result.select(half=half))})")
+    return _table(header, rows)
+
+
+def _systems_table(result: Score, half: str | None, measure: str) -> list[str]:
+    rows = []
+    for view in VIEWS:
+        rows.append((view, *(_f(result.mean(view, measure, half=half, system=s))
+                             for s in result.systems()),
+                     _f(result.mean(view, measure, half=half))))
+    counts = [str(len(result.select(half=half, system=s))) for s in result.systems()]
+    header = ("view", *(f"{s} ({n})" for s, n in zip(result.systems(), counts, strict=True)),
+              f"all ({len(result.select(half=half))})")
+    return _table(header, rows)
+
+
+def _versus(result: Score, half: str) -> list[str]:
+    """Default view against the best fixed rule (chosen within each group), both measures."""
+    rows = []
+    groups: list[tuple[str, dict[str, str]]] = [("all", {})]
+    groups += [(f"kind: {k}", {"kind": k}) for k in result.kinds()]
+    groups += [(f"system: {s}", {"system": s}) for s in result.systems()]
+    for label, where in groups:
+        cases = result.select(half=half, **where)
+        if not cases:
+            continue
+        best = result.best_fixed("visible", half=half, **where)
+        best_reach = result.best_fixed("reachable", half=half, **where)
+        default_v = result.mean("default", "visible", half=half, **where)
+        best_v = result.mean(best, "visible", half=half, **where)
+        rows.append((label, str(len(cases)), _f(default_v), f"{_f(best_v)} ({best})",
+                     _f((default_v or 0) - (best_v or 0)),
+                     _f(result.mean("default", "reachable", half=half, **where)),
+                     f"{_f(result.mean(best_reach, 'reachable', half=half, **where))} "
+                     f"({best_reach})"))
+    return _table(("cases", "n", "default visible", "best fixed visible", "difference",
+                   "default reachable", "best fixed reachable"), rows)
+
+
+def _composition_table(cases: list[dict[str, Any]], kinds: list[str],
+                       systems: list[str]) -> list[str]:
+    rows = []
+    for system in systems:
+        row = [sum(1 for c in cases if c["system"] == system and c["kind"] == k) for k in kinds]
+        rows.append((system, *(str(n or "") for n in row), str(sum(row))))
+    rows.append(("all", *(str(sum(1 for c in cases if c["kind"] == k)) for k in kinds),
+                 str(len(cases))))
+    return _table(("system", *kinds, "all"), rows)
+
+
+def composition(manifest: dict[str, Any]) -> list[str]:
+    cases = manifest["cases"]
+    kinds = sorted({c["kind"] for c in cases})
+    systems = sorted({c["system"] for c in cases})
+    halves = [(h, sum(1 for c in cases if c["half"] == h),
+               len({c["source"]["repo"] for c in cases if c["half"] == h})) for h in HALVES]
+    rounds = sorted({c.get("round", 1) for c in cases})
+    out = [*_composition_table(cases, kinds, systems), "",
+           "Halves: " + "; ".join(f"{h}: {n} cases from {r} repositories"
+                                  for h, n, r in halves) + ". Rounds: " + "; ".join(
+               f"{r}: {sum(1 for c in cases if c.get('round', 1) == r)} cases"
+               for r in rounds) + "."]
+    for half in HALVES:
+        out += ["", f"### {half}", "",
+                *_composition_table([c for c in cases if c["half"] == half], kinds, systems)]
+    return out
+
+
+def report(result: Score, manifest: dict[str, Any]) -> str:
+    out = [f"{len(result.cases)} cases, {sum(c.keys for c in result.cases)} keys, "
+           f"{len(result.systems())} agent systems, {len(result.kinds())} kinds, "
+           f"{len({c.repo for c in result.cases})} source repositories.", "",
+           "## Composition (cases by agent system and kind)", "", *composition(manifest), ""]
+    out += ["## Held-out half: default view against the best fixed rule", "",
+            "The best fixed rule is chosen per row, by visible recall (and separately by "
+            "reachable recall).", "", *_versus(result, "held_out"), ""]
+    out += ["## Dev half: default view against the best fixed rule", "",
+            *_versus(result, "dev"), ""]
+    for half in HALVES:
+        for measure in ("visible", "reachable"):
+            out += [f"## {half}: mean {measure} recall per kind", "",
+                    *_means_table(result, half, measure), ""]
+            out += [f"## {half}: mean {measure} recall per agent system", "",
+                    *_systems_table(result, half, measure), ""]
+    out += ["## Both halves: mean visible and reachable recall", ""]
+    out += _table(("view", *(f"{h} visible" for h in HALVES), *(f"{h} reachable" for h in HALVES),
+                   "all visible", "all reachable"),
+                  [(v, *(_f(result.mean(v, "visible", half=h)) for h in HALVES),
+                    *(_f(result.mean(v, "reachable", half=h)) for h in HALVES),
+                    _f(result.mean(v, "visible")), _f(result.mean(v, "reachable")))
+                   for v in VIEWS])
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    manifest = load_manifest()
+    text = report(score(manifest), manifest)
+    print(text)
+    if not args.no_write:
+        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.write_text(
+            "# Key recall over real agent tool outputs (issue 28)\n\n"
+            "Generated by `python bench/bench_agent_corpus.py` from `bench/agent_corpus/` "
+            "(provenance and keys in its `manifest.json` and `manifest-2.json`). Recall: the "
+            "mean over cases of the share of a case's keys that the view shows (visible) or "
+            "shows or names a line "
+            "range of at most 100 lines holding it (reachable). `default`: "
+            "`Truncator(load_entrypoints=False).process(text, tool=<library_tool>)`; "
+            "`library 8000`: inline limit 8,000 with the artifact reference tier off; fixed "
+            "rules: 8,000 characters, no marker. Tune on the dev half only.\n\n"
+            + text + "\n")
+
+
+if __name__ == "__main__":
+    main()
