@@ -320,12 +320,77 @@ def test_the_reference_covers_whatever_hooks_the_specs_define(
     assert "## register_commands(" not in regenerated
 
 
+def test_lists_sub_headings_and_links_in_a_docstring_become_markdown(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The richer reST a hook's docstring may use: bullet lists, nested by indentation, in
+    the prose and in a field's body (with a paragraph after them); a rubric as a
+    sub-heading; links, whose relative targets are taken from the repository's root."""
+    from truncation_core.hooks import specs
+
+    def shape_result(result: str) -> str | None:
+        """Reshape one result.
+
+        Read `the tokens page <docs/tokens.md#units>`_ and
+        `the specs <truncation_core/hooks/specs.py>`_.
+
+        - one
+        - two:
+
+          - two a
+          - two b
+        - three
+
+        :param result: the text, by kind:
+
+            - ``a``: the first
+            - ``b``: the second
+
+            A paragraph after the list.
+        :returns: None.
+
+        :called: once.
+        :cost: nothing.
+
+        .. versionadded:: 9.9
+
+        .. rubric:: A part of its own
+
+        The prose under it.
+        """
+        return None
+
+    monkeypatch.setattr(specs, "shape_result", specs.hookspec(shape_result), raising=False)
+    section = generate.generated("hooks.md", HOOKS.read_text(encoding="utf-8")).split(
+        "## shape_result(result)\n", 1)[1].split("<!-- end of generated", 1)[0]
+    assert section.split("```\n\n", 1)[1] == (
+        "Reshape one result.\n\n"
+        "Read [the tokens page](tokens.md#units) and "
+        "[the specs](../truncation_core/hooks/specs.py).\n\n"
+        "- one\n- two:\n\n  - two a\n  - two b\n- three\n\n"
+        "Parameters:\n\n"
+        "- `result` (`str`): the text, by kind:\n\n  - `a`: the first\n  - `b`: the second\n\n"
+        "  A paragraph after the list.\n\n"
+        "**Returns:** None.\n\n**Called:** once.\n\n**Cost:** nothing.\n\n*Added in 9.9.*\n\n"
+        "### A part of its own\n\nThe prose under it.\n")
+
+
+def test_a_long_list_item_wraps_under_its_text() -> None:
+    lines = generate._markdown_lines([f"- {'word ' * 30}".rstrip()])
+    assert lines[0].startswith("- word") and len(lines) > 1
+    assert all(line.startswith("  word") for line in lines[1:])
+    assert all(len(line) <= generate.WIDTH for line in lines)
+
+
 @pytest.mark.parametrize(("rest", "markdown"), [
     ("``a.b``", "`a.b`"),
     (":class:`~truncation_core.hooks.models.Cut`", "`Cut`"),
     (":mod:`truncation_core.text.cut`", "`truncation_core.text.cut`"),
     (":meth:`Truncator.stream <truncation_core.Truncator.stream>`", "`Truncator.stream`"),
     (":py:func:`~x.y`, *text*", "`y`, *text*"),
+    ("`the page <docs/tokens.md#units>`_", "[the page](tokens.md#units)"),
+    ("`code <truncation_core/plugin.py>`_", "[code](../truncation_core/plugin.py)"),
+    ("`pluggy <https://pluggy.readthedocs.io/>`_", "[pluggy](https://pluggy.readthedocs.io/)"),
+    ("``<not a link>``", "`<not a link>`"),
 ])
 def test_rest_markup_becomes_markdown(rest: str, markdown: str) -> None:
     assert generate.markdown(rest) == markdown
