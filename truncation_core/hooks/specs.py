@@ -182,7 +182,9 @@ def select_strategy(
         - ``from_bytes``: the tool returned bytes;
         - ``parsed``: the content parsed as JSON (its ``format``, ``json``, ``jsonl`` or None,
           its ``value``, and the ``error`` when it is not JSON), on first use: whoever reads
-          it first pays for the parse, and every hook shares it;
+          it first pays for the parse, and every hook shares it. A stream longer than its
+          kept ends gives ``NOT_PARSED`` (its cutter parses at the end, if at all): the sniffs
+          are exact for streams too;
         - ``byte_offset(char_offset)``: the offset in the original bytes of the point before
           a character, or None when it is not known.
     :param policy: the effective per-tool policy (config, built-in tool policies and per-tool
