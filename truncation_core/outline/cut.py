@@ -101,7 +101,7 @@ def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: Mark
         entries = doc.entries(wider.first_line, wider.last_line,
                               units(block) - units(header + "\n") if last else allowance, cost)
         fitted = _block(header, entries, templates.outline_entry) if entries else ""
-        if entries and _within(measure(fitted), measure(block)):
+        if entries and _within(measure(fitted), measure(block), budget):
             at = _after_marker(again, text, wider)
             if at == len(again.text) and not again.text.endswith("\n"):
                 fitted = "\n" + fitted[:-1]  # after an end marker: on its own lines
@@ -114,8 +114,11 @@ def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: Mark
     return cut
 
 
-def _within(size: Size, bound: Size) -> bool:
-    return size.chars <= bound.chars and size.bytes <= bound.bytes and size.lines <= bound.lines
+def _within(size: Size, bound: Size, budget: Budget) -> bool:
+    """*size* is no larger than *bound* in every unit *budget* limits."""
+    return (size.chars <= bound.chars
+            and (budget.bytes is None or size.bytes <= bound.bytes)
+            and (budget.lines is None or size.lines <= bound.lines))
 
 
 def _block(header: str, entries: list, template: str) -> str:  # type: ignore[type-arg]
