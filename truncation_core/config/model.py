@@ -14,7 +14,7 @@ docs/configuration.md.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ from truncation_core.hooks.models import Budget, frozen_mapping
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from truncation_core.highlights.patterns import Matcher
     from truncation_core.tokens.contract import Tokenizer
 
 __all__ = [
@@ -206,6 +207,12 @@ class Policy(Settings):
     #: The tokenizer named by ``tokenizer``, as the Truncator resolved it from its plugins
     #: (None in a policy made from configuration alone, :meth:`Config.policy_for`).
     counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
+    #: Gives the tool's salient-line patterns, compiled (``salient_patterns``,
+    #: ``salient_units``, ``salient_records``), on first call: the pipeline sets it for each
+    #: result it cuts, so that a strategy that looks for where the failures are
+    #: (``adaptive``) and the highlights share one compilation. None in a policy made from
+    #: configuration alone.
+    salient: Callable[[], Matcher] | None = attrs.field(default=None, eq=False, repr=False)
     #: The names the model sees for the artifact tools (the hints name them).
     artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
 

@@ -66,6 +66,7 @@ DEFAULT_PLUGINS = (
     "truncation_core.builtins.head_tail",
     "truncation_core.builtins.lines",
     "truncation_core.builtins.outline",
+    "truncation_core.builtins.adaptive",
     "truncation_core.builtins.element",
     "truncation_core.builtins.markers",
     "truncation_core.builtins.store",
