@@ -205,8 +205,9 @@ def test_hook_provides_a_wrong_answer_raises_in_strict_mode(name: str, value: An
 
 def test_hook_provides_declares_which_strategies_can_cut_long_streams() -> None:
     truncator = Truncator(load_entrypoints=False, store=MemoryStore())
-    assert truncator.plugins.streamable == {"head", "tail", "head_tail", "lines"}
+    assert truncator.plugins.streamable == {"head", "tail", "head_tail", "lines", "outline",
+                                            "adaptive"}
     # A plugin that provides a name again decides for it: here, not streamable.
     again = Truncator(plugins=[_Answers("mine", Provides(strategies={"tail": "my tail"}))],
                       load_entrypoints=False, store=MemoryStore())
-    assert again.plugins.streamable == {"head", "head_tail", "lines"}
+    assert again.plugins.streamable == {"head", "head_tail", "lines", "outline", "adaptive"}

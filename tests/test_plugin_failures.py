@@ -54,9 +54,9 @@ def test_select_strategy_failure_uses_the_policy_strategy(
     result = truncator.process(LOG, tool="execute_command")
     assert plugin.calls == 1
     meta = result.metadata
-    assert meta.strategy_used == "tail" and len(result.content) <= 500
+    assert meta.strategy_used == "adaptive" and len(result.content) <= 500
     assert meta.notes == ("plugin 'explicit.broken' raised ValueError in select_strategy; "
-                          "used 'tail'",)
+                          "used 'adaptive'",)
     assert warnings_logged(caplog) == [meta.notes[0] + " (tool=execute_command)"]
 
 

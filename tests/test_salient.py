@@ -68,8 +68,12 @@ MARKS = {
 }
 
 
+#: ``execute_command`` cut by ``tail``: what the highlights lift from is the whole beginning.
+TAIL = {"tools": {"execute_command": {"strategy": "tail"}}}
+
+
 def test_lines_from_the_omitted_part_are_shown_with_their_line_numbers() -> None:
-    truncator = make({"inline_limit": 4000})
+    truncator = make({"inline_limit": 4000, **TAIL})
     content = log_with(MARKS)
     result = truncator.process(content, tool="execute_command")  # tail, highlights on
     lines = content.splitlines()
@@ -162,11 +166,13 @@ def test_many_distinct_errors_are_shown_before_repeats() -> None:
 def test_details_are_shown_only_when_few() -> None:
     crash = log_with({5: "app.py:6: UserWarning: DB_URL is not set; falling back to None",
                       2990: "AttributeError: 'NoneType' object has no attribute 'split'"})
-    got = shown(make({"inline_limit": 3000}).process(crash, tool="execute_command").content)
+    got = shown(make({"inline_limit": 3000, **TAIL}).process(crash, tool="execute_command")
+                .content)
     assert 6 in got  # the one warning that explains the crash
     noisy = log_with({i: f"lib{i}.c:2:5: warning: unused variable 'x{i}'"
                       for i in range(5, 2900, 9)})
-    got = shown(make({"inline_limit": 3000}).process(noisy, tool="execute_command").content)
+    got = shown(make({"inline_limit": 3000, **TAIL}).process(noisy, tool="execute_command")
+                .content)
     assert got == {}  # three hundred warnings are no highlight
 
 
@@ -794,7 +800,7 @@ def test_config_show_says_which_tools_get_highlights() -> None:
     assert done.exit_code == 0, done.output
     rows = {r["key"]: (r["value"], r["source"]) for r in json.loads(done.output)
             if r["key"].startswith("highlights.")}
-    assert rows["highlights.execute_command"] == (8, "on: tail cuts text")
+    assert rows["highlights.execute_command"] == (8, "on: adaptive cuts text")
     assert rows["highlights.read_file"] == (0, "off (highlights: 0)")
     assert rows["highlights.list_directory"][1].startswith("records: element")
     assert rows["highlights.(any other tool)"][0] == 8
