@@ -1,12 +1,29 @@
 # Two targets a newcomer needs: `make demo` and `make test`. Both build .venv on first use.
 # `make lint` runs ruff over the repository and mypy --strict over the package (both configured
-# in pyproject.toml); `make test-fast` is the day-to-day subset (see pyproject's markers).
+# in pyproject.toml); `make test-fast` is the day-to-day subset (tests/fastloop.py).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# A second environment with the core and its test extra alone, none of plugins/: the core's
+# tests (tests/) must pass there too (`make test-core`, which CI runs).
+CORE_VENV ?= .venv-core
+CORE_STAMP := $(CORE_VENV)/.installed
 
-.PHONY: demo test test-fast test-explore test-frameworks lint bench clean
+# The suite runs on pytest-xdist workers, one a CPU of the 2 this project's machines have (4
+# workers were slower: 194 and 287 s against 175 and 248 s for 2, on the process-heavy third
+# of the suite, alternated on a loaded machine); `make test TEST_WORKERS=1` runs one process.
+TEST_WORKERS ?= 2
+# pytest-xdist starts its workers as `python -u -c ...`: this gives them -X dev too.
+XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,\
+	--tx $(TEST_WORKERS)*popen//python="$(1) -X dev" --dist loadgroup)
+
+# The tests reuse compiled bytecode and pytest's rewritten test modules (__pycache__,
+# gitignored): compiling them again costs 5 to 6 s of CPU a run, which `make test-fast`
+# cannot spare (a shell may set PYTHONDONTWRITEBYTECODE for other reasons).
+unexport PYTHONDONTWRITEBYTECODE
+
+.PHONY: demo test test-fast test-durations test-core test-explore test-frameworks lint bench clean
 
 # First-party plugin distributions, installed beside the core as a user would install them.
 PLUGINS := \
@@ -29,13 +46,35 @@ $(STAMP): pyproject.toml $(PLUGINS:%=%/pyproject.toml) $(ADAPTERS)/pyproject.tom
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
+# Every test: those marked `serial` (a wall-clock deadline or a memory peak that other tests'
+# load would disturb) run alone, after the others.
 test: $(STAMP)
-	$(BIN)/python -X dev -m pytest
+	$(BIN)/python -X dev -m pytest -m "not serial" $(call XDIST,$(BIN)/python)
+	$(BIN)/python -X dev -m pytest -m serial -p no:xdist
 
-# The edit-run loop: no property test, no test that starts a process (tests/conftest.py marks
-# them slow). `make test` stays the whole suite, which CI runs.
+# The edit-run loop, on two workers: the tests that tests/durations.json measured under a
+# tenth of a second of CPU, that wait for nothing and start no process (tests/fastloop.py
+# marks the others slow). `make test` stays the whole suite, which CI runs.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
+	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider -n 2
+
+# Measures every test again and rewrites tests/durations.json (commit it): after adding or
+# renaming tests, or when a test got slower.
+test-durations: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider --record-durations=tests/durations.json \
+		$(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup)
+
+# The core's tests in an environment without the first-party plugins.
+$(CORE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CORE_VENV)/bin/python -m pip install --quiet -e ".[test]"
+	touch $(CORE_STAMP)
+
+test-core: $(CORE_STAMP)
+	$(CORE_VENV)/bin/python -X dev -m pytest tests -m "not serial" \
+		$(call XDIST,$(CORE_VENV)/bin/python)
+	$(CORE_VENV)/bin/python -X dev -m pytest tests -m serial -p no:xdist
 
 # The property tests with new random examples, many more of each (the `nightly` Hypothesis
 # profile): `make test` draws the same examples every run, so that its verdict depends on
@@ -70,4 +109,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) $(FRAMEWORKS_VENV) .pytest_cache .hypothesis .truncation
+	rm -rf $(VENV) $(CORE_VENV) $(FRAMEWORKS_VENV) .pytest_cache .hypothesis .truncation

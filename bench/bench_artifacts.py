@@ -34,9 +34,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from truncation_core import Truncator
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.builtins import filesystem_store
 from truncation_core.storage.filesystem import FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo
 
 MB = 1_000_000
 

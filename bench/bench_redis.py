@@ -106,7 +106,7 @@ def store_of(kind: str, server: Server, scratch: Path, session: str) -> object:
 
 
 def put(store: object, data: bytes, lines: int = 0) -> str:
-    from truncation_core.artifacts.model import ArtifactInfo
+    from truncation_core.types.artifacts import ArtifactInfo
 
     with store.writer(ArtifactInfo(lines=lines)) as w:  # type: ignore[attr-defined]
         w.write(data)

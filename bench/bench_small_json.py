@@ -103,11 +103,11 @@ def main() -> None:
 
     from truncation_core import Truncator
     from truncation_core.pipeline.facts import content_facts
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.dispatch import element_cut
     from truncation_core.structured.json_element import detect_style, fit
     from truncation_core.structured.notes import NoteCache
     from truncation_core.structured.sniff import parse
+    from truncation_core.types.markers import MarkerRenderer
 
     # element pinned: with its default strategy, a search tool's results with scores go to
     # ranked, and process() is timed here only as the whole call around the same cut.
@@ -243,12 +243,12 @@ def floors(samples: int) -> None:
     from json.scanner import c_make_scanner  # type: ignore[attr-defined]
 
     from truncation_core import Truncator
-    from truncation_core.hooks.models import ElementOmission
     from truncation_core.pipeline.facts import content_facts
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_element import _choose, _Plan, detect_style
     from truncation_core.structured.notes import NoteCache
     from truncation_core.structured.sniff import RawNumber, parse
+    from truncation_core.types.cuts import ElementOmission
+    from truncation_core.types.markers import MarkerRenderer
 
     truncator = Truncator({"spill": False, "tools": {"search_files": {"strategy": "element"}}},
                           load_entrypoints=False)

@@ -42,7 +42,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-RUN_TARGET = 8.0
+RUN_TARGET = 10.0
 IMPORT_TARGET = 3.0
 
 

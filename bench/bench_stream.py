@@ -50,8 +50,8 @@ CHILD = textwrap.dedent(r"""
         sink = os.path.join(scratch, f"sink-{os.getpid()}")
     if mode.startswith("stream"):
         from truncation_core import Truncator
-        from truncation_core.artifacts.model import ArtifactRef
-        from truncation_core.storage.protocol import WriterBase
+        from truncation_core.types.artifacts import ArtifactRef
+        from truncation_core.types.storage import WriterBase
         from truncation_core.hooks.specs import hookimpl
 
         class FileWriter(WriterBase):

@@ -87,8 +87,8 @@ def case_process(path: str) -> dict[str, float]:
 def case_stream(path: str, budget: int) -> dict[str, float]:
     from truncation_core import Budget, Truncator
     from truncation_core.pipeline.facts import content_facts
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
+    from truncation_core.types.markers import MarkerRenderer
 
     truncator = Truncator({"spill": False})
     policy = truncator.policy("search_files")

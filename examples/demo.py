@@ -55,12 +55,11 @@ def show(title: str, result: TruncationResult, original: str, truncator: Truncat
     if result.metadata.strategy_used in ("element", "ranked"):
         print("--- still valid JSON " + "-" * 57)
         content = result.content
-        preview = content[content.index("\n{") + 1:] if "\n{" in content else content
-        shown = json.loads(preview)  # raises if the strategy broke the JSON
+        shown = json.loads(content)  # raises if the strategy broke the JSON
         kept = [r for r in shown["results"] if isinstance(r, dict)]
         which = ("the best-scored" if result.metadata.strategy_used == "ranked"
                  else "first and last included")
-        print(f"  json.loads() of what the model sees (below the artifact reference) works: "
+        print(f"  json.loads() of what the model sees (the artifact reference inside it) works: "
               f"{len(kept)} of {shown['total_count']:,} results, {which}")
     print("--- nothing is lost " + "-" * 58)
     assert result.artifact is not None, "spill is on by default: the artifact must exist"

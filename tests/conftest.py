@@ -31,35 +31,6 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-#: Fixtures of tests that start processes (the ``trunc`` command, other interpreters): they
-#: are left out of ``make test-fast``, which is for the edit-run loop.
-_PROCESS_FIXTURES = {"trunc_exe", "trunc_env", "broken_env"}
-#: Test files whose tests are slow as a whole: commands and the CLI in real processes, 100 MB
-#: inputs, memory measured in child processes, exact tokenizers, the corpus.
-_SLOW_FILES = {"test_command.py", "test_cli.py", "test_demo.py", "test_imports.py",
-               "test_json_stream.py", "test_canary_structured_streams.py",
-               "test_store_concurrency.py", "test_store_crash.py", "test_retrieval_memory.py",
-               "test_corpus_recall.py", "test_tiktoken_plugin.py", "test_estimate.py",
-               "test_fit.py", "test_strategies_properties.py", "test_jsonl_xml_select.py",
-               "test_cli_artifacts.py",
-               # tests/hostile: bombs in capped child processes, real signals, tmpfs mounts
-               "test_patterns.py", "test_config_bombs.py", "test_long_lines.py",
-               "test_import_limits.py", "test_interruptions.py", "test_cli_errors.py",
-               "test_fuzz.py", "test_eviction_race.py"}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark as ``slow`` every test that starts a process, lives in a slow file or is a
-    property test (Hypothesis draws hundreds of examples), besides those marked by hand."""
-    for item in items:
-        function = getattr(item, "obj", None)
-        if (_PROCESS_FIXTURES & set(getattr(item, "fixturenames", ()))
-                or item.path.name in _SLOW_FILES
-                or getattr(function, "is_hypothesis_test", False)
-                or isinstance(item, pytest.Class) or "StateMachine" in item.nodeid
-                or "TestCase" in item.nodeid):
-            item.add_marker(pytest.mark.slow)
-
 REPO = Path(__file__).resolve().parent.parent
 CANARY_PREFIX = "CANARY-"
 
@@ -112,7 +83,18 @@ def site_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SiteDi
     monkeypatch.syspath_prepend(str(root))
     yield site
     for module in site.modules:
-        sys.modules.pop(module, None)
+        for name in [name for name in sys.modules
+                     if name == module or name.startswith(module + ".")]:
+            del sys.modules[name]
+
+
+@pytest.fixture
+def example_plugin(site_dir: SiteDir) -> SiteDir:
+    """The repository's example plugin (plugins/truncation-core-example: the entry point
+    ``example``, the strategy ``sample``), installed for this test only, in ``site_dir``; a
+    subprocess sees it with ``PYTHONPATH=str(example_plugin.root)``."""
+    site_dir.first_party("truncation-core-example")
+    return site_dir
 
 
 @pytest.fixture

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import tomllib
 from pathlib import Path
+
+#: The repository's first-party plugins, each a distribution of its own.
+PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 
 
 class SiteDir:
@@ -27,3 +32,24 @@ class SiteDir:
         for module, source in modules.items():
             (self.root / f"{module}.py").write_text(source, encoding="utf-8")
             self.modules.append(module)
+
+    def first_party(self, project: str, *, code: bool = True) -> None:
+        """Install the repository's plugin ``plugins/<project>`` here as pip installs it: its
+        distribution's name, version and ``truncation_core`` entry points, read from its
+        pyproject.toml, and with *code* its packages, copied from its ``src/``. A test that
+        needs a first-party plugin installs it so, for itself: the core's tests pass in an
+        environment without the plugins, and with them (this copy, first on ``sys.path``,
+        then shadows the installed one, as pip's first distribution of a name does).
+        Without *code*, the plugin is installed but cannot be imported: enough for a test
+        that disables it."""
+        root = PLUGINS / project
+        project_table = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        meta = project_table["project"]
+        self.distribution(meta["name"], meta["version"],
+                          entry_points=meta["entry-points"]["truncation_core"], modules={})
+        if code:
+            for package in sorted((root / "src").iterdir()):
+                if (package / "__init__.py").exists():
+                    shutil.copytree(package, self.root / package.name,
+                                    ignore=shutil.ignore_patterns("__pycache__"))
+                    self.modules.append(package.name)

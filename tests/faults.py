@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, BinaryIO
 
 from truncation_core import ArtifactInfo, ArtifactRef, Cut, Provides, hookimpl
-from truncation_core.storage.protocol import WriterBase
+from truncation_core.plugin import Strategy
+from truncation_core.types.storage import WriterBase
 
 
 class FailingStore:
@@ -55,22 +56,22 @@ class Greedy:
 
     __name__ = "greedy"
 
-    @hookimpl
-    def provides(self) -> Provides:
-        return Provides(strategies={"greedy": "returns everything"})
+    @staticmethod
+    def cut(text: str, **_: Any) -> Cut:
+        return Cut(text=text, omitted_chars=0, omitted_lines=0)
 
     @hookimpl
-    def truncate(self, strategy: str, text: str) -> Cut | None:
-        if strategy != "greedy":
-            return None
-        return Cut(text=text, omitted_chars=0, omitted_lines=0)
+    def provides(self) -> Provides:
+        return Provides(strategies=[Strategy(name="greedy", description="returns everything",
+                                             cut=self.cut)])
 
 
 class Broken:
     """A plugin whose implementation of *hook* raises *error*, with *quote* (by default what
     the hook was given) in the message, as a careless plugin's error might. *hook* may also
     be ``write``, ``commit`` or ``bad-commit``: its artifact writer fails there (see
-    :class:`BrokenWriter`). It also provides the strategy ``fragile``, which always raises.
+    :class:`BrokenWriter`), or ``stream_cutter``: the stream cutter of its strategy
+    ``fragile`` fails. ``fragile`` always raises when it cuts.
     """
 
     __name__ = "broken"
@@ -84,9 +85,19 @@ class Broken:
         self.calls += 1
         raise self.error(f"cannot handle {self.quote if self.quote is not None else what!r}")
 
+    def cut(self, text: str, **_: Any) -> Cut:
+        self.fail(text[:80])
+        raise AssertionError("unreachable")
+
+    def stream_cutter(self, policy: Any) -> Any:
+        if self.hook == "stream_cutter":
+            self.fail(policy.tool)
+        return None
+
     @hookimpl
     def provides(self) -> Provides:
-        return Provides(strategies={"fragile": "raises"})
+        return Provides(strategies=[Strategy(name="fragile", description="raises",
+                                             cut=self.cut, stream_cutter=self.stream_cutter)])
 
     @hookimpl
     def select_strategy(self, facts: Any) -> str | None:
@@ -95,8 +106,8 @@ class Broken:
         return None
 
     @hookimpl
-    def truncate(self, strategy: str, text: str) -> Cut | None:
-        if self.hook == "truncate" or strategy == "fragile":
+    def truncate(self, text: str) -> Cut | None:
+        if self.hook == "truncate":
             self.fail(text[:80])
         return None
 
@@ -115,14 +126,8 @@ class Broken:
         return None
 
     @hookimpl
-    def salient_patterns(self, tool: str | None) -> Any:
-        if self.hook == "salient_patterns":
-            self.fail(tool)
-        return None
-
-    @hookimpl
-    def stream_cutter(self, tool: str | None) -> Any:
-        if self.hook == "stream_cutter":
+    def salient_detector(self, tool: str | None) -> Any:
+        if self.hook == "salient_detector":
             self.fail(tool)
         return None
 

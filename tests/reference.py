@@ -15,13 +15,17 @@ TERMINATOR_CHARS = "\r\n"
 #: The default markers of seed 000 (FR-043 and the head/tail variants, with the original's
 #: size, FR-041), numbers like 12,340.
 DEFAULT_MARKERS = {
-    "middle": ("\n... [{lines:,} lines / {chars:,} chars omitted of {total_lines:,} lines / "
-               "{total_chars:,} chars{hint}] ...\n"),
-    "beginning": ("... [Beginning omitted: {lines:,} lines / {chars:,} chars of "
-                  "{total_lines:,} lines / {total_chars:,} chars{hint}] ...\n"),
-    "end": ("\n... [Remainder omitted: {lines:,} lines / {chars:,} chars of {total_lines:,} "
-            "lines / {total_chars:,} chars{hint}] ..."),
+    "middle": "\n... [{lines} / {chars} omitted of {total_lines} / {total_chars}{hint}] ...\n",
+    "beginning": "... [Beginning omitted: {lines} / {chars} of {total_lines} / {total_chars}"
+                 "{hint}] ...\n",
+    "end": "\n... [Remainder omitted: {lines} / {chars} of {total_lines} / {total_chars}"
+           "{hint}] ...",
 }
+
+
+def counted(n: int, noun: str) -> str:
+    """``12,340 lines``, ``1 line``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 DEFAULT_HINT = ('; get_artifact(artifact_id="{id}", start_line={first}, end_line={last})'
                 '; bytes {start_byte}:{end_byte}')
 #: FR-059: ``[Artifact: {id}] {summary} ({size})`` on the first line of the reference (what
@@ -107,5 +111,6 @@ def expected_marker(position: str, *, chars: int, lines: int, total_chars: int,
         hint = f"; the full output could not be kept: {unavailable}"
     else:
         hint = ""
-    return DEFAULT_MARKERS[position].format(lines=lines, chars=chars, hint=hint,
-                                            total_chars=total_chars, total_lines=total_lines)
+    return DEFAULT_MARKERS[position].format(
+        lines=counted(lines, "line"), chars=counted(chars, "char"), hint=hint,
+        total_chars=counted(total_chars, "char"), total_lines=counted(total_lines, "line"))

@@ -24,12 +24,12 @@ from test_strategies_properties import check_result, make_truncator
 from truncation_core import Budget, Truncator
 from truncation_core.adaptive.cut import tail_floor
 from truncation_core.adaptive.ends import salient_ends
-from truncation_core.builtins.salient import salient_patterns
+from truncation_core.builtins.salient import DETECTOR
 from truncation_core.highlights.patterns import Matcher
 from truncation_core.outline.toc import SPAN
-from truncation_core.plugin import SalientPattern, hookimpl
+from truncation_core.pipeline.ends import KeptEnds
+from truncation_core.plugin import SalientDetector, SalientPattern, hookimpl
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.ends import KeptEnds
 
 ENTRY = re.compile(r"^(\d[\d,]*): (.*)$")
 
@@ -112,10 +112,11 @@ class Deploys:
     """A plugin's own failure line, for its own tool."""
 
     @hookimpl
-    def salient_patterns(self, tool: str | None) -> tuple[SalientPattern, ...]:
+    def salient_detector(self, tool: str | None) -> SalientDetector | None:
         if tool != "deploy":
-            return ()
-        return (SalientPattern(name="rollout-halted", rank=1, keywords=("ROLLOUT HALTED",)),)
+            return None
+        return SalientDetector(patterns=[SalientPattern(name="rollout-halted", rank=1,
+                                                        keywords=("ROLLOUT HALTED",))])
 
 
 def test_a_plugins_patterns_decide_the_split() -> None:
@@ -165,7 +166,7 @@ def test_tail_floor_counts_whole_lines() -> None:
 
 
 def test_the_sniff_reads_only_the_ends_a_stream_keeps() -> None:
-    matcher = Matcher(salient_patterns())
+    matcher = Matcher(DETECTOR.patterns)
     head = "Traceback (most recent call last):\n" + "ok\n" * 5000
     tail = "ok\n" * 5000 + "ValueError: bad\nFAILED tests/test_a.py::test_b - ValueError\n"
     middle = 10_000_000

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from distributions import SiteDir
 from reference import REFERENCE_FIRST_LINE, line_count
 
 
@@ -27,10 +28,13 @@ def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def trunc(trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path):  # type: ignore[no-untyped-def]
-    """Run ``trunc`` in a directory with no config file above it (unless the test writes one)."""
+def trunc(trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path,  # type: ignore[no-untyped-def]
+          example_plugin: SiteDir):
+    """Run ``trunc`` in a directory with no config file above it (unless the test writes one),
+    with the example plugin installed (its strategy ``sample``)."""
     workdir = tmp_path / "work"
     workdir.mkdir()
+    trunc_env = {**trunc_env, "PYTHONPATH": str(example_plugin.root)}
 
     def run(*args: str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
             cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -177,10 +181,11 @@ def test_apply_and_run_take_every_limit(trunc) -> None:  # type: ignore[no-untyp
     assert document["metadata"]["limits"]["lines"] == 5
     by_bytes = json.loads(trunc("apply", "--max-bytes", "700", "--json", stdin=text).stdout)
     assert len(by_bytes["content"].encode()) <= 700
-    tokens = trunc("apply", "--max-tokens", "120", "--tokenizer", "o200k_base", "--tool",
+    # (A plugin's tokenizer: the tiktoken plugin's tests/test_tiktoken_plugin.py.)
+    tokens = trunc("apply", "--max-tokens", "120", "--tokenizer", "estimate", "--tool",
                    "read_file", "--json", stdin=text)
     meta = json.loads(tokens.stdout)["metadata"]
-    assert meta["max_tokens"] == 120 and meta["tokenizer"] == "o200k_base"
+    assert meta["max_tokens"] == 120 and meta["tokenizer"] == "estimate"
     assert meta["estimated_tokens"] <= 120
     human = trunc("apply", "--max-tokens", "120", stdin=text)
     assert re.search(r"\([0-9]+ tokens by estimate, limit 120\)", human.stderr), human.stderr
@@ -194,10 +199,10 @@ def test_apply_and_run_take_every_limit(trunc) -> None:  # type: ignore[no-untyp
 
 
 def test_a_bad_limit_option_is_named(trunc) -> None:  # type: ignore[no-untyped-def]
-    typo = trunc("apply", "--tokenizer", "o200k_bse", stdin="x" * 10_000)
+    typo = trunc("apply", "--tokenizer", "estimat", stdin="x" * 10_000)
     assert_clean_user_error(typo, code=2)
-    assert "Invalid value for '--tokenizer': unknown tokenizer 'o200k_bse'; did you mean " \
-           "'o200k_base'?" in typo.stderr
+    assert "Invalid value for '--tokenizer': unknown tokenizer 'estimat'; did you mean " \
+           "'estimate'?" in typo.stderr
     for args in (("--max-tokens", "0"), ("--max-lines", "-1"), ("--max-bytes", "x")):
         done = trunc("apply", *args, stdin="x")
         assert_clean_user_error(done, code=2)
@@ -272,33 +277,31 @@ def test_plugins_lists_the_builtins_and_the_example_plugin(trunc) -> None:  # ty
     done = trunc("plugins", "--json")
     assert done.returncode == 0, done.stderr
     plugins = {p["name"]: p for p in json.loads(done.stdout)}
-    for builtin in ("select", "head", "tail", "head_tail", "lines", "element", "markers",
-                    "store", "memory_store"):
+    for builtin in ("pipeline", "strategies", "element", "ranked", "memory_store"):
         assert plugins[f"builtin.{builtin}"]["kind"] == "builtin"
         assert plugins[f"builtin.{builtin}"]["status"] == "loaded"
-    assert plugins["builtin.tail"]["strategies"] == ["tail"]
+    assert plugins["builtin.strategies"]["strategies"] == ["adaptive", "head", "head_tail",
+                                                         "lines", "outline", "tail"]
     assert plugins["builtin.memory_store"]["backends"] == ["memory"]
     example = plugins["example"]
     assert (example["kind"], example["distribution"], example["status"]) == (
         "entrypoint", "truncation-core-example", "loaded")
     assert example["version"] == "0.1.0"
     assert example["strategies"] == ["sample"]
-    assert example["hooks"] == ["provides", "truncate"]
+    assert example["hooks"] == ["provides"]
 
     assert plugins["builtin.estimate_tokenizer"]["tokenizers"] == ["estimate"]
-    # The tiktoken plugin is installed with the test dependencies (Makefile, .ci/run).
-    assert plugins["tiktoken"]["tokenizers"] == ["cl100k_base", "o200k_base"]
 
     table = trunc("plugins")
     assert table.returncode == 0
-    for text in ("builtin.head_tail", "example", "truncation-core-example 0.1.0", "sample",
-                 "memory (store)", "o200k_base (tokenizer)"):
+    for text in ("builtin.strategies", "example", "truncation-core-example 0.1.0", "sample",
+                 "memory (store)", "estimate (tokenizer)"):
         assert text in table.stdout
 
 
 def test_plugins_filtered_by_hook(trunc) -> None:  # type: ignore[no-untyped-def]
     done = trunc("plugins", "--json", "--hook", "format_marker")
-    assert [p["name"] for p in json.loads(done.stdout)] == ["builtin.markers"]
+    assert [p["name"] for p in json.loads(done.stdout)] == ["builtin.pipeline"]
 
 
 def test_plugins_respects_the_allowlist(trunc) -> None:  # type: ignore[no-untyped-def]
@@ -443,3 +446,57 @@ def test_version_and_module_entry_point(trunc, trunc_env: dict[str, str]) -> Non
                             env=trunc_env, cwd=trunc.workdir)
     assert module.returncode == 0, module.stderr
     assert len(module.stdout) <= 50
+
+
+# -- trunc apply on a terminal ------------------------------------------------------------------
+
+
+def apply_on_a_terminal(trunc_exe: str, env: dict[str, str], cwd: Path, *args: str
+                        ) -> tuple[int, str, str]:
+    """``trunc apply`` with its stdin on a real pseudo-terminal: waits until stderr says
+    something (or 10 s), then types ``hello`` and Ctrl-D."""
+    import os
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([trunc_exe, "apply", *args], stdin=follower,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                cwd=cwd)
+        os.close(follower)
+        assert proc.stderr is not None
+        said = b""
+        ready, _, _ = select.select([proc.stderr], [], [], 10)
+        if ready:
+            said = os.read(proc.stderr.fileno(), 4096)
+        os.write(leader, b"hello\n")
+        # Ctrl-D at the start of a line: the end of the input. Twice: a buffered reader
+        # that got a short read reads again, and a terminal's end of input is not sticky
+        # (the second is left unread when the first ends it).
+        os.write(leader, b"\x04")
+        os.write(leader, b"\x04")
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    return proc.returncode, out.decode(), (said + err).decode()
+
+
+def test_apply_on_a_terminal_says_it_reads_stdin(trunc_exe: str, trunc_env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    """Typed ``trunc apply`` with nothing piped in: it says it reads stdin, on stderr, before
+    the input ends (it waited silently), and reads it."""
+    code, out, err = apply_on_a_terminal(trunc_exe, trunc_env, tmp_path)
+    assert code == 0, err
+    assert err.startswith("trunc apply: reading stdin (Ctrl-D to end)…")
+    assert out == "hello\n"
+    # With --json too: the note is on stderr, stdout stays one JSON document.
+    code, out, err = apply_on_a_terminal(trunc_exe, trunc_env, tmp_path, "--json")
+    assert code == 0 and "reading stdin" in err and json.loads(out)["content"] == "hello\n"
+
+
+def test_apply_on_a_pipe_or_a_file_says_nothing_of_stdin(trunc) -> None:  # type: ignore[no-untyped-def]
+    """Negative control: piped input, or a file, is not announced."""
+    assert "reading stdin" not in trunc("apply", stdin="hello\n").stderr
+    (trunc.workdir / "in.txt").write_text("hello\n")
+    assert "reading stdin" not in trunc("apply", "in.txt").stderr

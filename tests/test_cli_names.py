@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from distributions import SiteDir
 
 from truncation_core.cli import actions
 
@@ -21,11 +22,13 @@ def run(trunc_exe: str, env: dict[str, str], cwd: Path, *args: str,
 
 
 def test_apply_with_a_plugin_strategy_shows_its_cut(trunc_exe: str, trunc_env: dict[str, str],
-                                                    tmp_path: Path) -> None:
+                                                    tmp_path: Path,
+                                                    example_plugin: SiteDir) -> None:
     source = tmp_path / "in.txt"
     source.write_text(TEXT)
     done = run(trunc_exe, trunc_env, tmp_path, "apply", "--strategy", "sample", "--limit",
-               "1500", "--json", str(source), extra={"TRUNCATION_CORE_PLUGINS": "example"})
+               "1500", "--json", str(source), extra={"TRUNCATION_CORE_PLUGINS": "example",
+                                                      "PYTHONPATH": str(example_plugin.root)})
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert document["metadata"]["strategy_used"] == "sample"
@@ -35,7 +38,7 @@ def test_apply_with_a_plugin_strategy_shows_its_cut(trunc_exe: str, trunc_env: d
 
 
 def test_control_streamed_the_plugin_strategy_falls_back_to_head_tail(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, example_plugin: SiteDir) -> None:
     """Over the whole-input cap the input streams, and the stream cuts with head_tail (what
     `trunc apply --strategy sample` always did)."""
     from click.testing import CliRunner
@@ -54,9 +57,11 @@ def test_control_streamed_the_plugin_strategy_falls_back_to_head_tail(
 
 
 def test_shell_completion_of_strategies_and_tools(trunc_exe: str, trunc_env: dict[str, str],
-                                                  tmp_path: Path) -> None:
+                                                  tmp_path: Path,
+                                                  example_plugin: SiteDir) -> None:
     (tmp_path / ".truncation.yaml").write_text("tools:\n  my_search: {strategy: ranked}\n")
-    env = {"TRUNCATION_CORE_PLUGINS": "example", "_TRUNC_COMPLETE": "bash_complete"}
+    env = {"TRUNCATION_CORE_PLUGINS": "example", "_TRUNC_COMPLETE": "bash_complete",
+           "PYTHONPATH": str(example_plugin.root)}
     done = run(trunc_exe, trunc_env, tmp_path, extra={
         **env, "COMP_WORDS": "trunc apply --strategy s", "COMP_CWORD": "3"})
     assert done.stdout.split() == ["plain,sample"]

@@ -22,9 +22,9 @@ import pytest
 from terminal import run_with_stderr_on_a_terminal
 
 from truncation_core import Truncator
+from truncation_core.pipeline.results import TIMEOUT_EXIT
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.streaming.command import (
-    TIMEOUT_EXIT,
     CommandResult,
     CommandStatus,
     arun_command,
@@ -465,3 +465,33 @@ def test_cli_numbers_address_the_artifact_when_it_is_itself_cut(tmp_path: Path) 
     assert int(numbered[0][0]) < 11600
     assert show(f"{numbered[0][0]}-{numbered[0][0]}") == ["Traceback (most recent call last):"]
     assert "not kept: ValueError: lost in the middle" in content
+
+
+def test_an_interrupted_command_s_header_names_the_signal_that_killed_it() -> None:
+    """The caller is interrupted (Ctrl-C); the command's group is killed with SIGKILL, and
+    the header says so (it said ``Exit code: killed by None``)."""
+    truncator = make()
+
+    def progress(stream: Any, _elapsed: float) -> None:
+        if stream.lines >= 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        run_command(truncator, ["sh", "-c", "echo one; echo two; sleep 30"], progress=progress)
+    partial = caught.value.command_result  # type: ignore[attr-defined]
+    assert partial.status.interrupted == "SIGINT" and partial.status.shell_exit_code == 130
+    assert partial.status.exit_code is None and partial.status.signal == "SIGKILL"
+    assert "None" not in partial.text
+    assert "\nExit code: killed by SIGKILL\n" in partial.text
+    assert partial.result.content == "one\ntwo\n"
+
+
+def test_the_header_of_a_command_ended_without_a_known_status_says_so() -> None:
+    from truncation_core.streaming.command import _header_forms
+
+    status = CommandStatus(argv=["sleep", "30"], exit_code=None, signal=None,
+                           interrupted="SIGINT")
+    full, short = _header_forms(status, 1)
+    assert "None" not in full and "None" not in short
+    assert "\nExit code: none (the command was killed)\n" in full
+    assert short.startswith("[interrupted by SIGINT, ")

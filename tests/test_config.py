@@ -10,9 +10,10 @@ import pytest
 
 from truncation_core import Config, ConfigError, Policy, ToolConfig, Truncator
 from truncation_core.config.converter import config_from_mapping
-from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import BUILTIN_TOOL_POLICIES, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+from truncation_core.types.policy import StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.types.templates import MarkerConfig, plurals
 
 
 def problems(data: Any) -> tuple[str, ...]:
@@ -43,6 +44,7 @@ def test_default_markers_are_seed_000s() -> None:
     marker = MarkerConfig()
     fmt = {"lines": 12340, "chars": 1234567, "hint": "", "original_lines": 20000,
            "original_chars": 2000000}
+    fmt.update(plurals(fmt))
     assert marker.middle.format(**fmt) == ("\n... [12,340 lines / 1,234,567 chars omitted of "
                                            "20,000 lines / 2,000,000 chars] ...\n")
     assert marker.beginning.format(**fmt) == ("... [Beginning omitted: 12,340 lines / "
@@ -50,6 +52,9 @@ def test_default_markers_are_seed_000s() -> None:
                                               "chars] ...\n")
     assert marker.end.format(**fmt) == ("\n... [Remainder omitted: 12,340 lines / 1,234,567 "
                                         "chars of 20,000 lines / 2,000,000 chars] ...")
+    one = {"lines": 1, "chars": 1, "hint": "", "original_lines": 1, "original_chars": 1}
+    assert marker.middle.format(**one, **plurals(one)) == (
+        "\n... [1 line / 1 char omitted of 1 line / 1 char] ...\n")
 
 
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
@@ -378,7 +383,7 @@ def test_the_backend_factory_gets_the_options_and_reports_bad_ones() -> None:
 
 
 def test_store_options_built_in_code_are_checked_for_builtin_backends() -> None:
-    from truncation_core.config.model import StoreConfig
+    from truncation_core.types.policy import StoreConfig
 
     with pytest.raises(ConfigError, match=r"url: unknown key \(the filesystem backend has no "):
         StoreConfig(options={"url": "redis://localhost"})

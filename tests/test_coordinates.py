@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import pytest
+from distributions import SiteDir
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -259,7 +260,8 @@ def test_marker_and_metadata_address_a_cut_artifact(strategy: str, threshold: in
         result.artifact.id, "<id>")
 
 
-def test_regions_kept_whole_in_part_or_not_at_all_by_a_cut_artifact() -> None:
+def test_regions_kept_whole_in_part_or_not_at_all_by_a_cut_artifact(
+        example_plugin: SiteDir) -> None:
     """The example plugin's ``sample`` strategy leaves six gaps: one in the artifact's head,
     one across its end, three in the part it does not keep, one across the start of its
     tail."""

@@ -13,9 +13,14 @@ import attrs
 import pytest
 import yaml
 
-from truncation_core.config.markers import MARKER_PLACEHOLDERS, MarkerConfig
-from truncation_core.config.model import Config, PluginsConfig, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.config.model import Config, PluginsConfig
+from truncation_core.types.policy import StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, SETTING_NAMES, Settings
+from truncation_core.types.templates import (
+    COUNT_PLACEHOLDERS,
+    MARKER_PLACEHOLDERS,
+    MarkerConfig,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
@@ -79,7 +84,7 @@ def test_rows_are_found() -> None:
 
 
 def test_the_settings_table_is_the_one_generated_from_the_declaration() -> None:
-    """docs/configuration.md shows each setting as truncation_core/config/settings.py
+    """docs/configuration.md shows each setting as truncation_core/types/settings.py
     declares it (regenerate with ``python docs/generate.py``)."""
     assert generate.generated("configuration.md", DOC) == DOC
 
@@ -131,8 +136,17 @@ def test_every_marker_template_is_documented_with_its_placeholders(name: str) ->
     row = rows(section("Markers")).get(name)
     assert row is not None, f"marker.{name} is not in the Markers table"
     placeholders = row[-1]
-    missing = [p for p in MARKER_PLACEHOLDERS[name] if f"`{{{p}}}`" not in placeholders]
+    # A count's "_s" companion ({lines_s}) is documented once, below the table.
+    missing = [p for p in MARKER_PLACEHOLDERS[name]
+               if f"`{{{p}}}`" not in placeholders
+               and not (p.endswith("_s") and p[:-2] in COUNT_PLACEHOLDERS)]
     assert not missing, f"marker.{name}: placeholders not documented: {missing}"
+
+
+def test_every_count_s_companion_is_documented() -> None:
+    text = section("Markers")
+    assert "with `_s` appended" in text
+    assert all(f"`{{{name}}}`" in text for name in COUNT_PLACEHOLDERS)
 
 
 def test_every_marker_template_has_placeholders_declared() -> None:
@@ -152,7 +166,7 @@ def modules() -> list[str]:
 
 def test_modules_are_found() -> None:
     """Negative control: the walk sees the modules it checks."""
-    assert {"truncation_core/truncator.py", "truncation_core/builtins/head.py",
+    assert {"truncation_core/truncator.py", "truncation_core/builtins/strategies.py",
             "truncation_core/cli/apply.py"} <= set(modules())
 
 
@@ -204,9 +218,9 @@ def test_documented_names_are_found() -> None:
 
 
 def _result_fields() -> list[str]:
-    from truncation_core.hooks.models import Omission
     from truncation_core.pipeline.results import TruncationMetadata
     from truncation_core.pipeline.stats import ToolStats
+    from truncation_core.types.cuts import Omission
 
     return sorted({*TruncationMetadata.field_names(),
                    *(a.name for a in attrs.fields(Omission)), "chars",
@@ -217,3 +231,113 @@ def _result_fields() -> list[str]:
 @pytest.mark.parametrize("name", _result_fields())
 def test_every_result_field_is_documented(name: str) -> None:
     assert name in _documented_names()
+
+
+# -- docs/hooks.md: the reference is generated from the hook specifications ------------------
+
+HOOKS = REPO / "docs" / "hooks.md"
+
+
+def test_every_generated_part_is_up_to_date() -> None:
+    """What ``python docs/generate.py --check`` says (regenerate with ``python
+    docs/generate.py``): every generated part of every page is what the code renders."""
+    assert generate.main(["--check"]) == 0
+
+
+def test_the_check_fails_on_a_stale_hook_section(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: a hook's section edited by hand in the page is caught, and
+    rewriting the page puts the docstring's text back."""
+    text = HOOKS.read_text(encoding="utf-8")
+    sentence = "Choose the strategy that cuts one tool result."
+    assert text.count(sentence) == 1
+    stale = text.replace(sentence, "Choose any strategy.")
+    (tmp_path / "hooks.md").write_text(stale, encoding="utf-8")
+    (tmp_path / "configuration.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.setattr(generate, "DOCS", tmp_path)
+    assert generate.main(["--check"]) == 1
+    assert (tmp_path / "hooks.md").read_text(encoding="utf-8") == stale
+    assert generate.main([]) == 0
+    assert (tmp_path / "hooks.md").read_text(encoding="utf-8") == text
+
+
+def test_a_docstring_change_changes_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: the reference follows the docstrings, so the page is stale as soon
+    as a hook's docstring changes."""
+    from truncation_core.hooks import specs
+
+    text = HOOKS.read_text(encoding="utf-8")
+    doc = specs.truncate.__doc__
+    assert doc is not None
+    monkeypatch.setattr(specs.truncate, "__doc__",
+                        doc.replace(":cost: the cut itself", ":cost: the very cut itself"))
+    regenerated = generate.generated("hooks.md", text)
+    assert regenerated != text
+    assert "**Cost:** the very cut itself" in regenerated
+    assert "| the very cut itself" in regenerated  # the table too
+
+
+def test_the_reference_covers_whatever_hooks_the_specs_define(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generator knows no hook by name: a specification added to the module gets its
+    section (signature, parameters, fields, prose) and its row; one removed loses them."""
+    from truncation_core.hooks import specs
+
+    def shape_result(result: str, width: int = 80) -> str | None:
+        """Reshape one result before it is cut.
+
+        All results are collected.
+
+        :param result: the text, as given to ``process``.
+        :param width: the widest line, in characters.
+        :returns: the new text, or None to leave it to :class:`~a.b.Other` plugins.
+
+        :called: for each result.
+        :cost: one call per result.
+
+        .. versionadded:: 9.9
+
+        Implementing this hook: keep it pure.
+        """
+        return None
+
+    monkeypatch.setattr(specs, "shape_result", specs.hookspec(shape_result), raising=False)
+    monkeypatch.delattr(specs, "register_commands")
+    section = generate.generated("hooks.md", HOOKS.read_text(encoding="utf-8")).split(
+        "## shape_result(result, width)\n", 1)[1]
+    assert section.startswith("\n```python\n@hookspec\n"
+                              "def shape_result(result: str, width: int = 80) -> str | None: "
+                              "...\n```\n\nReshape one result before it is cut.\n\n"
+                              "All results are collected.\n\nParameters:\n\n"
+                              "- `result` (`str`): the text, as given to `process`.\n"
+                              "- `width` (`int`): the widest line, in characters.\n\n"
+                              "**Returns:** the new text, or None to leave it to `Other` "
+                              "plugins.\n\n**Called:** for each result.\n\n"
+                              "**Cost:** one call per result.\n\n*Added in 9.9.*\n\n"
+                              "Implementing this hook: keep it pure.\n")
+    regenerated = generate.generated("hooks.md", HOOKS.read_text(encoding="utf-8"))
+    assert "| [`shape_result`](#shape_resultresult-width) | all |" in regenerated
+    assert "## register_commands(" not in regenerated
+
+
+@pytest.mark.parametrize(("rest", "markdown"), [
+    ("``a.b``", "`a.b`"),
+    (":class:`~truncation_core.hooks.models.Cut`", "`Cut`"),
+    (":mod:`truncation_core.text.cut`", "`truncation_core.text.cut`"),
+    (":meth:`Truncator.stream <truncation_core.Truncator.stream>`", "`Truncator.stream`"),
+    (":py:func:`~x.y`, *text*", "`y`, *text*"),
+])
+def test_rest_markup_becomes_markdown(rest: str, markdown: str) -> None:
+    assert generate.markdown(rest) == markdown
+
+
+def test_wrapped_lines_never_open_a_markdown_block() -> None:
+    """A line of the page that started with ``-`` or ``1.`` would be read as a list."""
+    words = ["word"] * 20 + ["-", "after"] + ["word"] * 20 + ["1.", "x"]
+    lines = generate._wrap(words, 20)
+    assert all(not re_block(line) for line in lines[1:])
+    assert generate._wrap(["aa", "bb"], 4) == ["aa", "bb"]  # negative control: it wraps
+
+
+def re_block(line: str) -> bool:
+    return bool(re.match(r"(-|\d+\.) ", line))

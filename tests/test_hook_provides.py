@@ -1,4 +1,5 @@
-"""The ``provides`` hook: declared names make strategies and backends available to config."""
+"""The ``provides`` hook: declared strategies (one object each), backends and tokenizers are
+available to config by name."""
 
 from __future__ import annotations
 
@@ -14,7 +15,17 @@ from truncation_core import (
     Truncator,
     hookimpl,
 )
+from truncation_core.plugin import Cut, Strategy
 from truncation_core.storage.memory import MemoryStore
+
+
+def first_line(text: str, **_: Any) -> Cut:
+    first = text[: text.find("\n") + 1]
+    return Cut(text=first, omitted_chars=len(text) - len(first),
+               omitted_lines=text.count("\n") - 1)
+
+
+FIRST_LINE = Strategy(name="first_line", description="keep only the first line", cut=first_line)
 
 
 class ProvidesStrategy:
@@ -26,17 +37,7 @@ class ProvidesStrategy:
     @hookimpl
     def provides(self) -> Provides:
         self.calls += 1
-        return Provides(strategies={"first_line": "keep only the first line"})
-
-    @hookimpl
-    def truncate(self, strategy: str, text: str) -> Any:
-        if strategy != "first_line":
-            return None
-        from truncation_core import Cut
-
-        first = text[: text.find("\n") + 1]
-        return Cut(text=first, omitted_chars=len(text) - len(first),
-                   omitted_lines=text.count("\n") - 1)
+        return Provides(strategies=[FIRST_LINE])
 
 
 def test_hook_provides_makes_a_strategy_name_valid_in_config() -> None:
@@ -48,7 +49,7 @@ def test_hook_provides_makes_a_strategy_name_valid_in_config() -> None:
     result = truncator.process("".join(f"line {i}\n" for i in range(100)))
     assert result.content == "line 0\n"
     assert result.metadata.strategy_used == "first_line"
-    assert truncator.plugins.strategies["first_line"] == "keep only the first line"
+    assert truncator.plugins.strategies["first_line"] is FIRST_LINE
 
 
 def test_hook_provides_is_called_once_per_truncator() -> None:
@@ -105,10 +106,13 @@ def test_hook_provides_a_later_plugin_describes_a_name_it_overrides() -> None:
 
         @hookimpl
         def provides(self) -> Provides:
-            return Provides(strategies={"tail": "my tail"})
+            return Provides(strategies=[Strategy(name="tail", description="my tail",
+                                                 cut=first_line)])
 
-    truncator = Truncator(plugins=[Override()], load_entrypoints=False)
-    assert truncator.plugins.strategies["tail"] == "my tail"
+    tail = {"tools": {"execute_command": {"strategy": "tail"}}}
+    truncator = Truncator(tail, plugins=[Override()], load_entrypoints=False)
+    assert truncator.plugins.strategies["tail"].description == "my tail"
+    assert truncator.process("line\n" * 3000, tool="execute_command").content == "line\n"
 
 
 def test_hook_provides_two_plugins_claiming_one_strategy_name_are_reported() -> None:
@@ -171,9 +175,9 @@ BAD_ANSWERS = [
     ("a-dict", {"strategies": {"x": "y"}}),
     ("a-str", "tail"),
     ("a-list", [Provides()]),
-    ("bad-names", Provides(strategies={"": "empty name"})),
+    ("names-not-strategies", Provides(strategies={"x": "the form before Strategy objects"})),
+    ("given-twice", Provides(strategies=[FIRST_LINE, FIRST_LINE])),
     ("bad-backend", Provides(backends={"b": "not callable"})),
-    ("bad-streamable", Provides(strategies={"s": "d"}, streamable={"other"})),
 ]
 
 
@@ -203,11 +207,31 @@ def test_hook_provides_a_wrong_answer_raises_in_strict_mode(name: str, value: An
                   load_entrypoints=False, store=MemoryStore())
 
 
+def streamable(truncator: Truncator) -> set[str]:
+    return {name for name, s in truncator.plugins.strategies.items() if s.streamable}
+
+
 def test_hook_provides_declares_which_strategies_can_cut_long_streams() -> None:
     truncator = Truncator(load_entrypoints=False, store=MemoryStore())
-    assert truncator.plugins.streamable == {"head", "tail", "head_tail", "lines", "outline",
-                                            "adaptive"}
+    assert streamable(truncator) == {"head", "tail", "head_tail", "lines", "outline",
+                                    "adaptive"}
     # A plugin that provides a name again decides for it: here, not streamable.
-    again = Truncator(plugins=[_Answers("mine", Provides(strategies={"tail": "my tail"}))],
-                      load_entrypoints=False, store=MemoryStore())
-    assert again.plugins.streamable == {"head", "head_tail", "lines", "outline", "adaptive"}
+    mine = Provides(strategies=[Strategy(name="tail", description="my tail", cut=first_line)])
+    again = Truncator(plugins=[_Answers("mine", mine)], load_entrypoints=False,
+                      store=MemoryStore())
+    assert streamable(again) == {"head", "head_tail", "lines", "outline", "adaptive"}
+
+
+@pytest.mark.parametrize(("fields", "error"), [
+    ({"name": ""}, "name: expected a non-empty name"),
+    ({"name": 7}, "name: expected a non-empty name"),
+    ({"description": None}, "description: expected a str"),
+    ({"cut": "head_tail"}, "cut: expected a function"),
+    ({"streamable": "yes"}, "streamable: expected True or False"),
+    ({"stream_cutter": 3}, "stream_cutter: expected a function"),
+])
+def test_a_strategy_is_checked_when_it_is_made(fields: dict[str, Any], error: str) -> None:
+    """A plugin that makes a bad Strategy fails in its own provides(), which names it."""
+    good: dict[str, Any] = {"name": "x", "description": "d", "cut": first_line}
+    with pytest.raises((TypeError, ValueError), match=error):
+        Strategy(**{**good, **fields})

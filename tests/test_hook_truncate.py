@@ -1,4 +1,5 @@
-"""The ``truncate`` hook: a plugin implements a named strategy with the text helpers."""
+"""The ``truncate`` hook: the pipeline's cut, which asks the chosen Strategy object by default;
+a plugin takes over or wraps the cut of any strategy here."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 import attrs
 
 from truncation_core import Budget, ContentFacts, Cut, Provides, Truncator, hookimpl
-from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.plugin import Strategy
 from truncation_core.text.cut import fit_prefix, omission
 from truncation_core.text.measure import count_terminators
+from truncation_core.types.markers import MarkerRenderer
 
 LOG = "".join(f"line {i:04d}\n" for i in range(1000))
 
@@ -24,14 +26,12 @@ class EveryOther:
 
     @hookimpl
     def provides(self) -> Provides:
-        return Provides(strategies={"my_head": "head via the helpers"})
+        return Provides(strategies=[Strategy(name="my_head", description="head via the helpers",
+                                             cut=self.cut)])
 
-    @hookimpl
-    def truncate(self, strategy: str, text: str, budget: Budget, facts: ContentFacts,
-                 markers: MarkerRenderer) -> Cut | None:
-        self.calls.append({"strategy": strategy, "budget": budget, "facts": facts})
-        if strategy != "my_head":
-            return None
+    def cut(self, text: str, *, budget: Budget, facts: ContentFacts, markers: MarkerRenderer,
+            **_: Any) -> Cut:
+        self.calls.append({"strategy": "my_head", "budget": budget, "facts": facts})
         reserve = len(markers.worst_case("end"))
         end = fit_prefix(text, attrs.evolve(budget, chars=budget.chars - reserve))
         end = text.rfind("\n", 0, end) + 1
@@ -61,12 +61,32 @@ def test_hook_truncate_implements_a_named_strategy() -> None:
     assert (call["facts"].lines, call["facts"].chars) == (1000, len(LOG))
 
 
-def test_hook_truncate_returns_none_for_other_strategies() -> None:
-    plugin = EveryOther()
+class TakesOverTail:
+    """Implements ``truncate`` to take over the cut of the built-in ``tail``."""
+
+    __name__ = "takes-over-tail"
+
+    def __init__(self) -> None:
+        self.asked: list[Strategy] = []
+
+    @hookimpl
+    def truncate(self, strategy: Strategy, text: str) -> Cut | None:
+        self.asked.append(strategy)
+        if strategy.name != "tail":
+            return None
+        return Cut(text=text[-20:], omitted_chars=len(text) - 20, omitted_lines=0,
+                   details={"by": "takes-over-tail"})
+
+
+def test_hook_truncate_is_given_the_strategy_object_and_may_take_over_its_cut() -> None:
+    plugin = TakesOverTail()
     truncator = Truncator({"inline_limit": 500}, plugins=[plugin], load_entrypoints=False)
-    result = truncator.process(LOG)
-    assert [c["strategy"] for c in plugin.calls] == ["head_tail"]  # asked first, declined
-    assert result.metadata.strategy_used == "head_tail"
+    result = truncator.process(LOG)  # head_tail: declined, the built-in asks the strategy
+    assert [s.name for s in plugin.asked] == ["head_tail"]
+    assert plugin.asked[0] is truncator.plugins.strategies["head_tail"]
+    assert result.metadata.strategy_used == "head_tail" and result.metadata.details == {}
+    taken = truncator.process(LOG, tool="execute_command")  # tail: taken over
+    assert taken.content == LOG[-20:] and taken.metadata.details == {"by": "takes-over-tail"}
 
 
 def test_hook_truncate_budget_includes_every_limit() -> None:

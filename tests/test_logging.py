@@ -15,8 +15,8 @@ import pytest
 from faults import Broken, FailingStore, Greedy
 
 from truncation_core import StoreFull, Truncator
-from truncation_core.hooks.models import Cut
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.types.cuts import Cut
 
 
 @pytest.fixture
@@ -184,7 +184,7 @@ def test_canary_stays_out_of_a_plugin_fallback(canary: str, leaks: Leaks) -> Non
 
 
 @pytest.mark.parametrize("hook", ["select_strategy", "truncate", "format_marker",
-                                  "store_artifact", "write", "salient_patterns",
+                                  "store_artifact", "write", "salient_detector",
                                   "stream_cutter"])
 def test_canary_stays_out_of_plugin_failures(canary: str, leaks: Leaks, hook: str,
                                              caplog: pytest.LogCaptureFixture) -> None:
@@ -195,7 +195,7 @@ def test_canary_stays_out_of_plugin_failures(canary: str, leaks: Leaks, hook: st
     with pytest.raises(ValueError) as control:  # negative control: the message quotes it
         plugin.fail()
     assert canary in str(control.value)
-    if hook == "stream_cutter":
+    if hook == "stream_cutter":  # the stream cutter of the plugin's strategy
         with truncator.stream(tool="execute_command") as s:
             s.write(text)
         result = s.result()

@@ -2,8 +2,7 @@
 
 Installed plugins are real: each test writes ``*.dist-info`` directories (``METADATA`` and
 ``entry_points.txt``) and their modules into a directory on ``sys.path`` (the ``site_dir``
-fixture), and discovery finds them (truncation_core.hooks.entrypoints reads the files
-importlib.metadata reads; tests below check that both give the same). Nothing patches
+fixture), and discovery finds them (through importlib.metadata). Nothing patches
 ``entry_points``. The
 command-line behaviour with a broken plugin runs ``trunc`` as a subprocess with that directory
 on ``PYTHONPATH``.
@@ -30,6 +29,7 @@ from truncation_core import (
     hookimpl,
 )
 from truncation_core.hooks.host import DEFAULT_PLUGINS
+from truncation_core.plugin import Strategy
 
 LOG = "".join(f"line {i}\n" for i in range(500))
 
@@ -148,7 +148,9 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
 
         @hookimpl
         def provides(self) -> Provides:
-            return Provides(strategies={"middle_only": "keeps the middle"},
+            return Provides(strategies=[Strategy(name="middle_only",
+                                                 description="keeps the middle",
+                                                 cut=lambda text, **_: None)],
                             backends={"null": lambda config: None})
 
     builtins = make(load_entrypoints=False).plugins
@@ -161,10 +163,12 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
     assert info["explicit.extra"].strategies == ("middle_only",)
     assert info["explicit.extra"].backends == ("null",)
     assert info["builtin.memory_store"].backends == ("memory",)
-    assert info["builtin.head_tail"].strategies == ("head_tail",)
+    assert info["builtin.strategies"].strategies == (
+        "head", "head_tail", "lines", "outline", "tail",
+    )
 
 
-def test_the_example_plugin_is_discovered_by_entry_point() -> None:
+def test_the_example_plugin_is_discovered_by_entry_point(example_plugin: SiteDir) -> None:
     truncator = Truncator({"default_strategy": "sample", "inline_limit": 2000})
     info = {p.name: p for p in truncator.plugins.list_plugins()}["example"]
     assert (info.kind, info.distribution, info.strategies) == (
@@ -179,7 +183,7 @@ BROKEN = "raise ImportError('needs frobnicate, which is not installed')\n"
 
 
 def test_a_broken_entry_point_warns_naming_it_and_its_distribution(
-        site_dir: Any, unique_name: str) -> None:
+        example_plugin: SiteDir, site_dir: Any, unique_name: str) -> None:
     site_dir.distribution("tc-broken-dist", "2.3", entry_points={"broken": unique_name},
                           modules={unique_name: BROKEN})
     with pytest.warns(PluginLoadWarning) as caught:
@@ -246,8 +250,7 @@ def test_a_misspelled_hook_in_an_explicit_plugin_is_reported() -> None:
         make({"plugins": {"strict": True}}, plugins=[Typo()], load_entrypoints=False)
     known = message.split("known hooks: ", 1)[1]
     assert known.split(", ") == ["format_marker", "provides", "register_commands",
-                                 "salient_patterns", "salient_records", "salient_units",
-                                 "select_strategy", "store_artifact", "stream_cutter",
+                                 "salient_detector", "select_strategy", "store_artifact",
                                  "truncate"]
 
 
@@ -265,8 +268,7 @@ def test_hook_names_are_only_the_specified_hooks_after_a_rejected_plugin() -> No
     with pytest.raises(pluggy.PluginValidationError):
         loader.register(Typo(), name="typo", kind="explicit", target=None)
     assert hook_names(loader.pm) == ["format_marker", "provides", "register_commands",
-                                     "salient_patterns", "salient_records", "salient_units",
-                                     "select_strategy", "store_artifact", "stream_cutter",
+                                     "salient_detector", "select_strategy", "store_artifact",
                                      "truncate"]
 
 
@@ -284,7 +286,8 @@ def test_two_entry_points_with_one_name_keep_the_first(site_dir: Any, unique_nam
 
 
 @pytest.fixture
-def two_plugins(site_dir: Any, unique_name: str) -> Any:
+def two_plugins(example_plugin: SiteDir, site_dir: Any, unique_name: str) -> Any:
+    """Besides the example plugin: ``one`` (restyles markers) and ``two`` (fails to load)."""
     site_dir.distribution("tc-one", entry_points={"one": f"{unique_name}_1"},
                           modules={f"{unique_name}_1": marker_plugin("one")})
     site_dir.distribution("tc-two", entry_points={"two": f"{unique_name}_2"},
@@ -391,6 +394,7 @@ def broken_env(tmp_path: Path, trunc_env: dict[str, str]) -> dict[str, str]:
     site.root.mkdir()
     site.distribution("tc-broken-dist", "0.9", entry_points={"broken": "tc_cli_broken"},
                       modules={"tc_cli_broken": BROKEN})
+    site.first_party("truncation-core-example")
     return {**trunc_env, "PYTHONPATH": str(site.root)}
 
 
@@ -483,7 +487,7 @@ def test_environment_switches_reach_a_truncator_built_from_a_mapping(
 
 
 def test_a_strategy_of_a_disabled_plugin_warns_once_and_falls_back(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        example_plugin: SiteDir, monkeypatch: pytest.MonkeyPatch) -> None:
     """Disabling a plugin whose strategy the configuration names is not an error: one
     warning names the plugin, what disabled it and the key, and the default stands in."""
     monkeypatch.setenv("TRUNCATION_CORE_DISABLE_PLUGINS", "example")
@@ -509,9 +513,11 @@ def test_an_unknown_strategy_with_no_plugin_disabled_is_still_an_error() -> None
 
 
 def test_cli_goes_on_when_a_configured_plugin_is_disabled(
-        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path) -> None:
+        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path,
+        example_plugin: SiteDir) -> None:
     (tmp_path / ".truncation.yaml").write_text("default_strategy: sample\n")
-    env = {**trunc_env, "TRUNCATION_CORE_DISABLE_PLUGINS": "example"}
+    env = {**trunc_env, "TRUNCATION_CORE_DISABLE_PLUGINS": "example",
+           "PYTHONPATH": str(example_plugin.root)}
     for args in (("apply", "--limit", "300"), ("config", "validate"), ("artifacts", "list")):
         done = run(trunc_exe, env, tmp_path, *args, stdin=LOG)
         assert done.returncode == 0, (args, done.stderr)
@@ -520,150 +526,3 @@ def test_cli_goes_on_when_a_configured_plugin_is_disabled(
             "warning: default_strategy names 'sample', which no loaded plugin provides; "
             "disabled plugin 'example' (TRUNCATION_CORE_DISABLE_PLUGINS) may provide it: "
             "using head_tail"], args
-
-
-# -- discovery: the same entry points as importlib.metadata, read faster ------------------------
-
-
-def _listed(eps: Any) -> list[tuple[str, str, str | None, str | None]]:
-    return [(ep.name, ep.value, ep.distribution, ep.version) for ep in eps]
-
-
-def _from_importlib(group: str) -> list[tuple[str, str, str | None, str | None]]:
-    from importlib.metadata import entry_points
-
-    return [(ep.name, ep.value, ep.dist.metadata["Name"] if ep.dist else None,
-             ep.dist.version if ep.dist else None) for ep in entry_points(group=group)]
-
-
-@pytest.mark.parametrize("group", ["truncation_core", "console_scripts", "pytest11"])
-def test_discovery_finds_what_importlib_metadata_finds(site_dir: Any, unique_name: str,
-                                                       group: str) -> None:
-    """In this environment (the installed plugins, pytest's), plus distributions written for
-    the test: one shadowed by an earlier one of the same normalized name on sys.path, one
-    with a comment, blank lines and a section of another group, one whose metadata header
-    is folded, one whose METADATA is missing (PKG-INFO instead), an egg-info directory."""
-    from truncation_core.hooks.entrypoints import _readable_layout, entry_points
-
-    site_dir.distribution("tc-zeta", entry_points={"zeta": f"{unique_name}_z:attr"},
-                          modules={})
-    shadow = site_dir.root.parent / "later"
-    shadow.mkdir()
-    info = shadow / "TC_Zeta-9.0.dist-info"  # another spelling of tc-zeta: shadowed
-    info.mkdir()
-    (info / "METADATA").write_text("Name: TC_Zeta\nVersion: 9.0\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[truncation_core]\nshadowed = x\n",
-                                           encoding="utf-8")
-    sys.path.append(str(shadow))
-    try:
-        odd = site_dir.root / "tc_odd-2.0.dist-info"
-        odd.mkdir()
-        (odd / "METADATA").write_text(
-            "Metadata-Version: 2.1\nName: tc-odd\nSummary: one\n  folded\nVersion: 2.0\n\n"
-            "Name: not-a-header\n", encoding="utf-8")
-        (odd / "entry_points.txt").write_text(
-            "# comment\n\n[console_scripts]\ntc-odd = tc_odd:main\n\n"
-            f"[truncation_core]\n  odd =  {unique_name}_o : attr . sub  \n", encoding="utf-8")
-        egg = site_dir.root / "tc_egg-0.1.egg-info"
-        egg.mkdir()
-        (egg / "PKG-INFO").write_text("Name: tc-egg\nVersion: 0.1\n", encoding="utf-8")
-        (egg / "entry_points.txt").write_text(f"[truncation_core]\negg = {unique_name}_e\n"
-                                              "[pytest11]\negg = tc_egg\n", encoding="utf-8")
-        assert _readable_layout()  # the fast reader answers, not its fallback
-        ours = _listed(entry_points(group))
-        assert ours == _from_importlib(group)
-        if group == "truncation_core":
-            names = [name for name, *_ in ours]
-            assert {"zeta", "odd", "egg"} <= set(names) and "shadowed" not in names
-    finally:
-        sys.path.remove(str(shadow))
-
-
-def test_discovery_asks_importlib_metadata_where_it_cannot_read_the_layout(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A finder on sys.meta_path that finds distributions of its own (an import hook
-    serving packages from elsewhere): its entry points are found, through importlib.metadata
-    (negative control: the file reader alone does not see them)."""
-    import importlib.metadata as metadata
-
-    from truncation_core.hooks import entrypoints
-
-    class Dist(metadata.Distribution):
-        def read_text(self, filename: str) -> str | None:
-            return {"METADATA": "Name: tc-virtual\nVersion: 3.1\n",
-                    "entry_points.txt": "[truncation_core]\nvirtual = tc_virtual\n"}.get(
-                        filename)
-
-        def locate_file(self, path: Any) -> Any:
-            return tmp_path / str(path)
-
-    class Finder:
-        @staticmethod
-        def find_spec(*args: Any) -> None:
-            return None
-
-        @staticmethod
-        def find_distributions(context: Any = None) -> list[Dist]:
-            return [Dist()]
-
-    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
-    found = _listed(entrypoints.entry_points("truncation_core"))
-    assert ("virtual", "tc_virtual", "tc-virtual", "3.1") in found
-    monkeypatch.setattr(entrypoints, "_readable_layout", lambda: True)
-    assert "virtual" not in [name for name, *_ in
-                             _listed(entrypoints.entry_points("truncation_core"))]
-
-
-def test_finding_hooks_in_a_module_agrees_with_pluggy() -> None:
-    """The manager decides a module's hooks from its ``__dict__``: for every attribute of the
-    built-ins, the first-party plugins, the specifications and a module holding every kind of
-    attribute (functions marked or not, static and class methods, bound methods, classes,
-    instances, a module __getattr__), the answer is pluggy's own."""
-    import importlib
-    import types
-
-    from truncation_core.hooks import specs
-    from truncation_core.hooks.loader import _PluginManager
-
-    odd = types.ModuleType("tc_odd_attributes")
-
-    class Holder:
-        @hookimpl
-        def format_marker(self, marker: Any) -> None:
-            return None
-
-        @staticmethod
-        @hookimpl
-        def provides() -> None:
-            return None
-
-        @classmethod
-        @hookimpl
-        def truncate(cls, strategy: str) -> None:
-            return None
-
-    @hookimpl(tryfirst=True)
-    def select_strategy(tool: str) -> None:
-        return None
-
-    def store_artifact() -> None:
-        return None
-
-    odd.__dict__.update(
-        select_strategy=select_strategy, store_artifact=store_artifact, holder=Holder,
-        instance=Holder(), bound=Holder().format_marker, static=Holder.__dict__["provides"],
-        klass=Holder.__dict__["truncate"], number=3, text="x", lambda_=lambda: None,
-        __getattr__=lambda name: (_ for _ in ()).throw(AttributeError(name)))
-    modules = [importlib.import_module(m) for m in DEFAULT_PLUGINS]
-    modules += [importlib.import_module(m) for m in ("truncation_core_example",
-                                                     "truncation_core_tiktoken")]
-    ours, theirs = _PluginManager("truncation_core"), pluggy.PluginManager("truncation_core")
-    seen = 0
-    for module in [*modules, odd]:
-        for name in dir(module):
-            got = ours.parse_hookimpl_opts(module, name)
-            assert got == theirs.parse_hookimpl_opts(module, name), (module.__name__, name)
-            seen += got is not None
-    assert seen > 20
-    for name in dir(specs):
-        assert ours.parse_hookspec_opts(specs, name) == theirs.parse_hookspec_opts(specs, name)

@@ -41,7 +41,7 @@ def test_the_plugin_really_raises() -> None:
     """Negative control: in strict mode each failure reaches the caller, as it did before
     the processor caught them."""
     for hook in ("select_strategy", "truncate", "format_marker", "store_artifact", "write",
-                 "commit", "salient_patterns"):
+                 "commit", "salient_detector"):
         truncator, plugin = make(hook, {"highlights": 3}, strict=True, error=KeyError)
         with pytest.raises(KeyError):
             truncator.process(LOG)
@@ -167,13 +167,13 @@ def test_store_errors_are_not_plugin_bugs_and_degrade_even_when_strict() -> None
     assert meta.notes == ()
 
 
-def test_salient_patterns_failure_shows_no_highlights() -> None:
-    truncator, plugin = make("salient_patterns", {"highlights": 3})
+def test_salient_detector_failure_shows_no_highlights() -> None:
+    truncator, plugin = make("salient_detector", {"highlights": 3})
     text = LOG[:10_000] + "Traceback (most recent call last):\n" + LOG[10_000:]
     result = truncator.process(text, tool="execute_command")
     assert "highlights" not in result.metadata.details
     assert result.metadata.notes == ("plugin 'explicit.broken' raised ValueError in "
-                                     "salient_patterns; no highlights",)
+                                     "salient_detector; no highlights",)
     truncator.process(text, tool="execute_command")
     assert plugin.calls == 2  # not cached: every result says why it has no highlights
 
@@ -209,8 +209,8 @@ def test_stream_cutter_failure_opens_the_stream(caplog: pytest.LogCaptureFixture
         s.write('{"a": [' + ", ".join(str(i) for i in range(500)) + "]}")
     assert len(s.result().content) <= 500
     assert warnings_logged(caplog) == [
-        "plugin 'explicit.broken' raised ValueError in stream_cutter; the stream cuts as "
-        "text (tool=list_directory)"]
+        "plugin 'explicit.broken' raised ValueError in stream_cutter; strategy 'fragile' "
+        "cuts the stream as text (tool=list_directory)"]
 
 
 def test_a_failing_provides_is_a_plugin_that_failed_to_load() -> None:

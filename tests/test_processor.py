@@ -84,9 +84,8 @@ def test_hook_recorder_sees_hooks_when_they_run() -> None:
     with recorded_hooks(truncator) as calls:
         truncator.process(log_text(50), tool="execute_command")
     assert calls[:3] == ["select_strategy", "store_artifact", "truncate"]
-    # Then markers, and (highlights are on for execute_command) the salient hooks, once per tool.
-    assert set(calls[3:]) == {"format_marker", "salient_patterns", "salient_units",
-                              "salient_records"}
+    # Then markers, and (highlights are on for execute_command) the detectors, once per tool.
+    assert set(calls[3:]) == {"format_marker", "salient_detector"}
 
 
 def test_metadata_of_unchanged_content_is_computed_only_when_read(
@@ -123,7 +122,8 @@ def test_over_the_limit_is_cut_by_the_selected_strategy_within_budget() -> None:
     assert truncator.store.list() == [result.artifact]
     assert meta.artifact_id == result.artifact.id
     assert meta.original_bytes == len(text)
-    # Counted by the default tokenizer, estimate (tests/tokens/ checks it against real ones).
+    # Counted by the default tokenizer, estimate (the tiktoken plugin's tests/tokens/ check it
+    # against real ones).
     assert meta.tokenizer == "estimate" and meta.max_tokens is None
     assert meta.estimated_tokens == EstimateTokenizer().count(result.content)
     # 12,000 characters is more than a stream keeps of it (two windows of 4,096 at most):
@@ -338,7 +338,8 @@ def test_reference_uses_json_in_the_summary_for_json_content() -> None:
     truncator = Truncator(load_entrypoints=False)
     doc = json.dumps([{"id": i, "name": f"item {i}"} for i in range(5000)])
     result = truncator.process(doc, tool="search_files")
-    assert REFERENCE_FIRST_LINE.match(result.content).group("summary") == "search_files JSON"  # type: ignore[union-attr]
+    reference = json.loads(result.content)[-1]  # the array's last item: it stays an array
+    assert REFERENCE_FIRST_LINE.match(reference + "\n").group("summary") == "search_files JSON"  # type: ignore[union-attr]
     assert result.artifact.content_type == "application/json"  # type: ignore[union-attr]
 
 
@@ -633,3 +634,18 @@ def test_omissions_carry_byte_offsets_when_they_address_something(
             len(text[:region.start].encode()), len(text[:region.end].encode()))
     else:
         assert (region.start_byte, region.end_byte) == (None, None)
+
+
+def test_a_count_of_one_takes_the_singular_in_the_reference_markers_and_notes() -> None:
+    """``1 line``, not ``1 lines``: in the artifact reference (a one-line JSON document is
+    common) and the omission markers."""
+    truncator = Truncator({"store": {"backend": "memory"}}, load_entrypoints=False)
+    one_line = truncator.process("x" * 60_000 + "\n")
+    assert one_line.content.startswith("[Artifact: ")
+    assert "(60.0 kB), 1 line: search it" in one_line.content
+    assert " of 1 line / 60,001 chars; " in one_line.content
+    document = truncator.process(json.dumps([{"id": i} for i in range(10_000)]))
+    assert json.loads(document.content)[-1].split("), ")[1].startswith("1 line: ")
+    # (The structured notes: tests/structured/test_json_element.py, "... 1 item omitted ...")
+    for content in (one_line.content, document.content):
+        assert "1 lines" not in content and " 1 items" not in content

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.config.tool_names import ARTIFACT_TOOLS
 from truncation_core.errors import ConfigError
+from truncation_core.types.tool_names import ARTIFACT_TOOLS
 
 LOG = "\n".join(f"{i:05d} step {i} of the build ... ok" for i in range(1, 20_001)) + "\n"
 SMALL_LOG = "\n".join(f"{i:05d} step {i} of the build ... ok" for i in range(1, 601)) + "\n"

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from truncation_core import Truncator
 from truncation_core.errors import StoreFull
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.pipeline.ends import KeptEnds, MiddleUnavailable, window_for
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.streaming.ends import KeptEnds, MiddleUnavailable, window_for
 from truncation_core.text.measure import measure
 from truncation_core.tokens.estimate import EstimateTokenizer
 

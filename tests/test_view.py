@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from reference import REFERENCE_FIRST_LINE, line_count, utf8_bytes
 
 from truncation_core import Budget, Truncator
-from truncation_core.plugin import Cut, Provides, hookimpl
+from truncation_core.plugin import Cut, Provides, Strategy, hookimpl
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.terminal import strip_ansi, terminal_view
 from truncation_core.tokens.estimate import EstimateTokenizer
@@ -334,13 +334,11 @@ class Rewriter:
 
     @hookimpl
     def provides(self) -> Any:
-        return Provides(strategies={"rewrite": "colours every line"})
+        return Provides(strategies=[Strategy(name="rewrite", description="colours every line",
+                                             cut=self.cut)])
 
-    @hookimpl
-    def truncate(self, strategy: str, text: str, budget: Budget, facts: Any, markers: Any
-                 ) -> Any:
-        if strategy != "rewrite":
-            return None
+    @staticmethod
+    def cut(text: str, *, budget: Budget, **_: Any) -> Any:
         out = "\x1b[31m" + "red\n" * (budget.chars // 8) + "\x1b[0m\rdone\n"
         return Cut(text=out[:budget.chars], omitted_chars=len(text), omitted_lines=1)
 

@@ -24,16 +24,16 @@ __version__ = "0.1.0.dev0"
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
-    "ArtifactCut": "truncation_core.artifacts.model",
-    "ArtifactInfo": "truncation_core.artifacts.model",
-    "ArtifactRef": "truncation_core.artifacts.model",
-    "ArtifactStore": "truncation_core.storage.protocol",
-    "ArtifactWriter": "truncation_core.storage.protocol",
-    "StorageBackend": "truncation_core.storage.protocol",
+    "ArtifactCut": "truncation_core.types.artifacts",
+    "ArtifactInfo": "truncation_core.types.artifacts",
+    "ArtifactRef": "truncation_core.types.artifacts",
+    "ArtifactStore": "truncation_core.types.storage",
+    "ArtifactWriter": "truncation_core.types.storage",
+    "StorageBackend": "truncation_core.types.storage",
     "Config": "truncation_core.config.model",
-    "Policy": "truncation_core.config.model",
-    "StoreConfig": "truncation_core.config.model",
-    "ToolConfig": "truncation_core.config.model",
+    "Policy": "truncation_core.types.policy",
+    "StoreConfig": "truncation_core.types.policy",
+    "ToolConfig": "truncation_core.types.settings",
     "ArtifactError": "truncation_core.errors",
     "ArtifactNotFound": "truncation_core.errors",
     "ConfigError": "truncation_core.errors",
@@ -47,12 +47,12 @@ _EXPORTS = {
     "StoreRootRefused": "truncation_core.errors",
     "TruncationCoreError": "truncation_core.errors",
     "hookimpl": "truncation_core.hooks.specs",
-    "Budget": "truncation_core.hooks.models",
-    "ContentFacts": "truncation_core.hooks.models",
-    "Cut": "truncation_core.hooks.models",
-    "Marker": "truncation_core.hooks.models",
-    "Omission": "truncation_core.hooks.models",
-    "Provides": "truncation_core.hooks.models",
+    "Budget": "truncation_core.types.models",
+    "ContentFacts": "truncation_core.types.cuts",
+    "Cut": "truncation_core.types.cuts",
+    "Marker": "truncation_core.types.cuts",
+    "Omission": "truncation_core.types.cuts",
+    "Provides": "truncation_core.types.models",
     "ToolResult": "truncation_core.tools.calls",
     "as_content": "truncation_core.tools.decorator",
     "TruncationMetadata": "truncation_core.pipeline.results",
@@ -113,9 +113,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef
-    from truncation_core.config.model import Config, Policy, StoreConfig
-    from truncation_core.config.settings import ToolConfig
+    from truncation_core.config.model import Config
     from truncation_core.errors import (
         ArtifactError,
         ArtifactNotFound,
@@ -130,10 +128,14 @@ if TYPE_CHECKING:
         StoreRootRefused,
         TruncationCoreError,
     )
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Omission, Provides
     from truncation_core.hooks.specs import hookimpl
     from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
-    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter, StorageBackend
     from truncation_core.tools.calls import ToolResult
     from truncation_core.tools.decorator import as_content
     from truncation_core.truncator import Truncator
+    from truncation_core.types.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef
+    from truncation_core.types.cuts import ContentFacts, Cut, Marker, Omission
+    from truncation_core.types.models import Budget, Provides
+    from truncation_core.types.policy import Policy, StoreConfig
+    from truncation_core.types.settings import ToolConfig
+    from truncation_core.types.storage import ArtifactStore, ArtifactWriter, StorageBackend

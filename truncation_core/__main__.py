@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import gc
 import sys
+from importlib.util import find_spec
 
 
 def main() -> None:
-    from importlib.util import find_spec
-
     missing = next((name for name in ("click", "rich") if find_spec(name) is None), None)
     if missing is not None:  # (rich is imported only when a table is printed)
         sys.stderr.write(f"trunc: the command line needs the cli extra ({missing} is not "

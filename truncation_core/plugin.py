@@ -8,12 +8,14 @@
   :class:`ContentFacts`, :class:`Omission`, :class:`ArtifactSpan`, :class:`Cut`,
   :class:`Marker`, :class:`ElementOmission`, :class:`Provides`, and the effective
   :class:`Policy`;
-* what strategies build with: the :class:`MarkerRenderer` they are given, and the text
-  helpers (:func:`cut_text`, :func:`fit_prefix`, :func:`fit_suffix`, :func:`snap_prefix`,
-  :func:`snap_suffix`, :func:`omission`, :func:`measure`, :func:`count_lines`,
-  :func:`is_line_start`);
-* the seam for streams, :class:`IncrementalCut`, and what the highlights are made of:
-  :class:`SalientPattern`, :class:`SalientUnit` (with :class:`UnitLines`,
+* a strategy, :class:`Strategy` (``Provides(strategies=[...])``): its ``cut``
+  (:class:`CutFunction`) and, for long streams, the :class:`IncrementalCut` its
+  ``stream_cutter`` makes; what strategies build with: the :class:`MarkerRenderer` they are
+  given, and the text helpers (:func:`cut_text`, :func:`fit_prefix`, :func:`fit_suffix`,
+  :func:`snap_prefix`, :func:`snap_suffix`, :func:`omission`, :func:`measure`,
+  :func:`count_lines`, :func:`is_line_start`);
+* a highlights detector, :class:`SalientDetector` (from ``salient_detector``), and what it
+  is made of: :class:`SalientPattern`, :class:`SalientUnit` (with :class:`UnitLines`,
   :func:`lines_below` and :func:`lines_above`) and :class:`SalientRecord`;
 * for tokenizers (``Provides(tokenizers=...)``): the :class:`Tokenizer` contract, the fits
   built on ``count`` alone (:func:`fit_prefix_by_count`, :func:`fit_suffix_by_count`),
@@ -41,18 +43,18 @@ from typing import TYPE_CHECKING, Any
 #: Public name -> the module that defines it.
 _EXPORTS = {
     "hookimpl": "truncation_core.hooks.specs",
-    "ArtifactSpan": "truncation_core.hooks.models",
-    "Budget": "truncation_core.hooks.models",
-    "ContentFacts": "truncation_core.hooks.models",
-    "Cut": "truncation_core.hooks.models",
-    "ElementOmission": "truncation_core.hooks.models",
-    "Marker": "truncation_core.hooks.models",
-    "Omission": "truncation_core.hooks.models",
-    "Provides": "truncation_core.hooks.models",
-    "Size": "truncation_core.hooks.models",
-    "Policy": "truncation_core.config.model",
-    "StoreConfig": "truncation_core.config.model",
-    "MarkerRenderer": "truncation_core.pipeline.markers",
+    "ArtifactSpan": "truncation_core.types.cuts",
+    "Budget": "truncation_core.types.models",
+    "ContentFacts": "truncation_core.types.cuts",
+    "Cut": "truncation_core.types.cuts",
+    "ElementOmission": "truncation_core.types.cuts",
+    "Marker": "truncation_core.types.cuts",
+    "Omission": "truncation_core.types.cuts",
+    "Provides": "truncation_core.types.models",
+    "Size": "truncation_core.types.models",
+    "Policy": "truncation_core.types.policy",
+    "StoreConfig": "truncation_core.types.policy",
+    "MarkerRenderer": "truncation_core.types.markers",
     "cut_text": "truncation_core.text.cut",
     "fit_prefix": "truncation_core.text.cut",
     "fit_suffix": "truncation_core.text.cut",
@@ -62,39 +64,42 @@ _EXPORTS = {
     "count_lines": "truncation_core.text.measure",
     "is_line_start": "truncation_core.text.measure",
     "measure": "truncation_core.text.measure",
-    "IncrementalCut": "truncation_core.streaming.incremental",
-    "SalientPattern": "truncation_core.highlights.patterns",
-    "SalientRecord": "truncation_core.highlights.records",
-    "SalientUnit": "truncation_core.highlights.units",
-    "UnitLines": "truncation_core.highlights.units",
-    "lines_above": "truncation_core.highlights.units",
-    "lines_below": "truncation_core.highlights.units",
-    "ArtifactStore": "truncation_core.storage.protocol",
-    "ArtifactWriter": "truncation_core.storage.protocol",
-    "CleanReport": "truncation_core.storage.reports",
-    "SessionInfo": "truncation_core.storage.reports",
-    "StorageBackend": "truncation_core.storage.protocol",
-    "WriterBase": "truncation_core.storage.protocol",
-    "ArtifactCut": "truncation_core.artifacts.model",
-    "ArtifactInfo": "truncation_core.artifacts.model",
-    "ArtifactRef": "truncation_core.artifacts.model",
-    "new_artifact_id": "truncation_core.artifacts.ids",
-    "new_session_id": "truncation_core.artifacts.ids",
-    "validate_artifact_id": "truncation_core.artifacts.ids",
-    "validate_session_id": "truncation_core.artifacts.ids",
+    "CutFunction": "truncation_core.types.strategy",
+    "IncrementalCut": "truncation_core.types.strategy",
+    "Strategy": "truncation_core.types.strategy",
+    "SalientDetector": "truncation_core.types.salient",
+    "SalientPattern": "truncation_core.types.salient",
+    "SalientRecord": "truncation_core.types.salient",
+    "SalientUnit": "truncation_core.types.salient",
+    "UnitLines": "truncation_core.types.salient",
+    "lines_above": "truncation_core.types.salient",
+    "lines_below": "truncation_core.types.salient",
+    "ArtifactStore": "truncation_core.types.storage",
+    "ArtifactWriter": "truncation_core.types.storage",
+    "CleanReport": "truncation_core.types.reports",
+    "SessionInfo": "truncation_core.types.reports",
+    "StorageBackend": "truncation_core.types.storage",
+    "WriterBase": "truncation_core.types.storage",
+    "ArtifactCut": "truncation_core.types.artifacts",
+    "ArtifactInfo": "truncation_core.types.artifacts",
+    "ArtifactRef": "truncation_core.types.artifacts",
+    "new_artifact_id": "truncation_core.types.ids",
+    "new_session_id": "truncation_core.types.ids",
+    "validate_artifact_id": "truncation_core.types.ids",
+    "validate_session_id": "truncation_core.types.ids",
     "ref_document": "truncation_core.artifacts.documents",
     "ref_from_document": "truncation_core.artifacts.documents",
     "Retrieval": "truncation_core.retrieval",
-    "human_size": "truncation_core.artifacts.model",
+    "human_size": "truncation_core.types.artifacts",
     "ArtifactNotFound": "truncation_core.errors",
     "ConfigError": "truncation_core.errors",
     "StoreError": "truncation_core.errors",
     "StoreFull": "truncation_core.errors",
     "TruncationCoreError": "truncation_core.errors",
-    "Tokenizer": "truncation_core.tokens.contract",
-    "fit_prefix_by_count": "truncation_core.tokens.contract",
-    "fit_suffix_by_count": "truncation_core.tokens.contract",
-    "visible_text": "truncation_core.tokens.contract",
+    "Tokenizer": "truncation_core.types.tokenizer",
+    "fit_prefix_by_count": "truncation_core.types.tokenizer",
+    "fit_suffix_by_count": "truncation_core.types.tokenizer",
+    "visible_text": "truncation_core.types.tokenizer",
     "CL100K_PATTERN": "truncation_core.tokens.pretokenize",
     "O200K_PATTERN": "truncation_core.tokens.pretokenize",
 }
@@ -114,6 +119,7 @@ __all__ = [
     "ConfigError",
     "ContentFacts",
     "Cut",
+    "CutFunction",
     "ElementOmission",
     "IncrementalCut",
     "Marker",
@@ -122,6 +128,7 @@ __all__ = [
     "Policy",
     "Provides",
     "Retrieval",
+    "SalientDetector",
     "SalientPattern",
     "SalientRecord",
     "SalientUnit",
@@ -131,6 +138,7 @@ __all__ = [
     "StoreConfig",
     "StoreError",
     "StoreFull",
+    "Strategy",
     "Tokenizer",
     "TruncationCoreError",
     "UnitLines",
@@ -175,14 +183,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from truncation_core.artifacts.documents import ref_document, ref_from_document
-    from truncation_core.artifacts.ids import (
-        new_artifact_id,
-        new_session_id,
-        validate_artifact_id,
-        validate_session_id,
-    )
-    from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef, human_size
-    from truncation_core.config.model import Policy, StoreConfig
     from truncation_core.errors import (
         ArtifactNotFound,
         ConfigError,
@@ -190,31 +190,8 @@ if TYPE_CHECKING:
         StoreFull,
         TruncationCoreError,
     )
-    from truncation_core.highlights.patterns import SalientPattern
-    from truncation_core.highlights.records import SalientRecord
-    from truncation_core.highlights.units import SalientUnit, UnitLines, lines_above, lines_below
-    from truncation_core.hooks.models import (
-        ArtifactSpan,
-        Budget,
-        ContentFacts,
-        Cut,
-        ElementOmission,
-        Marker,
-        Omission,
-        Provides,
-        Size,
-    )
     from truncation_core.hooks.specs import hookimpl
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.retrieval import Retrieval
-    from truncation_core.storage.protocol import (
-        ArtifactStore,
-        ArtifactWriter,
-        StorageBackend,
-        WriterBase,
-    )
-    from truncation_core.storage.reports import CleanReport, SessionInfo
-    from truncation_core.streaming.incremental import IncrementalCut
     from truncation_core.text.cut import (
         cut_text,
         fit_prefix,
@@ -224,10 +201,45 @@ if TYPE_CHECKING:
         snap_suffix,
     )
     from truncation_core.text.measure import count_lines, is_line_start, measure
-    from truncation_core.tokens.contract import (
+    from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN
+    from truncation_core.types.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef, human_size
+    from truncation_core.types.cuts import (
+        ArtifactSpan,
+        ContentFacts,
+        Cut,
+        ElementOmission,
+        Marker,
+        Omission,
+    )
+    from truncation_core.types.ids import (
+        new_artifact_id,
+        new_session_id,
+        validate_artifact_id,
+        validate_session_id,
+    )
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget, Provides, Size
+    from truncation_core.types.policy import Policy, StoreConfig
+    from truncation_core.types.reports import CleanReport, SessionInfo
+    from truncation_core.types.salient import (
+        SalientDetector,
+        SalientPattern,
+        SalientRecord,
+        SalientUnit,
+        UnitLines,
+        lines_above,
+        lines_below,
+    )
+    from truncation_core.types.storage import (
+        ArtifactStore,
+        ArtifactWriter,
+        StorageBackend,
+        WriterBase,
+    )
+    from truncation_core.types.strategy import CutFunction, IncrementalCut, Strategy
+    from truncation_core.types.tokenizer import (
         Tokenizer,
         fit_prefix_by_count,
         fit_suffix_by_count,
         visible_text,
     )
-    from truncation_core.tokens.pretokenize import CL100K_PATTERN, O200K_PATTERN

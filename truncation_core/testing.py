@@ -19,7 +19,7 @@ made it, and raises ``AssertionError`` saying which promise is broken: the outpu
 budget, marker included; counts are not negative and add up; every omitted region lies in
 the original and is marked in the output; when the content is kept, the artifact holds it
 byte for byte and each omission's ``get_artifact`` coordinates read it back.
-:func:`check_cut` checks one :class:`~truncation_core.hooks.models.Cut` against the
+:func:`check_cut` checks one :class:`~truncation_core.types.cuts.Cut` against the
 ``truncate`` contract. :func:`check_strategy` runs both over hostile text (CRLF, lone CR,
 astral characters, lone surrogates, long single lines) and random budgets, with Hypothesis,
 and checks that the strategy named really ran.
@@ -32,8 +32,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.hooks.models import Budget, Cut
+from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.measure import measure
+from truncation_core.truncator import Truncator
+from truncation_core.types.cuts import Cut
+from truncation_core.types.models import Budget
 
 if TYPE_CHECKING:
     from truncation_core.pipeline.results import TruncationResult
@@ -47,16 +50,13 @@ def make_truncator(*plugins: object, config: Mapping[str, Any] | None = None,
     """A Truncator with the built-ins and *plugins* only (called first, in the order given,
     last first), *config* as a mapping of the config file's keys, and an in-memory store
     unless *store* is given."""
-    from truncation_core.storage.memory import MemoryStore
-    from truncation_core.truncator import Truncator
-
     return Truncator(dict(config or {}), plugins=plugins, load_entrypoints=False,
                      store=store if store is not None else MemoryStore(), environ={})
 
 
 def check_cut(cut: object, *, text: str, budget: Budget) -> None:
     """*cut*, returned by a ``truncate`` implementation for *text*, keeps the contract: a
-    :class:`~truncation_core.hooks.models.Cut` within *budget*, with counts that are not
+    :class:`~truncation_core.types.cuts.Cut` within *budget*, with counts that are not
     negative and omissions that lie in *text*, in order, without overlapping."""
     assert isinstance(cut, Cut), f"truncate returned a {type(cut).__name__}, not a Cut"
     size = measure(cut.text)

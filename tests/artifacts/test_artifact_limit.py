@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from truncation_core import Truncator
 from truncation_core.artifacts.limit import MARKER_RESERVE, SizeLimitedWriter
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.storage.memory import MemoryStore
+from truncation_core.types.artifacts import ArtifactInfo
 
 from .conftest import naive_lines, strip
 

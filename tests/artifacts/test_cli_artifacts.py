@@ -227,3 +227,50 @@ def test_every_command_works_on_a_backend_a_plugin_provides(
     assert code == 0 and out.startswith("imported 1 artifact into session work")
     code, out, _ = trunc("artifacts", "show", artifact, "--lines", "5001")
     assert code == 0 and out == "ERROR: boom\n"
+
+
+def test_show_from_a_subdirectory_reads_the_workspace_s_store(workspace: Path) -> None:
+    """``trunc run`` (or apply) in the project's root, ``trunc artifacts show`` from a
+    subdirectory: the store is found above, as git finds .git (it said "not found"). A run
+    from the subdirectory stores there too, and Python finds it the same way."""
+    artifact_id = make_artifact(workspace)
+    sub = workspace / "src" / "pkg"
+    sub.mkdir(parents=True)
+    proc = subprocess.run([sys.executable, "-m", "truncation_core", "artifacts", "show",
+                           artifact_id], capture_output=True, text=True, cwd=sub)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("step 1: ok\nstep 2: ok\n")
+    second = make_artifact(sub)
+    assert not (sub / ".truncation").exists()
+    from truncation_core import Truncator
+
+    os.chdir(sub)
+    root = workspace / ".truncation" / "artifacts"
+    assert Truncator().store.path.startswith(f"{root}/")  # type: ignore[attr-defined]
+    assert second in {p.name.split(".")[0] for p in root.glob("*/art_*")}
+
+
+def test_without_a_store_above_the_working_directory_is_the_workspace(workspace: Path
+                                                                       ) -> None:
+    """Negative control: nothing above, the store is made where the command runs."""
+    sub = workspace / "a" / "b"
+    sub.mkdir(parents=True)
+    make_artifact(sub)
+    assert (sub / ".truncation" / "artifacts").is_dir()
+    assert not (workspace / ".truncation").exists()
+
+
+def test_a_store_directory_of_another_user_is_not_taken(workspace: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Another user's ``.truncation/artifacts`` above (planted in a shared directory) is
+    passed over, as their config files are."""
+    from truncation_core.config.sources import find_store_workspace
+
+    (workspace / ".truncation" / "artifacts").mkdir(parents=True)
+    sub = workspace / "x"
+    sub.mkdir()
+    assert find_store_workspace(".truncation/artifacts", str(sub)) == str(workspace)
+    monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 12345)
+    assert find_store_workspace(".truncation/artifacts", str(sub)) is None
+    assert find_store_workspace("/abs/root", str(sub)) is None

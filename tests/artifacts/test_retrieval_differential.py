@@ -4,19 +4,19 @@ The reference splits the whole artifact into lines in the most obvious way, on t
 definition of truncation_core.text.cut ("\n", "\r\n", lone "\r"). The real implementation reads in
 chunks (here tiny ones, so that every chunk boundary case is hit), backwards for tail, and
 counts lines only up to matches for grep.
+
+The same comparisons through each backend's store are the store contract
+(tests/store_contract.py), which every backend's tests run.
 """
 
 from __future__ import annotations
 
 import io
 
-import attrs
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.retrieval import (
-    Page,
     decode,
     grep,
     line_number_at,
@@ -24,12 +24,10 @@ from truncation_core.retrieval import (
     read_lines,
     read_page,
     read_tail,
-    reader_for,
 )
 from truncation_core.retrieval.scanning import line_starts_from_end
-from truncation_core.storage.protocol import ArtifactStore
 
-from .conftest import StoreMaker, naive_lines, strip
+from .conftest import naive_lines, strip
 
 pieces = st.sampled_from([b"\n", b"\r\n", b"\r", b"a", b"b", b"ab", b"\xc3\xa9", b"\xe2\x82\xac",
                           b"\xf0\x9f\x98\x80", b"\xed\xa0\x80", b"\xff", b"\x80", b"\xe2\x82",
@@ -200,93 +198,6 @@ def test_grep_regex_finds_matches_across_splits_of_long_lines(
     result = grep(io.BytesIO(data), re.escape(needle), regex=True, chunk=chunk,
                   max_block=max_block, max_matches=1000)
     assert [m.line.number for m in result.matches] == expected
-
-
-# -- the same, through each backend's store ---------------------------------------------------
-#
-# Every backend answers lines, head, tail, pages and grep exactly as the generic functions do
-# over the same bytes in a file: the filesystem store runs them over its file, the memory
-# store over a BytesIO, the redis store over chunk keys with its line index (its chunks and
-# index blocks are tiny here, so that every boundary case is hit).
-
-redis_layouts = st.fixed_dictionaries({"chunk_size": st.integers(1, 9),
-                                       "index_block": st.integers(1, 9)})
-
-
-def _stored(make_store: StoreMaker, data: bytes, layout: dict[str, int],
-            known_lines: bool = True) -> tuple[ArtifactStore, str]:
-    store = make_store(**layout)
-    lines = len(naive_lines(data)) if known_lines else 0
-    with store.writer(ArtifactInfo(lines=lines)) as w:
-        half = len(data) // 2
-        w.write(data[:half])
-        w.write(data[half:])
-        ref = w.commit()
-    return store, ref.id
-
-
-def _as_stored(page: Page, artifact_id: str) -> Page:
-    return attrs.evolve(page, artifact_id=artifact_id)
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=artifacts, layout=redis_layouts, start=st.integers(1, 30), count=st.integers(0, 30),
-       n=st.integers(1, 30), max_chars=st.none() | st.integers(1, 25),
-       line_cost=st.integers(0, 3), known=st.booleans())
-@example(data=b"a\r\nb\r\nc", layout={"chunk_size": 2, "index_block": 2}, start=2, count=1, n=2,
-         max_chars=None, line_cost=0, known=True)
-@example(data=b"\r\n" * 6, layout={"chunk_size": 3, "index_block": 3}, start=4, count=0, n=3,
-         max_chars=None, line_cost=0, known=False)
-def test_every_store_reads_lines_head_and_tail_as_the_reference(
-        make_store: StoreMaker, data: bytes, layout: dict[str, int], start: int, count: int,
-        n: int, max_chars: int | None, line_cost: int, known: bool) -> None:
-    store, artifact_id = _stored(make_store, data, layout, known)
-    reader = reader_for(store)
-    f = io.BytesIO(data)
-    end = start + count
-    assert reader.lines(artifact_id, start, end, max_chars=max_chars, line_cost=line_cost) == \
-        _as_stored(read_lines(f, start, end, max_chars=max_chars, line_cost=line_cost),
-                   artifact_id)
-    assert reader.lines(artifact_id, start) == _as_stored(read_lines(f, start), artifact_id)
-    assert reader.head(artifact_id, n) == _as_stored(read_lines(f, 1, n), artifact_id)
-    total = len(naive_lines(data)) if known else None
-    assert reader.tail(artifact_id, n, max_chars=max_chars, line_cost=line_cost) == \
-        _as_stored(read_tail(f, n, max_chars=max_chars, line_cost=line_cost,
-                             total_lines=total), artifact_id)
-    ref = naive_lines(data)
-    assert reader.lines(artifact_id, start, end).text == decode(b"".join(ref[start - 1:end]))
-    assert reader.read(artifact_id) == data
-
-
-@settings(max_examples=100, deadline=None)
-@given(data=artifacts, layout=redis_layouts, max_chars=st.integers(1, 25))
-def test_every_store_pages_from_every_offset_as_the_reference(
-        make_store: StoreMaker, data: bytes, layout: dict[str, int], max_chars: int) -> None:
-    store, artifact_id = _stored(make_store, data, layout)
-    reader = reader_for(store)
-    for offset in range(len(data) + 2):
-        assert reader.page(artifact_id, offset, max_chars=max_chars) == _as_stored(
-            read_page(io.BytesIO(data), offset=offset, max_chars=max_chars), artifact_id)
-
-
-@settings(max_examples=100, deadline=None)
-@given(data=artifacts, layout=redis_layouts,
-       pattern=st.sampled_from([("needle", False), ("a", False), ("é", False),
-                                (r"^a|b$|ne+d", True), ("(?i)NEEDLE", True)]),
-       context=st.integers(0, 3), start_line=st.integers(1, 12), max_matches=st.integers(1, 9))
-def test_every_store_greps_as_the_reference(
-        make_store: StoreMaker, data: bytes, layout: dict[str, int], pattern: tuple[str, bool],
-        context: int, start_line: int, max_matches: int) -> None:
-    store, artifact_id = _stored(make_store, data, layout)
-    needle, regex = pattern
-    got = reader_for(store).grep(artifact_id, needle, regex=regex, context=context,
-                                 start_line=start_line, max_matches=max_matches)
-    want = grep(io.BytesIO(data), needle, regex=regex, context=context, start_line=start_line,
-                max_matches=max_matches, artifact_id=artifact_id)
-    assert got == want
-    if start_line == 1 and not regex:
-        assert [m.line.number for m in got.matches] == \
-            naive_grep(data, needle.encode())[:max_matches]
 
 
 def test_searching_an_artifact_leaves_retrieval_grep_the_function() -> None:

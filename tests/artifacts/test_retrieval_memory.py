@@ -18,6 +18,9 @@ from truncation_core.storage.filesystem import FilesystemStore
 
 from .conftest import put
 
+#: Alone: a 64 MiB grep under tracemalloc has the whole search deadline (2 s) to itself.
+pytestmark = pytest.mark.serial
+
 SIZE = 64 << 20
 BOUND = 16 << 20
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import truncation_core.artifacts.ids as artifacts_module
+import truncation_core.types.ids as artifacts_module
 from truncation_core import (
     ArtifactNotFound,
     ConfigError,
@@ -27,7 +27,6 @@ from truncation_core import (
     StoreConfig,
     Truncator,
 )
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_artifact_id
 from truncation_core.storage import filesystem as filesystem_store
 from truncation_core.storage.filesystem import (
     ROOT_MARKER,
@@ -36,7 +35,9 @@ from truncation_core.storage.filesystem import (
     FilesystemStore,
 )
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.ids import new_artifact_id
+from truncation_core.types.storage import ArtifactStore
 
 from .conftest import put, session_dir
 

@@ -27,8 +27,9 @@ from typing import Any
 import pytest
 
 from truncation_core import ArtifactNotFound, StoreError
-from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
 
 PROCESSES = 8
 PER_PROCESS = 500
@@ -215,7 +216,7 @@ SECOND_HALF = b"written after the sweep\n" * 4000
 
 _STARTUP = """
 import sys
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 from truncation_core.storage.filesystem import FilesystemStore
 with FilesystemStore(sys.argv[1], "next-run").writer(ArtifactInfo()) as w:  # sweeps first
     w.write(b"a new process stores its first artifact\\n")

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo
 
 CHUNK = b"".join(f"{i:07d} deterministic line of a killed writer\n".encode()
                  for i in range(16_384))  # 720 kB
@@ -108,7 +108,7 @@ def test_sigkill_control_a_naive_writer_leaves_partial_files(tmp_path: Path) -> 
 
 _STRACE_SCRIPT = """
 import sys
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
 store = FilesystemStore(ArtifactRoot(sys.argv[1], fsync=True), "traced")
 with store.writer(ArtifactInfo()) as w:

@@ -17,11 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from truncation_core import Truncator
-from truncation_core.artifacts.model import ArtifactRef, is_tool_call_id, new_artifact_id
 from truncation_core.cli import cli
 from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
 from truncation_core.storage.memory import MemoryStore
-from truncation_core.storage.protocol import find_tool_call, resolve_handle
+from truncation_core.types.artifacts import ArtifactRef
+from truncation_core.types.ids import is_tool_call_id, new_artifact_id
+from truncation_core.types.storage import find_tool_call, resolve_handle
 
 
 def log(n: int, tag: str = "") -> str:

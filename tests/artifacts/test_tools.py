@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncation_core import StoreError, Truncator
-from truncation_core.artifacts.model import new_artifact_id
 from truncation_core.tools.calls import ToolResult
 from truncation_core.tools.schemas import TOOL_NAMES, tool_schemas
+from truncation_core.types.ids import new_artifact_id
 
 
 @pytest.fixture

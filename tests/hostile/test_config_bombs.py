@@ -14,9 +14,9 @@ from bounded import run_bounded
 from click.testing import CliRunner
 
 from truncation_core import Truncator
-from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.sources import load_config
 from truncation_core.errors import ConfigError
+from truncation_core.types.templates import MarkerConfig
 
 #: 342 bytes that expand to 9**9 (387 million) strings once anything walks them.
 LAUGHS = "a: &a [" + ", ".join(["lol"] * 9) + "]\n" + "".join(
@@ -191,7 +191,7 @@ def test_small_padding_and_the_documented_forms_still_work() -> None:
                            "marker": {"middle": "\n[{lines:>8,} lines, {chars:_} chars, "
                                                 "{strategy!s:^12}]\n"}},
                           load_entrypoints=False)
-    result = truncator.process("".join(f"line {i}\n" for i in range(2000)), tool="read_file")
+    result = truncator.process("".join(f"line {i}\n" for i in range(2000)))
     assert "lines," in result.content and "head_tail" in result.content
 
 

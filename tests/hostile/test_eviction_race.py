@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
 from truncation_core.errors import StoreError
 from truncation_core.storage import fsio
 from truncation_core.storage.filesystem import FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
 
 SESSION = "race-session"
 QUOTA = 64 * 1024

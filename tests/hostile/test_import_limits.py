@@ -25,8 +25,9 @@ from truncation_core.artifacts.archive import (
     export_session,
     import_archive,
 )
-from truncation_core.artifacts.model import ArtifactRef, new_artifact_id
 from truncation_core.storage.filesystem import ArtifactRoot
+from truncation_core.types.artifacts import ArtifactRef
+from truncation_core.types.ids import new_artifact_id
 
 SESSION = "s1700000000-0123456789abcdef"
 FSIZE = 16 << 20  # the file-size cap of the negative controls

@@ -60,6 +60,13 @@ def wait_for(path: Path, seconds: float = 60) -> int:
     return int(path.read_text())
 
 
+def default_sigint() -> None:
+    """In the child, before ``trunc`` starts: SIGINT as a terminal gives it. A test run
+    started with SIGINT ignored (a background job of a non-interactive shell) passes that on,
+    and a Python started so never turns SIGINT into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def gone(pid: int, seconds: float = 10) -> bool:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -84,7 +91,7 @@ def interrupt_trunc_run(tmp_path: Path, sig: int, *, prelude: str = "") -> tuple
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
     proc = subprocess.Popen([*argv, "run", "--session", "ci-job", "--json", "--",
                              *producer(flag)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=tmp_path, env=env)
+                            text=True, cwd=tmp_path, env=env, preexec_fn=default_sigint)
     grandchild = wait_for(flag)
     time.sleep(0.3)  # the output reaches trunc
     proc.send_signal(sig)
@@ -173,7 +180,7 @@ def test_trunc_run_interrupted_prints_the_view_as_text(tmp_path: Path) -> None:
     flag = tmp_path / "flag"
     proc = subprocess.Popen([*TRUNC, "run", "--limit", "3000", "--", *producer(flag)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path)
+                            cwd=tmp_path, preexec_fn=default_sigint)
     grandchild = wait_for(flag)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
@@ -216,7 +223,7 @@ def interrupt_trunc_apply(tmp_path: Path, sig: int, *args: str, lines: int = 300
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
     proc = subprocess.Popen([*argv, *APPLY_FORMS[form], *args, "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
-                            env=env)
+                            env=env, preexec_fn=default_sigint)
     assert proc.stdin is not None
     proc.stdin.write(b"".join(b"line %d\n" % i for i in range(lines)))
     proc.stdin.flush()

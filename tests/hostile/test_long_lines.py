@@ -20,11 +20,11 @@ from bounded import run_bounded
 from click.testing import CliRunner
 
 from truncation_core import Truncator
-from truncation_core.artifacts.model import ArtifactInfo
 from truncation_core.retrieval import scanning
 from truncation_core.retrieval.grep import grep
 from truncation_core.retrieval.pages import clipped_lines
 from truncation_core.storage.filesystem import FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo
 
 LONG = 48 << 20  # one line of 48 MiB
 BOUND = 8 << 20

@@ -171,7 +171,7 @@ def _process_with_plugin_pattern(pattern: str) -> dict[str, Any]:
         import logging
         from truncation_core import Truncator
         from truncation_core.storage.memory import MemoryStore
-        from truncation_core.highlights.patterns import SalientPattern
+        from truncation_core.types.salient import SalientDetector, SalientPattern
         from truncation_core import hookimpl
         records = []
         class Keep(logging.Handler):
@@ -181,8 +181,8 @@ def _process_with_plugin_pattern(pattern: str) -> dict[str, Any]:
         class Plugin:
             __name__ = "catastrophic"
             @hookimpl
-            def salient_patterns(self, tool):
-                return [{pattern}]
+            def salient_detector(self, tool):
+                return SalientDetector(patterns=[{pattern}])
         t = Truncator({{"inline_limit": 2000}}, plugins=[Plugin()], load_entrypoints=False,
                       store=MemoryStore())
         text = {HOSTILE_OUTPUT!r}
@@ -224,7 +224,7 @@ def test_a_salient_regex_behaves_as_re_on_ordinary_patterns() -> None:
 SALIENT_BOMB_IN_CHILD = """
     import logging
     from truncation_core import Truncator, hookimpl
-    from truncation_core.highlights.patterns import SalientPattern
+    from truncation_core.types.salient import SalientDetector, SalientPattern
     from truncation_core.storage.memory import MemoryStore
     from truncation_core.text import bounded_regex
     {patch}
@@ -236,8 +236,9 @@ SALIENT_BOMB_IN_CHILD = """
     class Plugin:
         __name__ = "verbose-bomb"
         @hookimpl
-        def salient_patterns(self, tool):
-            return [SalientPattern(name="bomb", keywords=("abcd",), regex={pattern!r})]
+        def salient_detector(self, tool):
+            return SalientDetector(patterns=[SalientPattern(name="bomb", keywords=("abcd",),
+                                                            regex={pattern!r})])
     t = Truncator({{"inline_limit": 2000}}, plugins=[Plugin()], load_entrypoints=False,
                   store=MemoryStore())
     result = t.process("".join(f"step {{i}} abcd\\n" for i in range(5000)), tool="execute_command")
@@ -314,10 +315,10 @@ FRAGMENTS = ["E ", "   ", "\t", "Error", "Exception", "error", "ERROR", "error["
 
 
 def test_the_built_in_patterns_are_trusted_and_the_others_are_not() -> None:
-    from truncation_core.builtins.salient import salient_patterns
+    from truncation_core.builtins.salient import DETECTOR
 
     Truncator(load_entrypoints=False)  # its loader trusts the built-in detectors' patterns
-    for pattern in salient_patterns():
+    for pattern in DETECTOR.patterns:
         if pattern.regex:
             assert SalientRegex(pattern.regex, name=pattern.name).search == \
                 re.compile(pattern.regex).search
@@ -331,8 +332,8 @@ def test_the_built_in_patterns_never_backtrack_catastrophically() -> None:
     outcome = run_bounded(f"""
         import regex
         from hypothesis import HealthCheck, given, settings, strategies as st
-        from truncation_core.builtins.salient import salient_patterns
-        compiled = [regex.compile(p.regex) for p in salient_patterns() if p.regex]
+        from truncation_core.builtins.salient import DETECTOR
+        compiled = [regex.compile(p.regex) for p in DETECTOR.patterns if p.regex]
         evil = regex.compile({EVIL!r})
         probes = st.lists(st.sampled_from({FRAGMENTS!r}), max_size=80).map(
             lambda parts: "".join(parts)[:512])

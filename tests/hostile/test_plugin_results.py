@@ -16,6 +16,7 @@ import pytest
 
 from truncation_core import Cut, Provides, Truncator, hookimpl
 from truncation_core.errors import PluginLoadError, PluginLoadWarning
+from truncation_core.plugin import Strategy
 from truncation_core.storage.memory import MemoryStore
 
 LOG = "".join(f"line {i}: a log line of some length\n" for i in range(2000))
@@ -74,12 +75,19 @@ def test_negative_control_a_str_used_as_a_writer() -> None:
         StrWriter().store_artifact(None).write(b"x")
 
 
+def _none(text: str, **_: Any) -> None:
+    return None
+
+
 class IntCutter:
+    """A strategy (replacing ``head_tail``) whose stream cutter returns an int."""
+
     __name__ = "int-cutter"
 
     @hookimpl
-    def stream_cutter(self, tool: str | None) -> Any:
-        return 7
+    def provides(self) -> Provides:
+        return Provides(strategies=[Strategy(name="head_tail", description="x", cut=_none,
+                                             stream_cutter=lambda policy: 7)])
 
 
 def test_stream_cutter_returning_an_int(caplog: pytest.LogCaptureFixture) -> None:
@@ -97,8 +105,6 @@ class FeedRaises:
     __name__ = "feed-raises"
 
     class Cutter:
-        strategy = "head_tail"
-
         def feed(self, text: str) -> bool:
             raise RuntimeError("feed broke on " + text[:20])
 
@@ -106,8 +112,9 @@ class FeedRaises:
             raise AssertionError("a cutter that failed is not used to finish")
 
     @hookimpl
-    def stream_cutter(self, tool: str | None) -> Any:
-        return self.Cutter()
+    def provides(self) -> Provides:
+        return Provides(strategies=[Strategy(name="feedy", description="x", cut=_none,
+                                             stream_cutter=lambda policy: self.Cutter())])
 
 
 def test_incremental_cut_feed_raising(caplog: pytest.LogCaptureFixture) -> None:
@@ -188,12 +195,11 @@ class NegativeCut:
 
     @hookimpl
     def provides(self) -> Provides:
-        return Provides(strategies={"liar": "negative counts"})
+        return Provides(strategies=[Strategy(name="liar", description="negative counts",
+                                             cut=self.cut)])
 
-    @hookimpl
-    def truncate(self, strategy: str, text: str) -> Cut | None:
-        if strategy != "liar":
-            return None
+    @staticmethod
+    def cut(text: str, **_: Any) -> Cut:
         return Cut(text=text[:100], omitted_chars=-5, omitted_lines=-1)
 
 
@@ -206,7 +212,7 @@ def test_a_cut_with_negative_counts_is_rejected() -> None:
 
 
 def test_negative_control_negative_counts_make_the_totals_lie() -> None:
-    cut = NegativeCut().truncate("liar", LOG)
+    cut = NegativeCut().cut(LOG)
     assert cut is not None
     assert len(cut.text) + cut.omitted_chars != len(LOG)
 
@@ -248,12 +254,11 @@ class Lifter:
 
     @hookimpl
     def provides(self) -> Provides:
-        return Provides(strategies={"lift": "lifts the limit"})
+        return Provides(strategies=[Strategy(name="lift", description="lifts the limit",
+                                             cut=self.cut)])
 
-    @hookimpl
-    def truncate(self, strategy: str, text: str, policy: Any, budget: Any) -> Cut | None:
-        if strategy != "lift":
-            return None
+    @staticmethod
+    def cut(text: str, *, policy: Any, budget: Any, **_: Any) -> Cut:
         object.__setattr__(policy, "inline_limit", 10 ** 9)
         object.__setattr__(budget, "chars", 10 ** 9)
         return Cut(text=text, omitted_chars=0, omitted_lines=0)

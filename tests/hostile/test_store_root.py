@@ -31,9 +31,9 @@ from typing import Any
 import pytest
 
 from truncation_core import ArtifactNotFound, StoreError, Truncator
-from truncation_core.artifacts.ids import SESSION_ID_REGEX
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef, new_artifact_id
 from truncation_core.storage.filesystem import ArtifactRoot, FilesystemStore
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.ids import SESSION_ID_REGEX, new_artifact_id
 
 ROOT_MARKER = ".truncation-core-store"
 SESSION_MARKER = ".truncation-core-session"

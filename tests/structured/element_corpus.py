@@ -200,7 +200,10 @@ POLICIES: dict[str, tuple[dict[str, Any], Callable[[], list[Any]]]] = {
     "depth_3": ({"max_depth": 3}, list),
     "templates": ({"marker": {"json_items": "<{count:,} of {total:,} items>",
                               "json_string": "…{count}…", "json_keys": "{count} more keys",
-                              "json_key": "more", "json_depth": "[{count} {unit}, deep]"}}, list),
+                              "json_key": "more",
+                              # {unit} agrees with {count} now ("1 item"); {units} is the
+                              # plural the corpus was written with.
+                              "json_depth": "[{count} {units}, deep]"}}, list),
     "path_notes": ({}, lambda: [_path_notes_plugin()]),
 }
 
@@ -242,12 +245,21 @@ def cases() -> Iterator[tuple[str, str, str, str, dict[str, int | None]]]:
                 "element", policy, {"chars": chars, "bytes": None, "lines": None}
 
 
-#: The omission marker templates the golden file was written with: the default ones of the
-#: time. The corpus checks the fitter, not the marker style, so it keeps them.
+#: The marker and note templates the golden file was written with: the default ones of the
+#: time (before "1 line", "1 item"). The corpus checks the fitter, not the marker style, so
+#: it keeps them.
 CORPUS_MARKERS = {
     "middle": "\n... [{lines:,} lines / {chars:,} chars omitted{hint}] ...\n",
     "beginning": "... [Beginning omitted: {lines:,} lines / {chars:,} chars{hint}] ...\n",
     "end": "\n... [Remainder omitted: {lines:,} lines / {chars:,} chars{hint}] ...",
+    "json_items": "... {count:,} items omitted ...",
+    "json_keys": "{count:,} keys omitted",
+    "json_string": " ... [{count:,} chars omitted] ... ",
+    "jsonl_records": "... {count:,} records omitted ...",
+    "ranked_results": "... {count:,} lower-scored results omitted ...",
+    "xml_elements": " {count:,} elements omitted ",
+    "xml_text": " ... [{count:,} chars omitted] ... ",
+    "json_depth": "... {count:,} {units} omitted (nested too deep) ...",
 }
 
 
@@ -273,9 +285,9 @@ def run_case(text: str, strategy: str, policy_name: str,
     """The cut, as the plain data the golden file keeps."""
     from truncation_core import Budget
     from truncation_core.pipeline.facts import content_facts
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.dispatch import element_cut
     from truncation_core.structured.ranked import ranked_cut
+    from truncation_core.types.markers import MarkerRenderer
 
     truncator = _truncator(policy_name, strategy)
     policy = truncator.policy("t")

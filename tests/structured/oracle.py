@@ -11,10 +11,11 @@ import re
 from decimal import Decimal
 from typing import Any
 
-ITEMS = re.compile(r"\.\.\. ([\d,]+) items omitted \.\.\.\Z")
-DEPTH = re.compile(r"\.\.\. ([\d,]+) (items|keys) omitted \(nested too deep\) \.\.\.\Z")
-KEYS = re.compile(r"([\d,]+) keys omitted\Z")
-CHARS = re.compile(r"(.*) \.\.\. \[([\d,]+) chars omitted\] \.\.\. (.*)\Z", re.DOTALL)
+# "1 item", "2 items": the noun agrees with the count (checked by _count).
+ITEMS = re.compile(r"\.\.\. ([\d,]+ items?) omitted \.\.\.\Z")
+DEPTH = re.compile(r"\.\.\. ([\d,]+ (item|key)s?) omitted \(nested too deep\) \.\.\.\Z")
+KEYS = re.compile(r"([\d,]+ keys?) omitted\Z")
+CHARS = re.compile(r"(.*) \.\.\. \[([\d,]+ chars?) omitted\] \.\.\. (.*)\Z", re.DOTALL)
 
 
 class Pairs(list):
@@ -41,7 +42,11 @@ def norm(text: str) -> str:
 
 
 def _count(text: str) -> int:
-    return int(text.replace(",", ""))
+    """The number of ``12,340 items`` or ``1 item``, whose noun must agree with it."""
+    number, noun = text.split(" ")
+    count = int(number.replace(",", ""))
+    assert noun.endswith("s") == (count != 1), text
+    return count
 
 
 def check(original: Any, output: Any, counts: dict[str, int] | None = None) -> dict[str, int]:
@@ -71,7 +76,7 @@ def check(original: Any, output: Any, counts: dict[str, int] | None = None) -> d
 def _check_array(original: list[Any], output: list[Any], counts: dict[str, int]) -> None:
     if len(output) == 1 and isinstance(output[0], str) and DEPTH.match(output[0]) and original:
         m = DEPTH.match(output[0])
-        assert m.group(2) == "items" and _count(m.group(1)) == len(original)
+        assert m.group(2) == "item" and _count(m.group(1)) == len(original)
         counts["items"] += len(original)
         return
     notes = [i for i, v in enumerate(output) if isinstance(v, str) and ITEMS.match(v)]
@@ -96,7 +101,7 @@ def _check_object(original: Pairs, output: Pairs, counts: dict[str, int]) -> Non
     if (len(output) == 1 and output[0][0] == "..." and isinstance(output[0][1], str)
             and DEPTH.match(output[0][1]) and original):
         m = DEPTH.match(output[0][1])
-        assert m.group(2) == "keys" and _count(m.group(1)) == len(original)
+        assert m.group(2) == "key" and _count(m.group(1)) == len(original)
         counts["keys"] += len(original)
         return
     notes = [i for i, (k, v) in enumerate(output)

@@ -12,10 +12,10 @@ from oracle import check, strict_loads
 from strategies import hostile_json, json_documents
 
 from truncation_core import Budget, Truncator, hookimpl
-from truncation_core.hooks.models import ContentFacts
 from truncation_core.pipeline.facts import content_facts
 from truncation_core.structured.dispatch import element_cut
 from truncation_core.structured.json_element import MIN_STRING
+from truncation_core.types.cuts import ContentFacts
 
 #: docs/structured.md: with the default templates, element output is valid JSON for any
 #: budget of at least this many characters (unless the document is one long number).
@@ -29,7 +29,7 @@ def element(text: str, budget: Budget, truncator: Truncator | None = None, tool:
     truncator = truncator or Truncator({"spill": False})
     policy = truncator.policy(tool)
     facts = content_facts(text)
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.markers import MarkerRenderer
 
     markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
                              strategy="element", tool=tool, facts=facts)
@@ -117,7 +117,7 @@ def test_loss_order_items_before_strings_before_depth():
     out = json.loads(cut.text)
     assert out["rows"][0] == 0 and out["rows"][-1] == 1999
     # Not collapsed: dropping items and shortening strings was enough.
-    assert out["deep"] == [[[[[1, "... 1 items omitted ...", 3]]]]]
+    assert out["deep"] == [[[[[1, "... 1 item omitted ...", 3]]]]]
     assert out["log"].startswith("x") and "chars omitted" in out["log"]
 
 
@@ -126,7 +126,7 @@ def test_depth_limit_collapses_deeper_subtrees_with_a_note():
     truncator = Truncator({"spill": False, "max_depth": 2})
     cut = element(json.dumps(doc), Budget(chars=150), truncator)
     out = json.loads(cut.text)
-    assert out["a"]["b"] == {"...": "... 1 keys omitted (nested too deep) ..."}
+    assert out["a"]["b"] == {"...": "... 1 key omitted (nested too deep) ..."}
     assert {"path": "$.a.b", "kind": "json_depth", "omitted": 1, "total": 1} in cut.details["cuts"]
 
 
@@ -184,21 +184,22 @@ def test_nesting_beyond_the_recursion_limit_is_truncated_not_raised():
     out = json.loads(result.content)
     for _ in range(32):  # max_depth 32: the container at depth 32 is collapsed
         out = out[0]
-    assert out == ["... 1 items omitted (nested too deep) ..."]
+    assert out == ["... 1 item omitted (nested too deep) ..."]
 
 
 def test_note_wording_is_configurable_and_validated():
     truncator = Truncator({"spill": False, "marker": {"json_items": "<{count} more>"}})
     cut = element(json.dumps(list(range(1000))), Budget(chars=100), truncator)
     assert any(v == f"<{cut.details['omitted']['items']} more>" for v in json.loads(cut.text))
-    from truncation_core.config.markers import MarkerConfig
     from truncation_core.errors import ConfigError
+    from truncation_core.types.templates import MarkerConfig
 
     with pytest.raises(ConfigError) as caught:  # checked when built in code, too
         MarkerConfig(json_items="{lines} gone")
     assert caught.value.problems == (
         "marker.json_items: unknown placeholder {lines}; available: {count}, {total}, {kept}, "
-        "{unit}, {path}, {artifact_id}, {strategy}, {tool}",)
+        "{unit}, {units}, {path}, {artifact_id}, {strategy}, {tool}, {count_s}, {total_s}, "
+        "{kept_s}",)
 
 
 def test_notes_are_restyled_by_a_format_marker_plugin():

@@ -19,12 +19,12 @@ from strategies import json_documents
 
 from truncation_core import Budget, Truncator
 from truncation_core.pipeline.facts import content_facts
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured import json_element
 from truncation_core.structured.dispatch import element_cut
 from truncation_core.structured.json_element import INF
 from truncation_core.structured.sniff import parse
 from truncation_core.text.measure import measure
+from truncation_core.types.markers import MarkerRenderer
 
 
 def search_response(count: int, *, indent: int | None = 2) -> str:

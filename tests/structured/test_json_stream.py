@@ -18,9 +18,9 @@ from strategies import json_documents
 
 from truncation_core import Budget, Truncator
 from truncation_core.pipeline.facts import content_facts
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.json_stream import JsonStreamTruncator
 from truncation_core.text.measure import measure
+from truncation_core.types.markers import MarkerRenderer
 
 
 def stream(config: dict | None = None, chars: int = 400, **kwargs):
@@ -137,7 +137,7 @@ def test_process_streams_input_over_the_threshold():
 BOUNDED = textwrap.dedent("""
     import json, sys
     from truncation_core import Budget, Truncator
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
     from truncation_core.pipeline.facts import content_facts
 

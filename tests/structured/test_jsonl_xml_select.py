@@ -216,7 +216,7 @@ def _streamed(truncator: Truncator, text: str, step: int) -> tuple[Any, Any]:
     with truncator.stream() as s:
         for i in range(0, len(text), step):
             s.write(text[i:i + step])
-        cutter = s._cutters[0]
+        cutter = next(iter(s._cutters.values()))
     return s.result(), cutter
 
 

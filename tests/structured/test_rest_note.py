@@ -82,13 +82,15 @@ def test_ranked_and_tool_names() -> None:
     assert info["estimated_chars"] == len(result.content) and info["limit_chars"] == 3000
 
 
-def test_no_note_without_an_artifact_or_under_a_reference() -> None:
+def test_no_note_without_an_artifact_and_the_reference_in_its_place_over_the_threshold(
+        ) -> None:
     text = json.dumps(DOC, indent=1)
     assert "[truncated]" not in json.loads(make(spill=False).process(text).content)
     big = json.dumps({"results": [{"id": i, "text": "y" * 90} for i in range(1000)]})
     referenced = make().process(big)  # over artifact_threshold: the reference says it
-    assert referenced.content.startswith("[Artifact: ")
-    assert "[truncated]" not in referenced.content
+    out = json.loads(referenced.content)  # inside the document, which stays valid alone
+    assert out["[truncated]"].startswith(f"[Artifact: {referenced.artifact.id}] ")  # type: ignore[union-attr]
+    assert "Omitted parts are kept" not in referenced.content  # not the rest note as well
 
 
 def test_a_byte_budget_just_over_the_note_still_gets_valid_json() -> None:

@@ -27,10 +27,10 @@ from truncation_core.adaptive.ends import Ends, head_share, salient_ends, window
 from truncation_core.text.cut import cut_text
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import Policy
-    from truncation_core.highlights.patterns import Matcher
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.cuts import ContentFacts, Cut
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
 
 __all__ = ["TAIL_FLOOR_SHARE", "TAIL_LINES", "adaptive_cut", "tail_floor"]
 
@@ -76,18 +76,12 @@ def _share_with_floor(room: Budget, share: float, floor: int, marker: int) -> fl
 
 
 def _sniff(text: str, policy: Policy) -> Ends:
-    # The pipeline gives the tool's patterns (a plugin's too); a policy made from
-    # configuration alone (a strategy called directly) has the built-in generic ones.
-    matcher = policy.salient() if policy.salient is not None else _generic()
-    return salient_ends(text, window(policy.inline_limit), matcher)
-
-
-def _generic() -> Matcher:
-    """The built-in generic patterns, for a policy made without a Truncator."""
-    from truncation_core.builtins.salient import salient_patterns
-    from truncation_core.highlights.patterns import Matcher
-
-    return Matcher(salient_patterns())
+    # The pipeline gives the tool's patterns (a plugin's too). A policy made from
+    # configuration alone (a strategy called directly, outside a Truncator) has none: no
+    # failure lines are found, and the split is head_ratio's.
+    if policy.salient is None:
+        return Ends(head=0, tail=0)
+    return salient_ends(text, window(policy.inline_limit), policy.salient())
 
 
 def adaptive_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: MarkerRenderer,

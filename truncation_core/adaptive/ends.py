@@ -1,7 +1,7 @@
 """Where a command's failure lines are, at its two ends, and the head share that follows.
 
 The sniff reads only the first and the last :func:`window` characters of the text (whole
-lines in them), which a stream keeps too (:func:`truncation_core.streaming.ends.window_for`
+lines in them), which a stream keeps too (:func:`truncation_core.pipeline.ends.window_for`
 is wider): ``process()`` and a stream of the same content decide alike. In each window the
 lines holding a keyword of the tool's salient patterns are matched
 (:class:`~truncation_core.highlights.patterns.Matcher`, the same patterns as the

@@ -37,16 +37,19 @@ from typing import Any
 import attrs
 
 from truncation_core.artifacts.documents import ref_document, ref_from_document
-from truncation_core.artifacts.model import (
+from truncation_core.artifacts.limit import MARKER_RESERVE
+from truncation_core.errors import ArtifactError, ArtifactNotFound
+from truncation_core.retrieval import reader_for
+from truncation_core.retrieval.scanning import count_terminators
+from truncation_core.text.decoding import utf8_chars
+from truncation_core.types.artifacts import ArtifactCut, ArtifactRef
+from truncation_core.types.ids import (
     ARTIFACT_ID_REGEX,
-    ArtifactCut,
-    ArtifactRef,
     content_name,
     validate_artifact_id,
     validate_session_id,
 )
-from truncation_core.errors import ArtifactError
-from truncation_core.storage.protocol import ArtifactStore, StorageBackend
+from truncation_core.types.storage import ArtifactStore, StorageBackend
 
 __all__ = ["ArchiveError", "ExportError", "ExportReport", "ImportLimits", "ImportReport",
            "export_session", "import_archive"]
@@ -100,8 +103,6 @@ def export_session(store: ArtifactStore, path: Path | str, *,
 
     *progress* is called with the number of content bytes written so far.
     """
-    from truncation_core.retrieval import reader_for
-
     reader = reader_for(store)
     refs = store.list()
     entries = []
@@ -307,9 +308,6 @@ def _read_member(tar: tarfile.TarFile, member: tarfile.TarInfo, limit: int) -> b
 def _count(tar: tarfile.TarFile, member: tarfile.TarInfo) -> _Content:
     """The sha256, lines and characters of a content member, read once, in blocks that
     never end between a "\r" and its "\n"."""
-    from truncation_core.retrieval.decoding import utf8_chars
-    from truncation_core.retrieval.scanning import count_terminators
-
     f = _extract(tar, member)
     digest = hashlib.sha256()
     terminators = chars = size = 0
@@ -391,8 +389,6 @@ def _cut_problem(cut: ArtifactCut, size: int) -> str | None:
     What the stored bytes bear out is checked when they are written (:class:`_Restoring`);
     the rest (the original's size and lines, which are gone) must at least be consistent.
     """
-    from truncation_core.artifacts.limit import MARKER_RESERVE
-
     marker = size - cut.head_bytes - cut.tail_bytes
     if not 0 < marker <= MARKER_RESERVE + 1:
         return "does not leave one marker line between its head and tail"
@@ -505,8 +501,6 @@ class _Restoring:
         return data
 
     def _measure(self, data: bytes) -> None:
-        from truncation_core.retrieval.scanning import count_terminators
-
         start = self._read
         for i, mark in enumerate(self._marks):
             if start < mark:
@@ -542,8 +536,6 @@ class _Restoring:
 
 
 def _exists(store: ArtifactStore, artifact_id: str) -> bool:
-    from truncation_core.errors import ArtifactNotFound
-
     try:
         store.stat(artifact_id)
     except ArtifactNotFound:

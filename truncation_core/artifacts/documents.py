@@ -1,5 +1,5 @@
 """An artifact's metadata as a JSON document: how backends and archives keep an
-:class:`~truncation_core.artifacts.model.ArtifactRef` next to the content.
+:class:`~truncation_core.types.artifacts.ArtifactRef` next to the content.
 
 Reading one back trusts nothing: a document from an archive (or a damaged file) that is not
 one we wrote for that artifact id gives None, and the caller rebuilds what it can from the
@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactCut, ArtifactRef
+from truncation_core.types.artifacts import ArtifactCut, ArtifactRef
 
 __all__ = ["FORMAT", "ref_document", "ref_from_document"]
 

@@ -5,7 +5,7 @@ in a :class:`SizeLimitedWriter`, so the limit holds on every path that keeps con
 within the limit is stored exactly as written. Content beyond it is stored as its head and its
 tail, cut at line boundaries where possible, with one marker line between them that says what
 is missing; the committed ref then has ``truncated=True`` and an
-:class:`~truncation_core.artifacts.model.ArtifactCut` that maps original line numbers to the
+:class:`~truncation_core.types.artifacts.ArtifactCut` that maps original line numbers to the
 artifact's, so that markers never promise lines the artifact does not hold.
 
 Memory: whatever is sure to be part of the head (up to the last line end within the head's
@@ -30,10 +30,10 @@ from collections import deque
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactCut, ArtifactInfo, ArtifactRef
-from truncation_core.retrieval.decoding import utf8_boundary_before, utf8_chars
 from truncation_core.retrieval.scanning import count_terminators, next_terminator_end
-from truncation_core.storage.protocol import ArtifactWriter, WriterBase
+from truncation_core.text.decoding import utf8_boundary_before, utf8_chars
+from truncation_core.types.artifacts import ArtifactCut, ArtifactInfo, ArtifactRef
+from truncation_core.types.storage import ArtifactWriter, WriterBase
 
 __all__ = ["MARKER_RESERVE", "PIECE", "SizeLimitedWriter"]
 
@@ -47,7 +47,7 @@ def _ends_with_terminator(data: bytes | bytearray) -> bool:
 
 
 class SizeLimitedWriter(WriterBase):
-    """Wraps an :class:`~truncation_core.artifacts.model.ArtifactWriter` so that it stores at most
+    """Wraps an :class:`~truncation_core.types.artifacts.ArtifactWriter` so that it stores at most
     *limit* bytes: the head (``head_share`` of the room) and the tail of anything larger."""
 
     def __init__(self, inner: ArtifactWriter, *, info: ArtifactInfo, limit: int,

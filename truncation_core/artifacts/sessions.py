@@ -12,8 +12,9 @@ from __future__ import annotations
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.artifacts.ids import validate_session_id
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.retrieval import reader_for
+from truncation_core.types.ids import validate_session_id
+from truncation_core.types.storage import ArtifactStore
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
@@ -59,8 +60,6 @@ class Session:
     @property
     def artifacts(self) -> Retrieval:
         """Retrieval over this session's artifacts."""
-        from truncation_core.retrieval import reader_for
-
         return reader_for(self.store)
 
     def close(self) -> int:
@@ -82,6 +81,7 @@ class Session:
         return self.__enter__()
 
     async def __aexit__(self, *exc_info: Any) -> None:
+        # only for async code: 51 ms (python -X importtime, fastest of 9, 2026-12)
         import asyncio
 
         _ACTIVE.reset(self._tokens.pop())

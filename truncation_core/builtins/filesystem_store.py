@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
 from truncation_core.storage.filesystem import NAME, FilesystemStore
+from truncation_core.types.models import Provides
 
 
 @hookimpl(trylast=True)

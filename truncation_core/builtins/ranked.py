@@ -11,43 +11,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Provides
 from truncation_core.hooks.specs import hookimpl
+from truncation_core.types.models import Provides
+from truncation_core.types.strategy import Strategy
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.stream_cut import ElementStreamCut
+    from truncation_core.types.cuts import ContentFacts, Cut
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
 
 NAME = "ranked"
 
-
-@hookimpl(trylast=True)
-def provides() -> Provides:
-    return Provides(strategies={NAME: "ranked results (JSON): keep the highest-scored whole "
-                                      "results that fit (score_key)"})
+# The algorithm is imported by the first cut: 53 ms otherwise at start-up (see element.py).
 
 
-@hookimpl(trylast=True)
-def truncate(
-    strategy: str,
-    text: str,
-    budget: Budget,
-    facts: ContentFacts,
-    policy: Policy,
-    markers: MarkerRenderer,
-) -> Cut | None:
-    if strategy != NAME:
-        return None
+def ranked(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+           markers: MarkerRenderer) -> Cut | None:
     from truncation_core.structured.dispatch import guarded
     from truncation_core.structured.ranked import ranked_cut
 
     return guarded(ranked_cut, text, budget=budget, facts=facts, policy=policy, markers=markers)
 
 
-@hookimpl(trylast=True)
-def stream_cutter(policy: Policy) -> ElementStreamCut | None:
+def ranked_stream_cutter(policy: Policy) -> ElementStreamCut | None:
     """Streams of a tool whose strategy is ``ranked`` get a cutter that cuts them as
     ``process`` would (see :mod:`truncation_core.structured.stream_cut`)."""
     if policy.strategy != NAME:
@@ -55,3 +43,13 @@ def stream_cutter(policy: Policy) -> ElementStreamCut | None:
     from truncation_core.structured.stream_cut import ElementStreamCut
 
     return ElementStreamCut(policy, strategy=NAME)
+
+
+RANKED = Strategy(name=NAME, cut=ranked, stream_cutter=ranked_stream_cutter,
+                  description="ranked results (JSON): keep the highest-scored whole results "
+                              "that fit (score_key)")
+
+
+@hookimpl(trylast=True)
+def provides() -> Provides:
+    return Provides(strategies=[RANKED])

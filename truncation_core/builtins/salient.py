@@ -1,4 +1,4 @@
-"""The generic ``salient_patterns`` and ``salient_units``: lines of command output that say
+"""The generic highlights detector (``salient_detector``): lines of command output that say
 what went wrong, or how it ended.
 
 Rank 0, shown first: test summaries, exit statuses, and the last lines of build tools and CI
@@ -19,20 +19,12 @@ patterns for the tools they know, the same way.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
-
     return (
         SalientPattern(
             name="test-summary", rank=0,
@@ -185,10 +177,7 @@ def javascript_frame(lines: UnitLines) -> list[int]:
     return []
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
-
     return (
         SalientUnit(name="python-innermost-frame", patterns=("exception",), above=32,
                     choose=python_frame),
@@ -197,11 +186,5 @@ def _units() -> tuple[SalientUnit, ...]:
     )
 
 
-@hookimpl(trylast=True)
-def salient_patterns() -> tuple[SalientPattern, ...]:
-    return _patterns()
-
-
-@hookimpl(trylast=True)
-def salient_units() -> tuple[SalientUnit, ...]:
-    return _units()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -9,26 +9,18 @@ source line it points at, as one unit.
   ``--pretty``), GHC (``M.hs:6:12: error:`` over its ``•`` message), eslint (a problem
   under its file's header line) and Go (``pkg/x.go:8:17: ...`` under ``# pkg``).
 
-Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
-party would.
+It imports only names that :mod:`truncation_core.plugin` exports: it uses the hooks exactly as
+a third party would.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
-
     return (
         SalientPattern(
             name="ruff-diagnostic", rank=1,
@@ -155,10 +147,7 @@ def go_package(lines: UnitLines) -> list[int]:
     return []
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
-
     return (
         SalientUnit(name="compiler-excerpt",
                     patterns=("error", "warning", "ruff-diagnostic"), below=12,
@@ -168,11 +157,5 @@ def _units() -> tuple[SalientUnit, ...]:
     )
 
 
-@hookimpl(trylast=True)
-def salient_patterns() -> tuple[SalientPattern, ...]:
-    return _patterns()
-
-
-@hookimpl(trylast=True)
-def salient_units() -> tuple[SalientUnit, ...]:
-    return _units()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

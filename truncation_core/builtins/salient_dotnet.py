@@ -8,26 +8,18 @@ line with its ``Error Message:`` and first ``at ... in File.cs:line N`` frame, x
 ``[xUnit.net 00:00:06.52]     Name [FAIL]``, and NUnit's ``Failed : Name`` and ``Test Run
 Failed.``.
 
-Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
-party would.
+It imports only names that :mod:`truncation_core.plugin` exports: it uses the hooks exactly as
+a third party would.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
-
     return (
         SalientPattern(
             name="msbuild-count", rank=0,
@@ -78,21 +70,12 @@ def vstest_details(lines: UnitLines) -> list[int]:
     return taken
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
-
     return (
         SalientUnit(name="vstest-details", patterns=("dotnet-failed-test",), below=24,
                     choose=vstest_details),
     )
 
 
-@hookimpl(trylast=True)
-def salient_patterns() -> tuple[SalientPattern, ...]:
-    return _patterns()
-
-
-@hookimpl(trylast=True)
-def salient_units() -> tuple[SalientUnit, ...]:
-    return _units()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -8,26 +8,18 @@ and the source line the carets point at. This adds cabal's and stack's failures
 for test:spec``, GHC's own crashes (``ghc: panic!``), hspec's failure count
 (``40 examples, 1 failure``, generic) and each failure's ``expected:``/``but got:``.
 
-Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
-party would.
+It imports only names that :mod:`truncation_core.plugin` exports: it uses the hooks exactly as
+a third party would.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
-
     return (
         SalientPattern(
             name="cabal-failure", rank=1,
@@ -69,10 +61,7 @@ def hspec_location(lines: UnitLines) -> list[int]:
     return []
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
-
     return (
         SalientUnit(name="hspec-got", patterns=("hspec-failure",), below=3, choose=hspec_got),
         SalientUnit(name="hspec-location", patterns=("hspec-failure",), above=4,
@@ -80,11 +69,5 @@ def _units() -> tuple[SalientUnit, ...]:
     )
 
 
-@hookimpl(trylast=True)
-def salient_patterns() -> tuple[SalientPattern, ...]:
-    return _patterns()
-
-
-@hookimpl(trylast=True)
-def salient_units() -> tuple[SalientUnit, ...]:
-    return _units()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -11,21 +11,16 @@ bunyan's scale (50 error, 60 fatal); or when it has an error field that holds so
 ``"severity":"ERROR"`` are all taken, and a record whose message merely mentions an error is
 not.
 
-Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
-party would.
+It imports only names that :mod:`truncation_core.plugin` exports: it uses the hooks exactly as
+a third party would.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientRecord
-
+from truncation_core.types.salient import SalientDetector, SalientRecord
 
 _LEVEL_FIELDS = ("level", "lvl", "severity", "levelname", "log.level", "loglevel",
                  "level_name", "@level")
@@ -61,10 +56,7 @@ def is_error_record(record: Mapping[str, Any]) -> bool:
     return False
 
 
-@functools.cache
 def _records() -> tuple[SalientRecord, ...]:
-    from truncation_core.plugin import SalientRecord
-
     return (
         SalientRecord(
             name="log-error", rank=1,
@@ -78,6 +70,5 @@ def _records() -> tuple[SalientRecord, ...]:
     )
 
 
-@hookimpl(trylast=True)
-def salient_records() -> tuple[SalientRecord, ...]:
-    return _records()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(records=_records())

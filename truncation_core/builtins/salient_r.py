@@ -7,26 +7,18 @@
   message`` of the code that failed with the ``> f(x)`` call above it, and ``Status: 1
   ERROR``.
 
-Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
-party would.
+It imports only names that :mod:`truncation_core.plugin` exports: it uses the hooks exactly as
+a third party would.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import TYPE_CHECKING
 
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
-
     return (
         SalientPattern(
             name="testthat-count", rank=0,
@@ -75,10 +67,7 @@ def r_call(lines: UnitLines) -> list[int]:
     return []
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
-
     return (
         SalientUnit(name="testthat-details", patterns=("testthat-failure",), below=8,
                     choose=testthat_details),
@@ -86,11 +75,5 @@ def _units() -> tuple[SalientUnit, ...]:
     )
 
 
-@hookimpl(trylast=True)
-def salient_patterns() -> tuple[SalientPattern, ...]:
-    return _patterns()
-
-
-@hookimpl(trylast=True)
-def salient_units() -> tuple[SalientUnit, ...]:
-    return _units()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -8,25 +8,16 @@
 * xcpretty: ``✗ testX, failed: ...`` (a generic failed test) and ``❌ /path/File.swift:12:5:
   message``.
 
-Only :mod:`truncation_core.plugin` is imported: this module uses the hooks exactly as a third
-party would.
+It imports only names that :mod:`truncation_core.plugin` exports: it uses the hooks exactly as
+a third party would.
 """
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING
-
-from truncation_core.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from truncation_core.plugin import SalientPattern, SalientUnit, UnitLines
+from truncation_core.types.salient import SalientDetector, SalientPattern, SalientUnit, UnitLines
 
 
-@functools.cache
 def _patterns() -> tuple[SalientPattern, ...]:
-    from truncation_core.plugin import SalientPattern
-
     return (
         SalientPattern(
             name="xctest-executed", rank=0,
@@ -67,21 +58,12 @@ def failing_list(lines: UnitLines) -> list[int]:
     return taken[:3]
 
 
-@functools.cache
 def _units() -> tuple[SalientUnit, ...]:
-    from truncation_core.plugin import SalientUnit
-
     return (
         SalientUnit(name="xcodebuild-failing-list", patterns=("xcodebuild-failing",), below=6,
                     choose=failing_list),
     )
 
 
-@hookimpl(trylast=True)
-def salient_patterns() -> tuple[SalientPattern, ...]:
-    return _patterns()
-
-
-@hookimpl(trylast=True)
-def salient_units() -> tuple[SalientUnit, ...]:
-    return _units()
+#: What this family's output says went wrong, and how it ended.
+DETECTOR = SalientDetector(patterns=_patterns(), units=_units())

@@ -5,9 +5,7 @@ Each command group lives in its own module and is registered on the click group,
 bad arguments) are printed to stderr as one clear message with a non-zero exit status, never
 as a traceback.
 
-This module does not import click: :func:`main` runs the plain forms of ``trunc apply`` and
-``trunc run`` without it (:mod:`truncation_core.cli.plain`), and hands every other command
-line to the click group.
+click parses every command line (:func:`main`).
 """
 
 from __future__ import annotations
@@ -19,16 +17,9 @@ import signal
 import sys
 from typing import Any
 
-__all__ = ["cli", "main"]
+from truncation_core.cli.group import TruncGroup, cli
 
-
-def __getattr__(name: str) -> Any:
-    # The click group and its class, imported on first use (PEP 562).
-    if name in ("cli", "TruncGroup", "BUILTIN_COMMANDS"):
-        from truncation_core.cli import group
-
-        return getattr(group, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["TruncGroup", "cli", "main"]
 
 
 def _closed(*_args: object) -> Any:
@@ -63,11 +54,6 @@ def main() -> None:
     if sys.stdout is None:  # started with descriptor 1 closed (trunc ... >&-)
         sys.stdout = _ClosedOutput()
     try:
-        from truncation_core.cli.plain import run_plain
-
-        run_plain(sys.argv[1:])  # exits when it ran the command line itself
-        from truncation_core.cli.group import cli
-
         cli(prog_name="trunc")
     except BrokenPipeError:
         # The reader closed the pipe (trunc ... | head): stop quietly, as a shell's tools do,

@@ -1,8 +1,7 @@
 """``trunc apply``: show what the model would see of a file or of standard input.
 
 The command's options, as click parses them; what it does is in
-:mod:`truncation_core.cli.actions`, which its plain forms also run without click
-(:mod:`truncation_core.cli.plain`).
+:mod:`truncation_core.cli.actions`.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ def name_the_option(exc: ConfigError, tool: str | None, *, strategy: str | None 
     left as it is."""
     options = {}
     if strategy is not None:
-        options[f"tools.{tool}.strategy: " if tool else "default_strategy: "] = "--strategy"
+        options[f"tools.{tool or ''}.strategy: "] = "--strategy"
     if session is not None:
         options["store.session: "] = "--session"
     for key, value in (limits or {}).items():
@@ -79,7 +78,7 @@ def apply_command(state: AppState, source: BinaryIO, tool: str | None, strategy:
     the stricter wins.
 
     Input is streamed in bounded memory when the strategy can cut a stream; a strategy that
-    cannot (a plugin's, not declared streamable) gets it whole, up to 64 MiB.
+    cannot (a plugin's, not streamable) gets it whole, up to 64 MiB.
     """
     limits = limits_of(max_tokens, max_bytes, max_lines, tokenizer)
     try:

@@ -2,7 +2,7 @@
 
 Works on the storage backend named by the configuration (``store.backend``: the filesystem
 store by default, or one a plugin provides), across all its sessions, through the storage
-protocol (:mod:`truncation_core.storage.protocol`): an artifact is found by id in whichever
+protocol (:mod:`truncation_core.types.storage`): an artifact is found by id in whichever
 session holds it. Where an artifact id is taken, the id of the tool call whose output it
 holds is taken too (the newest such artifact, in any session).
 """
@@ -19,11 +19,26 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import click
 
+from truncation_core.artifacts.archive import export_session, import_archive
 from truncation_core.cli.state import AppState, console, pass_state
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+from truncation_core.errors import (
+    ArtifactNotFound,
+    InvalidArtifactId,
+    TruncationCoreError,
+    did_you_mean,
+)
+from truncation_core.retrieval import line_start, reader_for
+from truncation_core.retrieval.scanning import CHUNK, count_terminators, file_size
+from truncation_core.text.decoding import decode, utf8_boundary_before
+from truncation_core.types.artifacts import human_size
+from truncation_core.types.ids import is_tool_call_id, validate_artifact_id, validate_session_id
+from truncation_core.types.storage import find_tool_call_anywhere
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Page, Retrieval
-    from truncation_core.storage.protocol import SessionInfo, StorageBackend
+    from truncation_core.types.reports import SessionInfo
+    from truncation_core.types.storage import StorageBackend
 
 _DURATION = re.compile(r"([0-9]{1,9})([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -137,9 +152,6 @@ def list_command(state: AppState, session: str | None, as_json: bool) -> None:
 def _check_session(root: StorageBackend, session: str, sessions: list[SessionInfo]) -> None:
     """A session name that is malformed, or that no session has, is an error (a typo would
     otherwise list nothing and succeed)."""
-    from truncation_core.artifacts.model import validate_session_id
-    from truncation_core.errors import did_you_mean
-
     validate_session_id(session)
     names = [s.id for s in sessions]
     if session not in names:
@@ -151,11 +163,6 @@ def _find(state: AppState, handle: str) -> tuple[Retrieval, str]:
     """The reader of the session holding the artifact *handle* names (an artifact id, or a
     tool call id: its newest artifact), and the artifact's id. The handle is validated
     first."""
-    from truncation_core.artifacts.model import is_tool_call_id, validate_artifact_id
-    from truncation_core.errors import ArtifactNotFound, InvalidArtifactId
-    from truncation_core.retrieval import reader_for
-    from truncation_core.storage.protocol import find_tool_call_anywhere
-
     backend = storage_backend(state)
     if is_tool_call_id(handle):
         found = find_tool_call_anywhere(backend, handle)
@@ -184,8 +191,6 @@ def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int |
     newest artifact stored for it). The bytes are copied from the artifact to the output a
     chunk at a time, so that an artifact of any size, or one long line, takes little memory.
     """
-    from truncation_core.retrieval import line_start
-
     store, artifact_id = _find(state, artifact_id)
     start, end = line_range or (1, None)
     ref = store.stat(artifact_id)
@@ -212,8 +217,6 @@ def show_command(state: AppState, artifact_id: str, line_range: tuple[int, int |
 
 def _copy(f: Any, begin: int, stop: int | None) -> Any:
     """The bytes ``[begin, stop)`` of *f* (to its end when *stop* is None), in chunks."""
-    from truncation_core.retrieval.scanning import CHUNK
-
     f.seek(begin)
     left = None if stop is None else stop - begin
     while left is None or left > 0:
@@ -228,9 +231,6 @@ def _copy(f: Any, begin: int, stop: int | None) -> Any:
 def _write_json_page(out: Any, ref: Any, f: Any, begin: int, stop: int | None,
                      first_line: int) -> None:
     """The page document of ``show --json``, with its text encoded chunk by chunk."""
-    from truncation_core.retrieval.decoding import decode, utf8_boundary_before
-    from truncation_core.retrieval.scanning import count_terminators, file_size
-
     total = file_size(f)
     out.write(b'{\n  "artifact": ' + json.dumps(_ref_document(ref), ensure_ascii=True)
               .encode() + b',\n  "first_line": ' + str(first_line if total else 0).encode()
@@ -309,8 +309,6 @@ def grep_command(state: AppState, artifact_id: str, pattern: str, regex: bool,
 
     Exits 0 when a line matched, 1 when none did, and 2 on an error (as grep does).
     """
-    from truncation_core.errors import TruncationCoreError
-
     try:
         store, artifact_id = _find(state, artifact_id)
         result = store.grep(artifact_id, pattern, regex=regex, ignore_case=ignore_case,
@@ -348,14 +346,11 @@ def clean_command(state: AppState, older_than: float | None, session: str | None
                   as_json: bool) -> None:
     """Delete sessions and their artifacts (all of them unless filtered)."""
     if session is not None:
-        from truncation_core.artifacts.model import validate_session_id
-
         validate_session_id(session)  # a typo is an error, not "deleted 0 sessions"
     report = storage_backend(state).clean(older_than=older_than, session=session)
     if as_json:
         click.echo(json.dumps(attrs.asdict(report), indent=2))
         return
-    from truncation_core.artifacts.model import human_size
 
     click.echo(f"deleted {_count(len(report.sessions), 'session')}, "
                f"{_count(report.artifacts, 'artifact')} ({human_size(report.bytes)})")
@@ -385,8 +380,6 @@ def _progress() -> Any:
 def export_command(state: AppState, session: str | None, output: Path | None,
                    as_json: bool) -> None:
     """Export a session and its artifacts to one archive."""
-    from truncation_core.artifacts.archive import export_session
-
     root = storage_backend(state)
     sessions = root.sessions()
     if not sessions:
@@ -424,9 +417,6 @@ def export_command(state: AppState, session: str | None, output: Path | None,
 def import_command(state: AppState, archive: Path, session: str | None,
                    as_json: bool) -> None:
     """Import an archive made by ``trunc artifacts export``; artifact ids are kept."""
-    from truncation_core.artifacts.archive import import_archive
-    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
-
     truncator = state.truncator()
     root = truncator.store.backend
     # An artifact of any tool may be in the archive: the largest limit any tool has.

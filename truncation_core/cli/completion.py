@@ -11,6 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
+
+from truncation_core.config.model import BUILTIN_TOOL_POLICIES
+from truncation_core.config.sources import load_config
+from truncation_core.truncator import Truncator
 
 __all__ = ["complete_strategies", "complete_tools"]
 
@@ -22,26 +27,17 @@ def _config_path(ctx: click.Context) -> Any:
 
 def complete_strategies(ctx: click.Context, param: click.Parameter,
                         incomplete: str) -> list[Any]:
-    from click.shell_completion import CompletionItem
-
     try:
-        from truncation_core.truncator import Truncator
-
         truncator = Truncator.from_config(_config_path(ctx))
         strategies = truncator.plugins.strategies
     except Exception:  # completion must never fail the shell
         return []
-    return [CompletionItem(name, help=str(description))
-            for name, description in sorted(strategies.items()) if name.startswith(incomplete)]
+    return [CompletionItem(name, help=strategy.description)
+            for name, strategy in sorted(strategies.items()) if name.startswith(incomplete)]
 
 
 def complete_tools(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    from click.shell_completion import CompletionItem
-
     try:
-        from truncation_core.config.model import BUILTIN_TOOL_POLICIES
-        from truncation_core.config.sources import load_config
-
         names = {*BUILTIN_TOOL_POLICIES, *load_config(_config_path(ctx)).config.tools}
     except Exception:
         return []

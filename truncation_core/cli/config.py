@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,16 @@ import click
 
 from truncation_core.cli.completion import complete_tools
 from truncation_core.cli.state import AppState, console, pass_state
+from truncation_core.config.converter import converter
+from truncation_core.config.model import (
+    BUILTIN_TOOL_POLICIES,
+    limit_warnings,
+    raised_for_own_limits,
+)
+from truncation_core.config.sources import SOURCE_BUILTIN_POLICY
+from truncation_core.errors import ConfigError, PluginDisabledWarning, PluginLoadWarning
+from truncation_core.truncator import Truncator
+from truncation_core.types.settings import OVERRIDE_NAMES
 
 if TYPE_CHECKING:
     from truncation_core.config.sources import LoadedConfig
@@ -17,15 +28,8 @@ if TYPE_CHECKING:
 
 def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, str]]:
     """(key, value, source) for every setting, or for one tool's effective policy."""
-    from truncation_core.config.converter import converter
-    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
-    from truncation_core.config.settings import OVERRIDE_NAMES
-    from truncation_core.config.sources import SOURCE_BUILTIN_POLICY
-
     config = loaded.config
     if tool is not None:
-        from truncation_core.config.model import raised_for_own_limits
-
         policy = config.policy_for(tool)
         rows = []
         builtin = BUILTIN_TOOL_POLICIES.get(tool)
@@ -81,8 +85,6 @@ TEXT_STRATEGIES = ("head", "tail", "head_tail", "lines", "outline", "adaptive")
 def highlight_rows(loaded: LoadedConfig) -> list[tuple[str, Any, str]]:
     """(``highlights.<tool>``, lines shown, why) for each tool configuration knows of, and
     for any other tool: which tools get a highlights block."""
-    from truncation_core.config.model import BUILTIN_TOOL_POLICIES
-
     config = loaded.config
     rows = []
     for tool in [*sorted({*BUILTIN_TOOL_POLICIES, *config.tools}), None]:
@@ -153,12 +155,6 @@ def validate_command(state: AppState, path: Path | None, as_json: bool) -> None:
     Problems (a bad value, a plugin that fails to load) fail the validation; warnings (a
     limit that never binds, and the key that wins instead) do not.
     """
-    import warnings
-
-    from truncation_core.config.model import limit_warnings
-    from truncation_core.errors import ConfigError, PluginDisabledWarning, PluginLoadWarning
-    from truncation_core.truncator import Truncator
-
     if path is not None:
         state = AppState(config_path=path)
     try:

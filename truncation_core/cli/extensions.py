@@ -11,6 +11,11 @@ from __future__ import annotations
 import click
 
 from truncation_core.cli.state import plugin_warnings_to_stderr
+from truncation_core.config.model import PluginsConfig
+from truncation_core.config.sources import load_config
+from truncation_core.errors import TruncationCoreError
+from truncation_core.hooks.failures import PluginFailure
+from truncation_core.hooks.host import PluginHost
 
 __all__ = ["plugin_commands"]
 
@@ -29,12 +34,6 @@ def plugin_commands(ctx: click.Context) -> dict[str, click.Command]:
 
 
 def _load(ctx: click.Context, builtin: set[str]) -> dict[str, click.Command]:
-    from truncation_core.config.model import PluginsConfig
-    from truncation_core.config.sources import load_config
-    from truncation_core.errors import TruncationCoreError
-    from truncation_core.hooks.failures import PluginFailure
-    from truncation_core.hooks.host import PluginHost
-
     try:
         loaded = load_config(ctx.params.get("config_path"))
         settings, project_root = loaded.config.plugins, loaded.project_root

@@ -39,6 +39,8 @@ class TruncGroup(click.Group):
             command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)
         if command is None:
+            # Only a command that is not built in looks for plugins' commands: that loads the
+            # plugins with their failure reporting (hooks/failures.py, 12 ms).
             from truncation_core.cli.extensions import plugin_commands
 
             command = plugin_commands(ctx).get(cmd_name)

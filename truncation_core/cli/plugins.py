@@ -8,6 +8,8 @@ import attrs
 import click
 
 from truncation_core.cli.state import AppState, console, pass_state, plugin_warnings_to_stderr
+from truncation_core.errors import did_you_mean
+from truncation_core.hooks.host import PluginHost
 
 
 @click.command("plugins")
@@ -16,14 +18,10 @@ from truncation_core.cli.state import AppState, console, pass_state, plugin_warn
 @pass_state
 def plugins_command(state: AppState, as_json: bool, hook_name: str | None) -> None:
     """List plugins: built-ins, installed (entry points), project and failed ones."""
-    from truncation_core.hooks.host import PluginHost
-
     loaded = state.load()
     with plugin_warnings_to_stderr():
         host = PluginHost.build(settings=loaded.config.plugins, project_root=loaded.project_root)
     if hook_name is not None and hook_name not in host.hook_names():
-        from truncation_core.errors import did_you_mean
-
         hooks = sorted(host.hook_names())
         raise click.BadParameter(f"no hook {hook_name!r}{did_you_mean(hook_name, hooks)} "
                                  f"(hooks: {', '.join(hooks)})", param_hint="'--hook'")

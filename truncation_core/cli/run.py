@@ -1,8 +1,7 @@
 """``trunc run -- CMD ARGS...``: run a command and print what the model would see of its output.
 
 The command's options, as click parses them; what it does is in
-:mod:`truncation_core.cli.actions`, which its plain forms also run without click
-(:mod:`truncation_core.cli.plain`).
+:mod:`truncation_core.cli.actions`.
 """
 
 from __future__ import annotations

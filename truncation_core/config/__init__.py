@@ -1,8 +1,8 @@
 """Configuration: the settings, where they come from, and the effective policy of a tool.
 
-:mod:`~truncation_core.config.settings` declares each per-tool setting once (type, default,
+:mod:`~truncation_core.types.settings` declares each per-tool setting once (type, default,
 check, one-line doc); :mod:`~truncation_core.config.model` builds ``Config``, ``ToolConfig``
-and ``Policy`` from it; :mod:`~truncation_core.config.markers` holds the marker templates;
+and ``Policy`` from it; :mod:`~truncation_core.types.templates` holds the marker templates;
 :mod:`~truncation_core.config.sources` reads files and the environment;
 :mod:`~truncation_core.config.trust` decides whether a file found by searching may have been
 planted by another user;
@@ -12,9 +12,10 @@ error messages.
 
 from typing import Any
 
-from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import Config, PluginsConfig, Policy, StoreConfig
-from truncation_core.config.settings import ToolConfig
+from truncation_core.config.model import Config, PluginsConfig
+from truncation_core.types.policy import Policy, StoreConfig
+from truncation_core.types.settings import ToolConfig
+from truncation_core.types.templates import MarkerConfig
 
 __all__ = [
     "Config",

@@ -23,9 +23,11 @@ from cattrs.errors import (
     ForbiddenExtraKeysError,
     IterableValidationError,
 )
-from cattrs.gen import make_dict_structure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-from truncation_core.config.checks import (
+from truncation_core.config.model import Config
+from truncation_core.errors import ConfigError, did_you_mean
+from truncation_core.types.checks import (
     Direction,
     DirectoryPath,
     KeyPath,
@@ -47,16 +49,15 @@ from truncation_core.config.checks import (
     is_int,
     nesting_problem,
 )
-from truncation_core.config.markers import marker_template_problems
-from truncation_core.config.model import BUILTIN_BACKENDS, Config, StoreConfig
-from truncation_core.config.settings import OVERRIDE_NAMES, ToolConfig, check_override
-from truncation_core.config.tool_names import (
+from truncation_core.types.policy import BUILTIN_BACKENDS, StoreConfig
+from truncation_core.types.settings import OVERRIDE_NAMES, ToolConfig, check_override
+from truncation_core.types.templates import marker_template_problems
+from truncation_core.types.tool_names import (
     ArtifactToolNames,
     check_published_tools,
     check_tool_name_map,
     check_tool_prefix,
 )
-from truncation_core.errors import ConfigError, did_you_mean
 
 __all__ = [
     "STRUCTURE_ERRORS",
@@ -214,8 +215,6 @@ def _store_hook(conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
 
 def _unstructure_store(conv: cattrs.Converter) -> Callable[[Any], Any]:
     """A store's options back at the level they were written at (``store.url``)."""
-    from cattrs.gen import make_dict_unstructure_fn
-
     unstructure_fields = make_dict_unstructure_fn(StoreConfig, conv)
 
     def hook(store: StoreConfig) -> dict[str, Any]:

@@ -22,12 +22,12 @@ from truncation_core.errors import log
 from truncation_core.highlights.lines import clean
 from truncation_core.highlights.patterns import PROBE_CHARS, Hit, Matcher, scan_lines
 from truncation_core.highlights.records import RECORD_CHARS
-from truncation_core.highlights.units import UnitLines
 from truncation_core.text.measure import count_terminators
 from truncation_core.text.terminal import ESC
+from truncation_core.types.salient import UnitLines
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import Omission
+    from truncation_core.types.cuts import Omission
 
 __all__ = ["ABOVE_CHARS", "MAX_GROUPS", "Highlight", "Pool", "Pools", "StreamHighlights",
            "UnitLine"]
@@ -76,7 +76,7 @@ class Highlight:
 
     #: 1-based line number in the original output. The block shows the artifact's number
     #: for it, which differs when the artifact is itself cut (see
-    #: :func:`truncation_core.pipeline.resume.artifact_line`).
+    #: :func:`truncation_core.types.resume.artifact_line`).
     line: int
     #: Character offsets of the line, terminator included, in the original.
     start: int
@@ -349,6 +349,9 @@ class StreamHighlights:
         #: the windows never are); those it gave, by their start.
         self._whole: str | None = None
         self._resolved_at: dict[int, Highlight] = {}
+        #: Whether that text holds a "\r", looked for once (a search of the whole text for
+        #: each match resolved took seconds on 10 MB).
+        self._whole_has_cr: bool | None = None
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -763,8 +766,10 @@ class StreamHighlights:
         text, index, pos = self._whole, item.line - 1, item.local_start
         assert text is not None
         above = _lines_up(text, 0, pos, 0, index, item.reach_up, floor=pos - ABOVE_CHARS)
+        if self._whole_has_cr is None:
+            self._whole_has_cr = text.find("\r") != -1
         below = _lines_down(text, item.local_after, len(text), 0, index + 2, item.need,
-                            cr=text.find("\r") != -1)
+                            cr=self._whole_has_cr)
         done = self._finish(_Waiting(item.hit, index, item.start, item.end, above, below,
                                      item.need))
         self._resolved_at[item.start] = done

@@ -26,7 +26,7 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
   the line. A line holding a JSON object is judged by the ``SalientRecord`` rules instead
   (:mod:`~truncation_core.highlights.records`).
 * A match brings the lines its **units** keep around it (``SalientUnit``,
-  :mod:`~truncation_core.highlights.units`): its location, its innermost frame, its
+  :mod:`~truncation_core.types.salient`): its location, its innermost frame, its
   diagnostics. They are shown with it, when they lie in the omitted region too.
 * **Selection** is deterministic (:mod:`~truncation_core.highlights.choice`): matches are
   grouped by pattern and folded text; one match of each group first (rank 0 before rank 1
@@ -40,12 +40,11 @@ Definitions (the same for ``process`` and for streams, which is what makes them 
 * Numbers address the artifact as stored: when it is itself cut (over ``max_artifact_size``),
   a line it keeps is shown with its number there, and a line it dropped is shown as not kept
   (``marker.highlight_not_kept``), with no number
-  (:func:`truncation_core.pipeline.resume.artifact_line`).
+  (:func:`truncation_core.types.resume.artifact_line`).
 
-Patterns, units and records come from the ``salient_patterns``, ``salient_units`` and
-``salient_records`` hooks: the built-in plugins (``truncation_core.builtins.salient`` and
-the ``salient_*`` family modules) give them for common tools, and plugins add their own per
-tool.
+Patterns, units and records come from the detectors of the ``salient_detector`` hook: the
+built-in one (``truncation_core.builtins.highlights``: the generic patterns and those of the
+tool families) gives them for common tools, and plugins add their own per tool.
 """
 
 from __future__ import annotations
@@ -58,12 +57,15 @@ import attrs
 from truncation_core.highlights.choice import in_order
 from truncation_core.highlights.lines import clip
 from truncation_core.highlights.patterns import LINE_CHARS
-from truncation_core.hooks.models import Budget, Cut, Omission
+from truncation_core.highlights.records import record_json
+from truncation_core.structured.json_element import dump_string
 from truncation_core.text.measure import measure
+from truncation_core.types.cuts import Cut, Omission
+from truncation_core.types.models import Budget
 
 if TYPE_CHECKING:
-    from truncation_core.config.markers import MarkerConfig
     from truncation_core.highlights.bank import Highlight, Pools, UnitLine
+    from truncation_core.types.templates import MarkerConfig
 
 __all__ = ["PREVIEW_SHARE", "SHARE", "lift_highlights", "lift_records", "render"]
 
@@ -92,6 +94,12 @@ def _shown(line: int, text: str, pattern: str, templates: MarkerConfig,
                                       original_line=line)
 
 
+def _heading(templates: MarkerConfig, shown: int, found: int) -> str:
+    """The first line of the highlights block (``marker.highlights``)."""
+    return templates.highlights.format(shown=shown, found=found, shown_s="" if shown == 1
+                                       else "s", found_s="" if found == 1 else "s")
+
+
 def render(chosen: Sequence[Highlight], found: int, position: str,
            templates: MarkerConfig,
            artifact_line: Callable[[int], int | None] = _same_line, *,
@@ -101,11 +109,11 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
     what it shows, line by line, for the metadata.
 
     *artifact_line* maps a line of the original to the number ``get_artifact`` takes for it,
-    None when the artifact does not keep it (:func:`truncation_core.pipeline.resume.artifact_line`).
+    None when the artifact does not keep it (:func:`truncation_core.types.resume.artifact_line`).
     Unit lines outside *region* (visible in the kept part) are left out; *counts* gives
     the size of each group (by key), shown after a line whose group has more than one.
     """
-    lines = [templates.highlights.format(shown=len(chosen), found=found)]
+    lines = [_heading(templates, len(chosen), found)]
     details: list[dict[str, Any]] = []
     done: set[int] = set()
 
@@ -128,7 +136,7 @@ def render(chosen: Sequence[Highlight], found: int, position: str,
             unit_line(item, above)
         count = (counts or {}).get(item.key, 1)
         add(item.line, item.text, item.pattern, {"count": count} if count > 1 else {},
-            templates.highlight_count.format(count=count) if count > 1 else "")
+            templates.highlight_count.format(count=count, count_s="s") if count > 1 else "")
         for below in item.below:
             unit_line(item, below)
     if position == "end":  # after a marker that ends the output without a newline
@@ -278,9 +286,6 @@ def lift_records(cut: Cut, *, text: Any, budget: Budget, limit: int,
     JSON Lines; a note before them, a JSON string, says which lines of the artifact they
     are. *records* names the record rules whose matches count. Returns *cut* unchanged
     when there is nothing to lift, or when the result would not fit."""
-    from truncation_core.highlights.records import record_json
-    from truncation_core.structured.json_element import dump_string
-
     def chosen_in(current: Cut) -> tuple[Omission, list[tuple[Highlight, str]], int] | None:
         details = current.details
         if details.get("format") != "jsonl" or "reason" in details or \
@@ -301,8 +306,7 @@ def lift_records(cut: Cut, *, text: Any, budget: Budget, limit: int,
 
     def block(items: list[tuple[Highlight, str]], found: int) -> str:
         numbers = ", ".join(f"line {artifact_line(h.line) or 'not kept'}" for h, _ in items)
-        head = dump_string(templates.highlights.format(shown=len(items), found=found)
-                           + f" {numbers}")
+        head = dump_string(_heading(templates, len(items), found) + f" {numbers}")
         return "\n".join([head, *(shown for _, shown in items)])
 
     def insert(current: Cut, addition: str) -> str:

@@ -1,13 +1,13 @@
 """Salient-line patterns, and finding the lines that match them fast.
 
-A :class:`SalientPattern` (from the ``salient_patterns`` hook) names literal ``keywords`` and
+A :class:`SalientPattern` (of a ``salient_detector``) names literal ``keywords`` and
 an optional ``regex``. A line matches when its probe (its first :data:`PROBE_CHARS`
 characters, without the terminator, ANSI escapes removed: :func:`~.lines.clean`) contains a
 keyword and the regex, if any, is found in it; the first matching pattern in rank order
 classifies the line. Lines that hold a JSON object are judged by the
-:class:`~truncation_core.highlights.records.SalientRecord` rules first, when there are any.
+:class:`~truncation_core.types.salient.SalientRecord` rules first, when there are any.
 A :class:`Matcher` holds the patterns, records and
-:class:`~truncation_core.highlights.units.SalientUnit` of one tool, compiled once.
+:class:`~truncation_core.types.salient.SalientUnit` of one tool, compiled once.
 
 Keywords are what keeps scanning fast: only lines that may hold one once escapes are removed
 are classified, and run the patterns' regular expressions. An engine finds those lines:
@@ -28,72 +28,22 @@ import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import attrs
-
 from truncation_core.highlights.lines import clean, clip, fold
 from truncation_core.highlights.records import RECORD_CHARS, parse_record, record_text
-from truncation_core.hooks.models import strings
 from truncation_core.text.measure import count_terminators, utf8_size
 
 if TYPE_CHECKING:
-    from truncation_core.highlights.records import SalientRecord
-    from truncation_core.highlights.units import SalientUnit
+    # a plugin's pattern only: 2.7 ms, and the regex module (python -X importtime, 2026-12)
     from truncation_core.text.bounded_regex import SalientRegex
+    from truncation_core.types.salient import SalientPattern, SalientRecord, SalientUnit
 
-__all__ = ["ENGINE", "LINE_CHARS", "PROBE_CHARS", "Hit", "Matcher", "SalientPattern",
-           "new_engine", "scan_lines"]
+__all__ = ["ENGINE", "LINE_CHARS", "PROBE_CHARS", "Hit", "Matcher", "new_engine", "scan_lines"]
 
 #: Characters of a line that patterns look at.
 PROBE_CHARS = 512
 _ESC = "\x1b"
 #: Characters of a line shown in the block (a longer one keeps its start and its end).
 LINE_CHARS = 320
-
-
-def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
-    if not value:
-        raise ValueError("keywords: at least one literal string is needed, so that lines can "
-                         "be found without running the regex on every line")
-    for keyword in value:
-        if not isinstance(keyword, str) or not keyword:
-            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
-        if "\n" in keyword or "\r" in keyword:
-            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
-                             "inside one line")
-
-
-def _check_regex(_inst: object, _attr: object, value: str | None) -> None:
-    if value is not None:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"regex: not a valid regular expression: {exc}") from None
-
-
-@attrs.frozen(kw_only=True)
-class SalientPattern:
-    """What makes a line worth lifting into the highlights block.
-
-    A line matches when its probe (ANSI escapes removed) contains one of *keywords*
-    (literal, case-sensitive) and, if *regex* is given, :func:`re.search` finds *regex* in
-    the probe. Write keywords as literal strings that every line you want contains
-    (``"rror"`` catches both ``error`` and ``Error``); the regex then says precisely which of
-    those lines you want.
-    """
-
-    #: A short name, shown in the metadata (``python-exception``, ``pytest-summary`` ...).
-    name: str
-    #: Literal strings, one of which every matching line contains.
-    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_keywords)
-    #: A regular expression searched in lines that contain a keyword; None to take them all.
-    regex: str | None = attrs.field(default=None, validator=_check_regex)
-    #: 0 is shown first (summaries, exit statuses), then 1 (errors), 2 ...
-    rank: int = 1
-    #: For a header that has no word to look for, but a line under it that has: a regular
-    #: expression the line right above the matching one must match (``re.search``, ANSI
-    #: escapes removed). That line is then the salient one, and the matching line is the
-    #: first below it (ruff's ``F821 Undefined name `x``` over `` --> app.py:7:53``).
-    header: str | None = attrs.field(default=None, validator=_check_regex)
 
 
 class Hit(NamedTuple):

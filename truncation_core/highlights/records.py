@@ -3,7 +3,7 @@
 In a structured log, every line is a JSON object and the words that make a line salient in
 text (``error``, ``ERROR``) are field names and values anywhere in it: ``"level":"error"``,
 pino's ``"level":50``, ``"severity":"ERROR"``, an ``"err": {...}`` object, sometimes after a
-long stack trace. A :class:`SalientRecord` (from the ``salient_records`` hook) judges the
+long stack trace. A :class:`SalientRecord` (of a ``salient_detector``) judges the
 parsed record instead: ``test(record)`` returns whether it is worth showing.
 
 A line is tried as a record when, after leading blanks, it starts with ``{``, holds one of
@@ -28,15 +28,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
 from typing import Any
 
-import attrs
-
 from truncation_core.highlights.lines import CLIP_MARK, clip
-from truncation_core.hooks.models import strings
 
-__all__ = ["RECORD_CHARS", "STRING_CHARS", "SalientRecord", "parse_record", "record_json",
+__all__ = ["RECORD_CHARS", "STRING_CHARS", "parse_record", "record_json",
            "record_text"]
 
 #: Longer lines are not parsed as records (their first characters are matched as text).
@@ -44,39 +40,6 @@ RECORD_CHARS = 64 * 1024
 #: String values longer than this are cut inside the string when a record is shown.
 STRING_CHARS = 120
 _STRING = re.compile(r'"(?:[^"\\\r\n]|\\.)*"')
-
-
-def _check_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
-    if not value:
-        raise ValueError("keywords: at least one literal string is needed, so that record "
-                         "lines can be found without parsing every line")
-    for keyword in value:
-        if not isinstance(keyword, str) or not keyword:
-            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
-        if "\n" in keyword or "\r" in keyword:
-            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
-                             "inside one line")
-
-
-def _check_test(_inst: object, _attr: object, value: Any) -> None:
-    if not callable(value):
-        raise ValueError(f"test: expected a function of the parsed record, got "
-                         f"{type(value).__name__}")
-
-
-@attrs.frozen(kw_only=True)
-class SalientRecord:
-    """Which records of a JSON Lines log are worth lifting into the highlights block."""
-
-    #: A short name, shown in the metadata (``log-error`` ...).
-    name: str
-    #: Literal strings, one of which the line of every record you want contains
-    #: (``'"error"'``, ``'"level":5'``): only those lines are parsed.
-    keywords: tuple[str, ...] = attrs.field(converter=strings, validator=_check_keywords)
-    #: ``test(record: Mapping[str, Any]) -> bool``, given the parsed JSON object.
-    test: Callable[[Mapping[str, Any]], bool] = attrs.field(validator=_check_test, repr=False)
-    #: As for patterns: 0 is shown first, then 1 ...
-    rank: int = 1
 
 
 def parse_record(line: str) -> dict[str, Any] | None:

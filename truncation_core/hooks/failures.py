@@ -14,9 +14,9 @@ what raised                              what the processor does instead
                                          configured templates, rendered without plugins)
 ``store_artifact``, or its writer        cuts inline, with markers saying that the full
                                          content could not be kept
-``salient_patterns``, ``salient_units``  shows no highlights (and asks again next time)
-or ``salient_records``
-``stream_cutter``                        the stream cuts as text
+``salient_detector``                     shows no highlights (and asks again next time)
+a strategy's ``stream_cutter``, or its   the stream cuts as text
+cutter
 =======================================  ===================================================
 
 With ``plugins.strict`` on, the exception propagates instead. Failures of the store itself
@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.artifacts.model import ArtifactInfo, ArtifactRef
 from truncation_core.errors import StoreError, log
-from truncation_core.storage.protocol import ArtifactWriter
+from truncation_core.hooks.host import HookResultError
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.storage import ArtifactWriter
 
 if TYPE_CHECKING:
     from truncation_core.hooks.host import PluginHost
@@ -64,8 +65,6 @@ class PluginFailure:
            suspect: object = None) -> PluginFailure:
         """The failure *exc*, raised in (or while calling) *hook*; *suspect* is the object
         that raised it when that is known but its code is not on the traceback."""
-        from truncation_core.hooks.host import HookResultError
-
         plugin, found_hook = plugins.culprit(exc, suspect)
         returned = exc.returned if isinstance(exc, HookResultError) else None
         return cls(plugin=plugin, hook=found_hook or hook, error=type(exc).__name__,

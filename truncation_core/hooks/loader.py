@@ -7,11 +7,12 @@ Registration order decides call order (pluggy calls the last registered first):
 3. project plugins named in config (``plugins.modules``);
 4. plugins passed to ``Truncator(plugins=[...])``.
 
-So an explicitly passed plugin runs first, and the built-ins last. Entry points are loaded by
-this module rather than :meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that
-order is deterministic and a plugin that fails to load (an import error, a hook that does
-not exist, a ``provides`` that returns the wrong thing, even ``sys.exit``) is reported by name
-(a warning, or an error in strict mode) instead of crashing the host. Plugins passed in code
+So an explicitly passed plugin runs first, and the built-ins last. Entry points
+(:func:`importlib.metadata.entry_points`) are loaded by this module rather than
+:meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that order is deterministic and
+a plugin that fails to load (an import error, a hook that does not exist, a ``provides`` that
+returns the wrong thing, even ``sys.exit``) is reported by name (a warning, or an error in
+strict mode) instead of crashing the host. Plugins passed in code
 are checked the same way.
 
 Which plugins load is decided by configuration and code, and restricted further by the
@@ -27,24 +28,26 @@ from __future__ import annotations
 import functools
 import importlib
 import os
-import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 import pluggy
 
 from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_mean
 from truncation_core.hooks import specs
+from truncation_core.text.trusted import trust_salient
+from truncation_core.types.models import Provides
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from truncation_core.config.model import PluginsConfig
-    from truncation_core.hooks.models import Provides
-    from truncation_core.storage.protocol import ArtifactStore
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.models import Provides
+    from truncation_core.types.storage import ArtifactStore
+    from truncation_core.types.strategy import Strategy
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -60,34 +63,13 @@ ENTRY_POINT_GROUP = "truncation_core"
 
 #: Built-in plugin modules, registered by import under the name ``builtin.<module>``.
 DEFAULT_PLUGINS = (
-    "truncation_core.builtins.select",
-    "truncation_core.builtins.head",
-    "truncation_core.builtins.tail",
-    "truncation_core.builtins.head_tail",
-    "truncation_core.builtins.lines",
-    "truncation_core.builtins.outline",
-    "truncation_core.builtins.adaptive",
+    "truncation_core.builtins.pipeline",
+    "truncation_core.builtins.strategies",
     "truncation_core.builtins.element",
-    "truncation_core.builtins.markers",
-    "truncation_core.builtins.store",
+    "truncation_core.builtins.ranked",
     "truncation_core.builtins.memory_store",
     "truncation_core.builtins.filesystem_store",
-    "truncation_core.builtins.ranked",
-    # The built-ins are all trylast, and pluggy asks trylast implementations in the order
-    # they were registered: the tool families' patterns come before the generic ones, so that
-    # within a rank the specific pattern names a line (``sanitizer-report``, not ``error``).
-    "truncation_core.builtins.salient_logs",
-    "truncation_core.builtins.salient_compilers",
-    "truncation_core.builtins.salient_tests",
-    "truncation_core.builtins.salient_jvm",
-    "truncation_core.builtins.salient_dotnet",
-    "truncation_core.builtins.salient_browser",
-    "truncation_core.builtins.salient_sanitizers",
-    "truncation_core.builtins.salient_ruby",
-    "truncation_core.builtins.salient_r",
-    "truncation_core.builtins.salient_haskell",
-    "truncation_core.builtins.salient_xcode",
-    "truncation_core.builtins.salient",
+    "truncation_core.builtins.highlights",
     "truncation_core.builtins.estimate_tokenizer",
 )
 
@@ -139,14 +121,12 @@ class Loaded:
     pm: pluggy.PluginManager
     #: Every plugin considered, loaded or not, in registration order.
     records: tuple[PluginInfo, ...]
-    #: Strategy name -> description, over every loaded plugin.
-    strategies: Mapping[str, str]
+    #: Strategy name -> the strategy, over every loaded plugin.
+    strategies: Mapping[str, Strategy]
     #: Backend name -> store factory, over every loaded plugin.
     backends: Mapping[str, Callable[..., ArtifactStore]]
     #: Backend name -> the plugin whose factory it is.
     backend_providers: Mapping[str, str]
-    #: The strategies that can cut a long stream from its kept ends.
-    streamable: frozenset[str]
     strict: bool
     #: Tokenizer name -> factory, over every loaded plugin.
     tokenizers: Mapping[str, Callable[[], Tokenizer]] = attrs.field(factory=dict)
@@ -182,50 +162,6 @@ def effective_settings(settings: PluginsConfig,
     return attrs.evolve(settings, **changes) if changes else settings
 
 
-class _PluginManager(pluggy.PluginManager):
-    """pluggy's manager, finding the hooks of a module faster.
-
-    pluggy looks up every attribute of a plugin (and of the specification module) with
-    :func:`inspect.getattr_static`, about 25 us each on Python 3.11, and a module's
-    attributes include everything it imports: registering the built-ins took several
-    milliseconds, on every Truncator. A module's attribute that is a plain function, or
-    anything but a function or method, is decided here from the module's ``__dict__``, with
-    pluggy's answer; pluggy decides the rest.
-    """
-
-    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
-        opts = _module_function_opts(plugin, name, self.project_name + "_impl")
-        if opts is _UNDECIDED:
-            return super().parse_hookimpl_opts(plugin, name)
-        return cast("pluggy.HookimplOpts | None", opts)
-
-    def parse_hookspec_opts(self, module_or_class: Any, name: str
-                            ) -> pluggy.HookspecOpts | None:
-        opts = _module_function_opts(module_or_class, name, self.project_name + "_spec")
-        if opts is _UNDECIDED:
-            return super().parse_hookspec_opts(module_or_class, name)
-        return cast("pluggy.HookspecOpts | None", opts)
-
-
-_UNDECIDED: Any = object()
-
-
-def _module_function_opts(plugin: object, name: str, marker: str) -> Any:
-    """The marker options of *plugin*'s attribute *name* when *plugin* is a module and the
-    attribute a plain function (None if unmarked), None when it is no function or method at
-    all, else :data:`_UNDECIDED`."""
-    if type(plugin) is not types.ModuleType:
-        return _UNDECIDED
-    value = vars(plugin).get(name, _UNDECIDED)
-    if type(value) is types.FunctionType:
-        opts = getattr(value, marker, None)
-        return opts if isinstance(opts, dict) else None
-    if value is _UNDECIDED or isinstance(value, staticmethod | classmethod | types.MethodType
-                                         | types.FunctionType):
-        return _UNDECIDED
-    return None
-
-
 class _Loader:
     """Registers plugins on one manager and keeps what each one is."""
 
@@ -234,7 +170,7 @@ class _Loader:
         self.env_disabled = _env_list(environ.get("TRUNCATION_CORE_DISABLE_PLUGINS", ""))
         allowed = environ.get("TRUNCATION_CORE_PLUGINS")
         self.env_allowed = None if allowed is None else _env_list(allowed)
-        self.pm = _PluginManager(specs.PROJECT_NAME)
+        self.pm = pluggy.PluginManager(specs.PROJECT_NAME)
         self.pm.add_hookspecs(specs)
         self.records: dict[str, PluginInfo] = {}
 
@@ -249,6 +185,12 @@ class _Loader:
             raise pluggy.PluginValidationError(
                 plugin, f"implements unknown hook(s) {', '.join(sorted(unknown))}; "
                         f"known hooks: {', '.join(hook_names(self.pm))}")
+        if any(impl.plugin is plugin and (impl.wrapper or impl.hookwrapper)
+               for impl in self.pm.hook.select_strategy.get_hookimpls()):
+            self.pm.unregister(plugin)
+            raise pluggy.PluginValidationError(
+                plugin, "select_strategy must be a plain implementation, not a wrapper: the "
+                        "metadata names the plugin whose answer is used")
         self.records[name] = PluginInfo(
             name=name, kind=kind, target=target, distribution=distribution, version=version,
             hooks=tuple(sorted(hc.name for hc in self.pm.get_hookcallers(plugin) or ())))
@@ -294,22 +236,25 @@ class _Loader:
     # -- the sources, in order ----------------------------------------------------------------
 
     def builtins(self) -> None:
-        from truncation_core.text.trusted import trust_salient
-
         for module_path in DEFAULT_PLUGINS:
             module = importlib.import_module(module_path)
             # The built-in detectors' patterns are reviewed and tested over hostile lines:
             # they are searched on re, without the deadline a plugin's patterns get.
-            if hasattr(module, "salient_patterns"):
-                trust_salient(module.salient_patterns)
+            if hasattr(module, "salient_detector"):
+                trust_salient(module.salient_detector)
             self.register(module, name="builtin." + module_path.rsplit(".", 1)[1],
                           kind="builtin", target=module_path)
 
     def entrypoints(self) -> None:
-        from truncation_core.hooks.entrypoints import entry_points
+        # Imported when installed plugins are looked for: 24 ms (email, zipfile, csv ...),
+        # twice `python -c pass` (python -X importtime, the fastest of 7 runs, 2026-12),
+        # which a Truncator built without entry points (tests, load_entrypoints=False) and
+        # `import truncation_core` do not pay; pluggy defers it too (pluggy PR #466).
+        from importlib.metadata import entry_points
 
-        for ep in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist_name, version = ep.distribution, ep.version
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist_name = ep.dist.name if ep.dist is not None else None
+            version = ep.dist.version if ep.dist is not None else None
             if ep.name in self.records:
                 warnings.warn(f"plugin {ep.name!r} from {dist_name} is registered twice; "
                               "keeping the first", PluginLoadWarning, stacklevel=5)
@@ -365,15 +310,12 @@ class _Loader:
     def provides(self) -> Loaded:
         """Ask each plugin's ``provides`` on its own, so that listing can say who provides
         what, and check each answer as any hook's result is checked. A plugin whose answer is
-        not a well-formed :class:`~truncation_core.hooks.models.Provides` has failed to load:
+        not a well-formed :class:`~truncation_core.types.models.Provides` has failed to load:
         what it provides is unknown."""
-        from truncation_core.hooks.models import Provides
-
-        strategies: dict[str, str] = {}
+        strategies: dict[str, Strategy] = {}
         backends: dict[str, Callable[..., ArtifactStore]] = {}
         backend_providers: dict[str, str] = {}
         tokenizers: dict[str, Callable[[], Tokenizer]] = {}
-        streamable: set[str] = set()
         providers: dict[str, str] = {}  # strategy -> the non-built-in plugin providing it
         # get_hookimpls() lists them in registration order, built-ins (trylast) first, so a
         # later plugin's entry for a name (a backend factory, a tokenizer, a strategy) wins.
@@ -394,38 +336,35 @@ class _Loader:
             if provided is None:
                 continue
             self._note_duplicates(impl.plugin_name, provided, providers)
-            strategies.update(provided.strategies)
+            strategies.update((strategy.name, strategy) for strategy in provided.strategies)
             backends.update(provided.backends)
             backend_providers.update(dict.fromkeys(provided.backends, impl.plugin_name))
             tokenizers.update(provided.tokenizers)
-            streamable.difference_update(provided.strategies)
-            streamable.update(provided.streamable)
             record = self.records.get(impl.plugin_name)
             if record is not None:
                 self.records[impl.plugin_name] = attrs.evolve(
                     record,
-                    strategies=(*record.strategies, *sorted(provided.strategies)),
+                    strategies=(*record.strategies,
+                                *sorted(strategy.name for strategy in provided.strategies)),
                     backends=(*record.backends, *sorted(provided.backends)),
                     tokenizers=(*record.tokenizers, *sorted(provided.tokenizers)))
         return Loaded(pm=self.pm, records=tuple(self.records.values()),
                       strategies=strategies, backends=backends,
-                      backend_providers=backend_providers,
-                      streamable=frozenset(streamable), strict=self.settings.strict,
+                      backend_providers=backend_providers, strict=self.settings.strict,
                       tokenizers=tokenizers)
 
     @staticmethod
     def _note_duplicates(plugin: str, provided: Provides, providers: dict[str, str]) -> None:
         if plugin.startswith("builtin."):
             return
-        for name in sorted(provided.strategies):
+        for name in sorted(strategy.name for strategy in provided.strategies):
             # Overriding a built-in is what plugins are for; two plugins claiming one name
-            # is most likely an accident: the later one's truncate runs.
+            # is most likely an accident: the strategy of the one loaded later is used.
             if name in providers:
                 warnings.warn(f"strategy {name!r} is provided by both plugin "
-                              f"{providers[name]!r} and {plugin!r}; the truncate "
-                              "implementation asked first cuts with it (the one loaded "
-                              "later, unless tryfirst or trylast says otherwise)",
-                              PluginLoadWarning, stacklevel=5)
+                              f"{providers[name]!r} and {plugin!r}; the strategy of "
+                              f"{plugin!r}, loaded later, is used", PluginLoadWarning,
+                              stacklevel=5)
             providers[name] = plugin
 
 

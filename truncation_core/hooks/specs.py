@@ -1,15 +1,17 @@
 """The hooks that carry truncation-core's pipeline.
 
-For one tool result that is over its limit, a :class:`~truncation_core.Truncator` calls:
+For one tool result that is over its limits, a :class:`~truncation_core.Truncator` calls:
 
-1. ``select_strategy`` — which strategy cuts this result;
+1. ``select_strategy`` — which strategy cuts this result, unless the user named it;
 2. ``store_artifact`` — where the full content is kept (when ``spill`` is on);
 3. ``truncate`` — the strategy cuts the content to the budget; while fitting its output it
    renders each omission marker through
-4. ``format_marker``.
+4. ``format_marker``;
+5. ``salient_detector`` — the lines worth lifting from what was cut into the highlights
+   block (asked once per tool).
 
-``provides`` is called once, when the plugin manager is built, to learn the names of the
-strategies and storage backends that plugins make available. ``register_commands`` is called
+``provides`` is called once, when the plugin manager is built, to learn the strategies,
+storage backends and tokenizers that plugins make available. ``register_commands`` is called
 once, when the ``trunc`` command line starts, to add commands to it.
 
 Content within its limits never reaches a hook. An implementation that raises does not fail
@@ -26,7 +28,7 @@ docs/hooks.md for the lifecycle diagram and examples.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -34,15 +36,14 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from truncation_core.artifacts.model import ArtifactInfo
-    from truncation_core.config.model import Policy
-    from truncation_core.highlights.patterns import SalientPattern
-    from truncation_core.highlights.records import SalientRecord
-    from truncation_core.highlights.units import SalientUnit
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut, Marker, Provides
-    from truncation_core.pipeline.markers import MarkerRenderer
-    from truncation_core.storage.protocol import ArtifactStore, ArtifactWriter
-    from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.cuts import ContentFacts, Cut, Marker
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget, Provides
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.salient import SalientDetector
+    from truncation_core.types.storage import ArtifactStore, ArtifactWriter
+    from truncation_core.types.strategy import Strategy
 
 PROJECT_NAME = "truncation_core"
 
@@ -53,30 +54,31 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 @hookspec
 def provides() -> Provides | None:
-    """Declare the strategy and storage backend names this plugin makes available.
+    """Declare the strategies, storage backends and tokenizers this plugin makes available.
 
     Called once per :class:`~truncation_core.Truncator`, when its plugin manager is built. All
     results are collected. Configuration is checked against the union of the declared names,
-    so an unknown ``strategy`` or ``store.backend`` is an error with a did-you-mean
-    suggestion, and ``trunc plugins`` lists what each plugin provides.
+    so an unknown ``strategy``, ``store.backend`` or ``tokenizer`` is an error with a
+    did-you-mean suggestion, and ``trunc plugins`` lists what each plugin provides.
 
-    :returns: a :class:`~truncation_core.hooks.models.Provides`, or None if the plugin provides no
-        names (for example a plugin that only restyles markers).
+    :returns: a :class:`~truncation_core.types.models.Provides`, or None if the plugin provides
+        nothing by name (for example a plugin that only restyles markers).
 
     :called: once, when a Truncator is built.
     :cost: one call per plugin, per Truncator.
 
     .. versionadded:: 0.1
 
-    Implementing this hook: declare every strategy your ``truncate`` handles and every backend
-    name you map to a store factory, and in ``streamable`` the strategies whose ``truncate``
-    reads only the first and last characters of its ``text`` (as
-    :func:`~truncation_core.text.cut.cut_text` does): those also cut streams longer than the
-    ends a stream keeps. Return a :class:`~truncation_core.hooks.models.Provides` or None;
-    anything else (or a ``wrapper`` implementation) makes the plugin fail to load, with a
-    warning that names it. A backend factory is called with the
-    :class:`~truncation_core.config.model.StoreConfig` and returns an
-    :class:`~truncation_core.artifacts.model.ArtifactStore`.
+    Implementing this hook: a strategy is one
+    :class:`~truncation_core.types.strategy.Strategy` object: its ``name``, a one-line
+    ``description``, its ``cut`` function, whether that cut reads only the ends of its text
+    (``streamable``), and optionally a ``stream_cutter`` for long streams. A backend factory is
+    called with the :class:`~truncation_core.types.policy.StoreConfig` and returns an
+    :class:`~truncation_core.types.storage.ArtifactStore`; a tokenizer factory takes no
+    argument and returns a :class:`~truncation_core.types.tokenizer.Tokenizer`. Return a
+    :class:`~truncation_core.types.models.Provides` or None; anything else (or a ``wrapper``
+    implementation) makes the plugin fail to load, with a warning that names it. A name that a
+    plugin loaded later provides again is theirs (a warning says so when neither is built in).
     """
 
 
@@ -87,12 +89,16 @@ def select_strategy(
     policy: Policy,
     context: Mapping[str, Any],
 ) -> str | None:
-    """Choose the strategy that cuts one tool result.
+    """Choose the strategy that cuts one tool result, when the user did not name it.
 
     Stops at first non-None result, see firstresult.
 
-    Called only for content over its limits. Plugins extend per-tool policies here: for
-    example, pick ``tail`` for any tool whose name ends in ``_log``.
+    Called only for content over its limits, and never for a tool whose strategy the user
+    named: ``tools.<name>.strategy`` in the configuration, or ``--strategy`` on the command
+    line (``policy.explicit_strategy``); the user's word is the strategy then, whatever the
+    plugins would say. Plugins extend the default choice here: for example, pick ``tail`` for
+    any tool whose name ends in ``_log``. The metadata says who chose
+    (``strategy_chosen_by``: ``user``, ``plugin <name>`` or ``default``).
 
     :param tool: the tool name given to ``process``, or None.
     :param facts: the content's size in characters, bytes and lines, and whether it looks like
@@ -104,41 +110,51 @@ def select_strategy(
         the next implementation decide. The built-in implementation returns
         ``policy.strategy``, after sniffing structured content (see docs/strategies.md).
 
-    :called: for each result over its limits, first.
+    :called: for each result over its limits whose strategy the user did not name, first.
     :cost: one call per cut result (nothing for results within limits).
 
     .. versionadded:: 0.1
+
+    Implementing this hook: return None for the tools and content you have no opinion on. It
+    may not be a ``wrapper``: the metadata names the plugin whose answer is used, so each
+    implementation answers for itself (a wrapper makes the plugin fail to load).
     """
 
 
 @hookspec(firstresult=True)
 def truncate(
-    strategy: str,
+    strategy: Strategy,
     text: str,
     budget: Budget,
     facts: ContentFacts,
     policy: Policy,
     markers: MarkerRenderer,
 ) -> Cut | None:
-    """Cut *text* to *budget* with the named strategy, and report exactly what was omitted.
+    """Cut *text* to *budget* with *strategy*, and report exactly what was omitted.
 
     Stops at first non-None result, see firstresult.
 
-    :param strategy: the strategy name chosen by ``select_strategy``.
+    The built-in implementation asks the strategy: ``strategy.cut(text, budget=...,
+    facts=..., policy=..., markers=...)``. A plugin implements this hook to take over or wrap
+    the cut of a strategy, its own or another's; to add a strategy, provide a
+    :class:`~truncation_core.types.strategy.Strategy` instead (see ``provides``).
+
+    :param strategy: the strategy chosen (by the user, ``select_strategy`` or the default):
+        ``strategy.name`` names it.
     :param text: the whole content (already decoded when the tool returned bytes). For a
-        stream longer than the ends it keeps, and only for a strategy declared ``streamable``
-        in ``provides``, a :class:`~truncation_core.streaming.ends.KeptEnds` that answers for
-        the first and last characters (slicing and ``find`` there, ``len``, and line
-        terminators counted anywhere).
+        stream longer than the ends it keeps, and only for a ``streamable`` strategy, a
+        :class:`~truncation_core.pipeline.ends.KeptEnds` that answers for the first and last
+        characters (slicing and ``find`` there, ``len``, and line terminators counted
+        anywhere).
     :param budget: the limits the output must satisfy, markers included: characters, and
         optionally UTF-8 bytes and lines. The stricter limit wins.
     :param facts: facts about *text*, including its line count.
     :param policy: the effective per-tool policy (``head_ratio``, ``direction`` ...).
     :param markers: renders omission markers through ``format_marker``; call
         ``markers.render(omission)`` for each region you leave out.
-    :returns: a :class:`~truncation_core.hooks.models.Cut` whose ``text`` fits *budget*, or None
-        when *strategy* is not yours. The processor checks the size of what you return and
-        cuts with head_tail instead if it does not fit.
+    :returns: a :class:`~truncation_core.types.cuts.Cut` whose ``text`` fits *budget*, or None
+        to let the next implementation cut. The processor checks the size of what is
+        returned and cuts with head_tail instead if it does not fit.
 
     :called: for each result over its limits, after the artifact is kept; again with less
         room when a highlights block is added.
@@ -146,9 +162,11 @@ def truncate(
 
     .. versionadded:: 0.1
 
-    Implementing this hook: return None unless ``strategy`` is a name you provide. The helpers
-    in :mod:`truncation_core.text.cut` (``cut_text``, ``fit_prefix``, ``omission`` ...) do the
-    measuring and line snapping for text strategies. Never raise on content.
+    Implementing this hook: return None unless ``strategy.name`` is one you cut. A
+    ``wrapper=True`` implementation sees the cut the others made (to audit or restyle it).
+    The helpers in :mod:`truncation_core.text.cut` (``cut_text``, ``fit_prefix``,
+    ``omission`` ...) do the measuring and line snapping for text strategies. Never raise on
+    content.
     """
 
 
@@ -203,7 +221,7 @@ def store_artifact(
         the enclosing ``Truncator.session()`` if any.
     :param info: the tool, tool call id, server, summary, content type and size.
     :param policy: the effective per-tool policy.
-    :returns: an :class:`~truncation_core.artifacts.model.ArtifactWriter`, or None to let the next
+    :returns: an :class:`~truncation_core.types.artifacts.ArtifactWriter`, or None to let the next
         implementation decide. The built-in implementation returns ``store.writer(info)``.
         The processor wraps whatever writer is returned so that it keeps at most
         ``policy.max_artifact_size`` bytes (see :mod:`truncation_core.artifacts.limit`).
@@ -219,181 +237,71 @@ def store_artifact(
 
 
 @hookspec
-def stream_cutter(
-    tool: str | None,
-    policy: Policy,
-    context: Mapping[str, Any],
-) -> IncrementalCut | None:
-    """Offer an incremental truncator for a stream: the seam for structured data in streams.
+def salient_detector(tool: str | None, policy: Policy) -> SalientDetector | None:
+    """Add a highlights detector: the lines worth lifting from an omitted part into the
+    highlights block, and the lines shown with them.
 
-    All results are collected. Called once when :meth:`Truncator.stream
-    <truncation_core.Truncator.stream>` opens a stream, before any content arrives. A stream
-    keeps only the first and the last characters of its content, which is all the text
-    strategies need; a strategy that needs the whole content (JSON elements, a plugin's own)
-    can cut a stream only through an
-    :class:`~truncation_core.streaming.incremental.IncrementalCut` fed as the content arrives.
-
-    :param tool: the tool name given to ``stream``, or None.
-    :param policy: the effective per-tool policy.
-    :param context: the keyword arguments given to ``stream`` besides ``tool``.
-    :returns: an :class:`~truncation_core.streaming.incremental.IncrementalCut`
-        (``strategy``, ``feed(text)``, ``finish(text=, budget=, facts=, markers=)``), or
-        None. When the stream ends over its limit and ``select_strategy`` picks the cutter's
-        ``strategy``, its ``finish`` produces the cut from the stream's kept ends; if it
-        returns None or output over the budget, the stream cuts as the strategy's
-        ``truncate`` would if it is streamable, else as text. A stream short enough to be
-        held whole is cut by ``truncate`` instead, exactly as
-        :meth:`~truncation_core.Truncator.process` would cut it.
-
-    :called: when a stream opens.
-    :cost: one call per stream; the cutter is fed every chunk.
-
-    .. versionadded:: 0.1
-
-    Implementing this hook: return a fresh object per stream, and keep its memory bounded by
-    the budget (a deque of the last elements, not a list of all of them). ``feed`` receives
-    decoded text and must never raise on content: on input you cannot handle, stop
-    collecting and return None from ``finish``. The strategy is chosen only at the end (from
-    the final sizes), so a cutter is fed every stream it is offered for; decide early and
-    cheaply whether the content is yours, and return False from ``feed`` once you need no
-    more of it (the stream then stops feeding you, and spares decoding a bytes stream for
-    you). ``finish`` may be called more than once, with smaller budgets (a highlights block
-    takes room from the first cut): answer each time.
-    """
-
-
-@hookspec
-def salient_patterns(tool: str | None, policy: Policy) -> Iterable[SalientPattern] | None:
-    """Add patterns for the lines worth lifting from an omitted part into the highlights block.
-
-    All results are collected. Called once per tool, the first time the tool's patterns are
+    All results are collected. Called once per tool, the first time the tool's highlights are
     needed (a result cut, or the first text written to a stream, with ``highlights`` on); the
-    patterns of all plugins are compiled together.
+    detectors of all plugins are compiled together into one matcher for the tool.
 
-    :param tool: the tool name, or None. Return patterns for the tools whose output you know
-        (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
+    A :class:`~truncation_core.types.salient.SalientDetector` is one declaration of three
+    parts (each optional):
+
+    - ``patterns``: :class:`~truncation_core.types.salient.SalientPattern` objects (``name``,
+      ``keywords``, ``regex``, ``rank``, ``header``): which lines are salient. Keywords are
+      literal and case-sensitive; every line you want must contain one of them (they are what
+      makes scanning fast), and the regex then picks the lines you mean. Lines are matched on
+      their first 512 characters, ANSI escapes removed. Rank 0 is shown first (summaries,
+      final statuses), then 1 (errors), then 2 and above (details and warnings, shown only
+      when they are few). For a header with no fixed word whose next line has one (ruff's
+      ``F821 Undefined name`` over `` --> app.py:7:53``), match the next line and give
+      ``header``, a regex for the line above: that line is then the salient one.
+    - ``units``: :class:`~truncation_core.types.salient.SalientUnit` objects (``name``,
+      ``patterns``, ``above``, ``below``, ``choose``): the lines around a salient line shown
+      with it, as one unit (``error[E0308]: mismatched types`` with its ``--> src/lib.rs:87:5``).
+      A unit names the patterns or records (of any detector) whose lines it extends, and how
+      far it looks (up to 64 lines each way); ``choose`` gets those lines as they pass
+      (:class:`~truncation_core.types.salient.UnitLines`, nearest first) and returns offsets:
+      ``-1`` is the line right above, ``1`` the line right below. It must be a pure, cheap
+      function that does not raise (if it does, the unit adds no lines to that match and the
+      failure is logged with the unit's name); ``lines_below`` and ``lines_above`` make the
+      usual one. Unit lines are shown only when they lie in the omitted part.
+    - ``records``: :class:`~truncation_core.types.salient.SalientRecord` objects (``name``,
+      ``keywords``, ``test``, ``rank``): which records of a JSON Lines log are salient. A line
+      that starts with ``{``, holds one of a rule's ``keywords`` and is at most 64 KiB long is
+      parsed, and if it is a JSON object, the rules decide, in rank order (the first whose
+      keyword the line holds and whose ``test(record)`` is true); the patterns are not tried
+      on it. ``test`` gets the parsed ``dict``, must be a pure function of it, and an
+      exception counts as False. A record is shown cut as a record: long string values keep
+      their start and end, with the cut marked inside the string.
+
+    :param tool: the tool name, or None. Return a detector for the tools whose output you
+        know (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).
     :param policy: the effective per-tool policy (``policy.highlights`` is the most lines
         shown).
-    :returns: :class:`~truncation_core.highlights.patterns.SalientPattern` objects
-        (``name``, ``keywords``, ``regex``, ``rank``, ``header``), or None. The built-in
-        implementations return generic patterns for error and exception headers,
-        tracebacks, ``FAILED``, ``error:``, ``panic``, warnings, test summaries, exit
-        statuses and CI runners' last lines (:mod:`truncation_core.builtins.salient`), and
-        the failure and summary lines of tool families: compilers and linters, TAP, JVM,
-        .NET, browsers, sanitizers, Ruby, R, Haskell, Xcode (the
-        ``truncation_core.builtins.salient_*`` modules).
+    :returns: a :class:`~truncation_core.types.salient.SalientDetector`, or None. The built-in
+        detector (:mod:`truncation_core.builtins.highlights`) finds error and exception
+        headers, tracebacks, ``FAILED``, ``error:``, ``panic``, warnings, test summaries,
+        exit statuses and CI runners' last lines (``builtins/salient.py``), the failure and
+        summary lines of tool families (compilers and linters, TAP, JVM, .NET, browsers,
+        sanitizers, Ruby, R, Haskell, Xcode) and the error records of structured logs (the
+        ``builtins/salient_*.py`` modules).
 
     :called: the first time a tool's highlights are needed.
-    :cost: one call per tool, per Truncator; the patterns then scan every cut result of the tool.
+    :cost: one call per tool, per Truncator; the patterns then scan every cut result of the
+        tool, ``choose`` runs for the first matches of every group, and ``test`` for each
+        record line holding a keyword.
 
     .. versionadded:: 0.1
 
-    Why patterns and not code: extraction must also run over streams, whose omitted middle
-    is never held in memory. Patterns can be matched line by line as the stream goes by, and
-    one engine applies them the same way to ``process`` and to streams, counts the block
-    against the budget, and keeps the result deterministic. A plugin that wants different
-    highlights for a tool returns different patterns; one that wants none sets
-    ``highlights: 0`` for it in configuration.
-
-    Implementing this hook: keywords are literal and case-sensitive; every line you want must
-    contain one of them (they are what makes scanning fast), and the regex then picks the
-    lines you mean. Lines are matched on their first 512 characters, ANSI escapes removed.
-    Rank 0 is shown first (summaries, final statuses), then 1 (errors), then 2 and above
-    (details and warnings, shown only when they are few). For a header with no fixed word
-    whose next line has one (ruff's ``F821 Undefined name`` over `` --> app.py:7:53``), match
-    the next line and give ``header``, a regex for the line above: that line is then the
-    salient one.
-    """
-
-
-@hookspec
-def salient_units(tool: str | None, policy: Policy) -> Iterable[SalientUnit] | None:
-    """Add units: the lines around a salient line that are shown with it, as one unit.
-
-    All results are collected. Called once per tool, with ``salient_patterns``, the first
-    time the tool's patterns are needed; the units of all plugins apply together.
-
-    A pattern finds one line, but a header without its location is half useless:
-    ``error[E0308]: mismatched types`` wants its ``--> src/lib.rs:87:5``, a Python exception
-    its innermost ``File "...", line N`` and the source line under it, ``not ok 3`` the
-    ``location:`` and diff lines of its YAML diagnostics. A unit names the patterns (or
-    records) whose lines it extends, how far it looks (``above``, ``below``: up to 64 lines
-    each way) and a ``choose`` function that picks the lines to keep from those it is shown.
-
-    :param tool: the tool name, or None.
-    :param policy: the effective per-tool policy.
-    :returns: :class:`~truncation_core.highlights.units.SalientUnit` objects (``name``,
-        ``patterns``, ``above``, ``below``, ``choose``), or None. The built-in
-        implementations keep: a compiler's location and source line under its error header
-        (gcc, clang, rustc, ruff, GHC, mypy's wrapped lines and notes), the innermost frame
-        and its source line above a Python exception, TAP's YAML diagnostics, a sanitizer
-        report's access and first frame in the program's own code, the file header above an
-        eslint problem, and more, per family (the ``truncation_core.builtins.salient*``
-        modules).
-
-    :called: with ``salient_patterns``, the first time a tool's highlights are needed.
-    :cost: one call per tool, per Truncator; ``choose`` then runs for the first matches of
-        every group.
-
-    .. versionadded:: 0.1
-
-    Why a hook of its own, and data with a function rather than a function over the text:
-    a stream never holds its omitted middle, so the engine gives ``choose`` the lines
-    around each match as they pass (:class:`~truncation_core.highlights.units.UnitLines`:
-    the matching line, the lines ``above`` and ``below`` it, nearest first, each its first
-    512 characters with ANSI escapes removed), and ``process()`` and streams give the same
-    block. ``choose`` returns offsets: ``-1`` is the line right above, ``1`` the line right
-    below.
-
-    Implementing this hook: ``choose`` must be a pure function of what it is given (the block
-    is deterministic), cheap (it runs for the first matches of every group), and must not
-    raise; if it does, the unit adds no lines to that match and the failure is logged with
-    the unit's name. :func:`~truncation_core.highlights.units.lines_below` and
-    :func:`~truncation_core.highlights.units.lines_above` make the usual ``choose``: take
-    the lines a regex finds, stop at another, or after so many. Unit lines are shown only
-    when they lie in the omitted part (the others are in sight already), and count against
-    the block's share of the budget like any line.
-    """
-
-
-@hookspec
-def salient_records(tool: str | None, policy: Policy) -> Iterable[SalientRecord] | None:
-    """Add record rules: which records of a JSON Lines log are worth lifting into the block.
-
-    All results are collected. Called once per tool, with ``salient_patterns``.
-
-    In a structured log the words that make a text line salient are field names and values
-    anywhere in the record (``"level":"error"``, pino's ``"level":50``, ``"severity":
-    "ERROR"``, an ``"err": {...}`` object after a long stack trace), so records are judged
-    parsed: a line that starts with ``{``, holds one of a rule's ``keywords`` and is at most
-    64 KiB long is parsed, and if it is a JSON object, the rules decide, in rank order (the
-    first whose keyword the line holds and whose ``test(record)`` is true); the patterns are
-    not tried on it. A line that does not parse is matched by the patterns as any line.
-
-    :param tool: the tool name, or None.
-    :param policy: the effective per-tool policy.
-    :returns: :class:`~truncation_core.highlights.records.SalientRecord` objects (``name``,
-        ``keywords``, ``test``, ``rank``), or None. The built-in implementation
-        (:mod:`truncation_core.builtins.salient_logs`) takes records whose level or
-        severity is error, fatal or critical (by name, or pino's and bunyan's numbers 50 and
-        above), and records with an ``err``, ``error``, ``exception``, ``exc_info`` or
-        ``stack`` field that holds something.
-
-    :called: with ``salient_patterns``, the first time a tool's highlights are needed.
-    :cost: one call per tool, per Truncator; ``test`` then runs for each line that starts
-        with ``{`` and holds one of the rule's keywords.
-
-    .. versionadded:: 0.1
-
-    A record is shown cut as a record: each string value longer than 120 characters (a
-    stack trace, a payload) keeps its start and its end with the cut marked inside the
-    string, and the line is clipped like any other; so the block shows the level, the
-    message and the error's own fields in the record's field order.
-
-    Implementing this hook: ``keywords`` are literal and case-sensitive, and what keeps it
-    fast: only lines holding one are parsed. ``test`` gets the parsed object (a ``dict``),
-    must be a pure function of it, and may return False for records it cannot judge; an
-    exception counts as False.
+    Why data and not a function over the text: extraction must also run over streams, whose
+    omitted middle is never held in memory. Patterns are matched line by line as the stream
+    goes by, units see the lines around each match as they pass, and one engine applies them
+    the same way to ``process`` and to streams, counts the block against the budget, and
+    keeps the result deterministic. A plugin that wants different highlights for a tool
+    returns a different detector; one that wants none sets ``highlights: 0`` for it in
+    configuration.
     """
 
 

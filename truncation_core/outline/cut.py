@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, Omission, Size
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import measure
+from truncation_core.types.cuts import ContentFacts, Cut, Omission
+from truncation_core.types.models import Budget, Size
 
 if TYPE_CHECKING:
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.markers import MarkerRenderer
 
 __all__ = ["SHARE", "outline_cut"]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.artifacts.model import ArtifactInfo, human_size, is_tool_call_id
 from truncation_core.pipeline.results import (
     BinaryContent,
     TokenFigures,
@@ -24,12 +23,15 @@ from truncation_core.pipeline.results import (
     TruncationResult,
 )
 from truncation_core.text.measure import measure
+from truncation_core.tokens.estimate import EstimateTokenizer
+from truncation_core.types.artifacts import ArtifactInfo, human_size
+from truncation_core.types.ids import is_tool_call_id
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
-    from truncation_core.config.model import Policy
-    from truncation_core.hooks.models import Budget
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.tokenizer import Tokenizer
 
 __all__ = ["binary_content", "binary_info", "binary_lines", "summary"]
 
@@ -70,14 +72,16 @@ def _shown(found: BinaryContent, policy: Policy, artifact: ArtifactRef | None,
     templates = policy.marker
     values: dict[str, Any] = {"kind": found.kind, "media_type": found.media_type,
                               "size": human_size(found.bytes), "bytes": found.bytes,
-                              "sha256": found.sha256, "tool": tool or ""}
+                              "sha256": found.sha256, "tool": tool or "",
+                              "bytes_s": "" if found.bytes == 1 else "s"}
+    unit = "byte" if found.bytes == 1 else "bytes"
     if artifact is not None and not artifact.truncated:
         call_id = artifact.tool_call_id
         call = call_id if call_id is not None and is_tool_call_id(call_id) else None
         line = templates.binary.format(
             artifact_id=artifact.id, tool_call_id=call or "",
             tool_call=templates.tool_call.format(tool_call_id=call) if call else "", **values)
-        short = f"[binary: {found.kind}, {found.bytes:,} bytes, artifact {artifact.id}]"
+        short = f"[binary: {found.kind}, {found.bytes:,} {unit}, artifact {artifact.id}]"
     else:
         if artifact is not None:
             reason = (f"artifact {artifact.id} keeps only its first and last bytes (it is over "
@@ -87,7 +91,7 @@ def _shown(found: BinaryContent, policy: Policy, artifact: ArtifactRef | None,
         else:
             reason = "not kept (spill is off)"
         line = templates.binary_unkept.format(reason=reason, **values)
-        short = f"[binary: {found.kind}, {found.bytes:,} bytes]"
+        short = f"[binary: {found.kind}, {found.bytes:,} {unit}]"
     return [line, short, "[binary]"]
 
 
@@ -124,6 +128,5 @@ def _within_tokens(text: str, policy: Policy, tokenizer: Tokenizer) -> bool:
     try:
         return tokenizer.count(text) <= policy.max_tokens
     except Exception:  # a plugin tokenizer's bug: counted with estimate
-        from truncation_core.tokens.estimate import EstimateTokenizer
 
         return EstimateTokenizer().count(text) <= policy.max_tokens

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from truncation_core.errors import log
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import Policy
-    from truncation_core.hooks.models import Size
+    from truncation_core.types.models import Size
+    from truncation_core.types.policy import Policy
 
 __all__ = ["BUCKETS", "NO_TOOL", "CallCounter", "StatsRecorder", "ToolCounts", "log_use",
            "utilization"]

@@ -1,7 +1,7 @@
 """What the pipeline knows about one tool result before it cuts: its facts, and the artifact
 description a store is given.
 
-:func:`content_facts` makes the :class:`~truncation_core.hooks.models.ContentFacts` of text
+:func:`content_facts` makes the :class:`~truncation_core.types.cuts.ContentFacts` of text
 in memory with one pass (a terminator count); the rest is O(1) or deferred until a hook asks
 (the byte size, a JSON parse). A stream builds its facts from its counts instead
 (:mod:`truncation_core.streaming.stream`).
@@ -17,11 +17,11 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from truncation_core.artifacts.model import ArtifactInfo
-from truncation_core.hooks.models import ContentFacts
 from truncation_core.structured.sniff import looks_like_json, looks_like_xml, parse_in
 from truncation_core.text.measure import count_lines, count_terminators
 from truncation_core.text.offsets import raw_locator, text_locator
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.cuts import ContentFacts
 
 __all__ = ["PROVISIONAL_FACTS", "Utf8Size", "artifact_info", "content_facts", "summary_for"]
 

@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.hooks.models import Budget, Cut, Omission, Size
-from truncation_core.streaming.ends import TERMINAL_WIDENING
+from truncation_core.pipeline.ends import TERMINAL_WIDENING
 from truncation_core.text.measure import measure
 from truncation_core.text.terminal import ESC, strip_ansi, terminal_view
+from truncation_core.types.cuts import Cut, Omission
+from truncation_core.types.models import Budget, Size
 
 if TYPE_CHECKING:
     from truncation_core.pipeline.call import Call
-    from truncation_core.streaming.ends import KeptEnds
+    from truncation_core.pipeline.ends import KeptEnds
 
 __all__ = ["plain_view"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import signal
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -10,27 +11,23 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from truncation_core.errors import log
-from truncation_core.hooks.models import Budget, frozen_mapping, omissions, strings
+from truncation_core.text.measure import count_lines
+from truncation_core.tokens.estimate import EstimateTokenizer
+from truncation_core.types.converters import frozen_mapping, omissions, strings
+from truncation_core.types.models import Budget
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
-    from truncation_core.config.model import Policy
-    from truncation_core.hooks.models import Omission
-    from truncation_core.streaming.command import CommandStatus
-    from truncation_core.tokens.contract import Tokenizer
+    from truncation_core.types.artifacts import ArtifactRef
+    from truncation_core.types.cuts import Omission
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.tokenizer import Tokenizer
 
-__all__ = ["BinaryContent", "TokenFigures", "TruncationMetadata", "TruncationResult",
-           "estimate_tokens"]
+__all__ = ["TIMEOUT_EXIT", "BinaryContent", "CommandStatus", "TokenFigures", "TruncationMetadata",
+           "TruncationResult"]
 
+#: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
+TIMEOUT_EXIT = 124
 
-
-def estimate_tokens(chars: int) -> int:
-    """Characters / 4, rounded up: the ``truncation_info`` figure of (``ranked``).
-
-    Not a token count (real ones are up to 3 times larger): the metadata's
-    ``estimated_tokens`` is counted by the policy's tokenizer instead.
-    """
-    return (chars + 3) // 4
 
 
 class TokenFigures:
@@ -75,7 +72,6 @@ class TokenFigures:
         except Exception as exc:
             log.warning("tokenizer %r raised %s while counting a result's tokens; counted "
                         "with estimate", self._tokenizer.name, type(exc).__name__)
-            from truncation_core.tokens.estimate import EstimateTokenizer
 
             self._tokenizer = EstimateTokenizer()
             return self._tokenizer.count(text)
@@ -124,9 +120,46 @@ class TokenFigures:
 
 
 def _default_figures() -> TokenFigures:
-    from truncation_core.tokens.estimate import EstimateTokenizer
-
     return TokenFigures(EstimateTokenizer(), shown="", original="", original_chars=0)
+
+
+@attrs.frozen(kw_only=True)
+class CommandStatus:
+    """How a command ended (:mod:`truncation_core.streaming.command`). Recorded in the
+    metadata as ``command``."""
+
+    #: The command line that ran.
+    argv: tuple[str, ...] = attrs.field(converter=strings)
+    #: Its exit status, or None when a signal ended it.
+    exit_code: int | None
+    #: The signal that ended it (``SIGKILL`` ...), or None.
+    signal: str | None = None
+    #: True when it outlived its timeout and was killed with its process group.
+    timed_out: bool = False
+    #: The timeout, in seconds, or None.
+    timeout: float | None = None
+    #: Wall time from start to exit, in seconds.
+    duration_seconds: float = 0.0
+    #: Remarks, e.g. that a process kept the output open after the command exited.
+    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
+    #: What interrupted the caller while the command ran (``SIGINT``, ``SIGTERM``,
+    #: ``cancelled`` ...), which then killed it: the output is partial. None otherwise.
+    interrupted: str | None = None
+
+    @property
+    def shell_exit_code(self) -> int:
+        """The status a shell would report: the exit code, 128 + the signal number, or 124
+        for a timeout (as ``timeout(1)``); 128 + N when signal N interrupted the caller."""
+        if self.interrupted is not None:
+            number = getattr(signal.Signals, self.interrupted, None)
+            return 128 + int(number) if number is not None else 130
+        if self.timed_out:
+            return TIMEOUT_EXIT
+        if self.exit_code is not None:
+            return self.exit_code
+        number = getattr(signal.Signals, self.signal or "", None)
+        return 128 + int(number) if number is not None else 1
+
 
 
 def _tuples_as_lists(_inst: object, _field: object, value: Any) -> Any:
@@ -176,6 +209,12 @@ class TruncationMetadata:
     #: The limits that were applied (in characters, bytes and lines; ``max_tokens`` is the
     #: limit in tokens).
     limits: Budget
+    #: Who chose the strategy asked for (``strategy_used`` may differ when it could not
+    #: cut: the notes say why): ``user`` when the user named the tool's strategy
+    #: (``tools.<name>.strategy``, ``--strategy``), ``plugin NAME`` when a plugin's
+    #: ``select_strategy`` did, ``default`` for the built-in choice (the policy's strategy,
+    #: or ``element`` for structured content); None when nothing was cut.
+    strategy_chosen_by: str | None = None
     #: The artifact holding the full content, or None.
     artifact_id: str | None = None
     #: Why the full content could not be kept, when spilling was on but failed.
@@ -285,13 +324,9 @@ class TruncationMetadata:
     def unchanged(cls, content: str, policy: Policy, *,
                   opted_out: bool = False) -> TruncationMetadata:
         """Metadata for content passed through untouched."""
-        from truncation_core.text.measure import count_lines
-
         chars = len(content)
         tokenizer = policy.counter
         if tokenizer is None:
-            from truncation_core.tokens.estimate import EstimateTokenizer
-
             tokenizer = EstimateTokenizer()
         return cls(
             tool=policy.tool,

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 
 import attrs
 
-from truncation_core.hooks.models import frozen_mapping
 from truncation_core.pipeline.counters import (
     BUCKETS,
     NO_TOOL,
@@ -20,6 +19,7 @@ from truncation_core.pipeline.counters import (
     log_use,
     utilization,
 )
+from truncation_core.types.converters import frozen_mapping
 
 __all__ = ["BUCKETS", "NO_TOOL", "Stats", "StatsRecorder", "ToolStats", "log_use",
            "utilization"]

@@ -14,10 +14,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from truncation_core.artifacts.model import ArtifactRef
     from truncation_core.retrieval import Retrieval
     from truncation_core.retrieval.grep import GrepResult
     from truncation_core.retrieval.pages import Page
+    from truncation_core.types.artifacts import ArtifactRef
 
 __all__ = ["AsyncRetrieval"]
 

@@ -17,7 +17,6 @@ from typing import Any, BinaryIO
 import attrs
 
 from truncation_core.errors import PatternError
-from truncation_core.retrieval.decoding import decode, fit_chars, utf8_boundary_before
 from truncation_core.retrieval.pages import Line, clipped_lines
 from truncation_core.retrieval.patterns import compile_pattern
 from truncation_core.retrieval.scanning import (
@@ -30,6 +29,7 @@ from truncation_core.retrieval.scanning import (
     line_start,
     line_starts_from_end,
 )
+from truncation_core.text.decoding import decode, fit_chars, utf8_boundary_before
 
 __all__ = ["GrepMatch", "GrepResult", "grep"]
 

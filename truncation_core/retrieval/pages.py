@@ -12,7 +12,6 @@ from typing import BinaryIO
 
 import attrs
 
-from truncation_core.retrieval.decoding import decode, encoded_size, fit_chars, utf8_boundary_after
 from truncation_core.retrieval.scanning import (
     CHUNK,
     CR,
@@ -26,6 +25,7 @@ from truncation_core.retrieval.scanning import (
     raw_lines,
     strip_terminator,
 )
+from truncation_core.text.decoding import decode, encoded_size, fit_chars, utf8_boundary_after
 
 __all__ = ["Line", "Page", "clipped_lines", "read_lines", "read_page", "read_tail"]
 

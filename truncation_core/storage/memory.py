@@ -15,18 +15,18 @@ from typing import BinaryIO
 
 import attrs
 
-from truncation_core.artifacts.model import (
-    ArtifactInfo,
-    ArtifactRef,
+from truncation_core.errors import ArtifactNotFound, StoreError
+from truncation_core.retrieval import Retrieval
+from truncation_core.types.artifacts import ArtifactInfo, ArtifactRef
+from truncation_core.types.ids import (
     new_artifact_id,
     new_session_id,
     validate_artifact_id,
     validate_session_id,
 )
-from truncation_core.config.model import StoreConfig
-from truncation_core.errors import ArtifactNotFound, StoreError
-from truncation_core.retrieval import Retrieval
-from truncation_core.storage.protocol import CleanReport, SessionInfo, WriterBase
+from truncation_core.types.policy import StoreConfig
+from truncation_core.types.reports import CleanReport, SessionInfo
+from truncation_core.types.storage import WriterBase
 
 NAME = "memory"
 

@@ -56,70 +56,38 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 from truncation_core.errors import log
-from truncation_core.hooks.models import strings
+from truncation_core.pipeline.results import CommandStatus, TruncationResult
+from truncation_core.text.measure import measure
 
 if TYPE_CHECKING:
-    from truncation_core.config.model import Policy
     from truncation_core.pipeline.results import TruncationResult
     from truncation_core.streaming.stream import Stream
-    from truncation_core.truncator import Truncator
+    from truncation_core.types.policy import Policy
 
-__all__ = ["CommandResult", "CommandStatus", "Interrupted", "arun_command", "run_command"]
+__all__ = ["CommandResult", "CommandStatus", "Interrupted", "StreamOpener", "arun_command",
+           "run_command"]
 
 
 #: Bytes read from the pipe at a time.
 CHUNK = 1024 * 1024
 #: How often progress is reported, in seconds.
 PROGRESS_INTERVAL = 0.1
-#: Exit status reported for a command killed by its timeout (as ``timeout(1)`` does).
-TIMEOUT_EXIT = 124
 #: The most of the budget (in every limited unit) the header may take.
 HEADER_SHARE = 0.5
 
+class StreamOpener(Protocol):
+    """What a command's output needs of its :class:`~truncation_core.Truncator`."""
+
+    def stream(self, *, tool: str | None = None, **context: Any) -> Stream: ...
+
+
 #: Called with the stream (``chars``, ``bytes``, ``lines`` so far) and the seconds elapsed.
 Progress = Callable[[Any, float], None]
-
-
-@attrs.frozen(kw_only=True)
-class CommandStatus:
-    """How a command ended. Recorded in the metadata as ``command``."""
-
-    #: The command line that ran.
-    argv: tuple[str, ...] = attrs.field(converter=strings)
-    #: Its exit status, or None when a signal ended it.
-    exit_code: int | None
-    #: The signal that ended it (``SIGKILL`` ...), or None.
-    signal: str | None = None
-    #: True when it outlived its timeout and was killed with its process group.
-    timed_out: bool = False
-    #: The timeout, in seconds, or None.
-    timeout: float | None = None
-    #: Wall time from start to exit, in seconds.
-    duration_seconds: float = 0.0
-    #: Remarks, e.g. that a process kept the output open after the command exited.
-    notes: tuple[str, ...] = attrs.field(default=(), converter=strings)
-    #: What interrupted the caller while the command ran (``SIGINT``, ``SIGTERM``,
-    #: ``cancelled`` ...), which then killed it: the output is partial. None otherwise.
-    interrupted: str | None = None
-
-    @property
-    def shell_exit_code(self) -> int:
-        """The status a shell would report: the exit code, 128 + the signal number, or 124
-        for a timeout (as ``timeout(1)``); 128 + N when signal N interrupted the caller."""
-        if self.interrupted is not None:
-            number = getattr(signal.Signals, self.interrupted, None)
-            return 128 + int(number) if number is not None else 130
-        if self.timed_out:
-            return TIMEOUT_EXIT
-        if self.exit_code is not None:
-            return self.exit_code
-        number = getattr(signal.Signals, self.signal or "", None)
-        return 128 + int(number) if number is not None else 1
 
 
 @attrs.frozen(kw_only=True)
@@ -150,8 +118,6 @@ class CommandResult:
         then cut to leave room for the header. A result already cut (a finished stream's,
         or ``process()``'s) cannot make room: the full header is put above it as it is.
         """
-        from truncation_core.pipeline.results import TruncationResult
-
         if isinstance(output, TruncationResult):
             result, header = output, _full_header(status, output)
         else:
@@ -162,8 +128,6 @@ class CommandResult:
     @classmethod
     def _made(cls, result: TruncationResult, status: CommandStatus,
               header: str) -> CommandResult:
-        from truncation_core.pipeline.results import TruncationResult
-
         metadata = attrs.evolve(result.metadata, command=status)
         return cls(status=status, header=header, result=TruncationResult(
             result.content, artifact=result.artifact, metadata=metadata))
@@ -185,8 +149,6 @@ def _header_for(status: CommandStatus, *, lines: int, policy: Policy) -> str:
     """The header above a command's output of *lines* lines: the full one, else the
     one-line one, else none, whichever first takes at most :data:`HEADER_SHARE` of the
     policy's budget in every limited unit, tokens included."""
-    from truncation_core.text.measure import measure
-
     share = policy.budget.scaled(HEADER_SHARE)
 
     def fits(header: str) -> bool:
@@ -211,7 +173,9 @@ def _full_header(status: CommandStatus, result: TruncationResult) -> str:
 
 def _header_forms(status: CommandStatus, lines: int) -> tuple[str, str]:
     """The full header, and the one-line one."""
-    code = str(status.exit_code) if status.exit_code is not None else f"killed by {status.signal}"
+    code = (str(status.exit_code) if status.exit_code is not None
+            else f"killed by {status.signal}" if status.signal is not None
+            else "none (the command was killed)")
     full = []
     if status.interrupted is not None:
         full.append(f"Interrupted by {status.interrupted} after {lines:,} "
@@ -222,7 +186,7 @@ def _header_forms(status: CommandStatus, lines: int) -> tuple[str, str]:
                     "group were killed.")
     full += [f"Exit code: {code}", f"Wall time: {status.duration_seconds:.1f} s",
              f"Total output lines: {lines:,}", "Output:"]
-    ended = f"killed by {status.signal}" if status.exit_code is None else f"exit code {code}"
+    ended = f"exit code {code}" if status.exit_code is not None else code
     if status.interrupted is not None:
         ended = f"interrupted by {status.interrupted}"
     timed_out = ", timed out" if status.timed_out else ""
@@ -363,7 +327,7 @@ class _Stopped(BaseException):
 
 
 def run_command(
-    truncator: Truncator,
+    truncator: StreamOpener,
     argv: Sequence[str],
     *,
     tool: str = "execute_command",
@@ -460,7 +424,7 @@ def _wait_for(finished: threading.Lock) -> None:
             return
 
 
-def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float | None,
+def _run(truncator: StreamOpener, argv: Sequence[str], *, tool: str, timeout: float | None,
          cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None,
          stdin: int | IO[Any] | None, kill_grace: float, progress: Progress | None,
          stop: _Stop | None, context: Mapping[str, Any]) -> CommandResult:
@@ -522,7 +486,8 @@ def _run(truncator: Truncator, argv: Sequence[str], *, tool: str, timeout: float
         reason = (stop.reason if isinstance(exc, _Stopped) and stop is not None
                   and stop.reason else _interruption_name(exc))
         partial = _partial(stream, argv=argv, reason=reason, timeout=timeout,
-                           seconds=time.monotonic() - start, notes=notes)
+                           seconds=time.monotonic() - start, notes=notes,
+                           returncode=proc.returncode)
         if isinstance(exc, _Stopped) and partial is not None:
             return partial  # the async face re-raises its cancellation with it
         if partial is not None:
@@ -555,10 +520,12 @@ def _drain(output: IO[bytes], stream: Stream, seconds: float) -> None:
 
 
 def _partial(stream: Stream, *, argv: list[str], reason: str, timeout: float | None,
-             seconds: float, notes: list[str]) -> CommandResult | None:
+             seconds: float, notes: list[str], returncode: int | None = None
+             ) -> CommandResult | None:
     """The output so far, kept as a partial artifact, with a header saying so; None if even
-    that fails (logged: the interruption must go on)."""
-    status = _status(argv=argv, returncode=None, timed_out=False, timeout=timeout,
+    that fails (logged: the interruption must go on). *returncode*: how the command ended
+    once killed (by ``SIGKILL``, or its own exit if it was done already)."""
+    status = _status(argv=argv, returncode=returncode, timed_out=False, timeout=timeout,
                      seconds=seconds, notes=notes, interrupted=reason)
     why = f"interrupted after {stream.lines:,} line{'' if stream.lines == 1 else 's'} " \
           f"({reason})"
@@ -586,7 +553,7 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float | None, grace: float) -
 
 
 async def arun_command(
-    truncator: Truncator,
+    truncator: StreamOpener,
     argv: Sequence[str],
     *,
     tool: str = "execute_command",

@@ -19,7 +19,7 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   last ones, each sized from the budget plus a little slack (the most a cut can move while it
   snaps to a line boundary). Nothing in between is held.
 * **The same pipeline cuts.** At the end the stream stands for the full text with a
-  :class:`~truncation_core.streaming.ends.KeptEnds` and hands it to the pipeline that
+  :class:`~truncation_core.pipeline.ends.KeptEnds` and hands it to the pipeline that
   ``process`` uses (:mod:`truncation_core.pipeline.pipeline`): the same hooks, in the same
   order, with the same markers, highlights and metadata. When the whole stream did fit in the
   two buffers, it is handed over as one string. A differential property test checks equality
@@ -29,10 +29,10 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
   it (bytes as received; text as UTF-8 with ``surrogatepass``). A stream that ends within its
   limit stores nothing, like ``process``.
 
-A strategy cuts a stream longer than its kept ends through its
-:class:`~truncation_core.streaming.incremental.IncrementalCut`, when a ``stream_cutter``
-offers one, or through its ``truncate`` when it declares itself ``streamable``; otherwise
-the stream is cut with ``head_tail`` and the notes say so.
+A strategy cuts a stream longer than its kept ends through the
+:class:`~truncation_core.types.strategy.IncrementalCut` its ``stream_cutter`` made when the
+stream opened, or through its cut when it is ``streamable``; otherwise the stream is cut with
+``head_tail`` and the notes say so (see :mod:`truncation_core.types.strategy`).
 """
 
 from __future__ import annotations
@@ -46,25 +46,31 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
-from truncation_core.config.checks import PositiveInt
 from truncation_core.errors import StoreError, StoreFull, StoreRootRefused, log
-from truncation_core.pipeline.results import TruncationResult
-from truncation_core.streaming.ends import KeptEnds, window_for
+from truncation_core.pipeline.ends import KeptEnds, window_for
+from truncation_core.pipeline.results import TruncationMetadata, TruncationResult
 from truncation_core.text.bytecount import count_newlines, is_ascii, utf8_chars
 from truncation_core.text.measure import measure, utf8_size
 from truncation_core.text.offsets import decode_suffix, raw_locator, text_locator
+from truncation_core.types.checks import PositiveInt
+
+# The modules of a cut and of highlights are imported where first used, as in the pipeline
+# (pipeline/pipeline.py has their figures): a stream that ends within its limits never
+# builds them. asyncio (51 ms, python -X importtime, fastest of 9, 2026-12) is imported by
+# the async form only.
 
 if TYPE_CHECKING:
     import asyncio
 
-    from truncation_core.artifacts.model import ArtifactInfo
-    from truncation_core.config.model import Policy
     from truncation_core.highlights.bank import StreamHighlights
     from truncation_core.highlights.patterns import Matcher
-    from truncation_core.hooks.models import Budget, ContentFacts
     from truncation_core.pipeline.pipeline import Pipeline
-    from truncation_core.storage.protocol import ArtifactWriter
-    from truncation_core.streaming.incremental import IncrementalCut
+    from truncation_core.types.artifacts import ArtifactInfo
+    from truncation_core.types.cuts import ContentFacts
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
+    from truncation_core.types.storage import ArtifactWriter
+    from truncation_core.types.strategy import IncrementalCut
 
 __all__ = ["AsyncStream", "Stream"]
 
@@ -138,15 +144,15 @@ class Stream:
     """
 
     def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
-                 budget: Budget, context: Mapping[str, Any], cutters: list[IncrementalCut],
+                 budget: Budget, context: Mapping[str, Any], cutters: Mapping[str, IncrementalCut],
                  matcher: Callable[[], Matcher] | None) -> None:
         self._pipeline = pipeline
         self._tool = tool
         self._policy = policy
         self._budget = budget
         self._context = context
-        self._cutters = cutters
-        self._feeding = list(cutters)  # the cutters that still want the content
+        self._cutters = dict(cutters)
+        self._feeding = list(cutters.values())  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
         self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
@@ -494,7 +500,7 @@ class Stream:
         except Exception as exc:
             self._pipeline.failed(exc, "stream_cutter", "that cutter is not used",
                                   self._tool, self._failures, suspect=cutter)
-            self._cutters = [c for c in self._cutters if c is not cutter]
+            self._cutters = {name: c for name, c in self._cutters.items() if c is not cutter}
             return False
 
     def _terminators(self) -> int:
@@ -579,7 +585,7 @@ class Stream:
             # after its result would keep them alive too).
             with contextlib.ExitStack() as document_alive:
                 self._result = self._finish(reserve, document_alive)
-                self._cutters = self._feeding = []
+                self._cutters, self._feeding = {}, []
         return self._result
 
     def interrupt(self, reason: str, *, reserve: str = "") -> TruncationResult:
@@ -664,26 +670,27 @@ class Stream:
         if self._highlights is not None:
             self._highlights.close()
         policy, budget = self._room_left(reserve)
+        chars_per_token = None
         if not self._over:
             self._over = self._is_over(budget)
         if not self._over:  # within its limits in characters, bytes and lines: and tokens?
             text = "".join(self._head)
             size = measure(text)
             shown = reserve + text
-            within, tokens = self._pipeline.within_tokens(
+            within = self._pipeline.within_tokens(
                 self._policy, shown, utf8_size(shown) if reserve else size.bytes)
-            if within:
+            if within.fits:
                 self._prefix = []
-                self._pipeline.record_use(self._policy, size, None if reserve else tokens,
-                                          truncated=False)
+                self._pipeline.record_use(self._policy, size,
+                                          None if reserve else within.tokens, truncated=False)
                 if self._decoded_from is None:
                     return TruncationResult(text, policy=self._policy)
-                from truncation_core.pipeline.results import TruncationMetadata
 
                 return TruncationResult(text, metadata=attrs.evolve(
                     TruncationMetadata.unchanged(text, self._policy),
                     decoded_from=self._decoded_from))
             self._over = True
+            chars_per_token = within.chars_per_token
         if self._policy.spill and self._writer is None and self._artifact_error is None:
             self._store(b"")  # over only after the final flush: store what was held
         from truncation_core.pipeline.call import Call
@@ -699,17 +706,18 @@ class Stream:
             facts = self._kept_ends_facts(view, scope)
         notes: list[str] = list(self._failures)
         pipeline = self._pipeline
-        strategy = pipeline.select(self._tool, facts, policy, self._context, notes)
+        strategy, chosen_by = pipeline.select(self._tool, facts, policy, self._context, notes)
         artifact, artifact_error = self._commit(facts)
         pools_for = None
         if not isinstance(view, str) and self._highlights is not None:
             pools_for = functools.partial(self._highlights.pools, total=self._chars)
         call = Call(tool=self._tool, policy=policy, budget=budget, context=self._context,
-                    text=view, facts=facts, strategy=strategy, artifact=artifact,
+                    text=view, facts=facts, strategy=strategy, strategy_chosen_by=chosen_by,
+                    artifact=artifact,
                     artifact_error=artifact_error,
                     byte_size_known=policy.spill or self._given is bytes,
                     cutters=self._cutters, pools_for=pools_for, above=reserve,
-                    decoded_from=self._decoded_from)
+                    decoded_from=self._decoded_from, chars_per_token=chars_per_token)
         return self._with_reserve(pipeline.finish(call, notes), reserve)
 
     def _with_reserve(self, result: TruncationResult, reserve: str) -> TruncationResult:
@@ -768,8 +776,8 @@ class Stream:
                                  tail_is_start=False)
         elif self._byte_offsets():
             locate = text_locator(view, lambda: total)
-        from truncation_core.hooks.cuts import ContentFacts
         from truncation_core.structured.sniff import looks_like_json, looks_like_xml
+        from truncation_core.types.cuts import ContentFacts
 
         # The sniffs of content_facts, which look only at the two ends.
         json = looks_like_json(view)  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 ``element`` sees JSON, JSON Lines, XML, or none of them:
 
 * JSON up to ``stream_threshold`` characters is parsed whole (once, shared through
-  :attr:`ContentFacts.parsed <truncation_core.hooks.models.ContentFacts.parsed>`) and fitted by
+  :attr:`ContentFacts.parsed <truncation_core.types.cuts.ContentFacts.parsed>`) and fitted by
   :mod:`~truncation_core.structured.json_element`;
 * larger JSON, and JSON nested too deep for the recursive parser, is fed to the streaming
   truncator of :mod:`~truncation_core.structured.json_stream`, in chunks;
@@ -22,14 +22,20 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.config.model import Policy
 from truncation_core.errors import log
-from truncation_core.hooks.models import Budget, ContentFacts, Cut
-from truncation_core.pipeline.markers import MarkerRenderer
+from truncation_core.structured.json_element import detect_style, fit
+from truncation_core.structured.json_stream import JsonStreamTruncator
+from truncation_core.structured.jsonl import fit_records
 from truncation_core.structured.notes import NoteCache, structured_details
+from truncation_core.structured.rest import MIN_ROOM_CHARS, rest_cost, with_rest
 from truncation_core.structured.sniff import NOT_PARSED, Parsed, looks_like_xml, parse
+from truncation_core.structured.xml_element import fit_xml
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import count_lines
+from truncation_core.types.cuts import ContentFacts, Cut
+from truncation_core.types.markers import MarkerRenderer
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator
@@ -107,8 +113,6 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
         return text_fallback(text, budget=budget, facts=facts, policy=policy, markers=markers,
                              reason=f"structured truncation failed ({type(exc).__name__})")
     if note:
-        from truncation_core.structured.rest import with_rest
-
         result = with_rest(result, note, key, budget)
     return result
 
@@ -118,7 +122,6 @@ def _rest_note(budget: Budget, facts: ContentFacts, policy: Policy,
     """The "how to read the rest" note and its key, and the budget left for the cut."""
     if markers.artifact is None or facts.chars > policy.artifact_threshold:
         return "", "", budget  # nothing kept, or the reference above says it
-    from truncation_core.structured.rest import MIN_ROOM_CHARS, rest_cost
 
     try:
         note, key = markers.rest()
@@ -163,16 +166,12 @@ def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Polic
             return _fit_json(text, parsed, budget=budget, facts=facts, policy=policy, note=note,
                              fallback=fallback)
         if parsed.format == "jsonl":
-            from truncation_core.structured.jsonl import fit_records
-
             out = fit_records(parsed.value, budget=budget, policy=policy, note=note)
             if out is None:
                 return fallback("the budget is too small for any whole JSON Lines record")
             return _size_cut(text, out.text, facts, details=out.details)
         return fallback(parsed.error or "not JSON")
     if facts.looks_like_xml or looks_like_xml(text):
-        from truncation_core.structured.xml_element import fit_xml
-
         result = fit_xml(text, budget=budget, policy=policy, note=note)
         if isinstance(result, str):
             return fallback(result)
@@ -188,8 +187,6 @@ def starts_like_json(text: str) -> bool:
 
 def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts, policy: Policy,
               note: NoteCache, fallback: Callable[[str], Cut]) -> Cut:
-    from truncation_core.structured.json_element import detect_style, fit
-
     style = detect_style(text)
     fitted = fit(parsed.value, budget=budget, style=style, note=note,
                  head_ratio=policy.head_ratio, max_depth=policy.max_depth)
@@ -211,7 +208,6 @@ def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
              policy: Policy) -> tuple[str, Any, list[str]] | None:
     """A top-level array of records cut with a stub of every item left out
     (:mod:`~truncation_core.structured.records`): the text, its fit and the fields shown."""
-    from truncation_core.structured.json_element import fit
     from truncation_core.structured.records import with_records
     from truncation_core.text.measure import measure
 
@@ -231,7 +227,8 @@ def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
 
     def header(count: int, fields: list[str]) -> str:
         shown[:] = fields
-        return policy.marker.json_records.format(count=count, fields=", ".join(fields))
+        return policy.marker.json_records.format(count=count, fields=", ".join(fields),
+                                                 count_s="" if count == 1 else "s")
 
     out = with_records(value, fit_text, budget.chars, header, key_sep=style.key_sep,
                        item_sep=style.item_sep, indent=style.indent)
@@ -260,8 +257,6 @@ def new_json_stream(policy: Policy, markers: MarkerRenderer | None) -> JsonStrea
     text fallback to ``finish`` (``_streamed``), and have the text's ends themselves (the whole
     text, or the stream's windows): the truncator need not keep them too.
     """
-    from truncation_core.structured.json_stream import JsonStreamTruncator
-
     return JsonStreamTruncator(budget=policy.budget, policy=policy, markers=markers,
                                keep_ends=False)
 

@@ -50,10 +50,11 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from truncation_core.hooks.models import Budget, ElementKind, ElementOmission
 from truncation_core.structured.sniff import RawNumber
 from truncation_core.structured.writer import CutList
 from truncation_core.text.measure import utf8_size
+from truncation_core.types.cuts import ElementKind, ElementOmission
+from truncation_core.types.models import Budget
 
 __all__ = [
     "MIN_STRING",

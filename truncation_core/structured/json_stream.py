@@ -1,7 +1,7 @@
 """Element truncation of JSON fed chunk by chunk, in memory bounded by the budget.
 
 :class:`JsonStreamTruncator` is push-style: ``feed(chunk)`` any number of times (bytes or
-str), then ``finish()`` returns the :class:`~truncation_core.hooks.models.Cut`. It parses with
+str), then ``finish()`` returns the :class:`~truncation_core.types.cuts.Cut`. It parses with
 ijson's C backend (yajl2_c) through ``basic_parse_coro``, so nothing blocks and nothing
 recurses, whatever the nesting depth.
 
@@ -39,19 +39,24 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, Cut, Omission
-from truncation_core.pipeline.markers import MarkerRenderer
 from truncation_core.structured.gc_pause import paused_gc
 from truncation_core.structured.json_element import (
     INF,
     LongString,
     Style,
     Window,
+    detect_style,
     fit,
 )
+from truncation_core.structured.json_element import fit as fit_value
+from truncation_core.structured.jsonl import fit_records
+from truncation_core.structured.notes import NoteCache, structured_details
 from truncation_core.text.cut import fit_prefix, fit_suffix
 from truncation_core.text.measure import count_terminators, measure
+from truncation_core.types.cuts import Cut, Omission
+from truncation_core.types.markers import MarkerRenderer
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
 
 __all__ = ["JsonStreamTruncator"]
 
@@ -488,8 +493,6 @@ class JsonStreamTruncator:
             self.failed = "no JSON value in the content"
         if self.failed:
             return self._fallback(self.failed)
-        from truncation_core.structured.json_element import detect_style
-        from truncation_core.structured.notes import NoteCache, structured_details
 
         note = NoteCache(self.markers)
         if root.total > 1:  # JSON Lines: whole records first and last
@@ -505,9 +508,6 @@ class JsonStreamTruncator:
                                               bytes=self._bytes))
 
     def _records(self, root: _Frame, note: Any) -> Cut:
-        from truncation_core.structured.json_element import fit as fit_value
-        from truncation_core.structured.jsonl import fit_records
-
         def record_text(value: Any) -> str:
             fitted = fit_value(value, budget=Budget(chars=INF), style=Style().compact,
                                note=note, head_ratio=self.policy.head_ratio,

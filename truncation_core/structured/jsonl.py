@@ -15,10 +15,12 @@ from typing import Any
 
 import attrs
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ElementOmission, Size
-from truncation_core.structured.json_element import _split, dump_string
+from truncation_core.structured.json_element import _split, detect_style, dump_string, fit
+from truncation_core.structured.sniff import parse
 from truncation_core.text.measure import measure, utf8_size
+from truncation_core.types.cuts import ElementOmission
+from truncation_core.types.models import Budget, Size
+from truncation_core.types.policy import Policy
 
 __all__ = ["Records", "fit_records"]
 
@@ -95,9 +97,6 @@ def fit_records(head: Sequence[str], *, budget: Budget, policy: Policy,
 def _single(record: str, *, budget: Budget, policy: Policy,
             note: Callable[[ElementOmission], str], count: int) -> Records | None:
     """The first record element-truncated, and the note for the others."""
-    from truncation_core.structured.json_element import detect_style, fit
-    from truncation_core.structured.sniff import parse
-
     line = dump_string(note(ElementOmission(kind="jsonl_records", count=count - 1, total=count,
                                             unit="records", path="$"))) if count > 1 else ""
     room = budget.minus(measure(line + "\n")) if line else budget

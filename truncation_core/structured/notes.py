@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from truncation_core.hooks.models import ElementOmission
-    from truncation_core.pipeline.markers import MarkerRenderer
+    from truncation_core.types.cuts import ElementOmission
+    from truncation_core.types.markers import MarkerRenderer
 
 __all__ = ["NoteCache", "structured_details"]
 

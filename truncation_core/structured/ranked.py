@@ -33,10 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, ElementOmission, Size
-from truncation_core.pipeline.markers import MarkerRenderer
-from truncation_core.pipeline.results import estimate_tokens
 from truncation_core.structured.dispatch import element_cut, text_fallback
 from truncation_core.structured.json_element import (
     _MASK,
@@ -50,8 +46,13 @@ from truncation_core.structured.json_element import (
     fit,
 )
 from truncation_core.structured.notes import NoteCache
+from truncation_core.structured.rest import estimate_tokens
 from truncation_core.structured.sniff import NOT_PARSED, RawNumber, parse
 from truncation_core.text.measure import count_lines, measure
+from truncation_core.types.cuts import ContentFacts, Cut, ElementOmission
+from truncation_core.types.markers import MarkerRenderer
+from truncation_core.types.models import Budget, Size
+from truncation_core.types.policy import Policy
 
 if TYPE_CHECKING:
     from truncation_core.structured.json_stream import JsonStreamTruncator

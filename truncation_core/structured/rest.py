@@ -2,11 +2,13 @@
 
 A text strategy's markers carry the hint (``get_artifact(...)``) themselves. The notes of a
 structured cut (JSON, JSON Lines, XML, ``ranked``) say how much was left out where, not how
-to read it; so when the content was kept as an artifact, and no artifact reference stands
-above the output already, one more note says it, in the format's own terms, where it keeps
-the output valid: the last member of a JSON object (under ``marker.rest_key``), the last item
-of a JSON array, one more JSON Lines record, or an XML comment after the root element. Its
-text is ``marker.rest`` (rendered through ``format_marker``, kind ``rest``).
+to read it; so when the content was kept as an artifact, one more note says it, in the
+format's own terms, where it keeps the output valid and of its type: the last member of a
+JSON object (under ``marker.rest_key``), the last item of a JSON array, the end of a JSON
+string, one more JSON Lines record, or an XML comment after the root element. Its text is
+``marker.rest`` (rendered through ``format_marker``, kind ``rest``); for content over
+``artifact_threshold``, the pipeline puts the artifact reference there instead (kind
+``reference``), where text gets it above.
 
 Room for the note is kept out of the budget before the cut, so the output with it still fits.
 """
@@ -18,15 +20,25 @@ import re
 
 import attrs
 
-from truncation_core.hooks.models import Budget, Cut, Size
 from truncation_core.text.measure import measure
+from truncation_core.types.cuts import Cut
+from truncation_core.types.models import Budget, Size
 
-__all__ = ["MIN_ROOM_CHARS", "rest_cost", "with_rest"]
+__all__ = ["MIN_ROOM_CHARS", "estimate_tokens", "rest_cost", "with_rest"]
 
 #: Below this many characters (or bytes) left for the cut itself, the note is left out.
 MIN_ROOM_CHARS = 400
 #: The deepest indentation the note's member or item is given room for (the top level's).
 _MAX_INDENT = " " * 8
+
+
+def estimate_tokens(chars: int) -> int:
+    """Characters / 4, rounded up: the ``truncation_info`` figure of (``ranked``).
+
+    Not a token count (real ones are up to 3 times larger): the metadata's
+    ``estimated_tokens`` is counted by the policy's tokenizer instead.
+    """
+    return (chars + 3) // 4
 
 
 def _member(key: str, note: str, indent: str | None, compact: bool) -> str:
@@ -62,8 +74,11 @@ _FIRST_LINE_INDENT = re.compile(r"[\[{]\n([ \t]*)\S")
 def _json_with_rest(text: str, note: str, key: str) -> str | None:
     body = text.rstrip()
     trailing = text[len(body):]
+    if body.lstrip()[:1] == '"' and body[-1:] == '"' and len(body.lstrip()) > 1:
+        # A string (shortened): the note ends it, so that it stays one string.
+        return body[:-1] + json.dumps(" " + note, ensure_ascii=False)[1:] + trailing
     if not body or body[-1] not in "}]":
-        return None  # a scalar: nowhere to put a note
+        return None  # a number, true, false or null: nowhere to put a note
     opening = body.lstrip()[:1]
     if opening != {"}": "{", "]": "["}[body[-1]]:
         return None
@@ -110,7 +125,6 @@ def with_rest(cut: Cut, note: str, key: str, budget: Budget) -> Cut:
     details = dict(cut.details)
     info = details.get("truncation_info")
     if isinstance(info, dict) and "estimated_chars" in info:  # ranked's: the output's size
-        from truncation_core.pipeline.results import estimate_tokens
 
         limits = {"limit_chars": budget.chars, "limit_tokens": budget.chars // 4,
                   **({"limit_bytes": budget.bytes} if "limit_bytes" in info else {}),

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
 from truncation_core.structured import SNIFF_CHARS
 from truncation_core.structured.gc_pause import paused_gc
+from truncation_core.types.cuts import NOT_PARSED, Parsed
 
 __all__ = [
     "NOT_PARSED",
@@ -56,23 +57,6 @@ def _reject_constant(name: str) -> Any:
     raise _NotStrict(name)
 
 
-@attrs.frozen(kw_only=True)
-class Parsed:
-    """The outcome of :func:`parse`."""
-
-    #: ``json`` (one value), ``jsonl`` (one value per line), or None (not JSON).
-    format: Literal["json", "jsonl"] | None
-    #: The value (``json``), or the records' source lines (``jsonl``).
-    value: Any = attrs.field(default=None, repr=False)
-    #: Why the content is not JSON, when ``format`` is None.
-    error: str | None = None
-    #: The content is JSON nested too deep for the recursive parser: parse it from events.
-    deep: bool = False
-    #: A BOM was skipped.
-    bom: bool = False
-
-
-NOT_PARSED = Parsed(format=None, error="not parsed")
 
 _LOADS = dict(object_pairs_hook=tuple, parse_float=RawNumber, parse_constant=_reject_constant)
 

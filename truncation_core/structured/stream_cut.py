@@ -36,15 +36,17 @@ from truncation_core.structured.dispatch import (
     new_json_stream,
     starts_like_json,
 )
-from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_prefix
+from truncation_core.structured.ranked import element_or_ranked, ranked_cut
+from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_in, parse_prefix
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from truncation_core.config.model import Policy
-    from truncation_core.hooks.models import Budget, ContentFacts, Cut
-    from truncation_core.pipeline.markers import MarkerRenderer
     from truncation_core.structured.json_stream import JsonStreamTruncator
+    from truncation_core.types.cuts import ContentFacts, Cut
+    from truncation_core.types.markers import MarkerRenderer
+    from truncation_core.types.models import Budget
+    from truncation_core.types.policy import Policy
 
 __all__ = ["ElementStreamCut"]
 
@@ -63,13 +65,11 @@ _CHECK_CHARS = 64 * 1024
 def _element_or_ranked(text: str, **kwargs: Any) -> Cut:
     """:func:`~truncation_core.structured.ranked.element_or_ranked`, imported on the first
     cut: most streams never get that far, and it brings the JSON fitter."""
-    from truncation_core.structured.ranked import element_or_ranked
-
     return element_or_ranked(text, **kwargs)
 
 
 class ElementStreamCut:
-    """An :class:`~truncation_core.streaming.incremental.IncrementalCut` for ``element``, and for
+    """An :class:`~truncation_core.types.strategy.IncrementalCut` for ``element``, and for
     ``ranked`` (*strategy*), which parses the same content the same way, and hands to
     ``element`` what it cannot rank."""
 
@@ -77,8 +77,6 @@ class ElementStreamCut:
         self._policy = policy
         self.strategy = strategy
         if strategy == "ranked":
-            from truncation_core.structured.ranked import ranked_cut
-
             self._cut: Callable[..., Cut] = ranked_cut
         else:
             self._cut = _element_or_ranked
@@ -165,7 +163,7 @@ class ElementStreamCut:
         if self._parts is not None:  # the whole text was kept: join it once
             whole = "".join(self._parts)
             self._parts = [whole]
-            return facts.parsing(whole)
+            return facts.parsing(whole, parse_in)
         if self._parsed is not None:
             parsed = self._parsed
             return attrs.evolve(facts, parse=lambda: parsed)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from truncation_core.hooks.models import Budget, ElementOmission
 from truncation_core.text.measure import utf8_size
+from truncation_core.types.cuts import ElementOmission
+from truncation_core.types.models import Budget
 
 __all__ = ["MAX_LISTED_CUTS", "BudgetWriter", "CutList", "Overflow"]
 

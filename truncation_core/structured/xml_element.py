@@ -34,10 +34,11 @@ from xml.parsers.expat import ErrorString
 
 import attrs
 
-from truncation_core.config.model import Policy
-from truncation_core.hooks.models import Budget, ElementOmission
 from truncation_core.structured.json_element import MIN_STRING, _largest, _split
 from truncation_core.structured.writer import BudgetWriter, CutList, Overflow
+from truncation_core.types.cuts import ElementOmission
+from truncation_core.types.models import Budget
+from truncation_core.types.policy import Policy
 
 __all__ = ["XmlFitted", "fit_xml", "parse_xml"]
 

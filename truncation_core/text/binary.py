@@ -29,6 +29,8 @@ from __future__ import annotations
 import codecs
 from typing import NamedTuple
 
+from truncation_core.text.decoding import utf8_boundary_before
+
 __all__ = ["INVALID_SHARE", "MAGIC", "SAMPLE_BYTES", "BinaryKind", "binary_kind",
            "byte_order_mark", "could_be_byte_order_mark", "decode_with_mark", "is_binary"]
 
@@ -203,8 +205,6 @@ def binary_kind(sample: bytes | bytearray) -> BinaryKind | None:
 
 def _complete_sequences(sample: bytes) -> bytes:
     """*sample* without a UTF-8 sequence cut short at its end (the rest of it follows)."""
-    from truncation_core.retrieval.decoding import utf8_boundary_before
-
     return sample[:utf8_boundary_before(sample, len(sample))]
 
 

@@ -1,5 +1,5 @@
 """Regular expressions from sources that cannot be trusted to be cheap, bounded in time and
-memory: patterns a model sends to grep, and the ``salient_patterns`` plugins supply.
+memory: patterns a model sends to grep, and the ``salient_detector`` plugins supply.
 
 Two engines:
 

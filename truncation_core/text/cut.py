@@ -2,7 +2,7 @@
 
 :func:`cut_text` keeps a head and a tail (head_tail, head, tail, lines) that fit the budget
 marker included, snapped to line boundaries, and describes what it left out as
-:class:`~truncation_core.hooks.models.Omission` objects. The fitting helpers
+:class:`~truncation_core.types.cuts.Omission` objects. The fitting helpers
 (:func:`fit_prefix`, :func:`fit_suffix`, :func:`snap_prefix`, :func:`snap_suffix`) and
 :func:`omission` are for plugin strategies too. What a character, a byte and a line are is
 :mod:`truncation_core.text.measure`.
@@ -18,7 +18,6 @@ import codecs
 from collections.abc import Callable
 from typing import Protocol
 
-from truncation_core.hooks.models import Budget, ContentFacts, Cut, MarkerPosition, Omission, Size
 from truncation_core.text.measure import (
     ends_with_terminator,
     has_cr,
@@ -28,6 +27,8 @@ from truncation_core.text.measure import (
     measure,
     straddles_crlf,
 )
+from truncation_core.types.cuts import ContentFacts, Cut, MarkerPosition, Omission
+from truncation_core.types.models import Budget, Size
 
 __all__ = [
     "FALLBACK_MARKER",
@@ -187,7 +188,7 @@ def omission(
     some of its characters in the output and so is not counted as omitted. ``first_line`` and
     ``last_line`` (1-based, inclusive) are the lines the region touches: asking for them
     retrieves everything that was left out. With *byte_offset* (usually
-    :meth:`ContentFacts.byte_offset <truncation_core.hooks.models.ContentFacts.byte_offset>`),
+    :meth:`ContentFacts.byte_offset <truncation_core.types.cuts.ContentFacts.byte_offset>`),
     ``start_byte`` and ``end_byte`` give the same region in the original bytes.
     """
     n = len(text)
@@ -224,7 +225,7 @@ FALLBACK_MARKER = "…"
 
 
 class RendersMarkers(Protocol):
-    """What cut_text needs from :class:`truncation_core.pipeline.markers.MarkerRenderer`."""
+    """What cut_text needs from :class:`truncation_core.types.markers.MarkerRenderer`."""
 
     def render(self, omission: Omission) -> str: ...
 

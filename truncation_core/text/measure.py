@@ -15,12 +15,12 @@ Cuts made here never split a ``"\\r\\n"`` pair, nor a surrogate pair, and never 
 sequence under a byte limit (cutting happens on code points, bytes are only measured).
 
 Performance: the only pass over the whole input is one terminator count, done once per tool
-result (see :class:`truncation_core.hooks.models.ContentFacts`).
+result (see :class:`truncation_core.types.cuts.ContentFacts`).
 """
 
 from __future__ import annotations
 
-from truncation_core.hooks.models import Size
+from truncation_core.types.models import Size
 
 __all__ = [
     "count_lines",
@@ -62,7 +62,7 @@ def count_terminators(text: str, start: int = 0, end: int | None = None) -> int:
 def has_cr(text: str, start: int, end: int) -> bool:
     if type(text) is str:
         return text.find("\r", start, end) != -1  # memchr-fast; most text has no "\r" at all
-    # A stream's KeptEnds (truncation_core.streaming.ends) counts across the part it did not
+    # A stream's KeptEnds (truncation_core.pipeline.ends) counts across the part it did not
     # keep, but cannot say where in it a "\r" lies.
     return text.count("\r", start, end) > 0
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable
 
+from truncation_core.text.measure import utf8_size
+
 __all__ = ["decode_suffix", "prefix_bytes", "raw_locator", "sync_point", "text_locator"]
 
 _utf8_decode = codecs.utf_8_decode
@@ -118,8 +120,6 @@ def text_locator(text: object, total_bytes: Callable[[], int]) -> Callable[[int]
     """A char -> byte offset map for a ``str`` (or a stream's text windows) whose bytes are
     its UTF-8 encoding. Near the end, the offset is the total minus the tail's size, so
     only the nearer side is ever encoded."""
-    from truncation_core.text.measure import utf8_size
-
     def locate(char_offset: int) -> int:
         n = len(text)  # type: ignore[arg-type]
         if text.isascii():  # type: ignore[attr-defined]

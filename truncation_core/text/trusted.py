@@ -11,7 +11,7 @@ salient regex is made.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["trust_salient", "trusted"]
@@ -21,20 +21,22 @@ __all__ = ["trust_salient", "trusted"]
 #: costs a read of the CPU clock on every line a keyword selects (about twice the time of
 #: the search itself on some machines).
 _TRUSTED: set[str] = set()
-#: The ``salient_patterns`` hooks of the built-in detector modules not read yet, and those read.
-_TRUSTED_SOURCES: set[Callable[[], Iterable[Any]]] = set()
-_READ_SOURCES: set[Callable[[], Iterable[Any]]] = set()
+#: The ``salient_detector`` hooks of the built-in detector modules not read yet, and those
+#: read.
+_TRUSTED_SOURCES: set[Callable[[], Any]] = set()
+_READ_SOURCES: set[Callable[[], Any]] = set()
 _TRUST_LOCK = threading.RLock()
 
 
-def trust_salient(patterns: Callable[[], Iterable[Any]]) -> None:
-    """Mark the regular expressions (``regex`` and ``header``) of the patterns *patterns*
-    returns as not needing a deadline (called by the plugin loader for the built-in detector
-    modules' ``salient_patterns`` only). *patterns* is called when the first salient regex
-    is made, not now: registering the built-ins does not build their patterns."""
+def trust_salient(detector: Callable[[], Any]) -> None:
+    """Mark the regular expressions (``regex`` and ``header``) of the patterns of the
+    detector *detector* returns as not needing a deadline (called by the plugin loader for
+    the built-in detector modules' ``salient_detector`` only). *detector* is called when the
+    first salient regex is made, not now: registering the built-ins does not build their
+    patterns."""
     with _TRUST_LOCK:
-        if patterns not in _READ_SOURCES:
-            _TRUSTED_SOURCES.add(patterns)
+        if detector not in _READ_SOURCES:
+            _TRUSTED_SOURCES.add(detector)
 
 
 def trusted() -> set[str]:
@@ -45,6 +47,6 @@ def trusted() -> set[str]:
             while _TRUSTED_SOURCES:
                 source = _TRUSTED_SOURCES.pop()
                 _READ_SOURCES.add(source)
-                _TRUSTED.update(regex for p in source() for regex in (p.regex, p.header)
-                                if regex)
+                _TRUSTED.update(regex for p in source().patterns
+                                for regex in (p.regex, p.header) if regex)
     return _TRUSTED

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from truncation_core.tokens.contract import (
+from truncation_core.types.tokenizer import (
     Tokenizer,
     fit_prefix_by_count,
     fit_suffix_by_count,

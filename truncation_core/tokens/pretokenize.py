@@ -17,6 +17,7 @@ the same pieces on any ASCII text.
 
 from __future__ import annotations
 
+import array
 import re
 import sys
 from collections.abc import Callable
@@ -93,8 +94,6 @@ def newer_letters() -> Callable[[str], re.Match[str] | None]:
     Python's tables (Unicode 14.0 on 3.11) are taken as the older side. Built once, on first
     use, from every code point of the planes that hold letters (about 15 ms).
     """
-    import array
-
     import regex
 
     points = array.array("I", range(0x80, 0xD800))  # no surrogates: UTF-32 refuses them

@@ -35,6 +35,7 @@ import lzma
 import sys
 from array import array
 from collections.abc import Iterable, Mapping
+from importlib import resources
 from itertools import accumulate, pairwise
 from typing import Any
 
@@ -148,7 +149,5 @@ def parse_table(blob: bytes) -> dict[str, RankTable]:
 
 def load_tables() -> dict[str, RankTable]:
     """The rank tables shipped with truncation-core (read once per process by the caller)."""
-    from importlib import resources
-
     blob = resources.files("truncation_core.tokens").joinpath(TABLE_FILE).read_bytes()
     return parse_table(blob)

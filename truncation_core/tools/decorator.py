@@ -20,13 +20,31 @@ import functools
 import inspect
 import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+import attrs
+
+from truncation_core.pipeline.results import TruncationResult
 
 if TYPE_CHECKING:
-    from truncation_core.streaming.stream import Stream
-    from truncation_core.truncator import Truncator
+    from truncation_core.pipeline.results import TruncationResult
+    from truncation_core.streaming.stream import AsyncStream, Stream
 
-__all__ = ["as_content", "wrap_tool"]
+__all__ = ["Processor", "as_content", "wrap_tool"]
+
+
+class Processor(Protocol):
+    """What a wrapped tool needs of its :class:`~truncation_core.Truncator`."""
+
+    def process(self, content: str | bytes, *, tool: str | None = None,
+                **context: Any) -> TruncationResult: ...
+
+    async def aprocess(self, content: str | bytes, *, tool: str | None = None,
+                       **context: Any) -> TruncationResult: ...
+
+    def stream(self, *, tool: str | None = None, **context: Any) -> Stream: ...
+
+    def astream(self, *, tool: str | None = None, **context: Any) -> AsyncStream: ...
 
 
 #: Arguments of a decorated tool that describe the call (they go into the artifact's summary).
@@ -40,7 +58,6 @@ def _plain(value: Any) -> Any:
         return dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
-    import attrs
 
     if attrs.has(type(value)):
         return attrs.asdict(value, recurse=True)
@@ -58,7 +75,6 @@ def _is_structured(value: object) -> bool:
         return True
     if callable(getattr(value, "model_dump_json", None)):
         return True
-    import attrs
 
     return attrs.has(type(value))
 
@@ -71,7 +87,6 @@ def as_content(result: object) -> str | bytes:
         return bytes(result)
     if result is None:
         return ""
-    from truncation_core.pipeline.results import TruncationResult
 
     if isinstance(result, TruncationResult):
         return result.content
@@ -127,7 +142,7 @@ def _honest(wrapper: Callable[..., Any], signature: inspect.Signature | None) ->
             return_annotation=str)
 
 
-def wrap_tool(truncator: Truncator, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+def wrap_tool(truncator: Processor, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """*fn*, whose result goes through the processor as tool *name*; the wrapper returns
     what the model should see (see the module)."""
     try:

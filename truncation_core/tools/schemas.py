@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from truncation_core.artifacts.model import ARTIFACT_ID_REGEX, TOOL_CALL_ID_REGEX
-from truncation_core.config.tool_names import ARTIFACT_TOOLS
 from truncation_core.errors import did_you_mean
 from truncation_core.retrieval.patterns import PATTERN_MAX_CHARS
+from truncation_core.types.ids import ARTIFACT_ID_REGEX, TOOL_CALL_ID_REGEX
+from truncation_core.types.tool_names import ARTIFACT_TOOLS
 
 __all__ = ["FORMATS", "REQUIRED", "SCHEMA_KEYWORDS", "SPECS", "TOOL_NAMES", "tool_schemas"]
 

@@ -76,18 +76,17 @@ def test_sample_keeps_the_contract_on_real_and_hostile_text() -> None:
 
 def test_check_result_catches_a_broken_strategy() -> None:
     """Negative control: the kit fails a strategy that breaks the contract."""
-    from truncation_core.plugin import Cut, Provides, hookimpl
+    from truncation_core.plugin import Cut, Provides, Strategy, hookimpl
     from truncation_core.testing import check_result, make_truncator
+
+    def liar(text: str, **_: object) -> Cut:
+        return Cut(text=text[:10], omitted_chars=0, omitted_lines=0)
 
     class Liar:
         @hookimpl
         def provides(self) -> Provides:
-            return Provides(strategies={"liar": "claims to omit nothing"})
-
-        @hookimpl
-        def truncate(self, strategy: str, text: str) -> Cut | None:
-            return Cut(text=text[:10], omitted_chars=0, omitted_lines=0) if (
-                strategy == "liar") else None
+            return Provides(strategies=[Strategy(name="liar", cut=liar,
+                                                 description="claims to omit nothing")])
 
     truncator = make_truncator(Liar(), config={"default_strategy": "liar",
                                                "inline_limit": 2000})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from truncation_core_mcp.naming import ToolNames
 
 from truncation_core import Truncator
-from truncation_core.config.markers import MarkerConfig
 from truncation_core.config.model import Config
+from truncation_core.types.templates import MarkerConfig
 
 OWN = ["get_artifact", "artifact_head", "artifact_tail", "artifact_grep"]
 

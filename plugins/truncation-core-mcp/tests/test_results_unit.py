@@ -40,3 +40,24 @@ def test_decode_and_encode_a_lone_surrogate() -> None:
     assert data["result"]["text"] == "a\ud800b"
     assert decode(encode(data)) == data  # escaped on the way out: valid UTF-8 bytes
     encode(data).decode("utf-8")
+
+
+def test_a_json_text_block_over_the_artifact_threshold_still_parses() -> None:
+    """The block's cut carries its artifact reference inside (an array's last item), so a
+    host that parses the text, and the structured content made from it, get JSON."""
+    from truncation_core_mcp.results import CallInfo, ResultProcessor
+
+    from truncation_core.config.model import Config, StoreConfig
+
+    items = [{"id": i, "name": f"file{i}.txt"} for i in range(5000)]
+    text = json.dumps(items)
+    processor = ResultProcessor(Config(store=StoreConfig(backend="memory")),
+                                load_entrypoints=False)
+    call = CallInfo(tool="list_files", arguments={}, call_id="c:1", server="files")
+    out = processor.process({"content": [{"type": "text", "text": text}],
+                             "structuredContent": {"result": items}}, call)
+    assert out is not None
+    (block,) = out["content"]  # no separate reference block: the cut names the artifact
+    shown = json.loads(block["text"])
+    assert shown[0] == items[0] and shown[-1].startswith("[Artifact: art_")
+    assert isinstance(out["structuredContent"]["result"], list)

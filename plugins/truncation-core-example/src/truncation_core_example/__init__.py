@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truncation_core.plugin import Provides, hookimpl
+from truncation_core.plugin import Provides, Strategy, hookimpl
 
 if TYPE_CHECKING:
     from truncation_core.plugin import Budget, ContentFacts, Cut, MarkerRenderer, Policy
@@ -21,11 +21,6 @@ SAMPLE_SHARE = 0.2
 MAX_SAMPLES = 5
 #: Longer lines are not sampled: a sample should be a glance, not a page.
 MAX_SAMPLE_CHARS = 300
-
-
-@hookimpl
-def provides() -> Provides:
-    return Provides(strategies={NAME: "head and tail, plus evenly spaced lines from the middle"})
 
 
 def _sample_lines(text: str, start: int, end: int, count: int) -> list[tuple[int, int]]:
@@ -48,17 +43,10 @@ def _sample_lines(text: str, start: int, end: int, count: int) -> list[tuple[int
     return picked
 
 
-@hookimpl
-def truncate(
-    strategy: str,
-    text: str,
-    budget: Budget,
-    facts: ContentFacts,
-    policy: Policy,
-    markers: MarkerRenderer,
-) -> Cut | None:
-    if strategy != NAME:
-        return None
+def sample(
+    text: str, *, budget: Budget, facts: ContentFacts, policy: Policy, markers: MarkerRenderer
+) -> Cut:
+    """The cut: *text* within *budget*, each gap rendered by *markers*."""
     # Imported by the first cut: every Truncator imports this module, most never cut.
     from truncation_core.plugin import Cut, cut_text, is_line_start, measure, omission
 
@@ -89,3 +77,15 @@ def truncate(
                 details={"sampled_lines": [g.last_line + 1 for g in gaps[:-1]]},
             )
     return base
+
+
+SAMPLE = Strategy(
+    name=NAME,
+    description="head and tail, plus evenly spaced lines from the middle",
+    cut=sample,
+)
+
+
+@hookimpl
+def provides() -> Provides:
+    return Provides(strategies=[SAMPLE])

@@ -26,7 +26,10 @@ def hook_group() -> None:
 def _read_payload() -> dict[str, Any]:
     try:
         payload = json.loads(sys.stdin.buffer.read() or b"{}")
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:  # a tool's result nested thousands deep
+        raise click.ClickException("the hook payload on standard input is nested too deeply "
+                                   "to read") from None
+    except ValueError as exc:  # not JSON, not UTF-8, a number of more than 4,300 digits
         raise click.ClickException(
             f"the hook payload on standard input is not JSON: {exc}") from None
     if not isinstance(payload, dict):
@@ -36,7 +39,13 @@ def _read_payload() -> dict[str, Any]:
 
 def _print(answer: dict[str, Any] | None) -> None:
     if answer is not None:
-        sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        text = json.dumps(answer, ensure_ascii=False)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from the tool's output: escaped
+            data = json.dumps(answer).encode("ascii")
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.flush()
 
 
 def _settings(host_dir: str, user: bool) -> Path:

@@ -27,8 +27,8 @@ HOST_SETTINGS: Mapping[str, Any] = {
     "marker.hint_no_tool": ("; trunc artifacts show {artifact_id} --lines "
                             "{start_line}-{end_line} prints it"),
     "marker.reference_no_tool": ("[Artifact: {artifact_id}] {summary} ({size}), {lines:,} "
-                                 "lines: trunc artifacts grep {artifact_id} PATTERN searches "
-                                 "it\n"),
+                                 "line{lines_s}: trunc artifacts grep {artifact_id} PATTERN "
+                                 "searches it\n"),
     "marker.rest_no_tool": ("Omitted parts are kept: trunc artifacts show {artifact_id} "
                             "prints them ({size})"),
 }

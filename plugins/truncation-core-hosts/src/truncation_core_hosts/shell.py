@@ -4,12 +4,13 @@
 stderr merged) to the budget, keeps the full output as an artifact, and exits with the
 command's status (124 after ``--timeout``). Three kinds of command are left as they are:
 
-- one that changes the directory of the host's shell (``cd``, ``pushd``, ``popd``) other than
-  by a leading ``cd DIR &&``, which stays outside (``cd DIR && trunc run -- bash -c REST``):
-  in a child shell the change would be lost, and hosts such as Claude Code keep it for the
-  next command. REST must then be one and-list (no ``||``, ``;`` or new line): in
-  ``cd DIR && a || b`` (or ``; b``), ``b`` runs when ``cd`` fails, and behind the ``cd`` it
-  would not;
+- one that changes the directory of the host's shell (``cd``, ``pushd``, ``popd``, wherever a
+  command starts: after ``;``, ``&&``, ``then``, ``do``, ``!``, ``command``, ``builtin``, an
+  assignment ...) other than by a leading ``cd DIR &&``, which stays outside
+  (``cd DIR && trunc run -- bash -c REST``): in a child shell the change would be lost, and
+  hosts such as Claude Code keep it for the next command. REST must then be one and-list (no
+  ``||``, ``;`` or new line): in ``cd DIR && a || b`` (or ``; b``), ``b`` runs when ``cd``
+  fails, and behind the ``cd`` it would not;
 - one that puts a job in the background (``cmd &``): ``trunc run`` would wait for it;
 - one that runs ``trunc`` already.
 
@@ -27,8 +28,14 @@ __all__ = ["wrapped"]
 
 #: ``cd DIR &&`` at the start, DIR one word (plainly written, or in quotes).
 _LEADING_CD = re.compile(r"""\s*cd\s+(?:'[^']*'|"[^"\\$`]*"|[^\s;&|()<>'"`$\\]+)\s*&&""")
-#: A builtin that changes the directory, where a command starts.
-_CHANGES_DIRECTORY = re.compile(r"(?:^|[;&|(){}\n`]|\$\()\s*(?:cd|pushd|popd)\b")
+#: A builtin that changes the directory, where a command starts: after an operator, or
+#: after what may stand before a command's name (a reserved word such as ``then`` or ``do``,
+#: ``!``, ``time``, ``command`` or ``builtin``, variable assignments).
+_CHANGES_DIRECTORY = re.compile(
+    r"(?:^|[;&|(){}\n`]|\$\()"
+    r"(?:\s*(?:(?:then|do|else|elif|if|while|until|!|time|command|builtin)(?=\s)"
+    r"|[A-Za-z_][A-Za-z0-9_]*=\S*(?=\s)))*"
+    r"\s*(?:cd|pushd|popd)(?=$|[\s;&|()<>])")
 #: ``&`` that puts a job in the background (not ``&&``, ``>&``, ``&>``, ``<&``, ``|&``).
 _BACKGROUND = re.compile(r"(?<![&>|<])&(?![&>])")
 #: What ends an and-list (``||``, ``;``, a new line; ``&`` is a background job, above).

@@ -15,9 +15,10 @@ from types import MappingProxyType
 
 import attrs
 
-from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import ArtifactToolNames, Config
+from truncation_core.config.model import Config
 from truncation_core.tools.schemas import TOOL_NAMES
+from truncation_core.types.templates import MarkerConfig
+from truncation_core.types.tool_names import ArtifactToolNames
 
 __all__ = ["ToolNames"]
 

@@ -35,11 +35,12 @@ from typing import Any
 import attrs
 
 from truncation_core import Truncator, hookimpl
-from truncation_core.config.checks import NonNegativeInt, PositiveInt
-from truncation_core.config.markers import MarkerConfig
-from truncation_core.config.model import Config, Policy
+from truncation_core.config.model import Config
 from truncation_core.pipeline.results import TruncationResult
-from truncation_core.storage.protocol import ArtifactStore
+from truncation_core.types.checks import NonNegativeInt, PositiveInt
+from truncation_core.types.policy import Policy
+from truncation_core.types.storage import ArtifactStore
+from truncation_core.types.templates import MarkerConfig
 from truncation_core_mcp.naming import ToolNames
 
 __all__ = ["META_KEY", "REFERENCE_SCHEMA", "CallInfo", "ResultProcessor", "exposed_output_schema",
@@ -360,9 +361,9 @@ class ResultProcessor:
 def not_found_note(store: ArtifactStore, arguments: Any) -> str:
     """What a 404 of the artifact tools adds: the session read, and the one that holds the
     artifact (or the tool call's) when another session of the store does."""
-    from truncation_core.artifacts.ids import is_tool_call_id
     from truncation_core.errors import ArtifactError
-    from truncation_core.storage.protocol import find_tool_call_anywhere
+    from truncation_core.types.ids import is_tool_call_id
+    from truncation_core.types.storage import find_tool_call_anywhere
 
     handle = arguments.get("artifact_id") if isinstance(arguments, Mapping) else None
     here = store.session_id

@@ -76,7 +76,7 @@ def proxy_command(state: AppState | None, upstream: str, anthropic_upstream: str
     the artifact tools (answered by the proxy itself) are added to the request. Every other
     request passes through untouched.
     """
-    from truncation_core.config.tool_names import check_tool_prefix
+    from truncation_core.types.tool_names import check_tool_prefix
 
     try:
         check_tool_prefix(tool_prefix)

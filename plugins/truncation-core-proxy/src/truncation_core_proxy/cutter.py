@@ -7,12 +7,13 @@ memory, so that nothing is stored again and the bytes sent upstream stay the sam
 provider's prompt cache keeps hitting). The memory is bounded (least recently used out);
 a result that falls out of it, or a proxy restarted, cuts again into a new artifact.
 
-A marker names the result's tool call (``(tool call call_1)``), and the artifact tools take
-that id for the artifact. Call ids are unique only within a conversation (an agent may
-number its calls, and other agents, or other users of the machine, use the same proxy), so the
-proxy answers a call id with the result that *this* conversation's request cut under it,
-never with another conversation's (:meth:`Cutter.answer`); an artifact id, unguessable, reads
-its artifact wherever it was cut.
+A tool call's id stands for its artifact (the markers say ``(tool call ID)``), but only in
+the conversation that holds that call: every conversation through the proxy shares one
+session, and call ids repeat across conversations (``call_1`` from a local model, or one
+another local user sends on purpose), so the store's "newest artifact of that call" could be
+another conversation's output. Each request gathers the handles of the cuts it holds
+(:meth:`Cutter.cut`), and the model's calls resolve a call id through them only
+(:meth:`Cutter.answer`); artifact ids (128 random bits) are taken as they are.
 
 The artifact tools are offered under a reserved prefix (``trunc_get_artifact`` ...). If the
 agent's own tools use one of those names, the next family is used (``trunc2_`` ...), with its
@@ -21,23 +22,24 @@ own Truncator (same store), whose markers name the tools the model can call.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from truncation_core import Truncator
-from truncation_core.artifacts.ids import is_tool_call_id
-from truncation_core.config.model import ArtifactToolNames, Config
+from truncation_core.config.model import Config
+from truncation_core.errors import describe_untrusted
 from truncation_core.tools.schemas import TOOL_NAMES
+from truncation_core.types.ids import is_tool_call_id
+from truncation_core.types.tool_names import ArtifactToolNames
 
-__all__ = ["DEFAULT_PREFIX", "Cut", "Cutter", "ToolFamily"]
+__all__ = ["DEFAULT_PREFIX", "Cutter", "ToolFamily"]
 
 DEFAULT_PREFIX = "trunc_"
 #: Cuts remembered (each at most a tool's inline limit, a few KB by default).
@@ -68,14 +70,6 @@ class ToolFamily:
         return list(self.truncator.tool_schemas(format, strict=strict))
 
 
-@attrs.frozen
-class Cut:
-    """What the model sees of a tool result cut, and the artifact that keeps it whole."""
-
-    text: str
-    artifact_id: str | None
-
-
 class Cutter:
     """Cuts tool results by their tool's policy, the same way every time they are seen."""
 
@@ -88,9 +82,10 @@ class Cutter:
         self._base_names = {tool: configured.name(tool) for tool in TOOL_NAMES}
         self._families: dict[str, ToolFamily] = {}
         self._families_lock = threading.Lock()
-        #: (family, tool, call id, sha256 of the text) -> its cut; None: within its limits.
-        self._memo: OrderedDict[tuple[str, str | None, str | None, bytes], Cut | None] = \
-            OrderedDict()
+        #: (prefix, tool, call id, sha256 of the text) -> (the cut, or "" when the text
+        #: stays as it is; its artifact id).
+        self._memo: OrderedDict[tuple[str, str | None, str | None, bytes],
+                                tuple[str, str | None]] = OrderedDict()
         self._memo_entries = memo_entries
         self._memo_lock = threading.Lock()
         self._key_locks: dict[tuple[str, str | None, str | None, bytes], threading.Lock] = {}
@@ -133,9 +128,11 @@ class Cutter:
         return family
 
     def cut(self, family: ToolFamily, text: str, *, tool: str | None,
-            call_id: str | None) -> Cut | None:
+            call_id: str | None, handles: MutableMapping[str, str] | None = None
+            ) -> str | None:
         """What the model sees of *text* (a tool result of *tool*, call *call_id*): the cut,
-        or None when it is within its limits. Never raises on content."""
+        or None when it is within its limits. Never raises on content. *handles* (the
+        request's) gets ``call_id -> artifact id`` when the cut keeps an artifact."""
         truncator = family.truncator
         policy = truncator.policy(tool)
         if (len(text) <= policy.inline_limit and policy.max_bytes is None
@@ -144,39 +141,62 @@ class Cutter:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
         key = (family.prefix, tool, call_id, digest)
         with self._memo_lock:
-            if key in self._memo:
+            found = self._memo.get(key)
+            if found is not None:
                 self._memo.move_to_end(key)
-                return self._memo[key]
-            lock = self._key_locks.setdefault(key, threading.Lock())
-        with lock:  # the same new result in two requests at once is cut and stored once
-            with self._memo_lock:
-                if key in self._memo:
-                    return self._memo[key]
-            result = truncator.process(text, tool=tool, tool_call_id=call_id)
-            found = (Cut(result.content, result.metadata.artifact_id)
-                     if result.content != text else None)
-            with self._memo_lock:
-                self._memo[key] = found
-                while len(self._memo) > self._memo_entries:
-                    self._memo.popitem(last=False)
-                self._key_locks.pop(key, None)
-        return found
+            else:
+                lock = self._key_locks.setdefault(key, threading.Lock())
+        if found is None:
+            with lock:  # the same new result in two requests at once is cut and stored once
+                with self._memo_lock:
+                    found = self._memo.get(key)
+                if found is None:
+                    result = truncator.process(text, tool=tool, tool_call_id=call_id)
+                    found = (result.content if result.content != text else "",
+                             result.metadata.artifact_id)
+                    with self._memo_lock:
+                        self._memo[key] = found
+                        while len(self._memo) > self._memo_entries:
+                            self._memo.popitem(last=False)
+                        self._key_locks.pop(key, None)
+        content, artifact_id = found
+        if handles is not None and call_id is not None and artifact_id is not None:
+            handles[call_id] = artifact_id
+        return content or None
 
     def answer(self, family: ToolFamily, name: str, arguments: object,
-               handles: Mapping[str, str]) -> tuple[str, bool]:
+               handles: Mapping[str, str] | None = None) -> tuple[str, bool]:
         """Run the model's call of an artifact tool: its text, and whether it is an error.
-        *handles*: the tool call ids whose results the conversation's request cut -> their
-        artifacts; an ``artifact_id`` that is a tool call id reads only those."""
-        if isinstance(arguments, str | bytes):
-            with contextlib.suppress(ValueError, RecursionError):
-                arguments = json.loads(arguments or "{}")
-        if isinstance(arguments, Mapping) and is_tool_call_id(arguments.get("artifact_id")):
-            call_id = arguments["artifact_id"]
-            artifact_id = handles.get(call_id)
-            if artifact_id is None:
-                return (f"Error 404 (not found): no result of tool call {call_id} is cut in "
-                        "this conversation, so none is kept under its id; give the "
-                        "artifact id (art_...) a marker names"), True
-            arguments = {**arguments, "artifact_id": artifact_id}
+        A tool call id given as ``artifact_id`` stands for the artifact *handles* (the
+        request's) names for it, and for nothing else."""
+        arguments, refused = _scoped(arguments, handles or {})
+        if refused is not None:
+            return refused, True
         result = family.truncator.call_tool(name, arguments)  # type: ignore[arg-type]
         return result.content, result.is_error
+
+
+def _scoped(arguments: object, handles: Mapping[str, str]) -> tuple[object, str | None]:
+    """*arguments* with a tool call id in ``artifact_id`` replaced by the artifact the
+    request's *handles* name for it; or an error message when they name none. Anything
+    else goes as it came (``call_tool`` checks it)."""
+    parsed = arguments
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return arguments, None
+    if not isinstance(parsed, dict):
+        return arguments, None
+    handle = parsed.get("artifact_id")
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        handle = str(handle)  # a call id of digits, sent as a number
+    elif not is_tool_call_id(handle):
+        return arguments, None
+    assert isinstance(handle, str)
+    if handle in handles:
+        return {**parsed, "artifact_id": handles[handle]}, None
+    return parsed, (
+        "Error 404 (not found): no tool result cut in this conversation has the tool call "
+        f"id given ({describe_untrusted(handle)}); give the artifact id (art_...) its "
+        "marker names")

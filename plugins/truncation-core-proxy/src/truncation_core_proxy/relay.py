@@ -19,7 +19,7 @@ import asyncio
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 import anyio.to_thread
@@ -33,7 +33,7 @@ from starlette.responses import Response, StreamingResponse
 
 from truncation_core_proxy.apis import Api, Call, api_for_path, dumps
 from truncation_core_proxy.cutter import Cutter, ToolFamily
-from truncation_core_proxy.streams import STREAMS, StreamState, encode
+from truncation_core_proxy.streams import STREAMS, StreamState, encode, passed
 
 __all__ = ["ProxyOptions", "Relay"]
 
@@ -79,9 +79,9 @@ class _Prepared:
     #: The parsed body, when the proxy may answer tool calls for it (None: pass through).
     body: dict[str, Any] | None = None
     family: ToolFamily | None = None
-    #: The tool call ids whose results this request's conversation has cut -> their
-    #: artifacts: what a call id given to the artifact tools may read.
-    handles: Mapping[str, str] = attrs.field(factory=dict)
+    #: The tool call ids of the cuts in this request -> their artifact ids: the handles the
+    #: model may give for them (see :mod:`truncation_core_proxy.cutter`).
+    handles: dict[str, str] = attrs.Factory(dict)
 
 
 class Relay:
@@ -125,7 +125,8 @@ class Relay:
         api = api_for_path(request.method, path, anthropic)
         to_anthropic = anthropic or (api is not None and api.provider == "anthropic")
         base = ((to_anthropic and self.options.anthropic_upstream) or self.options.upstream)
-        url = base.rstrip("/") + path + (f"?{request.url.query}" if request.url.query else "")
+        url = (base.rstrip("/") + _raw_path(request)
+               + (f"?{request.url.query}" if request.url.query else ""))
         if api is None:
             return await self._pass(request, url, request.stream(), api=None,
                                     anthropic=anthropic)
@@ -146,7 +147,10 @@ class Relay:
         else:
             prepared = self._prepare(api, raw)
         headers = _request_headers(request.headers, api=True)
-        return await self._forward(api, url, headers, prepared)
+        if prepared.body is None or prepared.family is None:
+            return await self._forward(api, url, headers, prepared.data, None, None, {})
+        return await self._forward(api, url, headers, prepared.data, prepared.body,
+                                   prepared.family, prepared.handles)
 
     def _prepare(self, api: Api, raw: bytes) -> _Prepared:
         """Parse and cut; whatever goes wrong, the request goes as it came."""
@@ -180,15 +184,12 @@ class Relay:
         handles: dict[str, str] = {}
 
         def cut(text: str, tool: str | None, call_id: str | None) -> str | None:
-            new = self.cutter.cut(family, text, tool=tool, call_id=call_id)
-            if new is None:
-                return None
-            counts[0] += 1
-            counts[1] += len(text)
-            counts[2] += len(new.text)
-            if call_id is not None and new.artifact_id is not None:
-                handles[call_id] = new.artifact_id
-            return new.text
+            new = self.cutter.cut(family, text, tool=tool, call_id=call_id, handles=handles)
+            if new is not None:
+                counts[0] += 1
+                counts[1] += len(text)
+                counts[2] += len(new)
+            return new
 
         cuts = api.cut(body, cut, family.shown)
         if not cuts:
@@ -200,11 +201,11 @@ class Relay:
         api.add_tools(body, family.schemas(api.tools_format))
         return _Prepared(dumps(body), body, family, handles)
 
-    async def _forward(self, api: Api, url: str, headers: Mapping[str, str],
-                       prepared: _Prepared) -> Response:
-        body, family = prepared.body, prepared.family
+    async def _forward(self, api: Api, url: str, headers: Mapping[str, str], data: bytes,
+                       body: dict[str, Any] | None, family: ToolFamily | None,
+                       handles: Mapping[str, str]) -> Response:
         try:
-            response = await self._open(url, headers, prepared.data)
+            response = await self._open(url, headers, data)
         except httpx.HTTPError as exc:
             return self._failure(api, exc)
         kind = response.headers.get("content-type", "")
@@ -213,16 +214,14 @@ class Relay:
         if "text/event-stream" in kind:
             state = STREAMS[api.name](family.shown if family else ())
             out = StreamingResponse(
-                self._stream(api, state, response, url, headers, body, family,
-                             prepared.handles),
+                self._stream(api, state, response, url, headers, body, family, handles),
                 status_code=200)
             _set_headers(out, _response_headers(response.headers), length=None)
             return out
         assert body is not None and family is not None
         raw = await response.aread()
         await response.aclose()
-        return await self._whole(api, url, headers, body, family, prepared.handles, response,
-                                 raw)
+        return await self._whole(api, url, headers, body, family, handles, response, raw)
 
     async def _open(self, url: str, headers: Mapping[str, str], data: bytes) -> httpx.Response:
         request = self.client.build_request("POST", url, headers=headers, content=data)
@@ -250,18 +249,26 @@ class Relay:
         names = family.shown
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
-        calls, agent = api.calls(data, names) if isinstance(data, dict) else ([], False)
+        calls, agent = _read_calls(api, data, names)
         if not calls:
-            if isinstance(data, dict) and api.hide(data, names):
-                raw = await _dumps(data)
+            try:
+                if isinstance(data, dict) and api.hide(data, names):
+                    raw = await _dumps(data)
+            except Exception:  # a shape no provider documents: as it came
+                pass
             return _whole_response(response, raw)
         responses = [data]
         rounds = 0
         while calls and not agent and rounds < self.options.max_rounds:
             answers = await self._answers(family, calls, handles)
-            body = api.follow_up(body, data, calls, answers)
+            try:
+                body = api.follow_up(body, data, calls, answers)
+            except Exception:
+                log.warning("%s: the upstream's answer has a shape the proxy cannot read: "
+                            "passed on as it came", api.name)
+                return _whole_response(response, raw)
             rounds += 1
             try:
                 response = await self._open(url, headers, await _dumps(body))
@@ -273,11 +280,16 @@ class Relay:
                 return _whole_response(response, raw)
             try:
                 data = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _whole_response(response, raw)
             responses.append(data)
-            calls, agent = api.calls(data, names)
-        final = await _dumps(api.final(responses, names))
+            calls, agent = _read_calls(api, data, names)
+        try:
+            final = await _dumps(api.final(responses, names))
+        except Exception:
+            log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed "
+                        "on as it came", api.name)
+            return _whole_response(response, raw)
         out = Response(final, status_code=200)
         _set_headers(out, _response_headers(response.headers), length=str(len(final)))
         return out
@@ -307,7 +319,7 @@ class Relay:
                 failure: str | None = None
                 try:
                     async for sse in EventSource(current).aiter_sse():
-                        for chunk in state.feed(sse):
+                        for chunk in _feed(api, state, sse):
                             yield chunk
                 except httpx.TimeoutException:
                     failure = "timeout"
@@ -410,6 +422,42 @@ class Relay:
 
             return self._failure(api or API_BY_NAME["messages" if anthropic else "chat"], exc)
         return _streamed(response, keep_encoding=True)
+
+
+def _raw_path(request: Request) -> str:
+    """The request's path as the agent wrote it, escapes and all. The decoded path, written
+    again, is another path (``%2F`` a separator, ``%2541`` an ``A``) or no URL at all (a
+    ``%00``). Bytes that cannot stand in a URL (controls, non-ASCII) are escaped."""
+    raw = request.scope.get("raw_path")
+    if not isinstance(raw, bytes):
+        from urllib.parse import quote
+
+        return quote(request.url.path)
+    return "".join(chr(b) if 0x20 < b < 0x7F else f"%{b:02X}" for b in raw)
+
+
+def _read_calls(api: Api, data: Any, names: Collection[str]) -> tuple[list[Call], bool]:
+    """The proxy's calls in an upstream's answer *data*, and whether the agent's tools are
+    called; none when *data* has a shape no provider documents (it goes on as it came)."""
+    if not isinstance(data, dict):
+        return [], False
+    try:
+        return api.calls(data, names)
+    except Exception:
+        log.warning("%s: the upstream's answer has a shape the proxy cannot read: passed on "
+                    "as it came", api.name)
+        return [], False
+
+
+def _feed(api: Api, state: StreamState, sse: Any) -> list[bytes]:
+    """*state*'s events for the agent of the upstream's *sse*; the event as it came when it
+    has a shape the proxy cannot read (the provider's fault reaches the agent as it came)."""
+    try:
+        return state.feed(sse)
+    except Exception:
+        log.warning("%s: an upstream event has a shape the proxy cannot read: passed on as it "
+                    "came", api.name)
+        return [passed(sse)]
 
 
 async def _chain(first: list[bytes], rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

@@ -39,7 +39,7 @@ from truncation_core_proxy.apis import (
 )
 
 __all__ = ["ChatStream", "MessagesStream", "ResponsesStream", "RoundEnd", "StreamState",
-           "encode"]
+           "encode", "passed"]
 
 
 def encode(data: Any = None, event: str | None = None, *, raw: str | None = None,
@@ -62,7 +62,8 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _passed(sse: Incoming) -> bytes:
+def passed(sse: Incoming) -> bytes:
+    """*sse* as the upstream sent it."""
     return encode(raw=sse.data, event=sse.event or None, id=sse.id or None)
 
 
@@ -142,27 +143,27 @@ class ChatStream(StreamState):
             return []
         data = _json(sse)
         if not isinstance(data, dict):
-            return [_passed(sse)]
+            return [passed(sse)]
         if data.get("error"):
             self.errored = True
-            return [_passed(sse)]
+            return [passed(sse)]
         if self.first_id is None:
             self.first_id = data.get("id")
         elif "id" in data:
             data["id"] = self.first_id
         choices = data.get("choices")
         if not isinstance(choices, list):
-            return [_passed(sse)]
+            return [passed(sse)]
         if not choices:
             if data.get("usage") is not None:
                 self.usage_chunk = data
                 return []
-            return [_passed(sse)] if self.round == 0 else [encode(data)]
+            return [passed(sse)] if self.round == 0 else [encode(data)]
         if not self.names and self.round == 0:  # nothing to keep back: only the ending
             if any(isinstance(c, dict) and c.get("finish_reason") is not None for c in choices):
                 self.finish_chunk = data
                 return []
-            return [_passed(sse)]
+            return [passed(sse)]
         shown = False
         for choice in choices:
             if not isinstance(choice, dict):
@@ -291,7 +292,7 @@ class ResponsesStream(StreamState):
     def feed(self, sse: Incoming) -> list[bytes]:
         data = _json(sse)
         if not isinstance(data, dict):
-            return [_passed(sse)]
+            return [passed(sse)]
         kind = data.get("type", sse.event)
         if kind in ("response.created", "response.in_progress", "response.queued"):
             response = _dict(data.get("response"))
@@ -391,12 +392,12 @@ class MessagesStream(StreamState):
     def feed(self, sse: Incoming) -> list[bytes]:
         data = _json(sse)
         if not isinstance(data, dict):
-            return [_passed(sse)]
+            return [passed(sse)]
         kind = data.get("type", sse.event)
         if kind == "message_start":
             message = _dict(data.get("message"))
             self.start_usage = message.get("usage")
-            return [_passed(sse)] if self.round == 0 else []
+            return [passed(sse)] if self.round == 0 else []
         if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
             return self._block(kind, data, sse)
         if kind == "message_delta":
@@ -407,7 +408,7 @@ class MessagesStream(StreamState):
             return []
         if kind == "error":
             self.errored = True
-        return [_passed(sse)]
+        return [passed(sse)]
 
     def _block(self, kind: str, data: dict[str, Any], sse: Incoming) -> list[bytes]:
         index = data.get("index")

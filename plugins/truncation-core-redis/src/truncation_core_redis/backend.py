@@ -63,7 +63,7 @@ class Settings:
 
 class RedisBackend:
     """The redis backend across its sessions (a
-    :class:`~truncation_core.storage.protocol.StorageBackend`). Thread-safe; connects on first
+    :class:`~truncation_core.types.storage.StorageBackend`). Thread-safe; connects on first
     use."""
 
     name = NAME

@@ -32,8 +32,8 @@ from truncation_core.plugin import (
     validate_session_id,
 )
 from truncation_core.retrieval import Page, read_page, read_tail, recorded_lines
-from truncation_core.retrieval.decoding import utf8_boundary_after
 from truncation_core.retrieval.scanning import CR, LF
+from truncation_core.text.decoding import utf8_boundary_after
 from truncation_core_redis.backend import NAME, RedisBackend, Settings
 from truncation_core_redis.index import DEFAULT_BLOCK, LineIndex
 from truncation_core_redis.keys import SessionKeys

@@ -1,0 +1,132 @@
+"""Over ``artifact_threshold``, a JSON, JSON Lines or XML result carries its artifact
+reference inside the document, so that it still parses alone.
+
+A program, an output schema or a host reads these results, not only a model: the reference
+line that stands above a cut text would make them invalid. So the reference takes the place
+of the note on the rest (:mod:`truncation_core.structured.rest`): an array's last item, an
+object's last member (``marker.rest_key``), one more JSON Lines record, a comment after the
+XML root element. The document keeps its type; the reference is the ``reference`` marker,
+restyled as projects restyle it. Text keeps the reference above it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+from truncation_core import Truncator
+from truncation_core.tokens import EstimateTokenizer
+
+ARRAY = json.dumps([{"id": i, "name": f"file{i}.txt"} for i in range(5000)])
+OBJECT = json.dumps({f"k{i}": {"v": i, "s": "x" * 20} for i in range(5000)}, indent=2)
+JSONL = "".join(json.dumps({"i": i, "msg": "hello world"}) + "\n" for i in range(5000))
+XML = ("<?xml version='1.0'?>\n<root>"
+       + "".join(f"<item id='{i}'>text {i}</item>\n" for i in range(5000)) + "</root>\n")
+LOG = "".join(f"2024-05-01 12:00:{i % 60:02d} worker {i} processed\n" for i in range(5000))
+
+
+def make(**settings: Any) -> Truncator:
+    return Truncator({"store": {"backend": "memory"}, **settings}, load_entrypoints=False)
+
+
+def reference_of(content: str, kind: str) -> str:
+    """The reference inside *content*, which must parse as *kind*, keeping its type."""
+    if kind == "array":
+        value = json.loads(content)
+        assert isinstance(value, list) and isinstance(value[0], dict)
+        return str(value[-1])
+    if kind == "object":
+        value = json.loads(content)
+        assert isinstance(value, dict) and "k0" in value
+        return str(value["[truncated]"])
+    if kind == "jsonl":
+        records = [json.loads(line) for line in content.splitlines()]
+        assert isinstance(records[0], dict)
+        return str(records[-1])
+    root = ET.fromstring(content)
+    assert root.tag == "root" and root[0].tag == "item"
+    comment = content.rsplit("<!--", 1)[1]
+    return comment.split("-->")[0].strip()
+
+
+CASES = [(ARRAY, "array"), (OBJECT, "object"), (JSONL, "jsonl"), (XML, "xml")]
+
+
+@pytest.mark.parametrize(("text", "kind"), CASES)
+def test_process_keeps_the_document_valid_with_the_reference_inside(text: str, kind: str
+                                                                     ) -> None:
+    truncator = make()
+    assert len(text) > truncator.policy().artifact_threshold
+    result = truncator.process(text, tool="search")
+    assert result.was_truncated and result.artifact is not None
+    assert len(result.content) <= truncator.policy().inline_limit
+    reference = reference_of(result.content, kind)
+    assert reference.startswith(f"[Artifact: {result.artifact.id}] search ")
+    assert "artifact_grep" in reference and "get_artifact" in reference
+    assert not result.content.startswith("[Artifact:")
+    assert result.metadata.artifact_id == result.artifact.id
+
+
+@pytest.mark.parametrize(("text", "kind"), CASES)
+def test_a_stream_gives_the_same_valid_document(text: str, kind: str) -> None:
+    truncator = make()
+    expected = truncator.process(text, tool="search").content
+    with truncator.stream(tool="search") as stream:
+        for start in range(0, len(text), 4096):
+            stream.write(text[start:start + 4096])
+    result = stream.result()
+    assert result.artifact is not None
+    assert result.content == expected.replace(
+        reference_of(expected, kind).split("]")[0], f"[Artifact: {result.artifact.id}")
+    reference_of(result.content, kind)
+
+
+@pytest.mark.parametrize(("text", "kind"), CASES)
+def test_a_short_preview_and_a_token_budget_keep_it_valid(text: str, kind: str) -> None:
+    short = make(reference_preview="short").process(text, tool="search")
+    assert reference_of(short.content, kind).startswith("[Artifact: ")
+    assert len(short.content) < 2000 + 400  # the preview, and the reference in it
+    tokens = make(max_tokens=1000).process(text, tool="search")
+    assert reference_of(tokens.content, kind).startswith("[Artifact: ")
+    assert EstimateTokenizer().count(tokens.content) <= 1000
+
+
+def test_a_tool_returning_a_large_list_still_returns_json() -> None:
+    truncator = make()
+
+    @truncator.tool
+    def listing() -> list[dict[str, Any]]:
+        return [{"id": i, "name": f"file{i}.txt"} for i in range(100_000)]
+
+    @truncator.tool
+    async def alisting() -> dict[str, Any]:
+        return {"files": [f"file{i}.txt" for i in range(100_000)]}
+
+    items = json.loads(listing())
+    assert isinstance(items, list) and items[0] == {"id": 0, "name": "file0.txt"}
+    assert items[-1].startswith("[Artifact: art_")
+    document = json.loads(asyncio.run(alisting()))
+    assert isinstance(document, dict) and document["files"][0] == "file0.txt"
+    assert document["[truncated]"].startswith("[Artifact: art_")
+
+
+def test_the_reference_inside_is_restyled_by_the_project_s_template() -> None:
+    truncator = make(marker={"reference": "see {artifact_id} ({lines:,} lines)\n",
+                             "rest_key": "_more"})
+    result = truncator.process(OBJECT, tool="search")
+    assert result.artifact is not None
+    assert json.loads(result.content)["_more"] == (
+        f"see {result.artifact.id} ({result.artifact.lines:,} lines)")
+
+
+def test_text_and_json_cut_as_text_keep_the_reference_above() -> None:
+    """Negative control: what is not cut as a document gets the reference line above it."""
+    assert make().process(LOG).content.startswith("[Artifact: ")
+    as_text = make(tools={"search": {"strategy": "head_tail"}}).process(ARRAY, tool="search")
+    assert as_text.content.startswith("[Artifact: ")
+    with pytest.raises(ValueError):
+        json.loads(as_text.content)
