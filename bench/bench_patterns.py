@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from truncation_core.errors import PatternError  # noqa: E402
-from truncation_core.retrieval.grep import grep  # noqa: E402
+from truncation_core.retrieval.searching import grep  # noqa: E402
 from truncation_core.text.bounded_regex import check_cost, re2_available  # noqa: E402
 
 RESULTS = HERE / "results" / "patterns.md"

@@ -54,12 +54,13 @@ def show(title: str, result: TruncationResult, original: str, truncator: Truncat
     print(textwrap.indent(json.dumps({k: meta[k] for k in keys}, indent=2), "  "))
     if result.metadata.strategy_used in ("element", "ranked"):
         print("--- still valid JSON " + "-" * 57)
-        content = result.content
-        shown = json.loads(content)  # raises if the strategy broke the JSON
+        # The artifact reference is a member of the document ("[truncated]"), so what the
+        # model sees parses as it is.
+        shown = json.loads(result.content)  # raises if the strategy broke the JSON
         kept = [r for r in shown["results"] if isinstance(r, dict)]
         which = ("the best-scored" if result.metadata.strategy_used == "ranked"
                  else "first and last included")
-        print(f"  json.loads() of what the model sees (the artifact reference inside it) works: "
+        print(f"  json.loads() of what the model sees works, the artifact reference inside: "
               f"{len(kept)} of {shown['total_count']:,} results, {which}")
     print("--- nothing is lost " + "-" * 58)
     assert result.artifact is not None, "spill is on by default: the artifact must exist"

@@ -95,7 +95,7 @@ def test_json_gives_content_metadata_and_artifact(trunc_exe: str, trunc_env: dic
                            ["apply", "--json", "--limit=500", "--tool", "read_file"], LOG).stdout)
     meta = cut["metadata"]
     assert (meta["tool"], meta["strategy_used"], meta["strategy_chosen_by"]) == (
-        "read_file", "head_tail", "default")
+        "read_file", "outline", "default")  # read_file: an outline of a long file
     assert cut["artifact"]["id"] == meta["artifact_id"]
     done = trunc(trunc_exe, trunc_env, tmp_path,
                  ["run", "--json", "--limit", "400", "--tool", "t", "--", *PRINTS], b"")

@@ -64,7 +64,7 @@ NOT_AT_START_UP = (
     "cattrs", "yaml", "rich", "ijson", "asyncio", "logging", "secrets", "hashlib", "difflib",
     "truncation_core.config.converter", "truncation_core.cli.artifacts",
     "truncation_core.cli.config", "truncation_core.cli.plugins",
-    "truncation_core.retrieval.pages", "truncation_core.retrieval.grep",
+    "truncation_core.retrieval.pages", "truncation_core.retrieval.searching",
     "truncation_core.structured.json_element", "truncation_core.structured.ranked",
     "truncation_core.tokens.table", "regex", "truncation_core.storage.memory",
     "truncation_core.highlights.patterns", "truncation_core.types.salient",

@@ -12,6 +12,10 @@ The same comparisons through each backend's store are the store contract
 from __future__ import annotations
 
 import io
+import os
+import pathlib
+import subprocess
+import sys
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -201,14 +205,49 @@ def test_grep_regex_finds_matches_across_splits_of_long_lines(
 
 
 def test_searching_an_artifact_leaves_retrieval_grep_the_function() -> None:
-    """Importing the submodule ``retrieval.grep`` set the package's ``grep`` to the module:
-    once anything had searched an artifact, ``from truncation_core.retrieval import grep``
-    gave the module, and every test here after one that searched failed."""
-    import truncation_core.retrieval as retrieval
-    from truncation_core import Truncator
+    """Importing a submodule sets the package's attribute of its name to the module: while
+    the search lived in ``retrieval/grep.py``, ``from truncation_core.retrieval import grep``
+    gave the module once anything had searched an artifact or imported the submodule, and
+    the tests after one that did failed (by test order). Each order runs in a fresh
+    interpreter, so that no earlier import decides it."""
+    orders = [
+        # a search through a store, then the package's name
+        "from truncation_core import Truncator\n"
+        "t = Truncator({'inline_limit': 100}, load_entrypoints=False)\n"
+        "ref = t.process('needle\\n' * 100).artifact\n"
+        "assert t.artifacts.grep(ref.id, 'needle').matches\n",
+        # the search's own module imported directly first, as tests/hostile does
+        "import truncation_core.retrieval.searching\n",
+        "",
+    ]
+    for first in orders:
+        check = first + (
+            "import types\n"
+            "from truncation_core.retrieval import grep\n"
+            "import truncation_core.retrieval as retrieval\n"
+            "assert callable(grep) and not isinstance(grep, types.ModuleType), grep\n"
+            "assert callable(retrieval.grep) and retrieval.grep is grep\n")
+        done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+        assert done.returncode == 0, (first, done.stderr)
 
-    truncator = Truncator({"inline_limit": 100}, load_entrypoints=False)
-    ref = truncator.process("needle\n" * 100).artifact
-    assert ref is not None
-    assert truncator.artifacts.grep(ref.id, "needle").matches
-    assert callable(retrieval.grep)
+
+def test_a_submodule_named_like_its_package_export_replaces_the_export() -> None:
+    """Negative control: the mechanism behind the failure above, in a package made here. A
+    package that exports a function ``grep`` lazily and holds a submodule ``grep.py`` gives
+    the module after the submodule is imported directly."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        package = pathlib.Path(root, "clash")
+        package.mkdir()
+        (package / "__init__.py").write_text(
+            "def __getattr__(name):\n"
+            "    from clash.grep import grep\n"
+            "    return grep\n")
+        (package / "grep.py").write_text("def grep():\n    return 1\n")
+        check = ("import types, clash.grep\n"
+                 "from clash import grep\n"
+                 "assert isinstance(grep, types.ModuleType)\n")
+        done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": root})
+        assert done.returncode == 0, done.stderr

@@ -21,8 +21,8 @@ from click.testing import CliRunner
 
 from truncation_core import Truncator
 from truncation_core.retrieval import scanning
-from truncation_core.retrieval.grep import grep
 from truncation_core.retrieval.pages import clipped_lines
+from truncation_core.retrieval.searching import grep
 from truncation_core.storage.filesystem import FilesystemStore
 from truncation_core.types.artifacts import ArtifactInfo
 

@@ -20,7 +20,7 @@ from bounded import run_bounded
 
 from truncation_core import Truncator
 from truncation_core.errors import PatternError
-from truncation_core.retrieval.grep import grep
+from truncation_core.retrieval.searching import grep
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.text import bounded_regex
 from truncation_core.text.bounded_regex import (

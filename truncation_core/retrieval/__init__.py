@@ -9,7 +9,7 @@ Each concept has its module:
 - :mod:`~truncation_core.text.decoding` (in the text layer): bytes to text, never splitting
   a character;
 - :mod:`~truncation_core.retrieval.pages`: :class:`Page`, lines a to b, tail, paging by offset;
-- :mod:`~truncation_core.retrieval.grep`: literal and regular-expression search;
+- :mod:`~truncation_core.retrieval.searching`: literal and regular-expression search;
 - :mod:`~truncation_core.retrieval.patterns`: checking and compiling a model's pattern.
 - :mod:`~truncation_core.retrieval.asynchronous`: the same methods for async code, in a
   worker thread.
@@ -35,17 +35,17 @@ from truncation_core.text.decoding import DECODE_ERRORS, decode
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from truncation_core.retrieval.grep import GrepMatch, GrepResult, grep
     from truncation_core.retrieval.pages import Line, Page, read_lines, read_page, read_tail
+    from truncation_core.retrieval.searching import GrepMatch, GrepResult, grep
     from truncation_core.types.artifacts import ArtifactRef
     from truncation_core.types.storage import ArtifactStore
 
 #: Names of :mod:`.pages` and :mod:`.grep`, loaded on first use: a store is opened on every
 #: start-up, and reading an artifact back is rarer.
 _LAZY = {
-    "GrepMatch": "truncation_core.retrieval.grep",
-    "GrepResult": "truncation_core.retrieval.grep",
-    "grep": "truncation_core.retrieval.grep",
+    "GrepMatch": "truncation_core.retrieval.searching",
+    "GrepResult": "truncation_core.retrieval.searching",
+    "grep": "truncation_core.retrieval.searching",
     "Line": "truncation_core.retrieval.pages",
     "Page": "truncation_core.retrieval.pages",
     "read_lines": "truncation_core.retrieval.pages",
@@ -61,15 +61,17 @@ def __getattr__(name: str) -> Any:
 
 
 def _lazy(name: str) -> Any:
-    """The lazily loaded *name*, kept as this package's attribute. Importing a submodule sets
-    the package's attribute of its name to the module: for ``grep``, the function then gave
-    way to the module ``truncation_core.retrieval.grep`` once anything had searched an
-    artifact. So the names are (re)set here, after the import."""
+    """The lazily loaded *name*, kept as this package's attribute with the other names of its
+    module, so that later lookups skip ``__getattr__``. (No submodule is named like a name
+    it exports: importing a submodule sets the package's attribute of its name to the
+    module, and a module ``grep`` replaced the function ``grep`` once anything had imported
+    it directly.)"""
     module = importlib.import_module(_LAZY[name])
     for other, where in _LAZY.items():
         if where == module.__name__:
             globals()[other] = getattr(module, other)
     return globals()[name]
+
 
 __all__ = [
     "DECODE_ERRORS",

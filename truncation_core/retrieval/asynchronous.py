@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from truncation_core.retrieval import Retrieval
-    from truncation_core.retrieval.grep import GrepResult
     from truncation_core.retrieval.pages import Page
+    from truncation_core.retrieval.searching import GrepResult
     from truncation_core.types.artifacts import ArtifactRef
 
 __all__ = ["AsyncRetrieval"]

@@ -29,7 +29,7 @@ __all__ = [
     "strip_terminator",
 ]
 
-#: How many matching lines grep returns by default (:mod:`~truncation_core.retrieval.grep`);
+#: How many matching lines grep returns by default (:mod:`~truncation_core.retrieval.searching`);
 #: here, so that :class:`~truncation_core.retrieval.Retrieval` can name it without importing
 #: grep.
 GREP_MAX_MATCHES = 100

@@ -46,9 +46,13 @@ def test_every_prefix_end_is_where_both_encodings_end_a_piece(text: str) -> None
 
 @given(TEXT)
 def test_a_prefix_counts_its_share_of_the_whole(real: dict[str, Any], text: str) -> None:
+    # The ends are found in the text as shown, so they index that text (a surrogate pair
+    # written as two lone surrogates is shown as one character: an end found there, applied
+    # to the text before, fell between the two halves).
+    text = visible_text(text)
     whole = {name: real[name].count(text) for name in real}
     estimate = ESTIMATE.count(text)
-    for i in ends(visible_text(text)):
+    for i in ends(text):
         for name, tokenizer in real.items():
             assert tokenizer.count(text[:i]) + tokenizer.count(text[i:]) == whole[name]
         assert ESTIMATE.count(text[:i]) <= estimate
