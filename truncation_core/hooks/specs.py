@@ -242,8 +242,9 @@ def salient_detector(tool: str | None, policy: Policy) -> SalientDetector | None
     highlights block, and the lines shown with them.
 
     All results are collected. Called once per tool, the first time the tool's highlights are
-    needed (a result cut, or the first text written to a stream, with ``highlights`` on); the
-    detectors of all plugins are compiled together into one matcher for the tool.
+    needed (a result cut, or a stream whose text outgrows the head it keeps, with
+    ``highlights`` on); the detectors of all plugins are compiled together into one matcher
+    for the tool.
 
     A :class:`~truncation_core.types.salient.SalientDetector` is one declaration of three
     parts (each optional):
