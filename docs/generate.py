@@ -8,16 +8,22 @@ Each generated part sits between a ``<!-- generated from SOURCE ... -->`` line a
 
 The hooks reference (docs/hooks.md) is rendered whole from the hook specifications in
 truncation_core/hooks/specs.py: every function marked as a hook specification, in the order
-the module defines them, its signature, and its docstring (reST field lists and roles turned
-into Markdown). A hook added, removed, renamed or redocumented there only needs this script
-run again.
+the module defines them, its signature, and its docstring turned into Markdown. The reST a
+docstring may use: paragraphs; bullet lists (``- item``, nested by indentation); field lists
+(``:param name:``, ``:returns:``, ``:called:``, ``:cost:`` ...), whose bodies may hold further
+indented paragraphs and lists; ``.. rubric:: Title`` for a sub-heading; ``.. versionadded::``
+and its kin; roles (``:class:`~a.b.C```), literals and links (```text <docs/page.md#part>`_``,
+a relative target taken from the repository's root). A hook added, removed, renamed or
+redocumented there only needs this script run again.
 """
 
 from __future__ import annotations
 
 import inspect
+import posixpath
 import re
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -82,29 +88,55 @@ def _anchor(heading: str) -> str:
 #: ``:role:`~a.b.c``` shows ``c``, ``:role:`a.b.c``` shows ``a.b.c``, and
 #: ``:role:`text <target>``` shows ``text``.
 _ROLE = re.compile(r":(?:[\w-]+:)?[\w-]+:`(~?)([^`<]*?)\s*(?:<[^`>]*>)?`")
+#: A hyperlink: ```text <target>`_``.
+_LINK = re.compile(r"(?<![`:])`([^`<]+?)\s*<([^`>]+)>`_")
+
+
+def _link_target(target: str) -> str:
+    """A link's target as the pages see it: a relative one is taken from the repository's
+    root (``docs/tokens.md#adding-a-tokenizer``) and made relative to docs/."""
+    if re.match(r"\w+:|#", target):
+        return target
+    path, hash_, fragment = target.partition("#")
+    return posixpath.relpath(path, "docs") + hash_ + fragment
 
 
 def markdown(text: str) -> str:
-    """reST inline markup as Markdown: roles and double-backquoted literals become code."""
+    """reST inline markup as Markdown: roles and double-backquoted literals become code,
+    hyperlinks become links."""
 
     def role(match: re.Match[str]) -> str:
         shown = match.group(2)
         return f"`{shown.rsplit('.', 1)[-1] if match.group(1) else shown}`"
 
+    text = _LINK.sub(lambda m: f"[{m.group(1)}]({_link_target(m.group(2))})", text)
     return _ROLE.sub(role, text).replace("``", "`")
 
 
 #: A field of a docstring's field list: ``:param name: text`` or ``:returns: text``.
 _FIELD = re.compile(r":(\w+)(?: ([\w*]+))?:(?:\s+|$)")
-#: A directive: ``.. versionadded:: 0.1``.
+#: A directive: ``.. versionadded:: 0.1``, ``.. rubric:: A sub-heading``.
 _DIRECTIVE = re.compile(r"\.\. ([\w-]+):: ?(.*)")
+#: The start of a bullet list's item.
+_BULLET = re.compile(r"[-*] ")
+
+
+def _indented_after(lines: list[str], i: int) -> int:
+    """The end of the indented lines from *i* on (blank lines among them, not after them)."""
+    end = i
+    while i < len(lines) and (not lines[i].strip() or lines[i][:1].isspace()):
+        i += 1
+        if lines[i - 1].strip():
+            end = i
+    return end
 
 
 def _blocks(doc: str) -> Iterator[tuple[str, str | None, str | None, list[str]]]:
-    """The docstring's blocks, in order: ``("prose", None, None, lines)`` for a paragraph,
-    ``("field", name, argument, lines)`` for a field, ``("directive", name, argument, [])``.
-    Lines of a field or paragraph are dedented; a field ends at a blank line or the next
-    field."""
+    """The docstring's blocks, in order: ``("prose", None, None, lines)`` for a paragraph or
+    a bullet list, as written; ``("field", name, argument, lines)`` for a field, its body
+    dedented (further paragraphs and lists in it, indented in the docstring, included);
+    ``("directive", name, argument, [])``. A paragraph ends at a blank line, a field or a
+    directive."""
     lines = doc.splitlines()
     i = 0
     while i < len(lines):
@@ -114,15 +146,29 @@ def _blocks(doc: str) -> Iterator[tuple[str, str | None, str | None, list[str]]]
             continue
         field, directive = _FIELD.match(line), _DIRECTIVE.match(line)
         if field:
-            body = [line[field.end():]]
-            i += 1
-            while i < len(lines) and lines[i][:1].isspace() and lines[i].strip():
-                body.append(lines[i].strip())
-                i += 1
-            yield "field", field.group(1), field.group(2), body
+            end = _indented_after(lines, i + 1)
+            rest = textwrap.dedent("\n".join(lines[i + 1:end])).splitlines()
+            yield "field", field.group(1), field.group(2), [line[field.end():], *rest]
+            i = end
         elif directive:
             yield "directive", directive.group(1), directive.group(2).strip(), []
             i += 1
+        elif _BULLET.match(line):
+            end = i + 1
+            while True:  # the items, each with its indented lines
+                end = _indented_after(lines, end)
+                if end < len(lines) and _BULLET.match(lines[end]):
+                    end += 1
+                    continue
+                blank = end
+                while blank < len(lines) and not lines[blank].strip():
+                    blank += 1
+                if blank < len(lines) and _BULLET.match(lines[blank]):
+                    end = blank + 1
+                    continue
+                break
+            yield "prose", None, None, lines[i:end]
+            i = end
         else:
             body = []
             while (i < len(lines) and lines[i].strip()
@@ -134,23 +180,61 @@ def _blocks(doc: str) -> Iterator[tuple[str, str | None, str | None, list[str]]]
 
 #: A word that would open a list, a quote or a heading at the start of a Markdown line.
 _OPENS_A_BLOCK = re.compile(r"[-+*>#|=]|\d+[.)]")
+#: The width the page is wrapped at.
+WIDTH = 92
 
 
-def _wrap(words: list[str], width: int, indent: str = "") -> list[str]:
-    """Greedy word wrap, never starting a line with a word Markdown would read as markup."""
+def _wrap(words: list[str], width: int, indent: str = "", first: str = "") -> list[str]:
+    """Greedy word wrap, never starting a line with a word Markdown would read as markup;
+    the first line starts with *first*, the others with *indent*."""
     lines: list[str] = []
     for word in words:
         if lines and (len(lines[-1]) + 1 + len(word) <= width or _OPENS_A_BLOCK.fullmatch(word)):
             lines[-1] += " " + word
         else:
-            lines.append((indent if lines else "") + word)
+            lines.append((indent if lines else first) + word)
     return lines
 
 
-def _paragraph(lines: list[str], first: str = "", indent: str = "") -> list[str]:
-    """Docstring lines as one Markdown paragraph, after *first*, wrapped at 92."""
-    return _wrap([*first.split(), *markdown(" ".join(line.strip() for line in lines)).split()],
-                 92, indent)
+def _markdown_lines(lines: list[str], lead: str = "", indent: str = "",
+                    first: str | None = None) -> list[str]:
+    """A dedented body of a docstring (paragraphs and bullet lists, nested by indentation)
+    as Markdown wrapped at :data:`WIDTH`: *lead* opens its first paragraph, which starts
+    with *first* (default *indent*); every other line starts with *indent*. Blocks are
+    separated by a blank line, the items of a list are not."""
+    first = indent if first is None else first
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        opening = not out
+        start = first if opening else indent
+        if not opening:
+            out.append("")
+        if _BULLET.match(lines[i]):
+            if opening and lead:  # a body that opens with a list: the lead on its own line
+                out.append(start + lead)
+                start = indent
+            while i < len(lines) and _BULLET.match(lines[i]):
+                end = _indented_after(lines, i + 1)
+                item = [lines[i][2:], *textwrap.dedent("\n".join(lines[i + 1:end])).splitlines()]
+                out.extend(_markdown_lines(item, "-", indent + "  ", start))
+                start = indent
+                i = end
+                while i < len(lines) and not lines[i].strip():
+                    i += 1
+            continue
+        end = i
+        while end < len(lines) and lines[end].strip():
+            end += 1
+        words = markdown(" ".join(line.strip() for line in lines[i:end])).split()
+        out.extend(_wrap([*(lead.split() if opening else []), *words], WIDTH, indent, start))
+        i = end
+    if not out and lead:
+        out.append(first + lead)
+    return out
 
 
 #: How a field other than ``param`` is labelled, in the order the labels are shown.
@@ -162,7 +246,8 @@ def hook_section(name: str, function: Callable[..., Any], options: dict[str, Any
     """The reference section of one hook: its heading and its signature with the marker's
     options (``firstresult``: the first answer that is not None is used), then its
     docstring: the prose before the fields, the parameters (with their annotations), the
-    other fields, the directives, and the prose after the fields."""
+    other fields, the directives, and the prose after the fields (where a ``rubric`` is a
+    sub-heading)."""
     signature = inspect.signature(function)
     flags = ", ".join(f"{key}=True" for key in sorted(options) if options[key] is True)
     decorator = f"@hookspec({flags})" if flags else "@hookspec"
@@ -174,9 +259,11 @@ def hook_section(name: str, function: Callable[..., Any], options: dict[str, Any
     directives: list[str] = []
     after: list[str] = []
     for kind, key, argument, lines in _blocks(inspect.getdoc(function) or ""):
+        prose = after if params or fields or directives else before
         if kind == "prose":
-            (after if params or fields or directives else before).extend(
-                [*_paragraph(lines), ""])
+            prose.extend([*_markdown_lines(lines), ""])
+        elif kind == "directive" and key == "rubric":
+            prose.extend([f"### {markdown(argument or '')}", ""])
         elif kind == "directive":
             assert key is not None
             label = {"versionadded": "Added in", "versionchanged": "Changed in",
@@ -187,13 +274,13 @@ def hook_section(name: str, function: Callable[..., Any], options: dict[str, Any
                 if argument in signature.parameters else inspect.Parameter.empty
             kind_of = ("" if annotation is inspect.Parameter.empty
                        else f" (`{_annotation(annotation)}`)")
-            params.extend(_paragraph(lines, f"- `{argument}`{kind_of}:", "  "))
+            params.extend(_markdown_lines(lines, f"- `{argument}`{kind_of}:", "  ", ""))
         else:
             assert key is not None
             label = _FIELD_LABELS.get(key, key.capitalize())
             order = list(_FIELD_LABELS.values()).index(label) \
                 if label in _FIELD_LABELS.values() else len(_FIELD_LABELS)
-            fields.append((order, "\n".join(_paragraph(lines, f"**{label}:**"))))
+            fields.append((order, "\n".join(_markdown_lines(lines, f"**{label}:**"))))
     out.extend(before)
     if params:
         out.extend(["Parameters:", "", *params, ""])
@@ -210,10 +297,11 @@ def _hooks_reference() -> str:
     return "\n".join(hook_section(*spec) for spec in hook_specs())
 
 
-def _first_sentence_of_field(doc: str, field: str, hook: str) -> str:
+def _first_paragraph_of_field(doc: str, field: str, hook: str) -> str:
     for kind, key, _, lines in _blocks(doc):
         if kind == "field" and key == field:
-            return markdown(" ".join(line.strip() for line in lines))
+            paragraph = lines[:lines.index("")] if "" in lines else lines
+            return markdown(" ".join(line.strip() for line in paragraph))
     raise SystemExit(f"hook {hook}: its docstring needs a :{field}: field")
 
 
@@ -223,7 +311,7 @@ def _hooks_table() -> str:
     rows = ["| hook | answers | when it is called | cost |", "| --- | --- | --- | --- |"]
     for name, function, options in hook_specs():
         doc = inspect.getdoc(function) or ""
-        when, spent = (_first_sentence_of_field(doc, field, name) for field in ("called", "cost"))
+        when, spent = (_first_paragraph_of_field(doc, field, name) for field in ("called", "cost"))
         answers = "the first that is not None" if options.get("firstresult") else "all"
         anchor = _anchor(_heading(name, function))
         rows.append(f"| [`{name}`](#{anchor}) | {answers} | {when} | {spent} |")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import types
 from pathlib import Path
 from typing import Any
 
@@ -320,12 +321,77 @@ def test_the_reference_covers_whatever_hooks_the_specs_define(
     assert "## register_commands(" not in regenerated
 
 
+def test_lists_sub_headings_and_links_in_a_docstring_become_markdown(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The richer reST a hook's docstring may use: bullet lists, nested by indentation, in
+    the prose and in a field's body (with a paragraph after them); a rubric as a
+    sub-heading; links, whose relative targets are taken from the repository's root."""
+    from truncation_core.hooks import specs
+
+    def shape_result(result: str) -> str | None:
+        """Reshape one result.
+
+        Read `the tokens page <docs/tokens.md#units>`_ and
+        `the specs <truncation_core/hooks/specs.py>`_.
+
+        - one
+        - two:
+
+          - two a
+          - two b
+        - three
+
+        :param result: the text, by kind:
+
+            - ``a``: the first
+            - ``b``: the second
+
+            A paragraph after the list.
+        :returns: None.
+
+        :called: once.
+        :cost: nothing.
+
+        .. versionadded:: 9.9
+
+        .. rubric:: A part of its own
+
+        The prose under it.
+        """
+        return None
+
+    monkeypatch.setattr(specs, "shape_result", specs.hookspec(shape_result), raising=False)
+    section = generate.generated("hooks.md", HOOKS.read_text(encoding="utf-8")).split(
+        "## shape_result(result)\n", 1)[1].split("<!-- end of generated", 1)[0]
+    assert section.split("```\n\n", 1)[1] == (
+        "Reshape one result.\n\n"
+        "Read [the tokens page](tokens.md#units) and "
+        "[the specs](../truncation_core/hooks/specs.py).\n\n"
+        "- one\n- two:\n\n  - two a\n  - two b\n- three\n\n"
+        "Parameters:\n\n"
+        "- `result` (`str`): the text, by kind:\n\n  - `a`: the first\n  - `b`: the second\n\n"
+        "  A paragraph after the list.\n\n"
+        "**Returns:** None.\n\n**Called:** once.\n\n**Cost:** nothing.\n\n*Added in 9.9.*\n\n"
+        "### A part of its own\n\nThe prose under it.\n")
+
+
+def test_a_long_list_item_wraps_under_its_text() -> None:
+    lines = generate._markdown_lines([f"- {'word ' * 30}".rstrip()])
+    assert lines[0].startswith("- word") and len(lines) > 1
+    assert all(line.startswith("  word") for line in lines[1:])
+    assert all(len(line) <= generate.WIDTH for line in lines)
+
+
 @pytest.mark.parametrize(("rest", "markdown"), [
     ("``a.b``", "`a.b`"),
     (":class:`~truncation_core.hooks.models.Cut`", "`Cut`"),
     (":mod:`truncation_core.text.cut`", "`truncation_core.text.cut`"),
     (":meth:`Truncator.stream <truncation_core.Truncator.stream>`", "`Truncator.stream`"),
     (":py:func:`~x.y`, *text*", "`y`, *text*"),
+    ("`the page <docs/tokens.md#units>`_", "[the page](tokens.md#units)"),
+    ("`code <truncation_core/plugin.py>`_", "[code](../truncation_core/plugin.py)"),
+    ("`pluggy <https://pluggy.readthedocs.io/>`_", "[pluggy](https://pluggy.readthedocs.io/)"),
+    ("``<not a link>``", "`<not a link>`"),
 ])
 def test_rest_markup_becomes_markdown(rest: str, markdown: str) -> None:
     assert generate.markdown(rest) == markdown
@@ -341,3 +407,203 @@ def test_wrapped_lines_never_open_a_markdown_block() -> None:
 
 def re_block(line: str) -> bool:
     return bool(re.match(r"(-|\d+\.) ", line))
+
+
+# -- docs/hooks.md: every example runs, against a real Truncator ----------------------------
+
+#: The headings of docs/hooks.md whose Python examples the tests below run.
+HOOK_EXAMPLES = ["Writing an implementation", "A strategy of your own",
+                 "A strategy that cuts long streams as they arrive",
+                 "Taking over the cut of a strategy", "Markers of your own",
+                 "Wrapping the artifact writer", "A highlights detector", "A command",
+                 "Respecting the user's word"]
+
+
+def hooks_page_blocks() -> dict[str, list[tuple[str, str]]]:
+    """The fenced blocks of docs/hooks.md outside its generated parts, as (language, code),
+    by the heading above them."""
+    text = re.sub(r"<!-- generated from .*?<!-- end of generated \w+ -->", "",
+                  HOOKS.read_text(encoding="utf-8"), flags=re.S)
+    found: dict[str, list[tuple[str, str]]] = {}
+    heading = ""
+    for match in re.finditer(r"^(#{2,3}) ([^\n]+)$|^```(\w*)\n(.*?)^```$", text, re.M | re.S):
+        if match.group(1):
+            heading = match.group(2).strip()
+        else:
+            found.setdefault(heading, []).append((match.group(3), match.group(4)))
+    return found
+
+
+def hook_example(heading: str) -> tuple[str, list[str]]:
+    """The Python example under *heading*, and the text blocks after it (what it prints)."""
+    blocks = hooks_page_blocks()[heading]
+    python = [code for language, code in blocks if language == "python"]
+    assert len(python) == 1, f"docs/hooks.md, {heading}: expected one Python example"
+    return python[0], [code for language, code in blocks if language == "text"]
+
+
+def example_module(heading: str) -> types.ModuleType:
+    """The example under *heading*, run as a module of its own."""
+    module = types.ModuleType("hooks_md_" + re.sub(r"\W+", "_", heading.lower()))
+    code, _ = hook_example(heading)
+    exec(compile(code, f"docs/hooks.md ({heading})", "exec"), module.__dict__)
+    return module
+
+
+def example_truncator(heading: str, config: dict[str, Any] | None = None) -> Any:
+    """A real Truncator with the built-ins and the example only (strict: a plugin that fails
+    to load is an error), on the memory store."""
+    from truncation_core.testing import make_truncator
+
+    return make_truncator(example_module(heading),
+                          config={"plugins": {"strict": True}, **(config or {})})
+
+
+LOG = "".join(f"line {i}: step ok\n" for i in range(5000))
+#: No artifact reference above the cut: the tests read the cut itself.
+NO_REFERENCE = {"artifact_threshold": 10**9}
+
+
+def test_every_example_of_the_hooks_page_is_run() -> None:
+    """A Python block added to the page (outside the generated reference) needs a test here;
+    negative control: the reader finds the blocks."""
+    pages = hooks_page_blocks()
+    with_python = [heading for heading, blocks in pages.items()
+                   if any(language == "python" for language, _ in blocks)]
+    assert sorted(with_python) == sorted(HOOK_EXAMPLES)
+    assert "provides()" not in pages  # the reference's signatures are not examples
+
+
+def test_the_example_of_an_implementation_chooses_tail_for_logs() -> None:
+    truncator = example_truncator("Writing an implementation", {"inline_limit": 500})
+    chosen = truncator.process(LOG, tool="build_log").metadata
+    assert (chosen.strategy_used, chosen.strategy_chosen_by[:7]) == ("tail", "plugin ")
+    assert truncator.process(LOG, tool="read").metadata.strategy_chosen_by == "default"
+
+
+def test_the_example_strategy_cuts_results_and_long_streams() -> None:
+    from truncation_core.testing import check_result
+
+    truncator = example_truncator("A strategy of your own", {
+        "inline_limit": 1000, "tools": {"build": {"strategy": "mostly_tail"}},
+        **NO_REFERENCE})
+    result = truncator.process(LOG, tool="build")
+    check_result(truncator, LOG, result)
+    assert result.metadata.strategy_used == "mostly_tail"
+    head, tail = result.content.split("omitted", 1)
+    assert head.startswith("line 0:") and result.content.endswith("line 4999: step ok\n")
+    assert len(head) < len(tail) / 3  # a tenth of the budget to the head
+    with truncator.stream(tool="build") as stream:
+        for i in range(0, len(LOG), 4096):
+            stream.write(LOG[i:i + 4096])
+    streamed = stream.result()
+    assert streamed.metadata.strategy_used == "mostly_tail"  # streamable: no fallback
+    assert re.sub(r"art_\w+", "ID", streamed.content) == re.sub(r"art_\w+", "ID", result.content)
+
+
+def test_the_example_incremental_cut_keeps_the_last_records_of_a_long_stream() -> None:
+    truncator = example_truncator("A strategy that cuts long streams as they arrive",
+                                  {"inline_limit": 2000, **NO_REFERENCE})
+    records = [f'{{"seq": {i}, "event": "tick"}}' for i in range(50_000)]
+    jsonl = "\n".join(records) + "\n"
+    with truncator.stream(tool="events") as stream:
+        for i in range(0, len(jsonl), 8192):
+            stream.write(jsonl[i:i + 8192])
+    streamed = stream.result()
+    assert streamed.metadata.strategy_used == "jsonl-tail"
+    assert not streamed.metadata.notes, streamed.metadata.notes  # no fallback taken
+    assert streamed.content.splitlines() == records[-20:]
+    for text in (jsonl, jsonl.rstrip("\n")):  # the last record ended by a newline or not
+        processed = truncator.process(text, tool="events")
+        assert processed.metadata.strategy_used == "jsonl-tail"
+        assert processed.content.splitlines() == records[-20:]
+        with truncator.stream(tool="events") as stream:
+            stream.write(text)
+        assert stream.result().content == processed.content
+    # Another tool's stream gets no cutter from it, and its strategy is not chosen.
+    assert truncator.process(jsonl, tool="other").metadata.strategy_used != "jsonl-tail"
+
+
+def test_the_example_truncate_gives_tail_a_head() -> None:
+    from truncation_core.testing import make_truncator
+
+    config = {"inline_limit": 1000, "tools": {"build": {"strategy": "tail"}}, **NO_REFERENCE}
+    result = example_truncator("Taking over the cut of a strategy", config).process(
+        LOG, tool="build")
+    assert result.content.startswith("line 0:")
+    assert result.content.endswith("line 4999: step ok\n")
+    # Negative control: the built-in tail keeps no head.
+    plain = make_truncator(config=config).process(LOG, tool="build")
+    assert not plain.content.startswith("line 0:")
+
+
+def test_the_example_markers_say_where_to_read_the_region_back() -> None:
+    result = example_truncator("Markers of your own", {"inline_limit": 1000}).process(
+        LOG, tool="build")
+    (region,) = result.metadata.omissions
+    span = region.in_artifact
+    assert result.artifact is not None and span is not None
+    assert (f'\n<omitted lines="{region.lines}" chars="{region.chars}" '
+            f'artifact="{result.artifact.id}" start_line="{span.start_line}" '
+            f'end_line="{span.end_line}"/>\n') in result.content
+
+
+def test_the_example_writer_wrapper_counts_what_is_kept() -> None:
+    from truncation_core.testing import check_result
+
+    truncator = example_truncator("Wrapping the artifact writer", {"inline_limit": 1000})
+    counted = next(plugin.KEPT_BYTES for plugin in truncator.plugins.pm.get_plugins()
+                   if hasattr(plugin, "KEPT_BYTES"))  # the example's, as registered
+    result = truncator.process(LOG, tool="build")
+    check_result(truncator, LOG, result)  # the artifact holds the content, byte for byte
+    assert result.artifact is not None
+    assert counted == {"build": len(LOG.encode())} and result.artifact.bytes == len(LOG)
+
+
+def test_the_example_detector_lifts_a_failed_step_its_reason_and_a_denied_record() -> None:
+    lines = [f"step s{i} ok" for i in range(3000)]
+    lines[1500:1500] = ["step migrate FAILED", "    reason: disk full", "    hint: free space",
+                        '{"outcome": "denied", "user": "ci"}']
+    log = "\n".join(lines) + "\n"
+    truncator = example_truncator("A highlights detector", {"inline_limit": 3000})
+    shown = truncator.process(log, tool="deploy").content
+    for line in lines[1500:1504]:
+        assert line.strip() in shown, line
+    # Negative control: another tool's output gets the built-in highlights only (which
+    # know FAILED, but not the report's lines under it, nor the audit records).
+    shown = truncator.process(log, tool="build").content
+    assert not any(line.strip() in shown for line in lines[1501:1504])
+
+
+def test_the_example_command_prints_what_the_page_shows(
+        trunc_exe: str, trunc_env: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+
+    code, outputs = hook_example("A command")
+    (tmp_path / "hello_command.py").write_text(code, encoding="utf-8")
+    (tmp_path / ".truncation.yaml").write_text("plugins:\n  modules: [hello_command]\n")
+    command, *shown = outputs[0].splitlines()
+    assert command.startswith("$ trunc ")
+    done = subprocess.run([trunc_exe, *command.split()[2:]], capture_output=True, text=True,
+                          timeout=60, env=trunc_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == shown
+
+
+def test_the_example_of_the_users_word_prints_what_the_page_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as a script, with no installed plugin (the operator's switch), in a directory of
+    its own (the default store is there)."""
+    import contextlib
+    import io
+    import os
+
+    for name in [name for name in os.environ if name.startswith("TRUNCATION_CORE_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("TRUNCATION_CORE_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.chdir(tmp_path)
+    code, outputs = hook_example("Respecting the user's word")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "docs/hooks.md (Respecting the user's word)", "exec"), {})
+    assert printed.getvalue() == outputs[0]

@@ -163,7 +163,9 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
     assert info["explicit.extra"].strategies == ("middle_only",)
     assert info["explicit.extra"].backends == ("null",)
     assert info["builtin.memory_store"].backends == ("memory",)
-    assert info["builtin.strategies"].strategies == ("head", "head_tail", "lines", "outline", "tail")
+    assert info["builtin.strategies"].strategies == (
+        "head", "head_tail", "lines", "outline", "tail",
+    )
 
 
 def test_the_example_plugin_is_discovered_by_entry_point(example_plugin: SiteDir) -> None:
