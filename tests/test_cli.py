@@ -278,7 +278,8 @@ def test_plugins_lists_the_builtins_and_the_example_plugin(trunc) -> None:  # ty
     for builtin in ("pipeline", "strategies", "element", "ranked", "memory_store"):
         assert plugins[f"builtin.{builtin}"]["kind"] == "builtin"
         assert plugins[f"builtin.{builtin}"]["status"] == "loaded"
-    assert plugins["builtin.strategies"]["strategies"] == ["head", "head_tail", "lines", "tail"]
+    assert plugins["builtin.strategies"]["strategies"] == [
+        "head", "head_tail", "lines", "outline", "tail"]
     assert plugins["builtin.memory_store"]["backends"] == ["memory"]
     example = plugins["example"]
     assert (example["kind"], example["distribution"], example["status"]) == (
