@@ -124,16 +124,16 @@ class Pipeline:
         return CallTokens(_tokenizer_of(policy), policy.max_tokens, failed)
 
     def within_tokens(self, policy: Policy, text: str, size_bytes: int | None = None
-                      ) -> Within:
+                      ) -> Within | None:
         """Whether *text* (*size_bytes* in UTF-8, when measured) is within ``max_tokens``,
         and its count when it was counted whole (content within its other limits, on its way
-        through). Content over the limit is counted only as far as a prefix that proves it
-        over (:meth:`CallTokens.within <truncation_core.pipeline.tokens.CallTokens.within>`)."""
-        from truncation_core.pipeline.tokens import Within
-
+        through); None without ``max_tokens`` (nothing to count: the token machinery is not
+        even imported, see tests/test_imports.py). Content over the limit is counted only as
+        far as a prefix that proves it over (:meth:`CallTokens.within
+        <truncation_core.pipeline.tokens.CallTokens.within>`)."""
         tokens = self.call_tokens(policy, None)
         if tokens is None:
-            return Within(True)
+            return None
         return tokens.within(text, size_bytes)
 
     def record_use(self, policy: Policy, size: Size, tokens: int | None, *,
@@ -293,7 +293,8 @@ class Pipeline:
 
     def stream_cutters(self, tool: str | None, policy: Policy) -> dict[str, IncrementalCut]:
         """Strategy name -> the incremental cutter its ``stream_cutter`` makes for a stream
-        opening (for the strategies that may be chosen for *policy*'s tool)."""
+        whose text outgrows its head (for the strategies that may be chosen for *policy*'s
+        tool)."""
         cutters: dict[str, IncrementalCut] = {}
         for strategy in self.plugins.strategies.values():
             if strategy.stream_cutter is None:
