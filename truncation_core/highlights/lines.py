@@ -11,6 +11,16 @@ for showing.
   paths (words with a slash) folded, runs of whitespace made one space. ``1: shard 0:
   error: connection refused (attempt 1/3)`` and ``107: shard 106: error: connection refused
   (attempt 2/3)`` fold to the same text, and are shown once, with their count.
+  Quoted values are folded too (``'…'``): ``TypeError: create() got an unexpected keyword
+  argument 'type'`` and ``... argument 'colour'`` are one template, shown once with its
+  count, the way a log template miner (Drain) groups them.
+* :func:`names_only` tells a status line that only names a test (``test_x (m.T) ... ERROR``,
+  ``ERROR: test_x (m.T)``, ``FAILED tests/x.py::test_y``, ``--- FAIL: TestX (0.00s)``) from
+  a line that says what went wrong (the exception that ends a traceback, an assertion's
+  message, a compiler's error): selection shows causes first.
+* :func:`without_data` blanks the data a line carries (a dumped dict, JSON, a list of
+  strings, a pretty-printed JSON member): a keyword found only there (``'on_error':
+  'retry'``, ``"level": "ERROR"``) does not make the line salient.
 * :func:`clip` keeps the start and the end of a long line, and marks the cut between them:
   the message after a long build path is what matters.
 """
@@ -21,10 +31,30 @@ import re
 
 from truncation_core.text.terminal import strip_ansi
 
-__all__ = ["CLIP_MARK", "clean", "clip", "fold"]
+__all__ = ["CLIP_MARK", "clean", "clip", "fold", "names_only", "without_data"]
 
 #: Hexadecimal numbers (``0x7ffc91a46d30``, a commit id), then any digits.
 _NUMBERS = re.compile(r"0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b|\d+")
+
+#: A quoted value: a double-quoted string, or a single-quoted one that is no apostrophe
+#: (``don't ... isn't`` is not a value).
+_QUOTED = r"\"(?:[^\"\\\n]|\\.)*+\"|(?<![\w'])'(?:[^'\\\n]|\\.)*+'(?![\w'])"
+_QUOTED_VALUE = re.compile(_QUOTED)
+#: A braced block with no brace inside but in quoted values (a dict, a JSON object), closed
+#: or running to the end of the probe; nested ones are blanked from the inside out.
+_BRACED = re.compile(r"\{(?:" + _QUOTED + r"|[^{}'\"]|['\"])*+(?:\}|$)")
+#: A bracketed list (blanked when it holds a quoted value or a braced block).
+_LISTED = re.compile(r"\[(?:" + _QUOTED + r"|[^\[\]'\"]|['\"])*+\]")
+#: A member of pretty-printed JSON or of a dumped dict: the line is all data.
+_MEMBER = re.compile(r"^\s*(?:" + _QUOTED + r")\s*:")
+#: What blanked data is replaced by (no brace: the block around it is blanked next).
+_DATA = "…"
+#: Words that give a test's status, and no more (see :func:`names_only`).
+_STATUS = frozenset(["ERROR", "ERRORS", "ERRORED", "FAIL", "FAILED", "FAILURE", "FAILURES",
+                     "test", "Test", "TEST"])
+#: A parenthesized or bracketed part (a test's class, a duration, a worker number).
+_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_PUNCTUATION = "-.:;,|*#=>✕✗✘×"
 
 #: Put where :func:`clip` cuts a line.
 CLIP_MARK = " … "
@@ -40,10 +70,57 @@ def fold(text: str) -> str:
     """What *text* (cleaned) has in common with lines that say the same thing about other
     files, lines, addresses or attempts: each word holding a slash or a backslash (a path,
     a URL, ``1/3``) made ``<path>``, numbers made ``#``, runs of whitespace one space."""
+    if "'" in text or '"' in text:
+        text = _QUOTED_VALUE.sub("'…'", text)
     words = text.split()
     if "/" in text or "\\" in text:
         words = ["<path>" if "/" in w or "\\" in w else w for w in words]
     return _NUMBERS.sub("#", " ".join(words))
+
+
+def names_only(text: str) -> bool:
+    """Whether *text* (cleaned) is a status line that names a test and says no more: a
+    status word (``ERROR``, ``FAILED``, ...) and at most one other word once asides in
+    parentheses or brackets, numbers and punctuation are set aside."""
+    words = [w.strip(_PUNCTUATION) for w in _ASIDE.sub(" ", text).split()]
+    status = False
+    named = 0
+    for word in words:
+        if word in _STATUS:
+            status = status or word.upper() != "TEST"
+        elif word and not word[0].isdigit():
+            named += 1
+            if named > 1:
+                return False
+    return status
+
+
+def without_data(text: str) -> str:
+    """*text* (cleaned) with the data it carries blanked: braced blocks and bracketed lists
+    that hold a quoted value (dicts, JSON objects, lists of strings; nested ones), and the
+    whole line when it is a member of pretty-printed JSON or of a dumped dict (``"error":
+    null,``). A line with none is returned as it is."""
+    if "{" not in text and "[" not in text and "'" not in text and '"' not in text:
+        return text
+    if _MEMBER.match(text):
+        return ""
+    for _ in range(4):  # nested blocks, from the inside out
+        if "{" not in text:
+            break
+        blanked = _BRACED.sub(_blank_data, text)
+        if blanked == text:
+            break
+        text = blanked
+    if "[" in text:
+        text = _LISTED.sub(_blank_data, text)
+    return text
+
+
+def _blank_data(found: re.Match[str]) -> str:
+    """A block or list blanked when it holds a quoted value (or blanked data): a dict, JSON,
+    a list of strings; not TAP's ``{ total: 120, pass: 119, fail: 1 }`` nor ``[ERROR]``."""
+    inside = found.group()
+    return _DATA if "'" in inside or '"' in inside or _DATA in inside else inside
 
 
 def clip(text: str, limit: int) -> str:
