@@ -53,8 +53,15 @@ def _rarest_first(groups: list[Pool]) -> list[Pool]:
     """*groups* of one rank, causes before status lines that only name a test (from rank 1
     on: :func:`~truncation_core.highlights.lines.names_only`), each the rarest first, then
     the earliest."""
-    return sorted(groups, key=lambda p: (p.rank > 0 and names_only(p.members[0].text),
-                                         p.count, p.members[0].line))
+    return sorted(groups, key=lambda p: (p.rank > 0 and _names_only(p), p.count,
+                                         p.members[0].line))
+
+
+def _names_only(pool: Pool) -> bool:
+    """Whether *pool*'s lines only name a test: judged on its key's folded text (the same
+    words: only numbers, paths and quoted values are masked), so that no member need be
+    looked at."""
+    return names_only(pool.key.partition("\0")[2])
 
 
 def _more(groups: list[Pool], limit: int, chosen: list[Highlight],

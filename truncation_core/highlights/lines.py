@@ -11,7 +11,7 @@ for showing.
   paths (words with a slash) folded, runs of whitespace made one space. ``1: shard 0:
   error: connection refused (attempt 1/3)`` and ``107: shard 106: error: connection refused
   (attempt 2/3)`` fold to the same text, and are shown once, with their count.
-  Quoted values are folded too (``'…'``): ``TypeError: create() got an unexpected keyword
+  Quoted values are folded too: ``TypeError: create() got an unexpected keyword
   argument 'type'`` and ``... argument 'colour'`` are one template, shown once with its
   count, the way a log template miner (Drain) groups them.
 * :func:`names_only` tells a status line that only names a test (``test_x (m.T) ... ERROR``,
@@ -39,14 +39,17 @@ _NUMBERS = re.compile(r"0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b|
 #: A quoted value: a double-quoted string, or a single-quoted one that is no apostrophe
 #: (``don't ... isn't`` is not a value).
 _QUOTED = r"\"(?:[^\"\\\n]|\\.)*+\"|(?<![\w'])'(?:[^'\\\n]|\\.)*+'(?![\w'])"
-_QUOTED_VALUE = re.compile(_QUOTED)
-#: A braced block with no brace inside but in quoted values (a dict, a JSON object), closed
-#: or running to the end of the probe; nested ones are blanked from the inside out.
-_BRACED = re.compile(r"\{(?:" + _QUOTED + r"|[^{}'\"]|['\"])*+(?:\}|$)")
-#: A bracketed list (blanked when it holds a quoted value or a braced block).
-_LISTED = re.compile(r"\[(?:" + _QUOTED + r"|[^\[\]'\"]|['\"])*+\]")
+#: Quoted values and numbers, masked in one pass.
+_TEMPLATE = re.compile(_QUOTED + "|" + _NUMBERS.pattern)
+#: A braced block holding a quoted value (a dict, a JSON object) and no brace but in quoted
+#: values, closed or running to the end of the probe; nested ones are blanked from the inside
+#: out (what was blanked counts as a quoted value). Not TAP's ``{ total: 120, fail: 1 }``.
+_BRACED = re.compile(r"\{(?=[^{}]*['\"…])(?:" + _QUOTED + r"|[^{}'\"]|['\"])*+(?:\}|$)")
+#: A bracketed list holding a quoted value or a blanked block. Not ``[ERROR]``.
+_LISTED = re.compile(r"\[(?=[^\[\]]*['\"…])(?:" + _QUOTED + r"|[^\[\]'\"]|['\"])*+\]")
 #: A member of pretty-printed JSON or of a dumped dict: the line is all data.
 _MEMBER = re.compile(r"^\s*(?:" + _QUOTED + r")\s*:")
+_QUOTES = frozenset("'\"")
 #: What blanked data is replaced by (no brace: the block around it is blanked next).
 _DATA = "…"
 #: Words that give a test's status, and no more (see :func:`names_only`).
@@ -70,12 +73,11 @@ def fold(text: str) -> str:
     """What *text* (cleaned) has in common with lines that say the same thing about other
     files, lines, addresses or attempts: each word holding a slash or a backslash (a path,
     a URL, ``1/3``) made ``<path>``, numbers made ``#``, runs of whitespace one space."""
-    if "'" in text or '"' in text:
-        text = _QUOTED_VALUE.sub("'…'", text)
     words = text.split()
     if "/" in text or "\\" in text:
         words = ["<path>" if "/" in w or "\\" in w else w for w in words]
-    return _NUMBERS.sub("#", " ".join(words))
+    masks = _TEMPLATE if "'" in text or '"' in text else _NUMBERS
+    return masks.sub("#", " ".join(words))
 
 
 def names_only(text: str) -> bool:
@@ -100,27 +102,20 @@ def without_data(text: str) -> str:
     that hold a quoted value (dicts, JSON objects, lists of strings; nested ones), and the
     whole line when it is a member of pretty-printed JSON or of a dumped dict (``"error":
     null,``). A line with none is returned as it is."""
-    if "{" not in text and "[" not in text and "'" not in text and '"' not in text:
-        return text
-    if _MEMBER.match(text):
+    if text.lstrip(" \t")[:1] in _QUOTES and _MEMBER.match(text):
         return ""
+    if "{" not in text and "[" not in text:
+        return text
     for _ in range(4):  # nested blocks, from the inside out
         if "{" not in text:
             break
-        blanked = _BRACED.sub(_blank_data, text)
+        blanked = _BRACED.sub(_DATA, text)
         if blanked == text:
             break
         text = blanked
     if "[" in text:
-        text = _LISTED.sub(_blank_data, text)
+        text = _LISTED.sub(_DATA, text)
     return text
-
-
-def _blank_data(found: re.Match[str]) -> str:
-    """A block or list blanked when it holds a quoted value (or blanked data): a dict, JSON,
-    a list of strings; not TAP's ``{ total: 120, pass: 119, fail: 1 }`` nor ``[ERROR]``."""
-    inside = found.group()
-    return _DATA if "'" in inside or '"' in inside or _DATA in inside else inside
 
 
 def clip(text: str, limit: int) -> str:
