@@ -97,7 +97,8 @@ def test_a_failure_section_printed_first_keeps_the_head() -> None:
 
 def test_failures_all_through_are_no_failure_log() -> None:
     # A source file that mentions errors everywhere (cat of a server's routes).
-    routes = "".join(f"  if (!row{i}) return res.status(404).json({{ error: 'not found' }});\n"
+    # (Not `res.status(404).json({ error: '…' })`: a dict's member is data, never a failure.)
+    routes = "".join(f"  if (!row{i}) throw new Error(`row {i}: error: not found`);\n"
                      f"  const total{i} = rows.reduce((a, r) => a + r.value, 0);\n"
                      for i in range(1500))
     result = make().process(routes, tool="execute_command")
