@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import codecs
 import io
+import ssl
 from collections.abc import AsyncIterator, Mapping
 
 import aiohttp
+import certifi
 from multidict import CIMultiDictProxy
 from yarl import URL
 
@@ -89,8 +91,11 @@ class Upstream:
         self._session: aiohttp.ClientSession | None = None
 
     async def start(self) -> None:
+        # Certificates from certifi, as httpx (the proxy's client before) trusts them: not
+        # the system's store, which some Pythons (macOS installers) leave empty.
+        trusted = ssl.create_default_context(cafile=certifi.where())
         self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0), timeout=self._timeout,
+            connector=aiohttp.TCPConnector(limit=0, ssl=trusted), timeout=self._timeout,
             cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=_SKIP_AUTO,
             trust_env=False, auto_decompress=False)
 
