@@ -111,8 +111,8 @@ def run() -> None:
     truncator = Truncator.from_config()
     log = build_log()
     log_result = truncator.process(log, tool="execute_command", command="make all test")
-    show("execute_command: a 60,000-line build log (tail strategy)", log_result, log,
-         truncator)
+    show("execute_command: a 60,000-line build log that fails at its end (adaptive: mostly "
+         "the tail)", log_result, log, truncator)
     found = search_results()
     show("search_files: 3,000 scored search results as JSON (ranked: the best scores)",
          truncator.process(found, tool="search_files", query="handler"), found, truncator)

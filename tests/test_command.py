@@ -343,7 +343,7 @@ def test_cli_prints_what_the_model_sees_and_exits_with_the_command_code() -> Non
     assert "Total output lines: 5,000\nOutput:\n" in done.stdout
     assert done.stdout.endswith("line 4999\n")
     assert len(done.stdout) <= 2000  # the header counts against the limit
-    assert "truncated with tail" in done.stderr
+    assert "truncated with adaptive" in done.stderr
     assert "lines ·" not in done.stderr  # no progress display when stderr is not a terminal
 
 
@@ -426,7 +426,9 @@ def test_cli_numbers_address_the_artifact_when_it_is_itself_cut(tmp_path: Path) 
                 print(f"2024-05-01 INFO worker-3 processed batch {i}")
         sys.exit(1)
         """
-    env = {**os.environ, "TRUNCATION_CORE_MAX_ARTIFACT_SIZE": str(64 * 1024)}
+    # Cut by tail: the view's kept part is the end, the artifact's too.
+    env = {**os.environ, "TRUNCATION_CORE_MAX_ARTIFACT_SIZE": str(64 * 1024),
+           "TRUNCATION_CORE_TOOLS__EXECUTE_COMMAND__STRATEGY": "tail"}
     done = subprocess.run([*TRUNC, "run", "--json", "--", *python(code)], capture_output=True,
                           text=True, timeout=120, cwd=tmp_path, env=env)
     assert done.returncode == 1, done.stderr

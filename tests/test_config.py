@@ -60,7 +60,7 @@ def test_default_markers_are_seed_000s() -> None:
 def test_builtin_tool_policies_are_fr_071_to_075() -> None:
     assert {tool: p.strategy for tool, p in BUILTIN_TOOL_POLICIES.items()} == {
         "read_file": "outline",  # head_tail with an outline of the omitted part (issue 28)
-        "execute_command": "tail",
+        "execute_command": "adaptive",  # the split where the failures are (issue 28)
         "list_directory": "element",
         "search_files": "element",
         "git_diff": "head_tail",
@@ -75,13 +75,14 @@ def test_per_tool_overrides_merge_key_by_key_with_builtin_policies() -> None:
         "inline_limit": 3000,
         "head_ratio": 0.5,
         "tools": {
-            "execute_command": {"inline_limit": 5000},  # keeps the built-in tail strategy
+            "execute_command": {"inline_limit": 5000},  # keeps the built-in strategy
             "read_file": {"strategy": "head", "max_lines": 40},
             "my_tool": {"spill": False},
         },
     })
     command = config.policy_for("execute_command")
-    assert (command.strategy, command.inline_limit, command.head_ratio) == ("tail", 5000, 0.5)
+    assert (command.strategy, command.inline_limit, command.head_ratio) == (
+        "adaptive", 5000, 0.5)
     read = config.policy_for("read_file")
     # the tool's own max_lines raises its inline_limit (40 lines x 200 characters) to bind
     assert (read.strategy, read.inline_limit, read.max_lines) == ("head", 8000, 40)

@@ -64,7 +64,7 @@ def test_layers_merge_key_by_key_inside_tools(project: Path) -> None:
     config = load_config(start=project, environ=env, overrides=code).config
     policy = config.policy_for("execute_command")
     assert (policy.strategy, policy.inline_limit, policy.max_lines, policy.head_ratio) == (
-        "tail", 500, 40, 0.1)
+        "adaptive", 500, 40, 0.1)
     assert config.policy_for("read_file").strategy == "head"
 
 
@@ -74,7 +74,7 @@ def test_from_config_applies_the_same_precedence(project: Path) -> None:
                                       overrides={"max_lines": 10}, load_entrypoints=False)
     policy = truncator.policy("execute_command")
     assert (policy.inline_limit, policy.head_ratio, policy.max_lines, policy.strategy) == (
-        500, 0.25, 10, "tail")
+        500, 0.25, 10, "adaptive")
 
 
 def test_the_constructor_reads_no_files_and_no_environment(

@@ -408,7 +408,9 @@ def test_a_dense_stream_skims_and_ends_as_process_does(engine: str,
         return taken
 
     monkeypatch.setattr(bank_module.StreamHighlights, "skim", counting_skim)
-    truncator = make()
+    # (tail: adaptive, execute_command's default, outlines a whole text but not a stream
+    # longer than its ends, by design; the blocks are what is compared here.)
+    truncator = make({"tools": {"execute_command": {"strategy": "tail"}}})
     whole = truncator.process(text, tool="execute_command")
     assert "[highlights from the omitted part" in whole.content
     # A rare kind, late, is shown: it ranks before the groups counted only in part (each of

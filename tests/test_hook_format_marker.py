@@ -42,9 +42,11 @@ def test_hook_format_marker_restyles_omissions() -> None:
 
 def test_hook_format_marker_gets_each_position() -> None:
     plugin = Brackets()
-    for tool, kind in (("execute_command", "beginning"), ("read_file", "middle")):
+    failing = LOG + "error: the build failed\n"  # execute_command keeps a failure log's tail
+    for tool, kind, text in (("execute_command", "beginning", failing),
+                             ("execute_command", "middle", LOG), ("read_file", "middle", LOG)):
         Truncator({"inline_limit": 500}, plugins=[plugin],
-                  load_entrypoints=False).process(LOG, tool=tool)
+                  load_entrypoints=False).process(text, tool=tool)
         assert plugin.markers[-1].kind == kind
     Truncator({"inline_limit": 500, "default_strategy": "head"}, plugins=[plugin],
               load_entrypoints=False).process(LOG)

@@ -109,7 +109,8 @@ def test_hook_provides_a_later_plugin_describes_a_name_it_overrides() -> None:
             return Provides(strategies=[Strategy(name="tail", description="my tail",
                                                  cut=first_line)])
 
-    truncator = Truncator(plugins=[Override()], load_entrypoints=False)
+    tail = {"tools": {"execute_command": {"strategy": "tail"}}}
+    truncator = Truncator(tail, plugins=[Override()], load_entrypoints=False)
     assert truncator.plugins.strategies["tail"].description == "my tail"
     assert truncator.process("line\n" * 3000, tool="execute_command").content == "line\n"
 
@@ -212,12 +213,13 @@ def streamable(truncator: Truncator) -> set[str]:
 
 def test_hook_provides_declares_which_strategies_can_cut_long_streams() -> None:
     truncator = Truncator(load_entrypoints=False, store=MemoryStore())
-    assert streamable(truncator) == {"head", "tail", "head_tail", "lines", "outline"}
+    assert streamable(truncator) == {"head", "tail", "head_tail", "lines", "outline",
+                                    "adaptive"}
     # A plugin that provides a name again decides for it: here, not streamable.
     mine = Provides(strategies=[Strategy(name="tail", description="my tail", cut=first_line)])
     again = Truncator(plugins=[_Answers("mine", mine)], load_entrypoints=False,
                       store=MemoryStore())
-    assert streamable(again) == {"head", "head_tail", "lines", "outline"}
+    assert streamable(again) == {"head", "head_tail", "lines", "outline", "adaptive"}
 
 
 @pytest.mark.parametrize(("fields", "error"), [

@@ -325,8 +325,13 @@ def test_hook_salient_detector_records_judge_parsed_records() -> None:
     # Only lines holding a keyword were parsed, and given parsed.
     assert [r["ts"] for r in plugin.tested] == [900, 1200, 1400]
     # A record is judged as a record: "ERROR" in the message of an allowed record is not an
-    # error. Without the rule, the same line is text, and the "error" pattern takes it.
-    assert 1401 in shown_records(make(TAIL).process(content, tool="audit"))
+    # error. Without the rule, the same line is text whose keyword lies only in the data it
+    # carries (a JSON object): no match either (issue 28). The same words outside an object
+    # are text, and the "error" pattern takes them.
+    assert 1401 not in shown_records(make(TAIL).process(content, tool="audit"))
+    rows[1400] = 'ts=1400 outcome=allowed was=denied msg="ERROR quota"'
+    plain = "\n".join(rows) + "\n"
+    assert 1401 in [line for line, _, _ in shown(make(TAIL).process(plain, tool="audit"))]
 
 
 def test_hook_salient_detector_records_a_record_is_cut_as_a_record() -> None:

@@ -34,7 +34,7 @@ def test_hook_select_strategy_extends_tool_policies() -> None:
     assert truncator.process(LOG, tool="build_log").metadata.strategy_used == "tail"
     # None: the next implementation (the built-in: the policy's strategy) decides.
     assert truncator.process(LOG, tool="read_file").metadata.strategy_used == "outline"
-    assert truncator.process(LOG, tool="execute_command").metadata.strategy_used == "tail"
+    assert truncator.process(LOG, tool="execute_command").metadata.strategy_used == "adaptive"
 
 
 def test_hook_select_strategy_receives_facts_policy_and_context() -> None:

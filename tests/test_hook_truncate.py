@@ -80,12 +80,13 @@ class TakesOverTail:
 
 def test_hook_truncate_is_given_the_strategy_object_and_may_take_over_its_cut() -> None:
     plugin = TakesOverTail()
-    truncator = Truncator({"inline_limit": 500}, plugins=[plugin], load_entrypoints=False)
+    truncator = Truncator({"inline_limit": 500, "tools": {"build": {"strategy": "tail"}}},
+                          plugins=[plugin], load_entrypoints=False)
     result = truncator.process(LOG)  # head_tail: declined, the built-in asks the strategy
     assert [s.name for s in plugin.asked] == ["head_tail"]
     assert plugin.asked[0] is truncator.plugins.strategies["head_tail"]
     assert result.metadata.strategy_used == "head_tail" and result.metadata.details == {}
-    taken = truncator.process(LOG, tool="execute_command")  # tail: taken over
+    taken = truncator.process(LOG, tool="build")  # tail: taken over
     assert taken.content == LOG[-20:] and taken.metadata.details == {"by": "takes-over-tail"}
 
 

@@ -88,6 +88,9 @@ NOT_FOR_APPLY = ("truncation_core.cli.run", "truncation_core.streaming.command",
 #: What a highlighted cut needs, for the controls.
 HIGHLIGHTS = {"truncation_core.highlights.patterns", "truncation_core.highlights.bank",
               "truncation_core.text.bounded_regex"}
+#: What a stream's cutters need (made once its text outgrows the head it keeps), for the
+#: controls.
+STREAM_CUTTERS = {"truncation_core.structured.stream_cut", "truncation_core.structured.dispatch"}
 #: What any cut needs, for the controls (a cut keeps what it leaves out as an artifact).
 CUT = {"truncation_core.types.cuts", "truncation_core.pipeline.call",
        "truncation_core.types.markers", "truncation_core.text.cut",
@@ -150,11 +153,23 @@ def test_trunc_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert sorted(modules & set(NOT_AT_START_UP)) == []
 
 
-def test_the_run_probe_sees_the_highlights_of_a_command_that_prints(tmp_path: Path) -> None:
-    """Control: the first text a command prints makes the highlights' matcher, and a command
-    that prints more than its limit is cut."""
+def test_trunc_run_of_a_command_that_prints_little_makes_no_cutter(tmp_path: Path) -> None:
+    """Output that stays within the head a stream keeps (far more than its limit) is cut from
+    its whole text, as process() cuts it: no stream cutter is made (the structured cutters
+    and their dispatch are not imported), nor the highlights' matcher."""
     modules = modules_of(trunc("run", "--", sys.executable, "-c", "print('hi')"), tmp_path)
-    assert HIGHLIGHTS <= modules
+    assert "truncation_core.streaming.stream" in modules  # the probe
+    assert sorted(modules & {*NOT_AT_START_UP, *HIGHLIGHTS, *STREAM_CUTTERS}) == []
+
+
+def test_the_run_probe_sees_the_cutters_and_highlights_of_a_long_output(tmp_path: Path
+                                                                       ) -> None:
+    """Control: output that outgrows the stream's head (8,000 characters a limit, eight
+    times that and more kept at each end) makes the stream's cutters and its highlights'
+    matcher, and a command that prints more than its limit is cut."""
+    modules = modules_of(trunc("run", "--", sys.executable, "-c", "print('x\\n' * 40000)"),
+                         tmp_path)
+    assert HIGHLIGHTS | STREAM_CUTTERS | CUT <= modules
     modules = modules_of(trunc("run", "--", sys.executable, "-c", "print('x' * 9000)"),
                          tmp_path)
     assert CUT <= modules

@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("outline",),  # where the sections of a cut document start
     ("structured",),  # JSON, JSON Lines, XML, ranked results
     ("highlights",),  # the salient lines of an omitted part
+    ("adaptive",),  # where a command's information is: the adaptive strategy's split
     ("pipeline",),  # the steps for a result over its limits
     ("streaming",),  # streams and commands
     ("builtins",),  # the built-in plugins

@@ -100,7 +100,7 @@ def test_each_truncation_is_logged_at_debug_with_sizes_tool_and_strategy(
     assert record.name == "truncation_core" and record.levelno == logging.DEBUG
     message = record.getMessage()
     assert "tool=execute_command" in message
-    assert "strategy=tail" in message
+    assert "strategy=adaptive" in message
     assert f"chars={len(text)}->{len(result.content)}" in message
     assert f"omitted_lines={result.metadata.omitted_lines}" in message
     assert f"artifact={result.artifact.id}" in message  # type: ignore[union-attr]

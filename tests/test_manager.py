@@ -164,7 +164,7 @@ def test_provides_collects_strategies_and_backends_with_their_plugin() -> None:
     assert info["explicit.extra"].backends == ("null",)
     assert info["builtin.memory_store"].backends == ("memory",)
     assert info["builtin.strategies"].strategies == (
-        "head", "head_tail", "lines", "outline", "tail",
+        "adaptive", "head", "head_tail", "lines", "outline", "tail",
     )
 
 

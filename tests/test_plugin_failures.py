@@ -54,9 +54,9 @@ def test_select_strategy_failure_uses_the_policy_strategy(
     result = truncator.process(LOG, tool="execute_command")
     assert plugin.calls == 1
     meta = result.metadata
-    assert meta.strategy_used == "tail" and len(result.content) <= 500
+    assert meta.strategy_used == "adaptive" and len(result.content) <= 500
     assert meta.notes == ("plugin 'explicit.broken' raised ValueError in select_strategy; "
-                          "used 'tail'",)
+                          "used 'adaptive'",)
     assert warnings_logged(caplog) == [meta.notes[0] + " (tool=execute_command)"]
 
 
@@ -206,7 +206,8 @@ def test_a_stream_whose_writer_fails_keeps_going() -> None:
 def test_stream_cutter_failure_opens_the_stream(caplog: pytest.LogCaptureFixture) -> None:
     truncator, _ = make("stream_cutter")
     with truncator.stream(tool="list_directory") as s:
-        s.write('{"a": [' + ", ".join(str(i) for i in range(500)) + "]}")
+        # (longer than the head the stream keeps: a shorter one makes no cutter)
+        s.write('{"a": [' + ", ".join(str(i) for i in range(20000)) + "]}")
     assert len(s.result().content) <= 500
     assert warnings_logged(caplog) == [
         "plugin 'explicit.broken' raised ValueError in stream_cutter; strategy 'fragile' "

@@ -447,7 +447,7 @@ def test_no_backend_accepting_the_artifact_is_reported() -> None:
     ("tool", "strategy", "reported"),
     [
         ("read_file", "outline", "outline"),
-        ("execute_command", "tail", "tail"),
+        ("execute_command", "adaptive", "adaptive"),
         ("list_directory", "element", "outline"),
         ("search_files", "element", "outline"),
         ("git_diff", "head_tail", "head_tail"),
@@ -463,9 +463,9 @@ def test_builtin_tool_policies(tool: str, strategy: str, reported: str) -> None:
     assert len(result.content) <= 8000
     if strategy == "element":  # plain text: element says why it cut as text
         assert any(note.startswith("element: ") for note in result.metadata.notes)
-    if strategy == "tail":
-        assert "Beginning omitted" in result.content
-        assert result.content.endswith(text[-500:])
+    if strategy == "adaptive":  # a log that never fails: its beginning and its end
+        assert result.metadata.details["split"]["head_share"] == 0.6
+        assert result.content.startswith(text[:500]) and result.content.endswith(text[-300:])
     else:
         assert result.content.startswith(text[:500]) and result.content.endswith(text[-300:])
 
@@ -511,10 +511,13 @@ def test_seed_scenario_4_command_output_keeps_the_most_recent_lines() -> None:
     result = truncator.process(output, tool="execute_command", command="pytest")
     content = result.content
     assert len(content) <= 8000
-    assert result.metadata.strategy_used == "tail"
+    # The output fails at its end: adaptive keeps only its tail (FR-072).
+    assert result.metadata.strategy_used == "adaptive"
+    assert result.metadata.details["split"]["head_share"] == 0.0
     assert content.startswith("... [Beginning omitted: ")
     assert content.endswith(output[-7000:])
-    assert "000000 " not in content  # the beginning is gone
+    # The beginning is gone (the outline of the omitted part names its first line: "1: ...").
+    assert "\n000000 " not in content and "\n1: 000000 " in content
     assert content.rstrip().endswith("FAILED test_x - AssertionError")
 
 
@@ -567,8 +570,9 @@ def test_select_strategy_naming_an_unknown_strategy_falls_back_to_the_policy() -
 
     truncator = Truncator({"inline_limit": 300}, plugins=[Picky()], load_entrypoints=False)
     result = truncator.process(log_text(100), tool="execute_command")
-    assert result.metadata.strategy_used == "tail"
-    assert "no plugin provides strategy 'no-such-strategy'; used 'tail'" in result.metadata.notes
+    assert result.metadata.strategy_used == "adaptive"
+    assert ("no plugin provides strategy 'no-such-strategy'; used 'adaptive'"
+            in result.metadata.notes)
 
 
 # -- never raises on content -----------------------------------------------------------------

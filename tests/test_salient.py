@@ -17,7 +17,7 @@ from truncation_core.builtins.salient import DETECTOR
 from truncation_core.highlights import patterns as patterns_module
 from truncation_core.highlights.bank import MAX_GROUPS, StreamHighlights
 from truncation_core.highlights.choice import in_order
-from truncation_core.highlights.lines import CLIP_MARK, clean, clip, fold
+from truncation_core.highlights.lines import CLIP_MARK, clean, clip, fold, names_only
 from truncation_core.highlights.patterns import LINE_CHARS, PROBE_CHARS, Matcher, scan_lines
 from truncation_core.storage.memory import MemoryStore
 from truncation_core.text.measure import line_index, measure
@@ -62,8 +62,12 @@ MARKS = {
 }
 
 
+#: ``execute_command`` cut by ``tail``: what the highlights lift from is the whole beginning.
+TAIL = {"tools": {"execute_command": {"strategy": "tail"}}}
+
+
 def test_lines_from_the_omitted_part_are_shown_with_their_line_numbers() -> None:
-    truncator = make({"inline_limit": 4000})
+    truncator = make({"inline_limit": 4000, **TAIL})
     content = log_with(MARKS)
     result = truncator.process(content, tool="execute_command")  # tail, highlights on
     lines = content.splitlines()
@@ -156,11 +160,13 @@ def test_many_distinct_errors_are_shown_before_repeats() -> None:
 def test_details_are_shown_only_when_few() -> None:
     crash = log_with({5: "app.py:6: UserWarning: DB_URL is not set; falling back to None",
                       2990: "AttributeError: 'NoneType' object has no attribute 'split'"})
-    got = shown(make({"inline_limit": 3000}).process(crash, tool="execute_command").content)
+    got = shown(make({"inline_limit": 3000, **TAIL}).process(crash, tool="execute_command")
+                .content)
     assert 6 in got  # the one warning that explains the crash
     noisy = log_with({i: f"lib{i}.c:2:5: warning: unused variable 'x{i}'"
                       for i in range(5, 2900, 9)})
-    got = shown(make({"inline_limit": 3000}).process(noisy, tool="execute_command").content)
+    got = shown(make({"inline_limit": 3000, **TAIL}).process(noisy, tool="execute_command")
+                .content)
     assert got == {}  # three hundred warnings are no highlight
 
 
@@ -790,7 +796,7 @@ def test_config_show_says_which_tools_get_highlights() -> None:
     assert done.exit_code == 0, done.output
     rows = {r["key"]: (r["value"], r["source"]) for r in json.loads(done.output)
             if r["key"].startswith("highlights.")}
-    assert rows["highlights.execute_command"] == (8, "on: tail cuts text")
+    assert rows["highlights.execute_command"] == (8, "on: adaptive cuts text")
     assert rows["highlights.read_file"] == (0, "off (highlights: 0)")
     assert rows["highlights.list_directory"][1].startswith("records: element")
     assert rows["highlights.(any other tool)"][0] == 8
@@ -854,3 +860,139 @@ def test_text_scanned_in_pieces_finds_the_lines_the_definition_finds(
     bank.feed(text)
     bank.close()
     assert as_found(bank.pools(region, len(text))) == by_definition(matcher, text, region, 8)
+
+
+# -- ranked by information (issue 28) ---------------------------------------------------------
+
+
+def unittest_run(errors: int) -> str:
+    """``python -m unittest -v`` of a client library after a keyword was renamed: *errors*
+    tests each raise the same TypeError (the argument they pass varies), one an
+    AttributeError, in a run long enough to be cut."""
+    names = [f"test_create_{thing}_{case}" for case in ("basic", "defaults", "nested", "bulk")
+             for thing in ("collection", "document", "user", "role", "token", "webhook",
+                           "job", "bucket", "index", "alias", "policy", "quota")][:errors]
+    arguments = ["type", "kind", "owner", "scope"]
+    lines = [f"{name} (tests.test_client.ClientTest.{name}) ... ERROR" for name in names]
+    lines += [f"test_ping_{i} (tests.test_client.PingTest.test_ping_{i}) ... ok"
+              for i in range(40)]
+    lines.append("test_refresh (tests.test_client.SessionTest.test_refresh) ... ERROR")
+    lines += ["", "=" * 70, "ERROR: test_refresh (tests.test_client.SessionTest.test_refresh)",
+              "-" * 70, "Traceback (most recent call last):",
+              '  File "/home/ci/sdk/tests/test_client.py", line 512, in test_refresh',
+              "    self.session.token.refresh()",
+              "AttributeError: 'NoneType' object has no attribute 'refresh'"]
+    for n, name in enumerate(names):
+        lines += ["", "=" * 70, f"ERROR: {name} (tests.test_client.ClientTest.{name})",
+                  "-" * 70, "Traceback (most recent call last):",
+                  f'  File "/home/ci/sdk/tests/test_client.py", line {40 + 9 * n}, in {name}',
+                  f'    self.client.create(name="n{n}", {arguments[n % 4]}="x")',
+                  "TypeError: Client.create() got an unexpected keyword argument "
+                  f"'{arguments[n % 4]}'"]
+    lines += ["", "-" * 70, f"Ran {len(names) + 41} tests in 0.412s", "",
+              f"FAILED (errors={len(names) + 1})"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_failures_cause_is_shown_before_the_status_lines_that_name_tests() -> None:
+    """Forty tests fail with the same TypeError: eight slots spent on ``test_x ... ERROR``
+    and ``ERROR: test_x (...)`` lines (each a group of one) say only which tests failed;
+    the TypeError says why, and the AttributeError of the one other test why that failed."""
+    run = unittest_run(40)
+    result = make({"inline_limit": 4000, "artifact_threshold": 10**9}).process(
+        run, tool="execute_command")
+    got = shown(result.content)
+    causes = [text for text in got.values() if text.startswith(("TypeError", "AttributeError"))]
+    assert any(text.startswith("TypeError: Client.create() got an unexpected keyword argument")
+               and text.endswith(" like this]") for text in causes), got
+    assert any(text.startswith("AttributeError: 'NoneType'") for text in causes), got
+
+
+def test_a_template_seen_many_times_is_shown_once_with_its_count() -> None:
+    """The TypeError's quoted argument is masked like a number: ten variants are one
+    template, shown once with its count; with one slot, the rare AttributeError wins."""
+    run = unittest_run(40)
+    details = make({"inline_limit": 4000, "artifact_threshold": 10**9}).process(
+        run, tool="execute_command").metadata.details["highlights"]
+    typeerrors = [h for h in details if h["text"].startswith("TypeError") and "unit" not in h]
+    assert len(typeerrors) == 1 and typeerrors[0]["count"] >= 30
+    one = shown(make({"inline_limit": 4000, "highlights": 1, "artifact_threshold": 10**9}
+                     ).process(run, tool="execute_command").content)
+    assert [text for text in one.values() if not text.startswith(("  File", "    "))] == [
+        "AttributeError: 'NoneType' object has no attribute 'refresh'"]
+    assert fold("KeyError: 'user_id'") == fold("KeyError: 'org_id'")
+    assert fold("error: don't retry") != fold("error: can't retry")  # apostrophes stay
+
+
+def mochitest_log() -> str:
+    """A mozharness job: every retry of the harness logs its configuration, a dict that
+    mentions errors; one test fails in the middle, in the harness's own format."""
+    lines = []
+    for attempt in range(1, 31):
+        stamp = f"[task 2026-11-02T10:{attempt:02d}:01.123Z] 10:{attempt:02d}:01"
+        lines.append(f"{stamp}     INFO - Using config: {{'retries': 5, 'on_error': 'retry', "
+                     f"'log_level': 'ERROR', 'error_summary_file': '/builds/worker/logs/"
+                     f"errorsummary.log', 'attempt': {attempt}}}")
+        lines += [f"{stamp}     INFO - TEST-START | dom/media/test/test_{attempt}_{k}.html"
+                  for k in range(40)]
+        lines += [f"{stamp}     INFO - TEST-OK | dom/media/test/test_{attempt}_{k}.html | "
+                  f"took {100 + k}ms" for k in range(40)]
+        if attempt == 17:
+            lines.append(f"{stamp}     INFO - TEST-UNEXPECTED-FAIL | dom/media/test/"
+                         "test_playback_rate.html | playbackRate should be 2 - got 1, "
+                         "expected 2")
+    lines.append("[task 2026-11-02T10:31:00.000Z] 10:31:00     INFO - Passed: 2399")
+    return "\n".join(lines) + "\n"
+
+
+def test_data_lines_take_no_slots_and_the_harness_failure_wins() -> None:
+    result = make({"inline_limit": 6000, "artifact_threshold": 10**9}).process(
+        mochitest_log(), tool="execute_command")
+    got = shown(result.content)
+    assert any("TEST-UNEXPECTED-FAIL | dom/media/test/test_playback_rate.html" in text
+               for text in got.values()), got
+    assert not any("Using config" in text for text in got.values()), got
+
+
+@pytest.mark.parametrize("line", [
+    "INFO - Using config: {'retries': 5, 'on_error': 'retry', 'log_level': 'ERROR'}",
+    '    "message": "ERROR: upstream timed out after 30s",',
+    "  'last_error': 'fatal: the remote end hung up unexpectedly',",
+    "retry policy [{'on': 'ERROR', 'wait': 2}, {'on': 'FATAL', 'wait': 0}]",
+])
+def test_a_keyword_only_in_the_data_a_line_carries_does_not_match(line: str) -> None:
+    assert builtin_matcher().classify(line) is None
+
+
+@pytest.mark.parametrize(("line", "pattern"), [
+    ('APIError: API error occurred: Status 400. Body: {"detail":"Username already exists"}',
+     "exception"),
+    ("ERROR: request failed: {'detail': 'not found'}", "error"),
+    ("E   AssertionError: assert {'status': 'error'} == {'status': 'ok'}", "exception"),
+    ("# { total: 120, pass: 119, fail: 1 }", "tap-summary"),
+    ("[task 2026-11-02T10:17:01.123Z] 10:17:01     INFO - TEST-UNEXPECTED-FAIL | "
+     "dom/media/test/test_playback_rate.html | got 1, expected 2", "mozlog-unexpected"),
+    ("PROCESS-CRASH | dom/media/test/test_a.html | application crashed [@ mozalloc_abort]",
+     "mozlog-unexpected"),
+])
+def test_a_keyword_outside_the_data_still_matches(line: str, pattern: str) -> None:
+    found = builtin_matcher().classify(line)
+    assert found is not None and found.name == pattern
+
+
+@pytest.mark.parametrize(("line", "status"), [
+    ("test_create_user (tests.test_client.ClientTest.test_create_user) ... ERROR", True),
+    ("ERROR: test_create_user (tests.test_client.ClientTest.test_create_user)", True),
+    ("FAIL: test_total (tests.test_invoice.InvoiceTest.test_total)", True),
+    ("FAILED tests/test_api.py::test_login", True),
+    ("--- FAIL: TestParse/empty_input (0.00s)", True),
+    ("test tests::it_works ... FAILED", True),
+    ("ERROR tests/test_models.py", True),
+    ("FAILED tests/test_api.py::test_login - AssertionError: 401 != 200", False),
+    ("TypeError: Client.create() got an unexpected keyword argument 'type'", False),
+    ("AssertionError", False),
+    ("main.c:3:5: error: expected ';' before 'return'", False),
+])
+def test_status_lines_that_only_name_a_test_are_told_from_causes(line: str,
+                                                                 status: bool) -> None:
+    assert names_only(line) is status

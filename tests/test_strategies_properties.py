@@ -70,11 +70,36 @@ STRATEGIES: dict[str, tuple[dict[str, Any], str, bool]] = {
     # On text that is neither JSON nor XML, element falls back to head_tail and reports it
     # as the strategy that really ran.
     "element": ({"default_strategy": "element"}, "head_tail", False),
+    # head_tail with an outline of the omitted part after the marker.
+    "outline": ({"default_strategy": "outline"}, "outline", False),
+    # The split its sniff of the ends decides (details.split), and the outline.
+    "adaptive": ({"default_strategy": "adaptive"}, "adaptive", False),
 }
 
 
 #: How the default highlights block starts, right after the marker.
 HIGHLIGHTS_HEADER = "... [highlights from the omitted part: "
+#: The first line of an outline (``outline``, ``adaptive``), right after the marker.
+OUTLINE_HEADER = "... [outline of the omitted part: the line each section starts at] ..."
+#: An outline entry: the line a section starts at.
+OUTLINE_ENTRY = re.compile(r"(\d[\d,]*): ")
+
+
+def without_outline(block: str, first_line: int, last_line: int) -> str:
+    """*block* (what follows the marker) without the outline at its start, if any, once
+    each of its entries is checked to name a line of the omitted region (or the first line
+    after it, where the kept tail starts)."""
+    rest = block[1:] if block.startswith("\n" + OUTLINE_HEADER) else block
+    if not rest.startswith(OUTLINE_HEADER):
+        return block
+    lines = rest.split("\n")
+    count = 1
+    while count < len(lines) and OUTLINE_ENTRY.match(lines[count]):
+        number = int(OUTLINE_ENTRY.match(lines[count]).group(1).replace(",", ""))  # type: ignore[union-attr]
+        assert first_line <= number <= last_line + 1, (number, first_line, last_line)
+        count += 1
+    assert count > 1, block  # an outline has entries
+    return "\n".join(lines[count:])
 #: A line number the highlights block names ("line 1,234: ...", "line 7, line 9").
 HIGHLIGHT_LINE = re.compile(r"(?m)(?:^|, )line (\d[\d,]*)(?=[:,\n ])")
 
@@ -166,7 +191,8 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
     region = meta.omissions[0]
     start, end = region.start, region.end
     assert 0 <= start < end <= len(text)
-    position = position_of(name, head_ratio)
+    split = meta.details.get("split") if name == "adaptive" else None
+    position = position_of(name, split["head_share"] if split else head_ratio)
     assert region.position == position
     if position == "end":
         assert end == len(text)
@@ -203,6 +229,9 @@ def check_result(text: str, result: TruncationResult, budget: Budget, *, name: s
         total_chars=len(text), total_lines=line_count(text),
         artifact_id=result.artifact.id if result.artifact else None,
         start_byte=utf8_len(text[:start]), end_byte=utf8_len(text[:end]))
+    if marker.startswith(expected) and name in ("outline", "adaptive"):
+        # The outline of the omitted part follows the marker: its entries name its lines.
+        marker = expected + without_outline(marker[len(expected):], first_line, last_line)
     if marker != expected and marker.startswith(expected + HIGHLIGHTS_HEADER):
         # Salient lines of the omitted part follow the marker (highlights are on by
         # default): each names a line of the omitted region.

@@ -97,7 +97,9 @@ def test_a_strategy_that_cannot_stream_falls_back_and_says_so() -> None:
     assert any("cannot cut a stream this long" in n for n in result.metadata.notes)
 
 
-def test_a_stream_cutter_is_asked_with_the_policy_when_the_stream_opens() -> None:
+def test_a_stream_cutter_is_asked_with_the_policy_once_the_text_outgrows_the_head() -> None:
+    """Not when the stream opens: a stream held whole (a command that prints little) is cut
+    from its text and never makes a cutter; one that outgrows its head makes one, once."""
     seen: list[Any] = []
 
     def recorder(policy: Any) -> None:
@@ -110,29 +112,81 @@ def test_a_stream_cutter_is_asked_with_the_policy_when_the_stream_opens() -> Non
                                                  cut=_refuse, stream_cutter=recorder)])
 
     truncator = make({"inline_limit": 123}, plugins=[Recorder()])
-    stream = truncator.stream(tool="events", tool_call_id="c1")
-    assert seen == [("events", 123)]  # before any content
-    with stream as s:
-        s.write("x")
+    with truncator.stream(tool="events", tool_call_id="c1") as s:
+        assert seen == []
+        s.write("x" * 1000)  # within the head (window_for: several times the limit)
+        assert seen == []
+    assert seen == []
+    with truncator.stream(tool="events", tool_call_id="c2") as s:
+        for _ in range(100):
+            s.write("x" * 1000)
+            if seen:
+                break
+        assert seen == [("events", 123)]
+        s.write("x" * 1000)
+    assert seen == [("events", 123)]
     assert isinstance(_CountingCut(), IncrementalCut)
 
 
-def test_a_cutter_that_needs_no_more_is_not_fed_but_still_finishes() -> None:
-    class FirstChunkOnly(_CountingCut):
-        """Knows its cut from the first chunk: feed says so."""
+class _RecordingCut(_CountingCut):
+    """Keeps every piece it is fed."""
 
-        def feed(self, text: str) -> bool:
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[str] = []
+
+    def feed(self, text: str) -> None:
+        super().feed(text)
+        self.pieces.append(text)
+
+
+def test_a_cutter_made_late_is_fed_the_text_from_its_start() -> None:
+    """Made once the text outgrows the head, a cutter is given what the head holds, then
+    every later piece: all of the text, decoded, however the stream is chunked."""
+    import random
+
+    plugin = _JsonStreams(_RecordingCut)
+    truncator = make({"inline_limit": 50, "default_strategy": "json",
+                      "detect_structure": False}, plugins=[plugin])
+    text = "".join(f'{{"n": {i}, "s": "\u00e9t\u00e9 \u2603 \U0001f600"}}\r\n'
+                   for i in range(800))
+    raw = text.encode() + b"\xff\xfe tail \xe2\x98"  # invalid bytes, a broken end
+    rng = random.Random(27)
+    for content in (text, raw):
+        for _ in range(8):
+            chunks, at = [], 0
+            while at < len(content):
+                step = rng.choice((1, 2, 3, 7, 100, 4096, 20000))
+                chunks.append(content[at:at + step])
+                at += step
+            streamed(truncator, chunks)
+            cutter = plugin.cutters[-1]
+            expected = content if isinstance(content, str) else content.decode("utf-8",
+                                                                               "replace")
+            assert "".join(cutter.pieces) == expected
+
+
+def test_a_cutter_that_needs_no_more_is_not_fed_but_still_finishes() -> None:
+    class FirstPieceOnly(_RecordingCut):
+        """Knows its cut from the first piece it is fed: feed says so."""
+
+        def feed(self, text: str) -> bool:  # type: ignore[override]
             super().feed(text)
             return False
 
-    plugin = _JsonStreams(FirstChunkOnly)
+    plugin = _JsonStreams(FirstPieceOnly)
     truncator = make({"inline_limit": 50, "default_strategy": "json",
                       "detect_structure": False}, plugins=[plugin])
     content = "[" + "1, " * 5000 + "1]"
     for chunks in ([content[i:i + 77] for i in range(0, len(content), 77)],
                    [content.encode()[i:i + 77] for i in range(0, len(content), 77)]):
-        assert streamed(truncator, chunks).content == "[77 chars of JSON]"
-        assert plugin.cutters[-1].fed == 77
+        result = streamed(truncator, chunks)
+        cutter = plugin.cutters[-1]
+        assert len(cutter.pieces) == 1  # the head, up to the chunk that outgrew it
+        first = cutter.pieces[0]
+        assert content.startswith(first) and 0 < len(first) < len(content)
+        assert len(first) % 77 == 0
+        assert result.content == f"[{len(first)} chars of JSON]"
 
 
 # -- a plugin's strategy runs in long streams exactly as in process() ------------------------

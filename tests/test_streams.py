@@ -38,6 +38,12 @@ words = st.text(alphabet="abcé€ {}[]:E", max_size=12)
 salient_words = st.sampled_from([
     "error: boom", "ValueError: bad", "Traceback (most recent call last):", "FAILED t.py::x",
     "3 failed, 1 passed", "panic: nil", "exit status 2", "E   assert 1 == 2", "ERROR",
+    # Ranked by information (issue 28): status lines, templates, data.
+    "test_a (t.T.test_a) ... ERROR", "ERROR: test_b (t.T.test_b)",
+    "TypeError: f() got an unexpected keyword argument 'a'",
+    "TypeError: f() got an unexpected keyword argument 'b'",
+    "INFO config {'on_error': 'retry', 'level': 'ERROR'}", '  "error": "x",',
+    "TEST-UNEXPECTED-FAIL | t.html | 1 != 2",
 ])
 #: Terminal control: colours, erases, a line erased from below, progress frames.
 terminal = st.sampled_from(["\x1b[31m", "\x1b[0m", "\x1b[K", "\x1b]0;t\x07", "\x1b",

@@ -58,7 +58,7 @@ def test_a_plugin_does_not_override_the_strategy_the_user_named_for_a_tool() -> 
 
 def test_the_plugin_chooses_when_the_user_said_nothing() -> None:
     """Negative control: the same plugin does override what the user did not name: the
-    default strategy, a built-in tool policy (execute_command's tail), another tool."""
+    default strategy, a built-in tool policy (execute_command's adaptive), another tool."""
     plugin = AlwaysHead()
     truncator = make(USER_SAYS_TAIL, plugin)
     assert chosen(truncator, "deploy") == ("head", "plugin explicit.always-head")
@@ -72,7 +72,7 @@ def test_without_a_plugin_the_choice_is_the_default_or_the_users() -> None:
     truncator = make({**USER_SAYS_TAIL, "default_strategy": "head"})
     assert chosen(truncator, "build") == ("tail", "user")
     assert chosen(truncator, "deploy") == ("head", "default")
-    assert chosen(truncator, "execute_command") == ("tail", "default")  # a built-in policy
+    assert chosen(truncator, "execute_command") == ("adaptive", "default")  # built-in policy
     structured = json.dumps(list(range(3000)))
     assert chosen(truncator, "deploy", structured) == ("element", "default")
     unchanged = truncator.process("short", tool="build").metadata

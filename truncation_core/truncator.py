@@ -331,8 +331,9 @@ class Truncator:
             if size is None or budget.admits(size):
                 within = self._pipeline.within_tokens(
                     policy, text, None if size is None else size.bytes)
-                if within.fits:
-                    self._pipeline.record_use(policy, size or measure(text), within.tokens,
+                if within is None or within.fits:
+                    self._pipeline.record_use(policy, size or measure(text),
+                                              None if within is None else within.tokens,
                                               truncated=False)
                     if decoded_from is None:
                         return TruncationResult(text, policy=policy)
@@ -381,7 +382,8 @@ class Truncator:
             raise ValueError("already_truncated: not supported by streams, which are always "
                              "cut to the budget; use process() for content the tool cut itself")
         policy = slot.policy
-        cutters = self._pipeline.stream_cutters(tool, policy)
+        # (made when the stream's text outgrows what it keeps of its head: see Stream)
+        cutters = functools.partial(self._pipeline.stream_cutters, tool, policy)
         matcher = (functools.partial(self._pipeline.matcher, tool, policy) if policy.highlights
                    else None)
         return Stream(self._pipeline, tool=tool, policy=policy, budget=slot.budget,

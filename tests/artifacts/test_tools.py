@@ -370,7 +370,8 @@ def test_decorated_async_tool_stays_async(small: Truncator) -> None:
 
     assert inspect.iscoroutinefunction(run)
     out = asyncio.run(run("make"))
-    assert "Beginning omitted" in out and out.endswith("out 2999\n")
+    assert out.startswith("out 0\n") and " chars omitted of 3,000 lines" in out
+    assert out.endswith("out 2999\n")
 
 
 @pytest.mark.slow

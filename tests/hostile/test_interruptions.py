@@ -138,7 +138,8 @@ SENDERS = {"to the process": "os.kill(os.getpid(), signal.SIGTERM)",
 def test_trunc_run_interrupted_in_the_middle_of_a_write_keeps_every_line_it_counted(
         tmp_path: Path, send: str) -> None:
     """The signal arrives while ``trunc`` writes the last chunk to the stream: after it was
-    counted, before it was stored (while the highlights scan it, the slow part under load).
+    counted, before it was stored (where the highlights scan a long output, the slow part
+    under load; this output is held whole, and the signal comes as the chunk is kept).
     A handler raising there used to leave the artifact without that chunk while the metadata
     counted it ("interrupted after 3,000 lines", an artifact of some 300)."""
     flag = tmp_path / "flag"
@@ -146,15 +147,15 @@ def test_trunc_run_interrupted_in_the_middle_of_a_write_keeps_every_line_it_coun
         import os, pathlib, signal, threading, time
         from truncation_core.streaming import stream
         flag = pathlib.Path({str(flag)!r})
-        feed = stream.Stream._feed
-        def signalled_while_feeding(self, text, raw=None):
-            feed(self, text, raw)
+        keep = stream.Stream._keep
+        def signalled_before_keeping(self, chunk, data):
             if self.lines >= 3000:  # the last chunk is counted, not stored yet
                 while not (flag.exists() and flag.read_text()):  # the command is done
                     time.sleep(0.01)
                 {SENDERS[send]}
                 time.sleep(0.05)  # a handler in this thread runs now
-        stream.Stream._feed = signalled_while_feeding
+            keep(self, chunk, data)
+        stream.Stream._keep = signalled_before_keeping
     """)
     argv = [sys.executable, "-c", prelude + "from truncation_core.cli import main\nmain()"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRUNCATION_CORE_")}

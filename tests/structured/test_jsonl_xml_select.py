@@ -166,7 +166,7 @@ def test_json_lines_a_command_prints_are_its_log_and_keep_its_tail() -> None:
     log = "".join(json.dumps({"level": "info", "msg": f"request {i} ok"}) + "\n"
                   for i in range(2000))
     result = Truncator({"spill": False}).process(log, tool="execute_command")
-    assert result.metadata.strategy_used == "tail"
+    assert result.metadata.strategy_used == "adaptive"
     assert result.content.endswith(log[-500:])
     # Without a tool policy, JSON Lines are still cut as records by element.
     assert Truncator({"spill": False}).process(log).metadata.strategy_used == "element"

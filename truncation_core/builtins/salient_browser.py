@@ -1,5 +1,5 @@
 """Browser and web-platform test harnesses: testharness.js (WPT), Karma with Jasmine or
-Mocha, Playwright.
+Mocha, Mozilla's harnesses, Playwright.
 
 * testharness.js: a failing subtest (``× name``, a generic failed test) with its
   ``assert_equals: ... expected "grid" but got "block"`` and the frame in the test file,
@@ -7,6 +7,9 @@ Mocha, Playwright.
   messages and ``FAIL [expected PASS]`` results of the wpt runner are errors themselves.
 * Karma: ``... FAILED`` (a generic failed test) with Jasmine's ``Expected ...`` and the
   spec's own frame under it, and the ``TOTAL: 1 FAILED, 499 SUCCESS`` line.
+* Mozilla's harnesses (mochitest, xpcshell, reftest) report each unexpected result as
+  ``TEST-UNEXPECTED-FAIL | test path | message`` (``-TIMEOUT``, ``-ERROR``, ...), and a
+  crash as ``PROCESS-CRASH | ...`` (mozlog's tbpl format).
 * Playwright's list reporter marks a failed test ``✘`` (generic); its failure report is
   the test runners' (``salient_tests``).
 
@@ -27,6 +30,14 @@ def _patterns() -> tuple[SalientPattern, ...]:
             name="karma-total", rank=0,
             keywords=("TOTAL: ",),
             regex=r"^TOTAL: \d+ (?:FAILED|SUCCESS)",
+        ),
+        SalientPattern(
+            name="mozlog-unexpected", rank=1,
+            keywords=("TEST-UNEXPECTED-", "PROCESS-CRASH |"),
+            # Mozilla's harnesses (mochitest, xpcshell, reftest, marionette) in mozlog's
+            # tbpl format, after the runner's prefix: "TEST-UNEXPECTED-FAIL | dom/x.html |
+            # expected 1, got 0", "TEST-UNEXPECTED-TIMEOUT | ...", "PROCESS-CRASH | ...".
+            regex=r"\bTEST-UNEXPECTED-[A-Z]+ \||\bPROCESS-CRASH \|",
         ),
         SalientPattern(
             name="wpt-unexpected", rank=1,

@@ -10,6 +10,10 @@ cuts streams of any length.
   (headings, definitions found by a tree-sitter grammar, or indentation; every section at
   most 100 lines), so that any of it is one ``get_artifact`` call away
   (:mod:`truncation_core.outline`; docs/strategies.md).
+* ``adaptive``, ``execute_command``'s: ``outline``'s cut with the split decided per output
+  from the failure lines at its two ends (a failure log keeps its tail, anything else
+  ``head_ratio`` to the head), and a floor of whole lines for the tail
+  (:mod:`truncation_core.adaptive`; docs/strategies.md).
 * ``lines``: the first or last whole lines that fit; ``direction`` chooses the end. Lines are
   never split, except the first (or last) line when it does not fit the budget next to the
   marker: it is cut so that the preview is not empty, and the metadata notes it.
@@ -74,6 +78,14 @@ def outline(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
                        head_share=policy.head_ratio)
 
 
+def adaptive(text: str, *, budget: Budget, facts: ContentFacts, policy: Policy,
+             markers: MarkerRenderer) -> Cut:
+    # As outline's: the parsers load with the first output cut this way.
+    from truncation_core.adaptive.cut import adaptive_cut
+
+    return adaptive_cut(text, budget=budget, facts=facts, markers=markers, policy=policy)
+
+
 STRATEGIES = (
     Strategy(name="head_tail", cut=head_tail, streamable=True,
              description="keep the beginning and the end (head_ratio of the budget to the "
@@ -86,6 +98,10 @@ STRATEGIES = (
              description="keep the beginning and the end, and list where the sections of "
                          "the omitted part start (headings, definitions), each with its line "
                          "number"),
+    Strategy(name="adaptive", cut=adaptive, streamable=True,
+             description="keep the end of a failure log, the beginning and the end of "
+                         "anything else (search hits, listings, files), and outline the "
+                         "omitted part"),
     Strategy(name="lines", cut=lines, streamable=True,
              description="keep the first (direction: head) or last (direction: tail) whole "
                          "lines that fit"),

@@ -79,7 +79,7 @@ def config_rows(loaded: LoadedConfig, tool: str | None) -> list[tuple[str, Any, 
 #: The strategies that cut text at line boundaries, keeping one contiguous omission: the
 #: highlights block goes after their marker. (``element`` and ``ranked`` cut JSON and XML at
 #: element boundaries, where a block of lines would break the structure.)
-TEXT_STRATEGIES = ("head", "tail", "head_tail", "lines")
+TEXT_STRATEGIES = ("head", "tail", "head_tail", "lines", "outline", "adaptive")
 
 
 def highlight_rows(loaded: LoadedConfig) -> list[tuple[str, Any, str]]:

@@ -67,7 +67,7 @@ class PluginsConfig:
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
         "read_file": ToolConfig(strategy="outline", highlights=0),
-        "execute_command": ToolConfig(strategy="tail"),
+        "execute_command": ToolConfig(strategy="adaptive"),
         "list_directory": ToolConfig(strategy="element"),
         "search_files": ToolConfig(strategy="element"),
         "git_diff": ToolConfig(strategy="head_tail", highlights=0),

@@ -6,10 +6,15 @@ grouped (the same pattern, the same text once digits, hexadecimal numbers and pa
 folded: :mod:`~truncation_core.highlights.bank`), and :func:`in_order` ranks what to show,
 rank by rank (0: test summaries and final statuses, then 1: errors, ...):
 
-1. one match of every group of the rank, the first in the region, the **rarest** group first
-   (fewest matches in the region), then the earliest. A single sanitizer report among 400
-   retries is a group of one, and comes before the group of 400, which is shown once, with
-   its count;
+1. one match of every group of the rank, the first in the region: from rank 1 on, the
+   **causes** first (an exception, an assertion's message, a compiler's error), then the
+   status lines that only name a test (``test_x (m.T) ... ERROR``, ``ERROR: test_x (m.T)``,
+   ``FAILED tests/x.py::test_y``: :func:`~truncation_core.highlights.lines.names_only`);
+   within each, the **rarest** group first (fewest matches in the region), then the
+   earliest. A single sanitizer report among 400 retries is a group of one, and comes
+   before the group of 400, which is shown once, with its count. Fifty failing tests that
+   all raise the same ``TypeError`` show that ``TypeError`` (with its count) before any of
+   their fifty status lines;
 2. then, for the errors (rank 1 ..., not the summaries and final statuses of rank 0, which
    say it once), round after round over those groups in the same order, their next match,
    unless it shows the very same lines again, for groups that repeat no more often than the
@@ -28,6 +33,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from truncation_core.highlights.lines import names_only
+
 if TYPE_CHECKING:
     from truncation_core.highlights.bank import Highlight, Pool, Pools
 
@@ -43,9 +50,19 @@ def _shows(item: Highlight) -> tuple[str, ...]:
 
 
 def _rarest_first(groups: list[Pool]) -> list[Pool]:
-    # (A group counted only in part, in a text dense with matches, may be any size: after
-    # those counted whole.)
-    return sorted(groups, key=lambda p: (p.more, p.count, p.first))
+    """*groups* of one rank, causes before status lines that only name a test (from rank 1
+    on: :func:`~truncation_core.highlights.lines.names_only`), each the rarest first, then
+    the earliest. A group counted only in part, in a text dense with matches, may be any
+    size: it comes after those counted whole."""
+    return sorted(groups, key=lambda p: (p.more, p.rank > 0 and _names_only(p), p.count,
+                                         p.first))
+
+
+def _names_only(pool: Pool) -> bool:
+    """Whether *pool*'s lines only name a test: judged on its key's folded text (the same
+    words: only numbers, paths and quoted values are masked), so that no member need be
+    looked at."""
+    return names_only(pool.key.partition("\0")[2])
 
 
 def _more(groups: list[Pool], limit: int, chosen: list[Highlight],

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from truncation_core.highlights.lines import clean, clip, fold
+from truncation_core.highlights.lines import clean, clip, fold, without_data
 from truncation_core.highlights.records import RECORD_CHARS, parse_record, record_text
 from truncation_core.text.measure import count_terminators, utf8_size
 
@@ -222,15 +222,30 @@ class Matcher:
         return probe
 
     def _classify(self, cleaned: str) -> SalientPattern | None:
+        """The first pattern *cleaned* matches, unless the line matches only in the data it
+        carries (:func:`~.lines.without_data`: a dumped dict, JSON): then the first pattern
+        the rest of the line matches, if any."""
+        index = self._first(cleaned)
+        if index is None:
+            return None
+        pattern, regex = self._checks[index]
+        bare = without_data(cleaned)
+        if bare == cleaned or (any(map(bare.__contains__, pattern.keywords)) and
+                               (regex is None or regex.search(bare))):
+            return pattern
+        index = self._first(bare)
+        return None if index is None else self._checks[index][0]
+
+    def _first(self, cleaned: str) -> int | None:
         held = self._held(cleaned)
         if not held:
             return None
         candidates = held[0] if len(held) == 1 else sorted(set().union(*held))
         checks = self._checks
         for index in candidates:
-            pattern, regex = checks[index]
+            regex = checks[index][1]
             if regex is None or regex.search(cleaned):
-                return pattern
+                return index
         return None
 
     def wants_whole(self, head: str) -> bool:

@@ -121,14 +121,16 @@ def provides() -> Provides | None:
     A stream keeps only the first and last characters of its content, which is all the text
     strategies need. A strategy that needs the whole content (JSON elements, a plugin's own)
     cuts a long stream only through an :class:`~truncation_core.types.strategy.IncrementalCut`
-    that its ``stream_cutter`` makes when the stream opens: before any content arrives, and
-    before the strategy is chosen (``select_strategy`` is asked at the end). So it returns a
-    fresh cutter when the strategy may be chosen for ``policy.tool``, else None. An
+    that its ``stream_cutter`` makes when the stream's text first outgrows the head the
+    stream keeps (a stream that never does is cut from its whole text, without a cutter),
+    and before the strategy is chosen (``select_strategy`` is asked at the end). So it
+    returns a fresh cutter when the strategy may be chosen for ``policy.tool``, else None. An
     ``IncrementalCut`` has two methods:
 
-    - ``feed(text) -> bool | None``, called with every chunk, decoded, so that it sees
-      exactly what ``process`` would (bytes that are not UTF-8 as U+FFFD, a UTF-8 sequence
-      split across chunks whole). It never raises on content. It returns False once it needs
+    - ``feed(text) -> bool | None``, called with all of the text from its start (what the
+      head holds, then every chunk), decoded, so that it sees exactly what ``process`` would
+      (bytes that are not UTF-8 as U+FFFD, a UTF-8 sequence split across chunks whole). It
+      never raises on content. It returns False once it needs
       no more of the content (the content is not for it, or it knows its cut): the stream
       then stops feeding it, and stops decoding a bytes stream for it; ``finish`` is still
       called.
@@ -408,9 +410,9 @@ def salient_detector(tool: str | None, policy: Policy) -> SalientDetector | None
     highlights block, and the lines shown with them.
 
     All results are collected. Called once per tool, the first time the tool's highlights are
-    needed (a result cut, or the first text written to a stream, with ``highlights`` on); the
-    detectors of all plugins are compiled together into one matcher for the tool (`salient
-    lines <docs/streams.md#salient-lines>`_).
+    needed (a result cut, or a stream whose text outgrows the head it keeps, with
+    ``highlights`` on); the detectors of all plugins are compiled together into one matcher
+    for the tool (`salient lines <docs/streams.md#salient-lines>`_).
 
     :param tool: the tool name, or None. Return a detector for the tools whose output you
         know (a ``cargo`` plugin: ``test result:`` lines for ``execute_command``).

@@ -4,7 +4,8 @@ The text is cut as ``head_tail`` cuts it (``head_ratio`` of the budget to the he
 the outline of the omitted region (:mod:`~truncation_core.outline.toc`) is placed right
 after the omission marker, and the text is cut again with the outline's size taken off the
 budget, so that the whole stays within it. The outline takes at most :data:`SHARE` of the
-budget; entries of the (wider) region the second cut omits are listed.
+budget, in whichever unit binds most (under a line limit, an entry costs a line whatever
+its length); entries of the (wider) region the second cut omits are listed.
 
 Nothing is outlined when the cut leaves out no single region, when the artifact is itself
 cut (its line numbers would not be the output's), when the text is too large to outline
@@ -15,6 +16,8 @@ as it is.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
@@ -22,7 +25,7 @@ import attrs
 from truncation_core.text.cut import cut_text
 from truncation_core.text.measure import measure
 from truncation_core.types.cuts import ContentFacts, Cut, Omission
-from truncation_core.types.models import Budget
+from truncation_core.types.models import Budget, Size
 
 if TYPE_CHECKING:
     from truncation_core.types.markers import MarkerRenderer
@@ -33,6 +36,8 @@ __all__ = ["SHARE", "outline_cut"]
 SHARE = 0.2
 #: How many times the text is cut again when the outline of the wider region grows.
 _ATTEMPTS = 3
+#: Shares of the budget are counted in millionths.
+_MILLION = 1_000_000
 
 
 def _sole(cut: Cut) -> Omission | None:
@@ -40,13 +45,20 @@ def _sole(cut: Cut) -> Omission | None:
 
 
 def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: MarkerRenderer,
-                head_share: float, whole_lines: bool = False) -> Cut:
+                head_share: float = 0.6, whole_lines: bool = False,
+                cut_within: Callable[[Budget], Cut] | None = None) -> Cut:
     """*text* cut to *budget* keeping *head_share* of it at the head, with the outline of
-    the omitted part after the marker."""
+    the omitted part after the marker. *cut_within*, when given, makes the head and tail
+    cut for a budget instead (the ``adaptive`` strategy's split)."""
     from truncation_core.outline.toc import document, render_entry
 
-    cut = cut_text(text, budget=budget, facts=facts, markers=markers, head_share=head_share,
-                   whole_lines=whole_lines)
+    def cut_to(room: Budget) -> Cut:
+        if cut_within is not None:
+            return cut_within(room)
+        return cut_text(text, budget=room, facts=facts, markers=markers,
+                        head_share=head_share, whole_lines=whole_lines)
+
+    cut = cut_to(budget)
     region = _sole(cut)
     artifact = markers.artifact
     if (region is None or (artifact is not None and artifact.cut is not None)
@@ -58,10 +70,21 @@ def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: Mark
     templates = markers.policy.marker
     header = templates.outline
 
-    def cost(entry: object) -> int:
-        return len(render_entry(entry, templates.outline_entry)) + 1  # type: ignore[arg-type]
+    def units(text: str) -> int:
+        """*text*'s share of the budget, in millionths, in the unit it binds most (a
+        line limit makes every entry cost a line, whatever its length)."""
+        size = measure(text)
+        share = size.chars / max(budget.chars, 1)
+        if budget.bytes is not None:
+            share = max(share, size.bytes / max(budget.bytes, 1))
+        if budget.lines is not None:
+            share = max(share, size.lines / max(budget.lines, 1))
+        return math.ceil(share * _MILLION)
 
-    allowance = int(budget.chars * SHARE) - len(header) - 2
+    def cost(entry: object) -> int:
+        return units(render_entry(entry, templates.outline_entry) + "\n")  # type: ignore[arg-type]
+
+    allowance = int(SHARE * _MILLION) - units(header + "\n\n")
     entries = doc.entries(region.first_line, region.last_line, allowance, cost)
     for attempt in range(_ATTEMPTS):
         if not entries:
@@ -70,17 +93,16 @@ def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: Mark
         room = budget.minus(measure(block))
         if room is None:
             return cut
-        again = cut_text(text, budget=room, facts=facts, markers=markers,
-                         head_share=head_share, whole_lines=whole_lines)
+        again = cut_to(room)
         wider = _sole(again)
         if wider is None:
             return cut
         # The region the second cut omits is wider: its outline may need more entries.
         last = attempt == _ATTEMPTS - 1
         entries = doc.entries(wider.first_line, wider.last_line,
-                              len(block) - len(header) - 1 if last else allowance, cost)
+                              units(block) - units(header + "\n") if last else allowance, cost)
         fitted = _block(header, entries, templates.outline_entry) if entries else ""
-        if entries and len(fitted) <= len(block):
+        if entries and _within(measure(fitted), measure(block), budget):
             at = _after_marker(again, text, wider)
             if at == len(again.text) and not again.text.endswith("\n"):
                 fitted = "\n" + fitted[:-1]  # after an end marker: on its own lines
@@ -91,6 +113,13 @@ def outline_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: Mark
                        "outline": {"entries": len(entries), "source": doc.source}}
             return attrs.evolve(again, text=out, details=details)
     return cut
+
+
+def _within(size: Size, bound: Size, budget: Budget) -> bool:
+    """*size* is no larger than *bound* in every unit *budget* limits."""
+    return (size.chars <= bound.chars
+            and (budget.bytes is None or size.bytes <= bound.bytes)
+            and (budget.lines is None or size.lines <= bound.lines))
 
 
 def _block(header: str, entries: list, template: str) -> str:  # type: ignore[type-arg]

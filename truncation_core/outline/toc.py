@@ -19,9 +19,10 @@ For a region left out of the view, :meth:`Document.entries` chooses what to list
 character allowance, in two passes:
 
 * **reach**: until no section of the region is longer than :data:`SPAN` lines, the longest
-  is split, at the shallowest structure entry near its middle, or, when none lies there, at
-  the best boundary among the 20 lines before the middle (a line after a blank line, the
-  least indented) - so that any part
+  is split, where the parts of at most :data:`SPAN` lines it needs divide evenly (its
+  middle, for two), at the shallowest structure entry near there, or, when none lies there,
+  at the best boundary among the 20 lines before (a line after a blank line, the least
+  indented) - so that any part
   of the region is one ``get_artifact`` call of at most :data:`SPAN` lines away;
 * **structure**: then the remaining structure entries, outermost first, while they fit.
 
@@ -151,11 +152,15 @@ class Document:
             ends = [*points[1:], hi + 1] if points[-1] <= hi else points[1:]
             gaps = [(end - begin, begin, end) for begin, end in zip(points, ends, strict=False)
                     if begin <= hi]
-            length, begin, end = max(gaps)
+            length, begin, _end = max(gaps)
             if length <= SPAN:
                 break
-            middle = (begin + end) // 2
-            quarter = max(1, (end - begin) // 4)
+            # Split where the parts of at most SPAN lines the section needs divide evenly
+            # (the middle, for two): halving a long region instead would leave sections of
+            # a little over SPAN / 2 lines, and cost a third more entries.
+            parts = -(-length // SPAN)
+            middle = begin + length * (parts // 2) // parts
+            quarter = max(1, length // parts // 4)
             window = inside[bisect.bisect_left(inside, (middle - quarter,)):
                             bisect.bisect_right(inside, (middle + quarter + 1,))]
             near = [(d, abs(i - middle), i) for i, d, _ in window if i not in chosen]
@@ -240,6 +245,11 @@ def document(text: str) -> Document | None:
     if len(text) > STRUCTURE_CHARS:
         return Document(bodies, numbers, [], "boundaries", numbering)
     bodies = list(bodies)
+    from truncation_core.outline.records import records
+
+    grouped = records(bodies)
+    if grouped:
+        return Document(bodies, numbers, grouped, "records", numbering)
     from truncation_core.outline import code
 
     defined = code.definitions(bodies)

@@ -124,16 +124,16 @@ class Pipeline:
         return CallTokens(_tokenizer_of(policy), policy.max_tokens, failed)
 
     def within_tokens(self, policy: Policy, text: str, size_bytes: int | None = None
-                      ) -> Within:
+                      ) -> Within | None:
         """Whether *text* (*size_bytes* in UTF-8, when measured) is within ``max_tokens``,
         and its count when it was counted whole (content within its other limits, on its way
-        through). Content over the limit is counted only as far as a prefix that proves it
-        over (:meth:`CallTokens.within <truncation_core.pipeline.tokens.CallTokens.within>`)."""
-        from truncation_core.pipeline.tokens import Within
-
+        through); None without ``max_tokens`` (nothing to count: the token machinery is not
+        even imported, see tests/test_imports.py). Content over the limit is counted only as
+        far as a prefix that proves it over (:meth:`CallTokens.within
+        <truncation_core.pipeline.tokens.CallTokens.within>`)."""
         tokens = self.call_tokens(policy, None)
         if tokens is None:
-            return Within(True)
+            return None
         return tokens.within(text, size_bytes)
 
     def record_use(self, policy: Policy, size: Size, tokens: int | None, *,
@@ -293,7 +293,8 @@ class Pipeline:
 
     def stream_cutters(self, tool: str | None, policy: Policy) -> dict[str, IncrementalCut]:
         """Strategy name -> the incremental cutter its ``stream_cutter`` makes for a stream
-        opening (for the strategies that may be chosen for *policy*'s tool)."""
+        whose text outgrows its head (for the strategies that may be chosen for *policy*'s
+        tool)."""
         cutters: dict[str, IncrementalCut] = {}
         for strategy in self.plugins.strategies.values():
             if strategy.stream_cutter is None:
@@ -385,6 +386,7 @@ class Pipeline:
 
     def finish(self, call: Call, notes: list[str]) -> TruncationResult:
         """What the model sees of *call*, and the metadata saying what was done."""
+        call = self._with_salient(call, notes)
         # -- max_tokens: cut by characters, then count what is shown (pipeline/tokens.py) --
         tokens = self.call_tokens(call.policy, notes)
         if tokens is not None:
@@ -392,6 +394,21 @@ class Pipeline:
             notes.extend(shown.notes)
             return self._result(call, shown, notes, tokens=tokens, counted=counted)
         return self._result(call, self._shown(call, notes), notes)
+
+    def _with_salient(self, call: Call, notes: list[str]) -> Call:
+        """*call* with a policy whose ``salient`` gives the tool's salient patterns, compiled
+        on first use and once for the call: the strategy (``adaptive`` looks for where the
+        failures are) and the highlights share them, and a plugin's failure to give them is
+        reported once."""
+        found: list[Matcher] = []
+        tool, policy = call.tool, call.policy
+
+        def salient() -> Matcher:
+            if not found:
+                found.append(self.matcher(tool, policy, notes))
+            return found[0]
+
+        return attrs.evolve(call, policy=attrs.evolve(policy, salient=salient))
 
     def _fit_tokens(self, call: Call, tokens: CallTokens) -> tuple[Shown, int | None]:
         from truncation_core.pipeline.tokens import fit_tokens
@@ -575,7 +592,9 @@ class Pipeline:
 
     def _scan(self, call: Call, notes: list[str]) -> Callable[[Omission], Pools] | None:
         """The salient lines of *call*'s text for any region, or None without patterns."""
-        matcher = self.matcher(call.tool, call.policy, notes)
+        salient = call.policy.salient
+        matcher = salient() if salient is not None else self.matcher(call.tool, call.policy,
+                                                                      notes)
         return _scanned(matcher, call) if matcher else None
 
     def _lift_highlights(self, call: Call, cut: Cut, budget: Budget,
@@ -595,7 +614,9 @@ class Pipeline:
                 cut, text=call.text, budget=budget, limit=call.policy.highlights,
                 templates=call.policy.marker,
                 pools_for=pools, recut=recut,
-                records=frozenset(r.name for r in self.matcher(call.tool, call.policy).records),
+                records=frozenset(r.name for r in (
+                    call.policy.salient() if call.policy.salient is not None
+                    else self.matcher(call.tool, call.policy)).records),
                 artifact_line=lambda line: artifact_line(line, artifact),
                 share=PREVIEW_SHARE if preview else SHARE)
         return lift_highlights(

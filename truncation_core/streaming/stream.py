@@ -31,7 +31,8 @@ How it keeps memory bounded and stays equal to :meth:`Truncator.process
 
 A strategy cuts a stream longer than its kept ends through the
 :class:`~truncation_core.types.strategy.IncrementalCut` its ``stream_cutter`` made when the
-stream opened, or through its cut when it is ``streamable``; otherwise the stream is cut with
+stream's text outgrew its head (fed the head, then every chunk), or through its cut when it
+is ``streamable``; otherwise the stream is cut with
 ``head_tail`` and the notes say so (see :mod:`truncation_core.types.strategy`).
 """
 
@@ -144,21 +145,29 @@ class Stream:
     """
 
     def __init__(self, pipeline: Pipeline, *, tool: str | None, policy: Policy,
-                 budget: Budget, context: Mapping[str, Any], cutters: Mapping[str, IncrementalCut],
+                 budget: Budget, context: Mapping[str, Any],
+                 cutters: Callable[[], Mapping[str, IncrementalCut]],
                  matcher: Callable[[], Matcher] | None) -> None:
         self._pipeline = pipeline
         self._tool = tool
         self._policy = policy
         self._budget = budget
         self._context = context
-        self._cutters = dict(cutters)
-        self._feeding = list(cutters.values())  # the cutters that still want the content
         window = window_for(policy)
         self._window = window
         self._raw_window = _MAX_UTF8 * window + 8  # the same, in bytes, for a bytes stream
-        # The highlights' matcher is made when the first text arrives (a stream that stays
-        # empty, as a silent command's does, never compiles the patterns).
+        # What follows the text from its start: the strategies' incremental cutters (made by
+        # *cutters*) and the highlights (*matcher* compiles the detectors' patterns). A
+        # stream whose text stays within its head is cut from that whole text, and needs
+        # neither: they are made when the text first outgrows the head, given the head, then
+        # every later piece (see _follow). So `trunc run` of a command that prints little
+        # never imports the structured cutter or the highlights, nor looks for the plugins
+        # that may provide others.
+        self._following = False
+        self._make_cutters: Callable[[], Mapping[str, IncrementalCut]] | None = cutters
         self._matcher = matcher
+        self._cutters: dict[str, IncrementalCut] = {}
+        self._feeding: list[IncrementalCut] = []  # the cutters that still want the content
         self._highlights: StreamHighlights | None = None
         #: What the caller writes (``str`` or ``bytes``), and how the stream holds it: text
         #: that a byte-order mark decodes (UTF-16, UTF-32) is held as ``str``.
@@ -388,7 +397,9 @@ class Stream:
         if room > 0:
             self._raw_head += chunk[:room]
         self._ring.append(chunk)  # type: ignore[union-attr]
-        if self._matcher is not None or self._highlights is not None or self._feeding:
+        if not self._following and self._chars > self._window:
+            self._follow(chars)  # (before the chunk is decoded: nothing may need its text)
+        if self._highlights is not None or self._feeding:
             if not (exact is not None and not returns
                     and self._skimmed(exact, self._chars - chars)):
                 self._feed(exact.decode("utf-8") if pieces is None  # type: ignore[union-attr]
@@ -468,15 +479,38 @@ class Stream:
             self._head_chars += len(piece)
 
     def _feed(self, text: str, raw: _Bytes | None = None) -> None:
+        """Give *text*, the piece just counted (and taken into the head as far as it goes),
+        to the cutters and highlights, once the text has outgrown the head."""
         if not text:
             return
-        if self._matcher is not None:
-            make, self._matcher = self._matcher, None
-            self._open_highlights(make())
+        if not self._following:
+            if self._chars <= self._window:
+                return  # the head holds all of the text so far
+            self._follow(self._chars - len(text))
         if self._highlights is not None:  # (it need not count what was just counted)
             self._highlights.feed(text, raw=raw, terminators=self._terminators())
         if self._feeding:
             self._feeding = [cutter for cutter in self._feeding if self._fed(cutter, text)]
+
+    def _follow(self, before: int) -> None:
+        """Make the cutters and the highlights, now that the text outgrows the head, and give
+        them its first *before* characters, what came before the piece just counted (the
+        head holds them all). They take the text in any pieces alike (the differential tests
+        chunk it at random)."""
+        self._following = True
+        prior = "".join(self._head)[:before]
+        if self._make_cutters is not None:
+            make_cutters, self._make_cutters = self._make_cutters, None
+            self._cutters = dict(make_cutters())
+            self._feeding = list(self._cutters.values())
+        if self._matcher is not None:
+            make_matcher, self._matcher = self._matcher, None
+            self._open_highlights(make_matcher())
+        if prior:
+            if self._highlights is not None:
+                self._highlights.feed(prior)
+            if self._feeding:
+                self._feeding = [cutter for cutter in self._feeding if self._fed(cutter, prior)]
 
     def _skimmed(self, chunk: _Bytes, chars: int) -> bool:
         """Whether the highlights, the only ones fed, took the chunk (valid UTF-8 of *chars*
@@ -586,6 +620,7 @@ class Stream:
             with contextlib.ExitStack() as document_alive:
                 self._result = self._finish(reserve, document_alive)
                 self._cutters, self._feeding = {}, []
+                self._make_cutters = self._matcher = None
         return self._result
 
     def interrupt(self, reason: str, *, reserve: str = "") -> TruncationResult:
@@ -679,10 +714,11 @@ class Stream:
             shown = reserve + text
             within = self._pipeline.within_tokens(
                 self._policy, shown, utf8_size(shown) if reserve else size.bytes)
-            if within.fits:
+            if within is None or within.fits:
                 self._prefix = []
-                self._pipeline.record_use(self._policy, size,
-                                          None if reserve else within.tokens, truncated=False)
+                self._pipeline.record_use(
+                    self._policy, size, None if reserve or within is None else within.tokens,
+                    truncated=False)
                 if self._decoded_from is None:
                     return TruncationResult(text, policy=self._policy)
 

@@ -10,7 +10,7 @@ declared once, in :mod:`truncation_core.types.settings`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +137,13 @@ class Policy(Settings):
     #: The tokenizer named by ``tokenizer``, as the Truncator resolved it from its plugins
     #: (None in a policy made from configuration alone, :meth:`Config.policy_for`).
     counter: Tokenizer | None = attrs.field(default=None, eq=False, repr=False)
+    #: Gives the tool's salient-line patterns, compiled (from ``salient_detector``), on
+    #: first call: the pipeline sets it for each result it cuts, so that a strategy that
+    #: looks for where the failures are (``adaptive``) and the highlights share one
+    #: compilation. None in a policy made from configuration alone. (It returns a
+    #: :class:`truncation_core.highlights.patterns.Matcher`, typed ``Any`` here: this
+    #: bottom layer imports nothing above it.)
+    salient: Callable[[], Any] | None = attrs.field(default=None, eq=False, repr=False)
     #: The names the model sees for the artifact tools (the hints name them).
     artifact_tools: ArtifactToolNames = attrs.field(factory=ArtifactToolNames)
 

@@ -10,10 +10,11 @@ A stream keeps only its first and last characters (:mod:`truncation_core.pipelin
 strategy whose ``cut`` reads only those (as :func:`~truncation_core.text.cut.cut_text` does)
 says so with ``streamable=True``, and cuts any stream. One that decides from the whole
 content (the ``element`` strategy for JSON, a plugin's own) cuts a long stream through an
-:class:`IncrementalCut` made by its ``stream_cutter`` when the stream opens, fed every chunk
-as decoded text. Any other strategy still cuts every stream short enough to be held whole,
-exactly as ``process`` would; a longer one is cut by ``head_tail``, in the same bounded
-memory, and the metadata's notes say so.
+:class:`IncrementalCut` made by its ``stream_cutter`` once the stream's text outgrows the
+head the stream keeps, and fed all of the text from its start, as decoded text. Any other
+strategy still cuts every stream short enough to be held whole, exactly as ``process``
+would; a longer one is cut by ``head_tail``, in the same bounded memory, and the metadata's
+notes say so.
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ class Strategy:
     #: length.
     streamable: bool = attrs.field(default=False, validator=_check_streamable)
     #: ``stream_cutter(policy) -> IncrementalCut | None``, for a strategy that is not
-    #: ``streamable`` but can cut a long stream as it arrives: called when a stream opens,
-    #: before ``select_strategy`` chooses (which it does at the end), so it returns a fresh
-    #: cutter when the strategy may be chosen for *policy*'s tool, else None.
+    #: ``streamable`` but can cut a long stream as it arrives: called once a stream's text
+    #: outgrows the head the stream keeps (a stream that never does is cut from its whole
+    #: text, as ``process`` cuts it, without a cutter), before ``select_strategy`` chooses
+    #: (which it does at the end), so it returns a fresh cutter when the strategy may be
+    #: chosen for *policy*'s tool, else None.
     stream_cutter: Callable[[Policy], IncrementalCut | None] | None = attrs.field(
         default=None, validator=_check_callable, repr=False)
 
@@ -99,8 +102,9 @@ class Strategy:
 class IncrementalCut(Protocol):
     """A content-specific truncator fed as a stream arrives (the seam for structured data).
 
-    Made by its :attr:`Strategy.stream_cutter` when a stream opens. It receives every chunk
-    as decoded text, so it sees exactly what ``process`` would (bytes that are not UTF-8
+    Made by its :attr:`Strategy.stream_cutter` once a stream's text outgrows the head the
+    stream keeps. It receives all of the text from its start (what the head holds, then every
+    chunk) as decoded text, so it sees exactly what ``process`` would (bytes that are not UTF-8
     appear as U+FFFD, a UTF-8 sequence split across chunks is whole). Its memory must be
     bounded by the budget, not by the input. When the stream ends and ``select_strategy``
     chose its strategy, :meth:`finish` produces the cut.

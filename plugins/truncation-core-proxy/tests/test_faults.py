@@ -283,3 +283,52 @@ def test_a_stream_holding_a_lone_surrogate_reaches_the_agent(proxy: Proxy,
                  for chunk in direct.chat.completions.create(**chat_conversation(), stream=True)
                  if chunk.choices and chunk.choices[0].delta.content]
     assert "".join(texts) == ANSWER + " \ud83d"
+
+
+# -- TLS to the upstream ------------------------------------------------------------------------
+
+def test_an_upstream_whose_certificate_nobody_trusted_is_refused(
+        tmp_path: Path, upstream: Upstream) -> None:
+    """The client to the upstream verifies its certificate: an upstream over TLS with a
+    self-signed one is a 502 in the provider's shape, not a conversation with whoever holds
+    that key. Control: the same upstream answers a client that trusts the certificate."""
+    import shutil
+    import ssl
+    import subprocess
+
+    import uvicorn
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("!!! TLS TEST NOT RUN: openssl is not installed !!!")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    server = uvicorn.Server(uvicorn.Config(upstream.app, host="127.0.0.1", port=0,
+                                           log_level="warning", ssl_certfile=str(cert),
+                                           ssl_keyfile=str(key)))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            assert thread.is_alive(), "the TLS upstream did not start"
+            thread.join(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        tls_url = f"https://127.0.0.1:{port}"
+        body = json.dumps({"model": "gpt-4.1",
+                           "messages": [{"role": "user", "content": "hi"}]}).encode()
+        headers = {"authorization": f"Bearer {API_KEY}", "content-type": "application/json"}
+        upstream.play("chat_answer.json")
+        trusted = httpx.post(tls_url + "/v1/chat/completions", content=body, headers=headers,
+                             verify=ssl.create_default_context(cafile=str(cert)))
+        assert trusted.status_code == 200  # the control: the upstream itself works
+        for proxy in start_proxy(tls_url, tmp_path / "store"):
+            answer = httpx.post(proxy.url + "/v1/chat/completions", content=body,
+                                headers=headers)
+        assert answer.status_code == 502
+        assert answer.json()["error"]["code"] == "upstream_unreachable"
+        assert "Certificate" in answer.json()["error"]["message"]
+    finally:
+        server.should_exit = True
+        thread.join(10)

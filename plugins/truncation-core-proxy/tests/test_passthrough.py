@@ -44,6 +44,21 @@ def test_other_paths_pass_through_untouched(proxy: Proxy, upstream: Upstream) ->
     assert answer.headers["x-request-id"] == "req_models_1"
 
 
+def test_an_upstreams_cookie_goes_to_its_agent_and_no_other(proxy: Proxy,
+                                                            upstream: Upstream) -> None:
+    """The proxy keeps no cookie jar: a ``set-cookie`` in one agent's answer (OpenAI's edge
+    sets some) reaches that agent, and is never sent upstream with another agent's request.
+    An HTTP client that keeps cookies (httpx's did, in the proxy before aiohttp) sends it
+    with every later request, whoever makes it."""
+    upstream.play(Reply("openai_models.json", 200, {"set-cookie": "__cf_bm=agent-a; Path=/"}),
+                  Reply("openai_models.json"))
+    headers = {"authorization": f"Bearer {API_KEY}"}
+    first = httpx.get(proxy.url + "/v1/models", headers=headers)
+    httpx.get(proxy.url + "/v1/models", headers=headers)  # another agent, its own client
+    assert first.headers["set-cookie"] == "__cf_bm=agent-a; Path=/"
+    assert "cookie" not in upstream.requests[1].headers
+
+
 def test_passing_through_keeps_the_bodys_framing(proxy: Proxy, upstream: Upstream) -> None:
     """A request without a body goes without one, and a body of known length goes with its
     Content-Length: not as a chunked body, which some servers refuse (411 Length Required, or

@@ -20,7 +20,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
 import anyio.to_thread
 import attrs
@@ -34,6 +34,12 @@ from starlette.responses import Response, StreamingResponse
 from truncation_core_proxy.apis import Api, Call, api_for_path, dumps
 from truncation_core_proxy.cutter import Cutter, ToolFamily
 from truncation_core_proxy.streams import STREAMS, StreamState, encode, passed
+from truncation_core_proxy.upstream import (
+    Upstream,
+    UpstreamError,
+    UpstreamResponse,
+    UpstreamTimeout,
+)
 
 __all__ = ["ProxyOptions", "Relay"]
 
@@ -42,6 +48,11 @@ log = logging.getLogger("truncation_core_proxy")
 MIB = 1024 * 1024
 #: Bodies larger than this are read and cut in a worker thread, off the event loop.
 _THREAD_BYTES = 256 * 1024
+#: A whole (unstreamed) upstream answer up to this length is read and sent on in one piece,
+#: with its length: a stream through Starlette costs a task group and one more write for its
+#: end, which was 0.3 to 0.5 ms of the proxy's CPU and 1.5 to 2 ms of latency per request on
+#: a loaded machine (bench/bench_proxy.py); answers are a few KB.
+_WHOLE_BYTES = 1 * MIB
 #: Previous-response ids remembered (see :meth:`Relay._remember`).
 _RESPONSE_IDS = 10_000
 #: Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy sets itself.
@@ -90,32 +101,17 @@ class Relay:
     def __init__(self, cutter: Cutter, options: ProxyOptions) -> None:
         self.cutter = cutter
         self.options = options
-        self._client: httpx.AsyncClient | None = None
+        self.upstream = Upstream(timeout=options.timeout,
+                                 connect_timeout=options.connect_timeout)
         #: The response id a stream showed the agent -> the id of its last round, which a
         #: later request's ``previous_response_id`` must name upstream.
         self._response_ids: OrderedDict[str, str] = OrderedDict()
 
     async def start(self) -> None:
-        # httpx logs each request's URL at INFO, query string included, where some clients
-        # put their key: a proxy whose host logs at INFO must not write it.
-        quiet = logging.getLogger("httpx")
-        quiet.setLevel(max(quiet.getEffectiveLevel(), logging.WARNING))
-        timeout = httpx.Timeout(self.options.timeout, connect=self.options.connect_timeout,
-                                pool=None)
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
-        self._client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False,
-                                         trust_env=False)
+        await self.upstream.start()
 
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            raise RuntimeError("the relay is not started")
-        return self._client
+        await self.upstream.close()
 
     # -- one request -------------------------------------------------------------------------
 
@@ -206,11 +202,11 @@ class Relay:
                        handles: Mapping[str, str]) -> Response:
         try:
             response = await self._open(url, headers, data)
-        except httpx.HTTPError as exc:
+        except UpstreamError as exc:
             return self._failure(api, exc)
         kind = response.headers.get("content-type", "")
         if response.status_code != 200 or (family is None and "text/event-stream" not in kind):
-            return _streamed(response)
+            return await self._relayed(api, response)
         if "text/event-stream" in kind:
             state = STREAMS[api.name](family.shown if family else ())
             out = StreamingResponse(
@@ -223,18 +219,31 @@ class Relay:
         await response.aclose()
         return await self._whole(api, url, headers, body, family, handles, response, raw)
 
-    async def _open(self, url: str, headers: Mapping[str, str], data: bytes) -> httpx.Response:
-        request = self.client.build_request("POST", url, headers=headers, content=data)
-        return await self.client.send(request, stream=True)
+    async def _open(self, url: str, headers: Mapping[str, str], data: bytes
+                    ) -> UpstreamResponse:
+        return await self.upstream.open("POST", url, headers, data, decode=True)
 
-    def _failure(self, api: Api | None, exc: httpx.HTTPError) -> Response:
-        timeout = isinstance(exc, httpx.TimeoutException)
+    async def _relayed(self, api: Api, response: UpstreamResponse) -> Response:
+        """The upstream's answer as it came: whole when it is short and says its length,
+        else streamed."""
+        if ("text/event-stream" in response.headers.get("content-type", "")
+                or not _short(response)):
+            return _streamed(response)
+        try:
+            raw = await response.aread()
+        except UpstreamError as exc:
+            return self._failure(api, exc)
+        finally:
+            await response.aclose()
+        return _whole_response(response, raw)
+
+    def _failure(self, api: Api | None, exc: UpstreamError) -> Response:
+        timeout = isinstance(exc, UpstreamTimeout)
         status, kind, code = ((504, "timeout", "upstream_timeout") if timeout else
                               (502, "server_error", "upstream_unreachable"))
         message = ("The upstream did not answer in time (trunc proxy)." if timeout else
-                   f"The upstream could not be reached: {type(exc).__name__} (trunc proxy).")
-        log.warning("upstream %s: %s", "timeout" if timeout else "unreachable",
-                    type(exc).__name__)
+                   f"The upstream could not be reached: {exc} (trunc proxy).")
+        log.warning("upstream %s: %s", "timeout" if timeout else "unreachable", exc)
         from truncation_core_proxy.apis import API_BY_NAME
 
         shape = api or API_BY_NAME["chat"]
@@ -245,7 +254,7 @@ class Relay:
 
     async def _whole(self, api: Api, url: str, headers: Mapping[str, str],
                      body: dict[str, Any], family: ToolFamily, handles: Mapping[str, str],
-                     response: httpx.Response, raw: bytes) -> Response:
+                     response: UpstreamResponse, raw: bytes) -> Response:
         names = family.shown
         try:
             data = json.loads(raw)
@@ -274,7 +283,7 @@ class Relay:
                 response = await self._open(url, headers, await _dumps(body))
                 raw = await response.aread()
                 await response.aclose()
-            except httpx.HTTPError as exc:
+            except UpstreamError as exc:
                 return self._failure(api, exc)
             if response.status_code != 200:
                 return _whole_response(response, raw)
@@ -307,23 +316,26 @@ class Relay:
 
     # -- streamed ----------------------------------------------------------------------------
 
-    async def _stream(self, api: Api, state: StreamState, response: httpx.Response, url: str,
+    async def _stream(self, api: Api, state: StreamState, response: UpstreamResponse,
+                      url: str,
                       headers: Mapping[str, str], body: dict[str, Any] | None,
                       family: ToolFamily | None, handles: Mapping[str, str]
                       ) -> AsyncIterator[bytes]:
         rounds = 0
-        current: httpx.Response | None = response
+        current: UpstreamResponse | None = response
         try:
             while current is not None:
                 state.begin()
                 failure: str | None = None
                 try:
-                    async for sse in EventSource(current).aiter_sse():
+                    # EventSource reads ``headers`` and ``aiter_text()``, which the
+                    # upstream's answer has as an httpx response has them.
+                    async for sse in EventSource(cast(httpx.Response, current)).aiter_sse():
                         for chunk in _feed(api, state, sse):
                             yield chunk
-                except httpx.TimeoutException:
+                except UpstreamTimeout:
                     failure = "timeout"
-                except httpx.HTTPError:
+                except UpstreamError:
                     failure = "dropped"
                 finally:
                     await current.aclose()
@@ -362,8 +374,8 @@ class Relay:
                     yield ping
                 try:
                     current = opened.result()
-                except httpx.HTTPError as exc:
-                    timeout = isinstance(exc, httpx.TimeoutException)
+                except UpstreamError as exc:
+                    timeout = isinstance(exc, UpstreamTimeout)
                     yield state.error("timeout" if timeout else "server_error",
                                       "The upstream did not answer (trunc proxy).",
                                       "upstream_timeout" if timeout else "upstream_unreachable")
@@ -379,7 +391,7 @@ class Relay:
                 await current.aclose()
 
     async def _open_follow_up(self, url: str, headers: Mapping[str, str],
-                              body: dict[str, Any]) -> httpx.Response:
+                              body: dict[str, Any]) -> UpstreamResponse:
         return await self._open(url, headers, await _dumps(body))
 
     async def _waiting(self, task: asyncio.Future[Any]) -> AsyncIterator[bytes]:
@@ -405,19 +417,18 @@ class Relay:
     async def _pass(self, request: Request, url: str, content: AsyncIterator[bytes], *,
                     api: Api | None, anthropic: bool) -> Response:
         headers = _request_headers(request.headers, api=False)
-        # The body framed as it came: its length when it said one (httpx then sends no
+        # The body framed as it came: its length when it said one (aiohttp then sends no
         # chunked encoding), and no body at all when it had none.
         length = request.headers.get("content-length")
-        body: AsyncIterator[bytes] | bytes = content
+        body: AsyncIterator[bytes] | None = content
         if length is not None:
             headers["content-length"] = length
         elif "transfer-encoding" not in request.headers:
-            body = b""
-        outgoing = self.client.build_request(request.method, url, headers=headers,
-                                             content=body)
+            body = None
         try:
-            response = await self.client.send(outgoing, stream=True)
-        except httpx.HTTPError as exc:
+            response = await self.upstream.open(request.method, url, headers, body,
+                                                decode=False)
+        except UpstreamError as exc:
             from truncation_core_proxy.apis import API_BY_NAME
 
             return self._failure(api or API_BY_NAME["messages" if anthropic else "chat"], exc)
@@ -480,13 +491,19 @@ def _request_headers(headers: Mapping[str, str], *, api: bool) -> dict[str, str]
     return out
 
 
-def _response_headers(headers: httpx.Headers, *, keep_encoding: bool = False
+def _response_headers(headers: Mapping[str, str], *, keep_encoding: bool = False
                       ) -> list[tuple[str, str]]:
     drop = _HOP if keep_encoding else _HOP | {"content-encoding"}
-    return [(key, value) for key, value in headers.multi_items() if key.lower() not in drop]
+    # items(): every value of a repeated header (a multidict's).
+    return [(key, value) for key, value in headers.items() if key.lower() not in drop]
 
 
-def _streamed(response: httpx.Response, *, keep_encoding: bool = False) -> Response:
+def _short(response: UpstreamResponse) -> bool:
+    length = response.headers.get("content-length", "")
+    return length.isdigit() and int(length) <= _WHOLE_BYTES
+
+
+def _streamed(response: UpstreamResponse, *, keep_encoding: bool = False) -> Response:
     """The upstream's answer, streamed to the agent as it came."""
     out = StreamingResponse(response.aiter_raw(), status_code=response.status_code,
                             background=BackgroundTask(response.aclose))
@@ -495,7 +512,7 @@ def _streamed(response: httpx.Response, *, keep_encoding: bool = False) -> Respo
     return out
 
 
-def _whole_response(response: httpx.Response, raw: bytes) -> Response:
+def _whole_response(response: UpstreamResponse, raw: bytes) -> Response:
     out = Response(raw, status_code=response.status_code)
     _set_headers(out, _response_headers(response.headers), length=str(len(raw)))
     return out

@@ -61,7 +61,9 @@ def serve(app: Any, host: str, port: int,
             on_ready(_url(server, host))
         await task
 
-    asyncio.run(run())
+    # The loop uvicorn chose (uvloop when installed), as Server.run would run it.
+    with asyncio.Runner(loop_factory=server.config.get_loop_factory()) as runner:
+        runner.run(run())
 
 
 def _url(server: uvicorn.Server, host: str) -> str:
