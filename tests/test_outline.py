@@ -199,3 +199,22 @@ def test_a_large_file_view_is_outlined_by_boundaries_within_span() -> None:
     gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert max(gaps) <= 2 * min(gaps) + 2
     assert len(view) <= 8000
+
+
+def test_a_file_view_keeps_most_of_its_room_at_the_head() -> None:
+    # Agents read a file from its top: a file view keeps FILE_VIEW_HEAD_RATIO of the budget
+    # at the head (the outline names where the rest lies). Under the 60/40 split the head
+    # kept about 1.5 times the tail; a user's head_ratio for the tool still wins.
+    source = SOURCE.read_text(encoding="utf-8")
+    text = claude_read(source)
+    view = make().process(text, tool="read_file").content
+    first, last = omitted(view)
+    lines = text.splitlines(keepends=True)
+    head = sum(len(line) for line in lines[:first - 1])
+    tail = sum(len(line) for line in lines[last:])
+    assert head >= 4 * tail, (head, tail)
+    mine = make(tools={"read_file": {"head_ratio": 0.5}}).process(text, tool="read_file")
+    first, last = omitted(mine.content)
+    head = sum(len(line) for line in lines[:first - 1])
+    tail = sum(len(line) for line in lines[last:])
+    assert head < 1.5 * tail, (head, tail)
