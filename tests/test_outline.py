@@ -218,3 +218,20 @@ def test_a_file_view_keeps_most_of_its_room_at_the_head() -> None:
     head = sum(len(line) for line in lines[:first - 1])
     tail = sum(len(line) for line in lines[last:])
     assert head < 1.5 * tail, (head, tail)
+
+
+def test_a_directory_listing_keeps_most_of_its_room_at_the_head() -> None:
+    # A listing is read from its top levels down, as a file is: list_directory keeps
+    # FILE_VIEW_HEAD_RATIO of the budget at the head (60/40 kept 1.5 times the tail).
+    files = sorted(str(p.relative_to(ROOT)) for top in ("truncation_core", "tests", "docs")
+                   for p in (ROOT / top).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts)
+    listing = "".join(f"- {name}\n" for name in files)
+    assert len(listing) > 10_000
+    view = make().process(listing, tool="list_directory").content
+    assert len(view) <= 8000
+    first, last = omitted(view)
+    lines = listing.splitlines(keepends=True)
+    head = sum(len(line) for line in lines[:first - 1])
+    tail = sum(len(line) for line in lines[last:])
+    assert head >= 4 * tail, (head, tail)
