@@ -235,3 +235,22 @@ def test_a_directory_listing_keeps_most_of_its_room_at_the_head() -> None:
     head = sum(len(line) for line in lines[:first - 1])
     tail = sum(len(line) for line in lines[last:])
     assert head >= 4 * tail, (head, tail)
+
+
+@pytest.mark.skipif(not outline_code.available(), reason="the outline extra is not installed")
+def test_a_definition_entry_quotes_a_short_signature_whole() -> None:
+    # An agent searches for and edits a signature as written: an entry quotes the line whole
+    # when it fits in TITLE_CHARS, and abbreviates a longer one to the name.
+    source = SOURCE.read_text(encoding="utf-8")
+    view = make().process(claude_read(source), tool="read_file").content
+    entries = outline_of(view)
+    lines = source.splitlines()
+    defs = [(line, title) for line, _, _, title in entries[:-1]
+            if lines[line - 1].lstrip().startswith(("def ", "class "))]
+    short = [(line, title) for line, title in defs if len(lines[line - 1].strip()) <= 72]
+    long = [(line, title) for line, title in defs if len(lines[line - 1].strip()) > 72]
+    assert short and long, "the file's omitted part has short and long signatures"
+    for line, title in short:
+        assert title == lines[line - 1].strip(), (line, title)
+    for line, title in long:
+        assert title.endswith("(…)") and len(title) < len(lines[line - 1].strip()), title
