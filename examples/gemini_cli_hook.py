@@ -39,7 +39,15 @@ def main() -> None:
         ran = subprocess.run(["bash", "-c", merged["command"]], capture_output=True, text=True,
                              cwd=project)
         print(f"--- what the model sees of 1 MB (exit status {ran.returncode}) ---")
-        print(ran.stdout[:900] + " ...\n")
+        # Its first lines; the marker that says what was left out and how to read it back,
+        # with the lines it lifted from there; its last lines.
+        view = ran.stdout.splitlines()
+        at = next(i for i, line in enumerate(view)
+                  if line.startswith("... [") and "omitted" in line)
+        lifted = view[at:at + 6]
+        lifted = lifted[:next((i for i, line in enumerate(lifted[1:], 1)
+                               if not line.startswith(("... [highlights", "line "))), 1)]
+        print("\n".join([*view[:8], "...", *lifted, "...", *view[-3:]]) + "\n")
         artifact_id = re.search(r"art_\d+_[0-9a-f]{32}", ran.stdout).group()  # type: ignore[union-attr]
         found = subprocess.run([TRUNC, "artifacts", "grep", artifact_id, "error:", "-C", "1"],
                                capture_output=True, text=True, cwd=project)

@@ -10,7 +10,10 @@ says that the test:
 - started a process (``subprocess``, ``os.fork``, ``os.posix_spawn``, ``os.system``: seen
   by an audit hook), itself or through a fixture: a test that uses a fixture which started
   one (a redis-server, an MCP server, a ``trunc`` command), with the same parameter, is
-  slow even when the server was already running for an earlier test.
+  slow even when the server was already running for an earlier test; or
+- uses a fixture whose own set-up cost more than those thresholds (a module's fixture that
+  scores a corpus): whichever test happened to set it up paid for it when it was measured,
+  and another pays when that one is deselected.
 
 CPU time is the measure because the machines are shared: a loaded machine stretches wall
 time many times (eleven times, the day the file was first made), and CPU time much less. So
@@ -89,14 +92,17 @@ class Measured:
         self.tests: dict[str, list[Any]] = data.get("tests", {})
         #: ``name`` or ``name[parameter index]`` of the fixtures that started a process.
         self.spawning_fixtures = set(data.get("spawning_fixtures", []))
+        #: The same, of the fixtures whose set-up cost more than a slow test does.
+        self.costly_fixtures = set(data.get("costly_fixtures", []))
         #: How much the measuring run's load stretched CPU time into wall time.
         self.wall_per_cpu = float(data.get("wall_per_cpu", 1.0))
 
-    def uses_a_spawning_fixture(self, item: pytest.Item) -> bool:
-        return any(key in self.spawning_fixtures for key in fixture_keys(item))
+    def uses_a_slow_fixture(self, item: pytest.Item) -> bool:
+        slow = self.spawning_fixtures | self.costly_fixtures
+        return any(key in slow for key in fixture_keys(item))
 
     def is_slow(self, item: pytest.Item) -> bool:
-        if self.uses_a_spawning_fixture(item):
+        if self.uses_a_slow_fixture(item):
             return True
         measured = self.tests.get(item.nodeid)
         if measured is None:
@@ -180,6 +186,7 @@ class Recorder:
         #: Keys of the fixtures being set up, innermost last.
         self.setting_up: list[str] = []
         self.spawning_fixtures: set[str] = set()
+        self.costly_fixtures: set[str] = set()
         self.tests: dict[str, list[Any]] = {}
         self.fixtures_reported: set[str] = set()
         sys.addaudithook(self._audit)
@@ -195,10 +202,14 @@ class Recorder:
         key = (f"{fixturedef.argname}[{index}]" if getattr(fixturedef, "params", None)
                else fixturedef.argname)
         self.setting_up.append(key)
+        cpu, wall = _cpu(), time.perf_counter()
         try:
             return (yield)
         finally:
             self.setting_up.pop()
+            cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+            if cpu > CPU_THRESHOLD or wall - cpu > WAIT_THRESHOLD:
+                self.costly_fixtures.add(key)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item,
@@ -213,29 +224,32 @@ class Recorder:
         if call.when == "teardown":
             cpu, wall, spawns = item.stash[_START]
             new = sorted(self.spawning_fixtures - self.fixtures_reported)
-            self.fixtures_reported.update(new)
+            costly = sorted(self.costly_fixtures - self.fixtures_reported)
+            self.fixtures_reported.update(new, costly)
             report.user_properties.append(("fastloop", [
                 round(_cpu() - cpu, 3), round(time.perf_counter() - wall, 3),
-                self.spawns > spawns, new]))
+                self.spawns > spawns, new, costly]))
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == "fastloop" and report.when == "teardown":
-                cpu, wall, spawned, fixtures = value
+                cpu, wall, spawned, fixtures, costly = value
                 self.tests[report.nodeid] = [cpu, wall, spawned]
                 self.spawning_fixtures.update(fixtures)
+                self.costly_fixtures.update(costly)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        write(self.path, self.tests, self.spawning_fixtures)
+        write(self.path, self.tests, self.spawning_fixtures, self.costly_fixtures)
 
 
 _START = pytest.StashKey[tuple[float, float, int]]()
 
 
-def write(path: Path, tests: dict[str, list[Any]], spawning_fixtures: set[str]) -> None:
+def write(path: Path, tests: dict[str, list[Any]], spawning_fixtures: set[str],
+          costly_fixtures: set[str]) -> None:
     """The file, one test a line, so that a change shows as lines in a diff."""
     # The median stretch of the tests that used some CPU and started no process: a test that
     # sleeps does not move it.
@@ -248,6 +262,7 @@ def write(path: Path, tests: dict[str, list[Any]], spawning_fixtures: set[str]) 
              '  "form": "nodeid: [cpu seconds, wall seconds, started a process]",',
              f'  "wall_per_cpu": {round(wall_per_cpu, 2)},',
              f'  "spawning_fixtures": {json.dumps(sorted(spawning_fixtures))},',
+             f'  "costly_fixtures": {json.dumps(sorted(costly_fixtures))},',
              '  "tests": {']
     entries = [f"    {json.dumps(nodeid)}: {json.dumps(tests[nodeid])}"
                for nodeid in sorted(tests)]

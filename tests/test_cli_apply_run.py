@@ -42,7 +42,7 @@ CASES: dict[str, tuple[list[str], bytes, int, list[str], list[str]]] = {
                    ["Exit code: 0\n", "Output:\nhi\n"], []),
     "run, cut, exit status": (["run", "--limit", "400", "--", *PRINTS], b"", 3,
                               ["Exit code: 3\n", "Total output lines: 4,001", "omitted"],
-                              ["truncated with tail"]),
+                              ["truncated with adaptive"]),
     "run, timeout": (["run", "--timeout", "0.3", "--", "sleep", "30"], b"", 124,
                      ["Timed out after 0.3 s"], []),
     "run, not found": (["run", "--", "no-such-command-here"], b"", 127, [],

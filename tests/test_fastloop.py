@@ -62,6 +62,22 @@ def test_second_on_the_server(server):
 
 def test_on_a_backend(backend):
     pass
+
+
+@pytest.fixture(scope="module")
+def scored():
+    """Costs CPU once (as a module's fixture that scores a corpus does)."""
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+
+
+def test_first_on_the_score(scored):
+    pass
+
+
+def test_second_on_the_score(scored):
+    pass
 '''
 
 
@@ -72,7 +88,7 @@ def measured(pytester: pytest.Pytester) -> dict[str, object]:
     path = pytester.path / "durations.json"
     result = pytester.runpytest_inprocess("-p", "fastloop", "-p", "no:cacheprovider",
                                           f"--record-durations={path}")
-    result.assert_outcomes(passed=8)
+    result.assert_outcomes(passed=10)
     data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
@@ -89,9 +105,13 @@ def test_the_measurement_records_cpu_waits_and_processes(measured: dict[str, obj
                        "test_starts_a_process": True,
                        "test_first_on_the_server": True,  # the fixture started it then
                        "test_second_on_the_server": False,
-                       "test_on_a_backend[plain]": False, "test_on_a_backend[spawning]": True}
+                       "test_on_a_backend[plain]": False, "test_on_a_backend[spawning]": True,
+                       "test_first_on_the_score": False, "test_second_on_the_score": False}
     # The fixture that started a process, and the parameter that did.
     assert measured["spawning_fixtures"] == ["backend[1]", "server"]
+    # The fixture whose set-up cost CPU: the first test that used it paid, the second not.
+    assert measured["costly_fixtures"] == ["scored"]
+    assert cpu["test_first_on_the_score"] >= 0.25 > cpu["test_second_on_the_score"]
 
 
 def test_the_rule_leaves_out_what_was_measured_slow(
@@ -99,11 +119,12 @@ def test_the_rule_leaves_out_what_was_measured_slow(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """With the file in place, ``-m "not slow"`` runs the idle test alone: not the busy one,
     nor the one that waits, nor any that started a process or uses a fixture (with the
-    parameter) that did, even the test on the server that was already running."""
+    parameter) that did, even the test on the server that was already running, nor the
+    second test on a costly fixture, which was measured cheap because the first paid."""
     monkeypatch.setattr(fastloop, "DURATIONS", pytester.path / "durations.json")
     result = pytester.runpytest_inprocess("-p", "fastloop", "-p", "no:cacheprovider",
                                           "-m", "not slow", "-v")
-    result.assert_outcomes(passed=2, deselected=6)
+    result.assert_outcomes(passed=2, deselected=8)
     result.stdout.fnmatch_lines(["*test_idle PASSED*", "*test_on_a_backend?plain? PASSED*"])
 
 
@@ -117,7 +138,7 @@ def test_a_test_the_file_does_not_know_is_judged_by_the_old_rule(
     pytester.makepyfile(test_cli="def test_new(): pass\n", test_other="def test_new(): pass\n")
     result = pytester.runpytest_inprocess("-p", "fastloop", "-p", "no:cacheprovider",
                                           "-m", "not slow", "-v")
-    result.assert_outcomes(passed=3, deselected=7)
+    result.assert_outcomes(passed=3, deselected=9)
     result.stdout.fnmatch_lines(["*test_other.py::test_new PASSED*",
                                  "2 tests are not in durations.json*"])
 

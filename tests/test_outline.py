@@ -199,3 +199,58 @@ def test_a_large_file_view_is_outlined_by_boundaries_within_span() -> None:
     gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert max(gaps) <= 2 * min(gaps) + 2
     assert len(view) <= 8000
+
+
+def test_a_file_view_keeps_most_of_its_room_at_the_head() -> None:
+    # Agents read a file from its top: a file view keeps FILE_VIEW_HEAD_RATIO of the budget
+    # at the head (the outline names where the rest lies). Under the 60/40 split the head
+    # kept about 1.5 times the tail; a user's head_ratio for the tool still wins.
+    source = SOURCE.read_text(encoding="utf-8")
+    text = claude_read(source)
+    view = make().process(text, tool="read_file").content
+    first, last = omitted(view)
+    lines = text.splitlines(keepends=True)
+    head = sum(len(line) for line in lines[:first - 1])
+    tail = sum(len(line) for line in lines[last:])
+    assert head >= 4 * tail, (head, tail)
+    mine = make(tools={"read_file": {"head_ratio": 0.5}}).process(text, tool="read_file")
+    first, last = omitted(mine.content)
+    head = sum(len(line) for line in lines[:first - 1])
+    tail = sum(len(line) for line in lines[last:])
+    assert head < 1.5 * tail, (head, tail)
+
+
+def test_a_directory_listing_keeps_most_of_its_room_at_the_head() -> None:
+    # A listing is read from its top levels down, as a file is: list_directory keeps
+    # FILE_VIEW_HEAD_RATIO of the budget at the head (60/40 kept 1.5 times the tail).
+    files = sorted(str(p.relative_to(ROOT)) for top in ("truncation_core", "tests", "docs")
+                   for p in (ROOT / top).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts)
+    listing = "".join(f"- {name}\n" for name in files)
+    assert len(listing) > 10_000
+    view = make().process(listing, tool="list_directory").content
+    assert len(view) <= 8000
+    first, last = omitted(view)
+    lines = listing.splitlines(keepends=True)
+    head = sum(len(line) for line in lines[:first - 1])
+    tail = sum(len(line) for line in lines[last:])
+    assert head >= 4 * tail, (head, tail)
+
+
+@pytest.mark.skipif(not outline_code.available(), reason="the outline extra is not installed")
+def test_a_definition_entry_quotes_a_short_signature_whole() -> None:
+    # An agent searches for and edits a signature as written: an entry quotes the line whole
+    # when it fits in TITLE_CHARS, and abbreviates a longer one to the name.
+    source = SOURCE.read_text(encoding="utf-8")
+    view = make().process(claude_read(source), tool="read_file").content
+    entries = outline_of(view)
+    lines = source.splitlines()
+    defs = [(line, title) for line, _, _, title in entries[:-1]
+            if lines[line - 1].lstrip().startswith(("def ", "class "))]
+    short = [(line, title) for line, title in defs if len(lines[line - 1].strip()) <= 72]
+    long = [(line, title) for line, title in defs if len(lines[line - 1].strip()) > 72]
+    assert short and long, "the file's omitted part has short and long signatures"
+    for line, title in short:
+        assert title == lines[line - 1].strip(), (line, title)
+    for line, title in long:
+        assert title.endswith("(…)") and len(title) < len(lines[line - 1].strip()), title

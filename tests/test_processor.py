@@ -487,8 +487,9 @@ def test_seed_scenario_2_medium_content_keeps_head_and_tail_with_a_marker() -> N
     content = result.content
     assert len(content) <= 8000
     assert result.metadata.was_truncated and result.metadata.strategy_used == "outline"
-    assert content.startswith(medium[:4000])  # about 60% of the budget is head
-    assert content.endswith(medium[-2000:])   # the tail, after the outline of the middle
+    # A file view keeps about 85% of the budget at its head (FILE_VIEW_HEAD_RATIO)
+    assert content.startswith(medium[:6000])
+    assert content.endswith(medium[-900:])   # the tail, after the outline of the middle
     region = result.metadata.omissions[0]
     assert f"\n... [{region.lines:,} lines / {region.chars:,} chars omitted" in content
     assert "... [outline of the omitted part" in content

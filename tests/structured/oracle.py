@@ -15,6 +15,8 @@ from typing import Any
 ITEMS = re.compile(r"\.\.\. ([\d,]+ items?) omitted \.\.\.\Z")
 DEPTH = re.compile(r"\.\.\. ([\d,]+ (item|key)s?) omitted \(nested too deep\) \.\.\.\Z")
 KEYS = re.compile(r"([\d,]+ keys?) omitted\Z")
+#: The header of the stubs of omitted records (truncation_core/structured/records.py).
+RECORDS = re.compile(r"\.\.\. the ([\d,]+ items?) omitted, by .* \.\.\.\Z", re.DOTALL)
 CHARS = re.compile(r"(.*) \.\.\. \[([\d,]+ chars?) omitted\] \.\.\. (.*)\Z", re.DOTALL)
 
 
@@ -89,6 +91,15 @@ def _check_array(original: list[Any], output: list[Any], counts: dict[str, int])
     at = notes[0]
     omitted = _count(ITEMS.match(output[at]).group(1))
     head, tail = output[:at], output[at + 1:]
+    if tail and isinstance(tail[0], str) and RECORDS.match(tail[0]):
+        # Records: a stub of every omitted item follows the header, each a part of its item.
+        assert _count(RECORDS.match(tail[0]).group(1)) == omitted
+        stubs, tail = tail[1:1 + omitted], tail[1 + omitted:]
+        assert len(stubs) == omitted
+        for item, stub in zip(original[len(head):len(head) + omitted], stubs, strict=True):
+            assert isinstance(item, Pairs) and isinstance(stub, Pairs), (item, stub)
+            whole = {norm(k): v for k, v in item}
+            assert stub and all(whole.get(k, object()) == v for k, v in stub), (item, stub)
     assert len(head) + len(tail) + omitted == len(original)
     for a, b in zip(original[:len(head)], head, strict=True):
         check(a, b, counts)

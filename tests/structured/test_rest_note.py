@@ -127,3 +127,22 @@ def test_output_stays_valid_and_within_the_budget(doc: Any, limit: int, indent: 
         assert len(result.content.encode("utf-8", "surrogatepass")) <= max_bytes
     if result.metadata.was_truncated and result.metadata.details.get("format") == "json":
         json.loads(result.content)
+
+
+@pytest.mark.parametrize("tool", ["search_files", "list_directory"])
+def test_text_that_cannot_be_structured_keeps_no_room_for_a_note(tool: str) -> None:
+    # Search hits and listings that are no JSON or XML are cut as text, whose markers carry
+    # their own hints: the rest note is never added, so its room goes to the text (it went
+    # unused: about 250 characters of every such cut).
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    hits = "".join(f"{path.relative_to(root)}:{n}:{line}\n"
+                   for path in sorted(root.glob("test_*.py"))[:10]
+                   for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                   if "assert" in line)
+    assert 8000 < len(hits) < 50_000
+    result = make().process(hits, tool=tool)
+    assert result.artifact is not None and result.metadata.was_truncated
+    assert "Omitted parts are kept" not in result.content
+    assert 7900 <= len(result.content) <= 8000, len(result.content)

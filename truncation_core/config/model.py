@@ -64,11 +64,19 @@ class PluginsConfig:
 #: Configuration under ``tools`` overrides these key by key. A file's or a diff's contents get
 #: no highlights: in source code, lines that look like failures (an error message in a
 #: string, a test count in a docstring) are not, and the block would spend the budget on them.
+#: A file view keeps :data:`FILE_VIEW_HEAD_RATIO` of the budget at its head: agents read a
+#: file from its top (imports, definitions, a document's opening sections), and the outline
+#: names where the rest lies (measured on the dev half of ``bench/agent_corpus``: visible
+#: recall of file views 0.594 at 0.6, 0.648 at 0.85; issue 28). A directory listing is read
+#: the same way, from its top levels down (listings of the dev half: 0.750 at 0.6, 1.000 from
+#: 0.7 to 0.9).
+FILE_VIEW_HEAD_RATIO = 0.85
 BUILTIN_TOOL_POLICIES: Mapping[str, ToolConfig] = MappingProxyType(
     {
-        "read_file": ToolConfig(strategy="outline", highlights=0),
+        "read_file": ToolConfig(strategy="outline", highlights=0,
+                                head_ratio=FILE_VIEW_HEAD_RATIO),
         "execute_command": ToolConfig(strategy="adaptive"),
-        "list_directory": ToolConfig(strategy="element"),
+        "list_directory": ToolConfig(strategy="element", head_ratio=FILE_VIEW_HEAD_RATIO),
         "search_files": ToolConfig(strategy="element"),
         "git_diff": ToolConfig(strategy="head_tail", highlights=0),
     }

@@ -17,6 +17,7 @@ Nothing here raises on content.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -105,7 +106,11 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
     When the content is kept as an artifact and no artifact reference stands above the
     output, the cut says how to read the rest (:mod:`~truncation_core.structured.rest`).
     """
-    note, key, room = _rest_note(budget, facts, policy, markers)
+    # Text that cannot be JSON or XML is cut as text, whose markers say how to read the
+    # rest: the note would never be added, and the room kept for it would go unused (about
+    # 250 characters of every search or listing cut as text).
+    note, key, room = (_rest_note(budget, facts, policy, markers)
+                       if _may_be_structured(text, facts) else ("", "", budget))
     try:
         result = cut(text, budget=room, facts=facts, policy=policy, markers=markers, **extra)
     except (RecursionError, MemoryError, Exception) as exc:
@@ -115,6 +120,21 @@ def guarded(cut: Callable[..., Cut], text: str, *, budget: Budget, facts: Conten
     if note:
         result = with_rest(result, note, key, budget)
     return result
+
+
+_LITERAL = re.compile(r"(?:true|false|null)(?!\w)")
+
+
+def _may_be_structured(text: str, facts: ContentFacts) -> bool:
+    """*text* may be cut as JSON, JSON Lines or XML (else :func:`element_cut` and the
+    ``ranked`` strategy fall back to a text cut)."""
+    if facts.looks_like_json or facts.looks_like_xml or looks_like_xml(text):
+        return True
+    if not starts_like_json(text):
+        return False
+    # A letter starts JSON only as a literal: "test_x.py:12: ..." is no JSON document.
+    head = text[:64].lstrip("\ufeff \t\r\n")
+    return not head[0].isalpha() or _LITERAL.match(head) is not None
 
 
 def _rest_note(budget: Budget, facts: ContentFacts, policy: Policy,

@@ -24,5 +24,6 @@ def test_example_runs(name: str, tmp_path: Path, host_env: dict[str, str]) -> No
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "--- what the model sees of 1 MB (exit status 2) ---\nExit code: 2\n" in out
-    assert "trunc artifacts show art_" in out
+    assert "trunc artifacts show art_" in out  # the marker says how to read the rest
+    assert "\nline 9001: [009000] error: undefined reference to `frobnicate'\n" in out  # lifted
     assert "9001:[009000] error: undefined reference to `frobnicate'" in out
