@@ -22,8 +22,6 @@ import importlib
 import re
 from typing import Any
 
-from truncation_core.outline.toc import TITLE_CHARS
-
 __all__ = ["LANGUAGES", "available", "definitions", "sniff_language", "unparsed_code"]
 
 #: Language -> (grammar module, its language function, the grammar modules whose tags
@@ -146,18 +144,19 @@ def unparsed_code(lines: list[str]) -> bool:
     return bool(languages) and _grammar(languages[0]) is None
 
 
-def definitions(lines: list[str]) -> list[tuple[int, int, str]] | None:
+def definitions(lines: list[str], *, title_chars: int) -> list[tuple[int, int, str]] | None:
     """The definitions of a source file whose lines (prefixes stripped) are *lines*: (0-based
-    line index, depth from 1, the definition's first line), in order; None when no installed
-    grammar parses it."""
+    line index, depth from 1, the definition's first line, whole when it fits in
+    *title_chars*), in order; None when no installed grammar parses it."""
     for language in sniff_language(lines):
-        found = _definitions(lines, language)
+        found = _definitions(lines, language, title_chars)
         if found is not None:
             return found
     return None
 
 
-def _definitions(lines: list[str], language: str) -> list[tuple[int, int, str]] | None:
+def _definitions(lines: list[str], language: str,
+                 title_chars: int) -> list[tuple[int, int, str]] | None:
     grammar = _grammar(language)
     if grammar is None:
         return None
@@ -191,20 +190,21 @@ def _definitions(lines: list[str], language: str) -> list[tuple[int, int, str]] 
         if row in seen_rows or row >= len(lines):
             continue
         seen_rows.add(row)
-        out.append((row, depth, _title(lines[row], row, names)))
+        out.append((row, depth, _title(lines[row], row, names, title_chars)))
     return out
 
 
-def _title(line: str, row: int, names: dict[int, list[Any]]) -> str:
+def _title(line: str, row: int, names: dict[int, list[Any]], title_chars: int) -> str:
     """The title of a definition starting on *line*: the whole line when it fits in
-    :data:`~truncation_core.outline.toc.TITLE_CHARS` (or no name is found on it), since an
-    agent searches for and edits a signature as it is written; else the compact form, the
+    *title_chars* (an entry's title, :data:`~truncation_core.outline.toc.TITLE_CHARS`) or no
+    name is found on it, since an agent searches for and edits a signature as it is
+    written; else the compact form, the
     line up to the end of the defined name (``def size``, ``export function AppContent``,
     ``pub async fn scan``) with ``(…)`` when parameters follow. Quoting short signatures
     whole: on the dev half of ``bench/agent_corpus`` code search 0.821 -> 0.842 visible,
     file views unchanged (issue 28)."""
     on_row = names.get(row, ())
-    if not on_row or len(line.strip()) <= TITLE_CHARS:
+    if not on_row or len(line.strip()) <= title_chars:
         return line.strip()
     # Columns are bytes: the name's end is found in the encoded line.
     data = line.encode("utf-8", "surrogatepass")

@@ -252,7 +252,7 @@ def document(text: str) -> Document | None:
         return Document(bodies, numbers, grouped, "records", numbering)
     from truncation_core.outline import code
 
-    defined = code.definitions(bodies)
+    defined = code.definitions(bodies, title_chars=TITLE_CHARS)
     if defined:
         return Document(bodies, numbers, defined, "definitions", numbering)
     from truncation_core.outline.markup import headings
