@@ -127,3 +127,37 @@ def test_under_a_line_limit_an_entry_costs_a_line() -> None:
     assert view.count("\n") + (not view.endswith("\n")) <= 40
     assert len(entries_of(view)) + 1 <= 40 // 5  # the header and the entries: a fifth
     assert "get_artifact(" in view and "lines / " in view  # the marker is whole
+
+
+def test_long_lines_of_path_characters_cost_a_bounded_search() -> None:
+    """A key is looked for in a line's first 512 characters: the path patterns backtrack in
+    time quadratic in a run of path characters, and two 40,000-character lines of
+    ``src/a.b/`` held ``process()`` for 13 s (read_file and execute_command alike). Here two
+    of 120,000, in a child under a deadline of 30 s (the bounded search takes a fraction of a
+    second; unbounded, over a minute); the control: the same pattern unbounded, under a
+    deadline of a second, does not finish one such line."""
+    from bounded import run_bounded
+
+    outcome = run_bounded("""
+        import regex
+        from truncation_core import Truncator
+        from truncation_core.outline import records
+        short = "".join(f"line {i} of the log\\n" for i in range(150))
+        text = short + ("src/a.b/" * 15000 + "\\n") * 2 + short
+        truncator = Truncator(load_entrypoints=False)
+        sizes = [len(truncator.process(text, tool=tool).content)
+                 for tool in ("read_file", "execute_command")]
+        unbounded = regex.compile(records._HIT.pattern)
+        try:
+            unbounded.match("src/a.b/" * 15000, timeout=1.0)
+            control = "finished"
+        except TimeoutError:
+            control = "stopped"
+        report(sizes=sizes, control=control)
+    """, timeout=30)
+    assert outcome.result["control"] == "stopped"
+    assert all(0 < size <= 8000 for size in outcome.result["sizes"])
+    # The keys of ordinary lines are still found.
+    assert record_key("src/pkg/mod.py:12: found") == ("src/pkg/mod.py", "hit")
+    assert record_key("src/a-1-b.py-12-text") == ("src/a-1-b.py", "hit")
+    assert record_key("./dir/sub:") == ("./dir/sub", "header")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from truncation_core.adaptive.ends import Ends, head_share, salient_ends, window
+from truncation_core.adaptive.ends import Ends, head_share, salient_ends
 from truncation_core.text.cut import cut_text
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ def tail_floor(text: str, lines: int = TAIL_LINES, *, within: int | None = None)
     *within* characters (a stream keeps no more of its end): *within* + 1 when they start
     further back."""
     n = len(text)
+    if lines <= 0:
+        return 0
     floor = 0 if within is None else max(0, n - within)
     end = n
     # A final terminator ends the last line; it starts no line of its own.
@@ -81,7 +83,8 @@ def _sniff(text: str, policy: Policy) -> Ends:
     # failure lines are found, and the split is head_ratio's.
     if policy.salient is None:
         return Ends(head=0, tail=0)
-    return salient_ends(text, window(policy.inline_limit), policy.salient())
+    # Each end is read as far as the budget could show of it.
+    return salient_ends(text, policy.inline_limit, policy.salient())
 
 
 def adaptive_cut(text: str, *, budget: Budget, facts: ContentFacts, markers: MarkerRenderer,

@@ -30,18 +30,13 @@ import attrs
 if TYPE_CHECKING:
     from truncation_core.highlights.patterns import Matcher
 
-__all__ = ["FAILURE_SHARE", "Ends", "head_share", "salient_ends", "window"]
+__all__ = ["FAILURE_SHARE", "Ends", "head_share", "salient_ends"]
 
 #: The head's share of the budget for a failure log: none, its tail is what matters (as for
 #: ``tail``; a fifth of the budget to the head did no better on the corpora).
 FAILURE_SHARE = 0.0
 #: The rank of the lines that count as failures (and those under it: statuses).
 FAILURE_RANK = 1
-
-
-def window(budget_chars: int) -> int:
-    """Characters read at each end: as many as the budget would show of that end."""
-    return budget_chars
 
 
 @attrs.frozen

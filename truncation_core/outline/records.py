@@ -56,6 +56,12 @@ _PATH_FIELDS = 3
 _HIT = re.compile(rf"({_PATH}?)(?::\d+[:-]|-\d+-|:(?=\S|\s+\S))")
 #: A listing's header: ``./dir:`` alone on its line.
 _DIRECTORY = re.compile(rf"({_PATH}):\s*$")
+#: A key is looked for in a line's first this many characters only, and a header or a path
+#: that ends a line is no longer than this. The patterns above backtrack in time quadratic
+#: in a run of path characters (``{_PATH_CHARS}*[/\.]{_PATH_CHARS}*`` splits it every way):
+#: two 40,000-character lines of ``src/a.b/`` held ``process()`` for 13 s. Real paths and
+#: headers are far shorter (a hit's ``path:12:`` starts its line).
+_KEY_CHARS = 512
 _SEPARATORS = "/\\"
 
 
@@ -88,10 +94,10 @@ def record_key(line: str) -> tuple[str, KeyKind] | None:
     stripped = line.strip()
     if not stripped:
         return None
-    found = _DIRECTORY.match(stripped)
+    found = _DIRECTORY.match(stripped) if len(stripped) <= _KEY_CHARS else None
     if found and _has_separator(found.group(1)):
         return found.group(1), "header"
-    found = _HIT.match(line)
+    found = _HIT.match(line, 0, _KEY_CHARS)
     if found and found.group(1) and not line[:1].isspace():
         path = found.group(1)
         # A hit's path has a separator or an extension; a URL's scheme ("https:") is none.
@@ -100,8 +106,8 @@ def record_key(line: str) -> tuple[str, KeyKind] | None:
             return path, "hit"
     fields = stripped.split(None, _PATH_FIELDS)
     last = fields[-1]
-    if (len(fields) <= _PATH_FIELDS and _has_separator(last) and _WHOLE_PATH.fullmatch(last)
-            and any(c.isalnum() for c in last)):
+    if (len(fields) <= _PATH_FIELDS and len(last) <= _KEY_CHARS and _has_separator(last)
+            and _WHOLE_PATH.fullmatch(last) and any(c.isalnum() for c in last)):
         return _directory(last), "path"
     return None
 

@@ -3,10 +3,12 @@
     with truncator.stream(tool="execute_command") as s:
         for chunk in source:          # str or bytes, any size
             s.write(chunk)
-    result = s.result()               # == truncator.process(everything)
+    result = s.result()               # == truncator.process(everything), but see below
 
 How it keeps memory bounded and stays equal to :meth:`Truncator.process
-<truncation_core.Truncator.process>`:
+<truncation_core.Truncator.process>` (one exception: a stream longer than the ends it keeps
+gets no outline or index, which ``outline`` and ``adaptive`` add to a whole text, since
+they need all of its lines; docs/strategies.md says so):
 
 * **Counts are exact and incremental.** Characters, bytes and line terminators are counted
   per chunk. A ``"\\r\\n"`` split across two chunks counts once; a UTF-8 sequence split
