@@ -178,9 +178,15 @@ class Proxy:
             client.close()
 
 
-def start_proxy(upstream_url: str, root: Path, **options: Any) -> Iterator[Proxy]:
+def start_proxy(upstream_url: str, root: Path, *, session: str | None = None,
+                inline_limit: int = INLINE_LIMIT, **options: Any) -> Iterator[Proxy]:
+    """A proxy in front of *upstream_url*, its artifacts under *root* (in *session*, else a
+    new session)."""
     # No highlights: the error line must be omitted, for the model to find it with the grep.
-    config = config_from_mapping({"store": {"root": str(root)}, "inline_limit": INLINE_LIMIT,
+    store: dict[str, str] = {"root": str(root)}
+    if session is not None:
+        store["session"] = session
+    config = config_from_mapping({"store": store, "inline_limit": inline_limit,
                                   "highlights": 0})
     cutter = Cutter(config)
     relay = Relay(cutter, ProxyOptions(upstream=upstream_url, **options))

@@ -5,7 +5,10 @@ id and the hash of its text: the first time it is seen it goes through the Trunc
 stores the full text as an artifact), and every later time the same cut is returned from
 memory, so that nothing is stored again and the bytes sent upstream stay the same (the
 provider's prompt cache keeps hitting). The memory is bounded (least recently used out);
-a result that falls out of it, or a proxy restarted, cuts again into a new artifact.
+a result that falls out of it, or one a restarted proxy sees, is cut again by its tool's
+policy, and the artifact the session already holds for that call and content is reused
+(:mod:`truncation_core_proxy.reuse`): the same policy gives the same text, nothing is stored
+again.
 
 A tool call's id stands for its artifact (the markers say ``(tool call ID)``), but only in
 the conversation that holds that call: every conversation through the proxy shares one
@@ -38,6 +41,7 @@ from truncation_core.errors import describe_untrusted
 from truncation_core.tools.schemas import TOOL_NAMES
 from truncation_core.types.ids import is_tool_call_id
 from truncation_core.types.tool_names import ArtifactToolNames
+from truncation_core_proxy.reuse import ReusedArtifacts
 
 __all__ = ["DEFAULT_PREFIX", "Cutter", "ToolFamily"]
 
@@ -89,6 +93,7 @@ class Cutter:
         self._memo_entries = memo_entries
         self._memo_lock = threading.Lock()
         self._key_locks: dict[tuple[str, str | None, str | None, bytes], threading.Lock] = {}
+        self._reused = ReusedArtifacts()
         self.default = self._family(prefix)
 
     @property
@@ -122,7 +127,8 @@ class Cutter:
                 config = attrs.evolve(self._config,
                                       artifact_tools=ArtifactToolNames(names=names))
                 store = self._families[self._prefix].truncator.store if self._families else None
-                truncator = Truncator(config, project_root=self._project_root, store=store)
+                truncator = Truncator(config, project_root=self._project_root, store=store,
+                                      plugins=[self._reused])
                 family = ToolFamily(prefix, truncator, names)
                 self._families[prefix] = family
         return family
