@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-PACKAGE = REPO / "truncation_core"
+from package_modules import MODULES, imported_modules
 
 #: The layers, bottom first. A subpackage, or a module at the top of the package, is named by
 #: its last name; ``truncation_core`` is the package's own ``__init__``.
@@ -45,16 +43,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 RANK = {name: index for index, layer in enumerate(LAYERS) for name in layer}
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-
-
 def package_of(module: str) -> str:
     """``truncation_core.pipeline.call`` -> ``pipeline``; ``truncation_core`` itself."""
     parts = module.split(".")
@@ -65,21 +53,8 @@ def imports_of(source: str, module: str, is_package: bool) -> Iterator[tuple[int
     """``(line, imported module)`` for every truncation_core import in *source*, wherever it
     stands (TYPE_CHECKING blocks and function bodies included)."""
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = module.split(".") if is_package else module.split(".")[:-1]
-                anchor = anchor[:len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, *([base] if base else [])])
-            # ``from pkg import sub`` imports the submodule when there is one.
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
-                     for alias in node.names]
-        else:
-            continue
-        for name in names:
-            if name == "truncation_core" or name.startswith("truncation_core."):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for name in imported_modules(node, module, is_package):
                 yield node.lineno, name
 
 

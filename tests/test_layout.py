@@ -14,20 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from package_modules import MODULES, PACKAGE, imported_modules
 
-REPO = Path(__file__).resolve().parent.parent
-PACKAGE = REPO / "truncation_core"
 TOP_LEVEL_ALLOWED = {"__init__", "__main__", "plugin", "testing", "errors", "truncator"}
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -52,21 +41,7 @@ def imports_of(source: str, module: str, is_package: bool) -> set[str]:
     """The truncation_core modules that *source* imports when it runs."""
     found: set[str] = set()
     for node in _runtime_nodes(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = module.split(".") if is_package else module.split(".")[:-1]
-                anchor = anchor[:len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, *([base] if base else [])])
-            # ``from pkg import sub`` imports the submodule when there is one.
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
-                     for alias in node.names]
-        else:
-            continue
-        found.update(name for name in names
-                     if name == "truncation_core" or name.startswith("truncation_core."))
+        found.update(imported_modules(node, module, is_package))
     found.discard(module)
     return found
 
