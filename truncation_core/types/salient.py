@@ -132,16 +132,28 @@ def lines_above(take: str, *, stop: str | None = None, most: int = 3) -> Choose:
     return choose
 
 
-def _check_pattern_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
-    if not value:
-        raise ValueError("keywords: at least one literal string is needed, so that lines can "
-                         "be found without running the regex on every line")
-    for keyword in value:
-        if not isinstance(keyword, str) or not keyword:
-            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
-        if "\n" in keyword or "\r" in keyword:
-            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
-                             "inside one line")
+def _keywords_check(found_how: str) -> Callable[[object, object, tuple[str, ...]], None]:
+    """The validator of a ``keywords`` field: at least one, each a non-empty string within
+    one line (*found_how* says what they are for)."""
+
+    def check(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
+        if not value:
+            raise ValueError(f"keywords: at least one literal string is needed, so that "
+                             f"{found_how}")
+        for keyword in value:
+            if not isinstance(keyword, str) or not keyword:
+                raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
+            if "\n" in keyword or "\r" in keyword:
+                raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords "
+                                 "match inside one line")
+
+    return check
+
+
+_check_pattern_keywords = _keywords_check(
+    "lines can be found without running the regex on every line")
+_check_record_keywords = _keywords_check(
+    "record lines can be found without parsing every line")
 
 
 def _check_regex(_inst: object, _attr: object, value: str | None) -> None:
@@ -176,18 +188,6 @@ class SalientPattern:
     #: escapes removed). That line is then the salient one, and the matching line is the
     #: first below it (ruff's ``F821 Undefined name `x``` over `` --> app.py:7:53``).
     header: str | None = attrs.field(default=None, validator=_check_regex)
-
-
-def _check_record_keywords(_inst: object, _attr: object, value: tuple[str, ...]) -> None:
-    if not value:
-        raise ValueError("keywords: at least one literal string is needed, so that record "
-                         "lines can be found without parsing every line")
-    for keyword in value:
-        if not isinstance(keyword, str) or not keyword:
-            raise ValueError(f"keywords: expected non-empty strings, got {keyword!r}")
-        if "\n" in keyword or "\r" in keyword:
-            raise ValueError(f"keywords: {keyword!r} holds a line terminator; keywords match "
-                             "inside one line")
 
 
 def _check_test(_inst: object, _attr: object, value: Any) -> None:
