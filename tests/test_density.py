@@ -25,6 +25,7 @@ from test_salient import (
     builtin_matcher,
     by_definition,
     cut_region,
+    feed_as_drawn,
     make,
     salient_lines,
 )
@@ -266,13 +267,7 @@ def test_a_dense_text_is_found_as_the_definition_finds_it(
     bank = StreamHighlights(matcher, keep=keep, window=window, dense=dense, rare=rare)
     if not gather:
         bank._batch_chars = 1  # type: ignore[attr-defined]
-    if data.draw(st.booleans()):  # as process() feeds it
-        bank.feed(text, final=True)
-    else:
-        cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
-        for a, b in zip([0, *cuts], [*cuts, n], strict=True):
-            bank.feed(text[a:b])
-    bank.close()
+    feed_as_drawn(bank, text, data)
     region = cut_region(text, window, data)
     if region is not None:
         pools = bank.pools(region, n)

@@ -504,6 +504,19 @@ salient_lines = st.one_of(
 )
 
 
+def feed_as_drawn(bank: StreamHighlights, text: str, data: Any) -> None:
+    """Feed *text* to *bank* and close it: whole, as ``process()`` does, or in pieces cut
+    where *data* draws, as a stream does."""
+    n = len(text)
+    if data.draw(st.booleans()):  # as process() feeds it: whole (units run when asked)
+        bank.feed(text, final=True)
+    else:
+        cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
+        for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+            bank.feed(text[a:b])
+    bank.close()
+
+
 def cut_region(text: str, window: int, data: Any) -> Omission | None:
     """A region like a cut's: starting in the first *window* characters, ending in the last,
     never inside a "\r\n"."""
@@ -541,13 +554,7 @@ def test_the_bank_finds_the_lines_the_definition_finds(engine: str, lines: list[
     n, window = len(text), 300
     matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
     bank = bank_for(matcher, keep=keep, window=window, gather=gather)
-    if data.draw(st.booleans()):  # as process() feeds it: whole (units run when asked)
-        bank.feed(text, final=True)
-    else:
-        cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=8))))
-        for a, b in zip([0, *cuts], [*cuts, n], strict=True):
-            bank.feed(text[a:b])
-    bank.close()
+    feed_as_drawn(bank, text, data)
     region = cut_region(text, window, data)
     if region is not None:
         pools = bank.pools(region, n)
