@@ -262,19 +262,30 @@ def test_a_dense_text_is_found_as_the_definition_finds_it(
     ends = data.draw(st.sampled_from([["\n"], ["\n"], ["\r\n", "\n"], ["\r"]]))
     text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines * repeat))
     text += data.draw(st.sampled_from(["", "error: last", "x\r"]))
-    n, window = len(text), 300
+    window = 300
     matcher = Matcher(TEST_PATTERNS, units=TEST_UNITS, records=TEST_RECORDS)
     bank = StreamHighlights(matcher, keep=keep, window=window, dense=dense, rare=rare)
     if not gather:
         bank._batch_chars = 1  # type: ignore[attr-defined]
     feed_as_drawn(bank, text, data)
+    pools = pools_as_defined(bank, matcher, text, window, data, keep, dense, rare)
+    if pools is not None:
+        assert pools.found == sum(pool.count for pool in pools.groups) + pools.counted
+
+
+def pools_as_defined(bank: StreamHighlights, matcher: Matcher, text: str, window: int,
+                     data: Any, keep: int, dense: int, rare: int) -> Any:
+    """The pools *bank* gives for a region drawn like a cut's, checked against the
+    definition (the groups, and the lines counted past ``dense``); None when the drawn
+    region is empty."""
     region = cut_region(text, window, data)
-    if region is not None:
-        pools = bank.pools(region, n)
-        groups, counted = by_definition_dense(matcher, text, region, keep, dense, rare)
-        assert as_found(pools) == groups
-        assert pools.counted == counted
-        assert pools.found == sum(pool.count for pool in pools.groups) + counted
+    if region is None:
+        return None
+    pools = bank.pools(region, len(text))
+    groups, counted = by_definition_dense(matcher, text, region, keep, dense, rare)
+    assert as_found(pools) == groups
+    assert pools.counted == counted
+    return pools
 
 
 def _request_log(lines: int) -> str:
@@ -368,12 +379,7 @@ def test_lines_counted_a_piece_at_a_time_are_found_as_the_definition_finds_them(
             for at in range(0, n, step):
                 bank.feed(text[at:at + step])
         bank.close()
-    region = cut_region(text, window, data)
-    if region is not None:
-        pools = bank.pools(region, n)
-        groups, counted = by_definition_dense(matcher, text, region, keep, dense, rare)
-        assert as_found(pools) == groups
-        assert pools.counted == counted
+    pools_as_defined(bank, matcher, text, window, data, keep, dense, rare)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
