@@ -9,11 +9,14 @@ process, in an empty temporary directory (no configuration file to find), with t
 interpreter as the baseline, ``python -c pass``:
 
 * ``trunc run -- true`` and ``echo hi | trunc apply`` (the console script next to the
-  interpreter): target within 8x the baseline;
+  interpreter): target within 10x the baseline;
 * ``python -c "import truncation_core"``: target within 3x;
 * ``Truncator()`` (import, configuration and plugin discovery, no CLI), for reference;
 * the libraries ``trunc apply`` cannot start without (click, attrs, pluggy, pathlib, json),
-  imported alone, for reference: the floor under the two commands.
+  imported alone, for reference: the floor under the two commands;
+* finding the installed plugins' entry points (with each one's version) by
+  :mod:`importlib.metadata`, and by :mod:`truncation_core.hooks.entrypoints`, which reads the
+  same files: the figure that keeps that reader.
 
 Each round runs every subject right after a run of the baseline, and takes the ratio of their
 CPU times (user + system, of the process and the processes it waited for: on a shared machine
@@ -67,6 +70,15 @@ def _subjects(python: str) -> list[tuple[str, list[str], bytes, float | None]]:
          None),
         ("libraries alone", [python, "-c", "import attrs, click, pluggy, pathlib, json"], b"",
          None),
+        # The figure behind truncation_core.hooks.entrypoints: installed plugins found by
+        # importlib.metadata, against the reader (the same answer: tests/test_entrypoints.py).
+        ("entry points: importlib.metadata",
+         [python, "-c", "from importlib.metadata import entry_points as e; "
+                        "[p.dist.metadata['Version'] for p in e(group='truncation_core')]"],
+         b"", None),
+        ("entry points: the reader",
+         [python, "-c", "from truncation_core.hooks.entrypoints import entry_points as e; "
+                        "e('truncation_core')"], b"", None),
     ]
 
 
@@ -146,13 +158,13 @@ def main() -> None:
                     wall[key] = min(wall.get(key, w_), w_)
         print(f"{rounds} rounds; times: the fastest, in CPU time (wall time in brackets); "
               "ratio: the median of the ratios to the baseline run just before")
-        print(f"{baseline[0]:24s} {cpu[baseline[0]] * 1000:7.1f} ms  "
+        print(f"{baseline[0]:32s} {cpu[baseline[0]] * 1000:7.1f} ms  "
               f"[{wall[baseline[0]] * 1000:6.1f} ms]")
         for name, _, _, target in subjects[1:]:
             ratio = statistics.median(ratios[name])
             verdict = ("" if target is None else
                        f" (target <= {target:.0f}) {'OK' if ratio <= target else 'MISSED'}")
-            print(f"{name:24s} {cpu[name] * 1000:7.1f} ms  [{wall[name] * 1000:6.1f} ms]  "
+            print(f"{name:32s} {cpu[name] * 1000:7.1f} ms  [{wall[name] * 1000:6.1f} ms]  "
                   f"ratio {ratio:5.1f}{verdict}")
         print()
         for name, argv, stdin, target in subjects:

@@ -7,8 +7,9 @@ Registration order decides call order (pluggy calls the last registered first):
 3. project plugins named in config (``plugins.modules``);
 4. plugins passed to ``Truncator(plugins=[...])``.
 
-So an explicitly passed plugin runs first, and the built-ins last. Entry points
-(:func:`importlib.metadata.entry_points`) are loaded by this module rather than
+So an explicitly passed plugin runs first, and the built-ins last. Entry points (found by
+:mod:`truncation_core.hooks.entrypoints`, which answers as :mod:`importlib.metadata` does in
+a fraction of its start-up) are loaded by this module rather than
 :meth:`pluggy.PluginManager.load_setuptools_entrypoints`, so that order is deterministic and
 a plugin that fails to load (an import error, a hook that does not exist, a ``provides`` that
 returns the wrong thing, even ``sys.exit``) is reported by name (a warning, or an error in
@@ -37,6 +38,7 @@ import pluggy
 
 from truncation_core.errors import PluginLoadError, PluginLoadWarning, did_you_mean
 from truncation_core.hooks import specs
+from truncation_core.hooks.entrypoints import entry_points
 from truncation_core.text.trusted import trust_salient
 from truncation_core.types.models import Provides
 
@@ -246,18 +248,8 @@ class _Loader:
                           kind="builtin", target=module_path)
 
     def entrypoints(self) -> None:
-        # Imported when installed plugins are looked for: 24 ms (email, zipfile, csv ...),
-        # twice `python -c pass` (python -X importtime, the fastest of 7 runs, 2026-12),
-        # which a Truncator built without entry points (tests, load_entrypoints=False) and
-        # `import truncation_core` do not pay; pluggy defers it too (pluggy PR #466).
-        from importlib.metadata import entry_points
-
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            # One parse of the distribution's METADATA: its `name` and `version` each read
-            # and parse it again (2.1 ms -> 1.5 ms of CPU for the six first-party plugins).
-            metadata = ep.dist.metadata if ep.dist is not None else None
-            dist_name = metadata["Name"] if metadata is not None else None
-            version = metadata["Version"] if metadata is not None else None
+        for ep in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist_name, version = ep.distribution, ep.version
             if ep.name in self.records:
                 warnings.warn(f"plugin {ep.name!r} from {dist_name} is registered twice; "
                               "keeping the first", PluginLoadWarning, stacklevel=5)
