@@ -30,9 +30,12 @@ MATCHED_8000_FLOOR = 1.0  # measured 0.681; 0.997 with the detectors of issues 1
 FAILURES_DEFAULT_FLOOR = 1.0  # measured 1.000
 FAILURES_MATCHED_8000_FLOOR = 1.0  # measured 1.000
 #: Highlight precision (pooled): the share of the block's lines that are key lines or in a
-#: key unit. The target is 0.5; measured 0.89 for both views, 0.88 with 68 cases. Kept below
-#: what is measured, with room for the wording of the view to change.
-PRECISION_FLOOR = 0.8
+#: key unit. The target is 0.5; measured 0.89 for both views, 0.88 with 68 cases (184/209),
+#: 0.86 after the adaptive strategy (147/171: its head and tail show the failures of the
+#: most precise blocks, and the noisy blocks stayed), 0.90 once a file's location and a
+#: back-quoted name are masked in templates (147/164). Issue 28 asks that it not fall below
+#: the 0.88 of before the adaptive strategy; 0.8 let the fall to 0.86 through.
+PRECISION_FLOOR = 0.88
 
 MIN_CASES = 68
 MIN_TOOLS = 51

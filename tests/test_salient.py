@@ -931,6 +931,54 @@ def test_a_template_seen_many_times_is_shown_once_with_its_count() -> None:
     assert fold("error: don't retry") != fold("error: can't retry")  # apostrophes stay
 
 
+def test_a_file_location_and_a_backquoted_name_are_masked_like_paths_and_quoted_values() -> None:
+    """A location without a slash (``cart_test.go:7:``, ``main.c:12:5:``) is a path like
+    ``src/main.c:12:5:``, and a name in backquotes (ruff's and rustc's quoting) a value like
+    one in single quotes: lines that differ only there are one template."""
+    assert fold("billing_test.go:169: error: upstream timeout on attempt 1, retrying") == \
+        fold("cart_test.go:7: error: upstream timeout on attempt 2, retrying")
+    assert fold("main.c:12:5: error: 'x' undeclared") == fold("util.c:9:1: error: 'y' undeclared")
+    assert fold("F401 [*] `sys` imported but unused") == fold("F401 [*] `os` imported but unused")
+    # What the line says still tells templates apart; a phrase in backquotes is no value.
+    assert fold("F401 [*] `sys` imported but unused") != fold("F821 Undefined name `sys`")
+    assert fold("error: `cargo build` failed") != fold("error: `cargo test` failed")
+    assert fold("error: timeout after 3.5s") == fold("error: timeout after 4.0s")
+    assert fold("error: see example.com for help") != fold("error: see example.org for help")
+
+
+def go_run_with_retries(retries: int) -> str:
+    """``go test -v ./...`` of three packages whose tests log a retried call from their own
+    test file, *retries* times each; one test of the second package fails."""
+    lines = []
+    for package, file in (("billing", "billing_test.go"), ("cart", "cart_test.go"),
+                          ("shipping", "shipping_test.go")):
+        for i in range(retries):
+            lines += [f"=== RUN   TestRoute{i:03d}",
+                      f"    {file}:{3 * i + 7}: error: upstream timeout on attempt 1, retrying",
+                      f"    {file}:{3 * i + 8}: route {i}: 200 OK in {i % 17}ms",
+                      f"--- PASS: TestRoute{i:03d} (0.00s)"]
+            if package == "cart" and i == retries // 2:
+                lines += [f"=== RUN   TestTotal{i:03d}",
+                          f"    {file}:524: invoice total for route {i}: got 41, want 42",
+                          f"--- FAIL: TestTotal{i:03d} (0.00s)"]
+        failed = package == "cart"
+        lines += ["FAIL" if failed else "PASS",
+                  f"{'FAIL' if failed else 'ok  '}\texample.com/shop/{package}\t0.0{len(file)}s"]
+    return "\n".join(lines) + "\n"
+
+
+def test_one_retry_logged_from_several_files_takes_one_slot() -> None:
+    """The same retry line logged from three test files is one template: shown once with
+    the count of all of them, not once per file (three slots that say the same)."""
+    result = make({"inline_limit": 4000, "artifact_threshold": 10**9}).process(
+        go_run_with_retries(150), tool="execute_command")
+    details = result.metadata.details["highlights"]
+    retries = [h for h in details if "upstream timeout" in h["text"]]
+    assert len(retries) == 1, shown(result.content)
+    assert retries[0]["count"] >= 3 * 150 - 40  # (the kept head and tail show a few)
+    assert any("got 41, want 42" in h["text"] for h in details)
+
+
 def mochitest_log() -> str:
     """A mozharness job: every retry of the harness logs its configuration, a dict that
     mentions errors; one test fails in the middle, in the harness's own format."""

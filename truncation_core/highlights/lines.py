@@ -8,12 +8,15 @@ for showing.
   nothing for a model. (A ``"\\r"`` progress redraw needs nothing here: a lone ``"\\r"`` ends
   a line, so each redrawn frame is a line of its own.)
 * :func:`fold` is what makes two lines "the same failure": digits, hexadecimal numbers and
-  paths (words with a slash) folded, runs of whitespace made one space. ``1: shard 0:
+  paths (words with a slash, and a file's location: ``cart_test.go:7:`` is a path as
+  ``src/cart_test.go:7:`` is) folded, runs of whitespace made one space. ``1: shard 0:
   error: connection refused (attempt 1/3)`` and ``107: shard 106: error: connection refused
   (attempt 2/3)`` fold to the same text, and are shown once, with their count.
-  Quoted values of one word are folded too: ``TypeError: create() got an unexpected keyword
-  argument 'type'`` and ``... argument 'colour'`` are one template, shown once with its
-  count, the way a log template miner (Drain) groups them.
+  Quoted values of one word are folded too (in single, double or back quotes):
+  ``TypeError: create() got an unexpected keyword argument 'type'`` and ``... argument
+  'colour'`` are one template, as are ruff's ``F401 `sys` imported but unused`` and ``...
+  `os` ...``, each shown once with its count, the way a log template miner (Drain) groups
+  them.
 * :func:`names_only` tells a status line that only names a test (``test_x (m.T) ... ERROR``,
   ``ERROR: test_x (m.T)``, ``FAILED tests/x.py::test_y``, ``--- FAIL: TestX (0.00s)``) from
   a line that says what went wrong (the exception that ends a traceback, an assertion's
@@ -39,17 +42,20 @@ _NUMBERS = re.compile(r"0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b|
 #: A quoted value: a double-quoted string, or a single-quoted one that is no apostrophe
 #: (``don't ... isn't`` is not a value).
 _QUOTED = r"\"(?:[^\"\\\n]|\\.)*+\"|(?<![\w'])'(?:[^'\\\n]|\\.)*+'(?![\w'])"
-#: Quoted values that are one word (``'type'``, ``"x.y"``: a message in quotes is no
-#: value), and numbers, masked in one pass.
+#: Quoted values that are one word (``'type'``, ``"x.y"``, ruff's and rustc's ```sys```: a
+#: message in quotes is no value), and numbers, masked in one pass.
 #: (No look-behind for apostrophes: an apostrophe's word is not followed by a closing quote
 #: before a space, and checking at every position would cost half as much again.)
-_TEMPLATE = re.compile(r"'[^'\s\\]*'|\"[^\"\s\\]*\"|" + _NUMBERS.pattern)
+_TEMPLATE = re.compile(r"'[^'\s\\]*'|\"[^\"\s\\]*\"|`[^`\s\\]*`|" + _NUMBERS.pattern)
 #: A braced block holding a quoted value (a dict, a JSON object) and no brace but in quoted
 #: values, closed or running to the end of the probe; nested ones are blanked from the inside
 #: out (what was blanked counts as a quoted value). Not TAP's ``{ total: 120, fail: 1 }``.
 _BRACED = re.compile(r"\{(?=[^{}]*['\"…])(?:" + _QUOTED + r"|[^{}'\"]|['\"])*+(?:\}|$)")
 #: A bracketed list holding a quoted value or a blanked block. Not ``[ERROR]``.
 _LISTED = re.compile(r"\[(?=[^\[\]]*['\"…])(?:" + _QUOTED + r"|[^\[\]'\"]|['\"])*+\]")
+#: A file's location without a directory: a name with an extension, then a line number
+#: (``cart_test.go:7:``, ``main.c:12:5:``, ``(Foo.java:88)``). Not ``example.com``, ``3.5s``.
+_LOCATION = re.compile(r"\w\.[A-Za-z]\w*:\d")
 #: A member of pretty-printed JSON or of a dumped dict: the line is all data.
 _MEMBER = re.compile(r"^\s*(?:" + _QUOTED + r")\s*:")
 _QUOTES = frozenset("'\"")
@@ -75,12 +81,15 @@ def clean(text: str) -> str:
 def fold(text: str) -> str:
     """What *text* (cleaned) has in common with lines that say the same thing about other
     files, lines, addresses or attempts: each word holding a slash or a backslash (a path,
-    a URL, ``1/3``) made ``<path>``, numbers and quoted values of one word (``'type'``)
-    made ``#``, runs of whitespace one space."""
+    a URL, ``1/3``) or a file's location (``cart_test.go:7:``) made ``<path>``, numbers and
+    quoted values of one word (``'type'``, ```sys```) made ``#``, runs of whitespace one
+    space."""
     words = text.split()
-    if "/" in text or "\\" in text:
-        words = ["<path>" if "/" in w or "\\" in w else w for w in words]
-    masks = _TEMPLATE if "'" in text or '"' in text else _NUMBERS
+    located = _LOCATION.search(text) is not None
+    if "/" in text or "\\" in text or located:
+        words = ["<path>" if "/" in w or "\\" in w or (located and _LOCATION.search(w))
+                 else w for w in words]
+    masks = _TEMPLATE if "'" in text or '"' in text or "`" in text else _NUMBERS
     return masks.sub("#", " ".join(words))
 
 
