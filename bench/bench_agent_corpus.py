@@ -27,6 +27,13 @@ Both library views get the case's tool mapped as the library would see it
 ``read_file``, a search ``search_files``, a listing ``list_directory``, an MCP tool its own
 name).
 
+For the dev half only, the report also says what the default view spends its budget on
+(:func:`added_parts`: the characters of its marker lines, its outline and its highlights
+block) and where the keys sit (:func:`key_places`: the key's line as a share of the
+output's lines, and, for a key the default view misses, whether it lies within the first or
+the last :data:`BUDGET` characters or between them), per kind: the measures to tune the
+split and the added material by. Nothing of the held-out half is broken down.
+
 Results go to ``bench/results/agent_corpus.md`` and stdout; :func:`score` returns the
 numbers, for ``tests/test_agent_corpus.py``.
 
@@ -118,6 +125,59 @@ def added_lines(view: str, original: str) -> list[str]:
             if line.strip() and line.strip() not in plain_original]
 
 
+#: The parts of what a view adds (:func:`added_parts`), in report order.
+PARTS = ("marker", "outline", "highlights")
+
+
+def _opening(template: str) -> str:
+    """The fixed start of a block's first line: its template up to the first field."""
+    return template.split("{", 1)[0]
+
+
+def added_parts(view: str, original: str) -> dict[str, int]:
+    """Characters (terminators counted) of the lines *view* adds to *original*, by part: the
+    ``outline`` and the ``highlights`` block, each from its first line (the default
+    templates') to the next added line that opens something else, and ``marker``: every
+    other added line (omission markers, the artifact reference, notes)."""
+    from truncation_core.types.templates import MarkerConfig
+
+    templates = MarkerConfig()
+    openings = {"outline": _opening(templates.outline),
+                "highlights": _opening(templates.highlights)}
+    parts = dict.fromkeys(PARTS, 0)
+    part = "marker"
+    for line in added_lines(view, original):
+        text = line.strip()
+        opened = next((name for name, start in openings.items() if text.startswith(start)),
+                      None)
+        if opened is not None:
+            part = opened
+        elif text.startswith("... ["):  # a marker ends the block before it
+            part = "marker"
+        parts[part] += len(line) + 1
+    return parts
+
+
+#: Where a key lies in its output, for :func:`key_places`: within the first or the last
+#: BUDGET characters, or between them.
+PLACES = ("start", "middle", "end")
+
+
+def key_places(text: str, key: dict[str, Any], total_lines: int) -> tuple[float, str]:
+    """Where *key* sits in *text*: its line as a share of the output's lines (in (0, 1]),
+    and ``start``, ``end`` or ``middle``: the key begins within the first :data:`BUDGET`
+    characters, ends within the last, or neither (``start`` when both)."""
+    at = text.find(key_probe(key["text"]))
+    share = int(key["line"]) / max(total_lines, 1)
+    if at < 0:  # not found as probed (never, for a frozen key: tests/test_agent_corpus.py)
+        return share, "middle"
+    if at < BUDGET:
+        return share, "start"
+    if len(text) - at - len(key_probe(key["text"])) < BUDGET:
+        return share, "end"
+    return share, "middle"
+
+
 def named_ranges(view: str, original: str, total_lines: int) -> list[tuple[int, int]]:
     """The line ranges (first, last; the output's line numbers, 1-based) that *view* names:
     ``line N``, ``lines N-M``, ``start_line=N, end_line=M``, and outline entries, whose
@@ -172,6 +232,12 @@ class CaseScore:
     reachable: dict[str, float]
     #: Characters the default view shows.
     default_chars: int
+    #: Characters the default view adds, by part (:func:`added_parts`).
+    added: dict[str, int] = attrs.field(factory=dict)
+    #: Each key's line as a share of the output's lines (:func:`key_places`).
+    key_shares: tuple[float, ...] = ()
+    #: Where each key the default view does not show lies (:data:`PLACES`).
+    missed_at: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -231,18 +297,26 @@ def score_case(case: dict[str, Any], text: str,
     visible: dict[str, float] = {}
     reachable: dict[str, float] = {}
     default_chars = 0
+    added: dict[str, int] = {}
+    places = [key_places(text, k, total) for k in case["keys"]]
+    missed_at: tuple[str, ...] = ()
     tool = case["library_tool"]
     for name, process in views.items():
         content = process(text, tool)
         visible[name], reachable[name] = measure(content)
         if name == "default":
             default_chars = len(content)
+            added = added_parts(content, text)
+            shown = strip_ansi(content)
+            missed_at = tuple(place for probe, (_, place) in zip(probes, places, strict=True)
+                              if probe not in shown)
     for rule, head_share in FIXED_RULES.items():
         visible[rule], reachable[rule] = measure(plain(text, head_share, BUDGET))
     return CaseScore(name=case["name"], system=case["system"], kind=case["kind"],
                      half=case["half"], repo=case["source"]["repo"], chars=len(text),
                      keys=len(probes), visible=visible, reachable=reachable,
-                     default_chars=default_chars)
+                     default_chars=default_chars, added=added,
+                     key_shares=tuple(share for share, _ in places), missed_at=missed_at)
 
 
 def score(manifest: dict[str, Any] | None = None, corpus: Path = CORPUS,
@@ -343,6 +417,33 @@ def composition(manifest: dict[str, Any]) -> list[str]:
     return out
 
 
+#: Bins of the key-position histogram: tenths of the output's lines.
+DECILES = 10
+
+
+def _spending(result: Score, half: str) -> list[str]:
+    """Per kind of *half*: the mean characters of the default view and of what it adds, by
+    part; where the keys sit (tenths of the output's lines); where the missed ones lie."""
+    rows = []
+    for kind in result.kinds():
+        cases = result.select(half=half, kind=kind)
+        if not cases:
+            continue
+        n = len(cases)
+        parts = [sum(c.added.get(p, 0) for c in cases) / n for p in PARTS]
+        bins = [0] * DECILES
+        for case in cases:
+            for share in case.key_shares:
+                bins[min(DECILES - 1, max(0, int(share * DECILES - 1e-9)))] += 1
+        missed = [sum(c.missed_at.count(place) for c in cases) for place in PLACES]
+        rows.append((kind, str(n), f"{sum(c.default_chars for c in cases) / n:.0f}",
+                     *(f"{p:.0f}" for p in parts), f"{sum(parts):.0f}",
+                     " ".join(str(b) for b in bins), " / ".join(str(m) for m in missed)))
+    return _table(("kind", "n", "view chars", *(f"{p} chars" for p in PARTS), "added chars",
+                   "keys by tenth of the output's lines", "missed keys: start / middle / end"),
+                  rows)
+
+
 def report(result: Score, manifest: dict[str, Any]) -> str:
     out = [f"{len(result.cases)} cases, {sum(c.keys for c in result.cases)} keys, "
            f"{len(result.systems())} agent systems, {len(result.kinds())} kinds, "
@@ -353,6 +454,14 @@ def report(result: Score, manifest: dict[str, Any]) -> str:
             "reachable recall).", "", *_versus(result, "held_out"), ""]
     out += ["## Dev half: default view against the best fixed rule", "",
             *_versus(result, "dev"), ""]
+    out += ["## Dev half: what the default view spends its budget on, and where the keys are",
+            "", "Means per case of the characters of the default view and of the lines it "
+            "adds (marker lines and the artifact reference, the outline, the highlights "
+            "block); the keys by where their line falls in the output (first tenth to last); "
+            f"the keys the default view misses, by whether they lie within the first "
+            f"{BUDGET:,} characters, the last {BUDGET:,}, or between. Dev half only. A JSON "
+            "view renders its document anew: all of its lines count as added (json_api).", "",
+            *_spending(result, "dev"), ""]
     for half in HALVES:
         for measure in ("visible", "reachable"):
             out += [f"## {half}: mean {measure} recall per kind", "",

@@ -225,3 +225,62 @@ def test_the_scorer_reports_every_view_for_both_halves(score: bench_agent_corpus
     for case in score.cases:
         for view in bench_agent_corpus.VIEWS:
             assert case.visible[view] <= case.reachable[view]
+
+
+# -- what the default view adds, and where the keys are (dev half) ---------------------------
+
+
+def test_added_parts_count_each_block_of_the_view() -> None:
+    original = "".join(f"row {n}\n" for n in range(1, 301))
+    marker = ("... [200 lines / 1,800 chars omitted of 300 lines / 2,700 chars; "
+              'get_artifact(artifact_id="x", start_line=51, end_line=250)] ...')
+    outline = ["... [outline of the omitted part: the line each section starts at] ...",
+               "51: row 51", "151: row 151", "251: (shown below)"]
+    highlights = ["... [highlights from the omitted part: 1 of 1 matching line] ...",
+                  "line 99: row 99 failed"]
+    kept_head = "".join(f"row {n}\n" for n in range(1, 51))
+    kept_tail = "".join(f"row {n}\n" for n in range(251, 301))
+    view = kept_head + "\n".join([marker, *outline, *highlights]) + "\n" + kept_tail
+    parts = bench_agent_corpus.added_parts(view, original)
+    assert parts == {"marker": len(marker) + 1,
+                     "outline": sum(len(line) + 1 for line in outline),
+                     "highlights": sum(len(line) + 1 for line in highlights)}
+    # A marker after a block ends it; lines of the output itself are never counted.
+    again = view + "... [note: nothing more] ...\n"
+    assert bench_agent_corpus.added_parts(again, original)["marker"] == (
+        len(marker) + 1 + len("... [note: nothing more] ...") + 1)
+    assert bench_agent_corpus.added_parts(original, original) == dict.fromkeys(
+        bench_agent_corpus.PARTS, 0)
+
+
+def test_key_places_say_which_end_holds_a_key() -> None:
+    lines = [f"line {n:05d} " + "x" * 88 for n in range(1, 301)]  # 100 characters a line
+    text = "\n".join(lines) + "\n"
+    total = len(lines)
+
+    def place(line: int) -> tuple[float, str]:
+        return bench_agent_corpus.key_places(text, {"text": lines[line - 1], "line": line},
+                                             total)
+
+    assert place(3) == (pytest.approx(3 / 300), "start")
+    assert place(150)[1] == "middle"
+    assert place(299) == (pytest.approx(299 / 300), "end")
+    # The first BUDGET characters hold lines 1-80; the last, lines 221-300.
+    assert place(80)[1] == "start" and place(81)[1] == "middle"
+    assert place(220)[1] == "middle" and place(221)[1] == "end"
+
+
+def test_the_default_views_misses_are_placed_and_its_additions_fit_it(
+        score: bench_agent_corpus.Score) -> None:
+    for case in score.cases:
+        assert len(case.key_shares) == case.keys
+        assert all(0.0 < share <= 1.0 for share in case.key_shares)
+        missed = case.keys - round(case.visible["default"] * case.keys)
+        assert len(case.missed_at) == missed
+        assert set(case.missed_at) <= set(bench_agent_corpus.PLACES)
+        assert sum(case.added.values()) <= case.default_chars + 1  # + the last terminator
+    # The breakdown covers the dev half, and only it.
+    rows = bench_agent_corpus._spending(score, "dev")[2:]
+    assert sum(int(row.split(" | ")[1]) for row in rows) == len(score.select(half="dev"))
+    text = bench_agent_corpus.report(score, bench_agent_corpus.load_manifest())
+    assert text.count("what the default view spends its budget on") == 1
