@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -281,3 +282,73 @@ def test_json_records_negative_control_without_stubs_the_middle_items_are_lost()
     kept = json.loads(result.content)
     assert len({i["id"] for i in kept if isinstance(i, dict)}) < 20
     assert "records" not in result.metadata.details
+
+
+# -- records name their lines: any field of an omitted item is one read away (issue 28) ------
+
+_LINES = re.compile(r'"\.\.\."\s*:\s*"lines (\d+)-(\d+)"')
+
+
+def _stubs_with_lines(content: str) -> list[tuple[str, int, int]]:
+    """(id, first line, last line) of each stub that names its lines."""
+    kept = json.loads(content)
+    return [(item["id"], *map(int, item["..."].removeprefix("lines ").split("-")))
+            for item in kept if isinstance(item, dict) and "..." in item]
+
+
+@pytest.mark.parametrize("count", [60, 300], ids=["a-stub-each", "runs"])
+def test_json_records_name_the_lines_of_the_items_left_out(count: int) -> None:
+    text = _tasks(count, indent=2)
+    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
+    result = truncator.process(text, tool="mcp__tasks__list")
+    kept = json.loads(result.content)  # still valid JSON
+    assert len(result.content) <= 8000
+    shown = {item["id"] for item in kept if isinstance(item, dict) and "title" in item}
+    stubs = _stubs_with_lines(result.content)
+    assert stubs
+    ranges = [(first, last) for _, first, last in stubs]
+    assert all(last - first + 1 <= 100 for first, last in ranges)
+    # Every item left out lies in a named range, and that range of the artifact holds it
+    # (read back through the artifact, not from the text handed to the cut).
+    artifact = result.metadata.artifact_id
+    assert artifact is not None
+    for i in range(count):
+        task_id = f"T-{1000 + i}"
+        if task_id in shown:
+            continue
+        holding = [(a, b) for a, b in ranges
+                   if f'"title": "Task number {i}"' in truncator.artifacts.lines(
+                       artifact, a, b).text]
+        assert holding, task_id
+    if count == 60:  # a stub each: its own lines, and nothing else's
+        for task_id, first, last in stubs:
+            page = truncator.artifacts.lines(artifact, first, last).text
+            assert f'"id": "{task_id}"' in page and page.count('"id"') == 1
+    else:  # runs: each stub is a run's first item
+        assert "in runs" in kept[[i for i, x in enumerate(kept) if isinstance(x, str)][1]]
+        for task_id, first, _last in stubs:
+            assert f'"id": "{task_id}"' in truncator.artifacts.lines(artifact, first,
+                                                                        first + 1).text
+
+
+def test_json_records_negative_control_one_line_json_names_no_lines() -> None:
+    # On one line, a line number says nothing: the stubs are the identifying fields only.
+    text = _tasks(60)
+    result = Truncator(load_entrypoints=False, store=MemoryStore()).process(
+        text, tool="mcp__tasks__list")
+    assert result.metadata.details["records"][0] == "id"
+    assert not _LINES.search(result.content)
+
+
+def test_item_lines_refuses_a_layout_that_does_not_match_the_parse() -> None:
+    from truncation_core.structured.records import item_lines
+
+    text = _tasks(5, indent=2)
+    spans = item_lines(text, "  ", 5)
+    assert spans is not None and len(spans) == 5
+    lines = text.split("\n")
+    for i, (first, last) in enumerate(spans):
+        assert json.loads("\n".join(lines[first - 1:last]).rstrip(","))["id"] == f"T-{1000 + i}"
+    assert item_lines(text, "  ", 4) is None  # an item count that differs names nothing
+    assert item_lines(text.replace("\n  },\n  {", "\n  }, {"), "  ", 5) is None
+    assert item_lines(_tasks(5), None, 5) is None

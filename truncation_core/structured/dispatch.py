@@ -183,8 +183,11 @@ def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Polic
             return _streamed(text, budget=budget, facts=facts, policy=policy, markers=markers,
                              why="nested too deep to parse recursively")
         if parsed.format == "json":
+            # An artifact that is itself cut numbers its lines apart from the output: record
+            # stubs then name no lines.
+            numbered = markers.artifact is None or markers.artifact.cut is None
             return _fit_json(text, parsed, budget=budget, facts=facts, policy=policy, note=note,
-                             fallback=fallback)
+                             fallback=fallback, numbered=numbered)
         if parsed.format == "jsonl":
             out = fit_records(parsed.value, budget=budget, policy=policy, note=note)
             if out is None:
@@ -206,7 +209,7 @@ def starts_like_json(text: str) -> bool:
 
 
 def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts, policy: Policy,
-              note: NoteCache, fallback: Callable[[str], Cut]) -> Cut:
+              note: NoteCache, fallback: Callable[[str], Cut], numbered: bool = True) -> Cut:
     style = detect_style(text)
     fitted = fit(parsed.value, budget=budget, style=style, note=note,
                  head_ratio=policy.head_ratio, max_depth=policy.max_depth)
@@ -215,7 +218,8 @@ def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts,
     out, extra = fitted.text, {}
     if policy.json_records and any(c["path"] == "$" and c["kind"] == "json_items"
                                    for c in fitted.cuts):
-        records = _records(parsed.value, budget=budget, style=style, note=note, policy=policy)
+        records = _records(parsed.value, budget=budget, style=style, note=note, policy=policy,
+                           text=text if numbered else None)
         if records is not None:
             out, fitted, fields = records
             extra = {"records": fields}
@@ -225,10 +229,12 @@ def _fit_json(text: str, parsed: Parsed, *, budget: Budget, facts: ContentFacts,
 
 
 def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
-             policy: Policy) -> tuple[str, Any, list[str]] | None:
+             policy: Policy, text: str | None = None) -> tuple[str, Any, list[str]] | None:
     """A top-level array of records cut with a stub of every item left out
-    (:mod:`~truncation_core.structured.records`): the text, its fit and the fields shown."""
-    from truncation_core.structured.records import with_records
+    (:mod:`~truncation_core.structured.records`): the text, its fit and the fields shown.
+    Each stub names its item's lines in *text* (the output as the artifact holds it) when
+    *text* prints one item a line apart."""
+    from truncation_core.structured.records import item_lines, with_records
     from truncation_core.text.measure import measure
 
     fits: dict[str, Any] = {}
@@ -245,13 +251,21 @@ def _records(value: Any, *, budget: Budget, style: Any, note: NoteCache,
 
     shown: list[str] = []
 
-    def header(count: int, fields: list[str]) -> str:
+    def header(count: int, fields: list[str], in_runs: bool) -> str:
         shown[:] = fields
-        return policy.marker.json_records.format(count=count, fields=", ".join(fields),
-                                                 count_s="" if count == 1 else "s")
+        template = policy.marker.json_record_runs if in_runs else policy.marker.json_records
+        return template.format(count=count, fields=", ".join(fields),
+                               count_s="" if count == 1 else "s")
+
+    spans = (item_lines(text, style.indent, len(value))
+             if text is not None and isinstance(value, list) else None)
+    template = policy.marker.json_record_lines
+
+    def place(first: int, last: int) -> str:
+        return template.format(first_line=first, last_line=last)
 
     out = with_records(value, fit_text, budget.chars, header, key_sep=style.key_sep,
-                       item_sep=style.item_sep, indent=style.indent)
+                       item_sep=style.item_sep, indent=style.indent, spans=spans, place=place)
     if out is None or not budget.admits(measure(out)):
         return None
     base = next((t for t in fits if out.startswith(t[:64]) and len(t) <= len(out)), None)

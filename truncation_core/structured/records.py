@@ -16,15 +16,31 @@ many distinct values they take across the items (an id or a name first, a status
 by how short they are. As many fields are shown as fit for every omitted item, in the room
 the rest of the cut leaves: the text is fitted again with that room taken off, until the
 stubs use it.
+
+When the document was printed one item a line apart (indented: ``json.dumps(indent=2)``,
+``python -m json.tool``, most APIs' pretty output), each stub also names the lines of the
+output its item spans, in one more member (:data:`LINES_KEY`, worded by the
+``json_record_lines`` template)::
+
+    {"name": "players", "rows": 4, "...": "lines 245-402"}
+
+so that any field of an omitted item is one ``get_artifact`` call away, not only the fields
+shown. When a stub for every item does not fit (hundreds of items), one stands for each run
+of items within :data:`RUN_LINES` lines, by its first item (``json_record_runs`` words the
+note before them): every omitted item is still within a named range of at most 100 lines.
+The lines are found from the layout (:func:`item_lines`), checked against the parse: an item
+count that differs, or a document on one line, names none.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["MAX_VALUE_CHARS", "identifying_fields", "with_records"]
+__all__ = ["LINES_KEY", "MAX_VALUE_CHARS", "RUN_LINES", "identifying_fields", "item_lines", "runs",
+           "with_records"]
 
 #: A value longer than this is a description, not an identifier.
 MAX_VALUE_CHARS = 80
@@ -33,6 +49,13 @@ _ROOMS = (0.25, 0.4, 0.55)
 #: Items at least; a field must be held by at least this share of them.
 _MIN_ITEMS = 3
 _COVERAGE = 0.5
+#: The key of the stub's member that names the lines of its item (as ``json_key`` names the
+#: members an object left out: the rest of the item is there).
+LINES_KEY = "..."
+#: When a stub for every item left out does not fit, one stands for each run of items
+#: within this many lines (the widest range an outline names: a read of one call).
+RUN_LINES = 100
+_TERMINATORS = re.compile(r"\r\n|\r|\n")
 
 
 def _is_record(item: Any) -> bool:
@@ -60,49 +83,122 @@ def identifying_fields(items: list[Any]) -> list[str]:
     return [key for _, _, key in sorted(ranked)]
 
 
-def _stub(item: Any, fields: list[str], key_sep: str, item_sep: str) -> str:
+def item_lines(text: str, indent: str | None, count: int) -> list[tuple[int, int]] | None:
+    """The first and last line (1-based, lines as the artifact counts them) of each of the
+    *count* items of the top-level array that *text* prints indented by *indent*: an item
+    starts on a line indented by one unit, and ends before the next one starts (the last,
+    before the closing bracket). None when *text* is on one line, or its layout does not
+    give exactly *count* items (a mixed layout: then no line is named rather than a wrong
+    one)."""
+    if not indent or count <= 0 or ("\n" not in text and "\r" not in text):
+        return None
+    lines = _TERMINATORS.split(text)
+    width = len(indent)
+    starts = [number for number, line in enumerate(lines, 1)
+              if line.startswith(indent) and line[width:width + 1].strip()
+              and line[width] not in "]}"]
+    if len(starts) != count:
+        return None
+    last = len(lines)
+    while last > 0 and not lines[last - 1].strip():
+        last -= 1
+    if last <= starts[-1] or not lines[last - 1].strip().startswith("]"):
+        return None
+    ends = [start - 1 for start in starts[1:]] + [last - 1]
+    return list(zip(starts, ends, strict=True))
+
+
+def _stub(item: Any, fields: list[str], key_sep: str, item_sep: str,
+          lines: str | None = None) -> str:
     members = dict(item)
-    return "{" + item_sep.join(f"{json.dumps(k, ensure_ascii=False)}{key_sep}"
-                           f"{json.dumps(members[k], ensure_ascii=False)}"
-                           for k in fields if k in members) + "}"
+    shown = [f"{json.dumps(k, ensure_ascii=False)}{key_sep}"
+             f"{json.dumps(members[k], ensure_ascii=False)}" for k in fields if k in members]
+    if lines is not None:
+        shown.append(f"{json.dumps(LINES_KEY)}{key_sep}{json.dumps(lines, ensure_ascii=False)}")
+    return "{" + item_sep.join(shown) + "}"
+
+
+#: An item, and what its stub says of where it is (None: nothing).
+_Stubbed = list[tuple[Any, str | None]]
+
+
+def runs(spans: Sequence[tuple[int, int]], first: int, end: int,
+         span: int = RUN_LINES) -> list[tuple[int, int]]:
+    """Items *first* to *end* (exclusive) of an array whose items span the lines *spans*,
+    grouped in runs of consecutive items spanning at most *span* lines together (an item
+    longer than that alone): (first item, end) of each run."""
+    out: list[tuple[int, int]] = []
+    begin = first
+    for index in range(first + 1, end + 1):
+        if index == end or spans[index][1] - spans[begin][0] + 1 > span:
+            out.append((begin, index))
+            begin = index
+    return out
 
 
 def with_records(value: Any, fit: Callable[[int], str | None], budget_chars: int,
-                 header: Callable[[int, list[str]], str], key_sep: str = ": ",
-                 item_sep: str = ", ", indent: str | None = None) -> str | None:
+                 header: Callable[[int, list[str], bool], str], key_sep: str = ": ",
+                 item_sep: str = ", ", indent: str | None = None,
+                 spans: Sequence[tuple[int, int]] | None = None,
+                 place: Callable[[int, int], str] | None = None) -> str | None:
     """The JSON text of *value* (a parsed top-level array) fitted by *fit* (given the
     characters it may take) with a stub for every item it leaves out, within
     *budget_chars*; None when *value* is no array of records, keeps every item, or the
-    stubs do not fit (the caller keeps its plain fit)."""
+    stubs do not fit (the caller keeps its plain fit).
+
+    *spans*, the first and last line of each item of *value* in the output (see
+    :func:`item_lines`), worded by *place*, say where the items are, in this order of
+    preference: every stub names its item's lines; else (too many items) every stub names
+    none; else a stub for each run of items within :data:`RUN_LINES` lines, by its first
+    item, names the run's lines (*header* is told which, by its third argument)."""
     if not isinstance(value, list) or len(value) < _MIN_ITEMS or not all(
             _is_record(item) for item in value):
         return None
     fields = identifying_fields(value)
     if not fields:
         return None
-    best: str | None = None
-    for share in _ROOMS:
-        room = int(budget_chars * share)
-        text = fit(budget_chars - room)
-        if text is None:
-            return best
-        seps = (key_sep, item_sep, indent)
-        out = _insert(text, value, fields, budget_chars, header, seps)
-        if out is not None:
-            # Use the whole budget: fitted again in what the stubs leave, fewer items are
-            # left out (and need stubs); kept when it still fits.
-            again = fit(budget_chars - (len(out) - len(text)))
-            fuller = (_insert(again, value, fields, budget_chars, header, seps)
-                      if again is not None else None)
-            return fuller if fuller is not None and len(fuller) >= len(out) else out
-    return best
+    def bare(first: int, end: int) -> _Stubbed:
+        return [(value[i], None) for i in range(first, end)]
+
+    ways: list[tuple[Callable[[int, int], _Stubbed], bool]] = [(bare, False)]
+    if spans is not None and place is not None and len(spans) == len(value) and (
+            LINES_KEY not in fields):
+        lines = spans
+
+        def each(first: int, end: int) -> _Stubbed:
+            return [(value[i], place(*lines[i])) for i in range(first, end)]
+
+        def grouped(first: int, end: int) -> _Stubbed:
+            return [(value[a], place(lines[a][0], lines[b - 1][1]))
+                    for a, b in runs(lines, first, end)]
+
+        ways = [(each, False), (bare, False), (grouped, True)]
+    seps = (key_sep, item_sep, indent)
+    # The first way of stubbing that fits in any room tried.
+    for stubbed, in_runs in ways:
+        for share in _ROOMS:
+            room = int(budget_chars * share)
+            text = fit(budget_chars - room)
+            if text is None:
+                break
+            out = _insert(text, value, fields, budget_chars, header, seps, stubbed, in_runs)
+            if out is not None:
+                # Use the whole budget: fitted again in what the stubs leave, fewer items
+                # are left out (and need stubs); kept when it still fits.
+                again = fit(budget_chars - (len(out) - len(text)))
+                fuller = (_insert(again, value, fields, budget_chars, header, seps, stubbed,
+                                  in_runs) if again is not None else None)
+                return fuller if fuller is not None and len(fuller) >= len(out) else out
+    return None
 
 
 def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
-            header: Callable[[int, list[str]], str],
-            seps: tuple[str, str, str | None]) -> str | None:
-    """*text* with the stubs of the items it left out after its top-level note, the most
-    fields that fit; None when it left none out or not even one field fits."""
+            header: Callable[[int, list[str], bool], str],
+            seps: tuple[str, str, str | None],
+            stubbed: Callable[[int, int], _Stubbed], in_runs: bool) -> str | None:
+    """*text* with the stubs of the items it left out after its top-level note (made by
+    *stubbed*, given the first omitted item and the end), the most fields that fit; None
+    when it left none out or not even one field fits."""
     try:
         kept = json.loads(text)
     except ValueError:
@@ -114,8 +210,8 @@ def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
         return None
     at = notes[0]
     after = len(kept) - at - 1
-    omitted = value[at:len(value) - after]
-    if not omitted:
+    omitted = len(value) - after - at
+    if omitted <= 0:
         return None
     note = json.dumps(kept[at], ensure_ascii=False)
     where = text.find(note)
@@ -125,10 +221,12 @@ def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
     key_sep, item_sep, indent = seps
     # Laid out as the array's items are: one a line under the note when indented.
     between = item_sep + ("\n" + indent if indent else "")
+    items = stubbed(at, len(value) - after)
     for count in range(len(fields), 0, -1):
         shown = fields[:count]
-        stubs = between.join(_stub(item, shown, key_sep, item_sep) for item in omitted)
-        insert = (between + json.dumps(header(len(omitted), shown), ensure_ascii=False)
+        stubs = between.join(_stub(item, shown, key_sep, item_sep, lines)
+                             for item, lines in items)
+        insert = (between + json.dumps(header(omitted, shown, in_runs), ensure_ascii=False)
                   + between + stubs)
         if len(text) + len(insert) <= budget_chars:
             return text[:end] + insert + text[end:]

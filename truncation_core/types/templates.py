@@ -127,6 +127,15 @@ class MarkerConfig:
     #: The array item before the stubs of the records left out of a top-level array (each
     #: by its identifying fields: see docs/structured.md).
     json_records: str = "... the {count:,} item{count_s} omitted, by {fields} ..."
+    #: The value of the member (key ``"..."``) that ends a record's stub when the output
+    #: prints one item a line apart: the lines of the output (and the artifact) it spans.
+    json_record_lines: str = "lines {first_line}-{last_line}"
+    #: ``json_records`` when there is no room for a stub of every record: one stub stands
+    #: for each run of records (within 100 lines), by its first record, with the run's lines.
+    json_record_runs: str = (
+        "... the {count:,} item{count_s} omitted, in runs: each stub names a run's first "
+        "item by {fields}, and the lines of the run ..."
+    )
     #: A line (a JSON string, so the output stays JSON Lines) for records left out.
     jsonl_records: str = "... {count:,} record{count_s} omitted ..."
     #: The last item of a ranked result list, for the lower-scored results left out.
@@ -259,6 +268,8 @@ MARKER_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = _with_plurals(
                    "tool_call", "tool_call_id"),
         "binary_unkept": ("kind", "media_type", "size", "bytes", "sha256", "reason", "tool"),
         "json_records": ("count", "fields"),
+        "json_record_lines": ("first_line", "last_line"),
+        "json_record_runs": ("count", "fields"),
         "outline": (),
         "outline_entry": ("line", "indent", "file_line", "title"),
     }
