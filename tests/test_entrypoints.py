@@ -70,6 +70,39 @@ def test_discovery_finds_what_importlib_metadata_finds(site_dir: Any, unique_nam
         sys.path.remove(str(shadow))
 
 
+#: METADATA whose Name or Version importlib.metadata reads in ways a line-by-line reader can
+#: miss: a folded value (dedented by importlib.metadata's ``_adapters.Message``), a line
+#: break str.splitlines knows and the ``email`` parser does not, a line that is no header
+#: (it ends the headers), a header name with a blank before its colon (no header either).
+ODD_METADATA = {
+    "folded name": "Metadata-Version: 2.1\nName: tc-fold\n  ed\nVersion: 1.0\n",
+    "folded version": "Name: tc-fold\nVersion: 1.0\n\tpost1\n",
+    "line separator": "Name: tc-sep\nSummary: one\u2028Version: 9.9\nVersion: 1.0\n",
+    "form feed": "Name: tc-ff\nSummary: one\x0c\nVersion: 1.0\n",
+    "no header": "Name: tc-none\nnot a header\nVersion: 1.0\n",
+    "blank before colon": "Name : tc-blank\nVersion: 1.0\n",
+    "envelope line": "From nobody\nName: tc-from\nVersion: 1.0\n",
+}
+
+
+@pytest.mark.parametrize("metadata", list(ODD_METADATA.values()), ids=list(ODD_METADATA))
+def test_name_and_version_are_importlib_metadata_s(site_dir: Any, unique_name: str,
+                                                    metadata: str) -> None:
+    """The distribution's Name and Version, from metadata written oddly, are what
+    importlib.metadata says (the reader split lines at \\u2028 and \\x0c, read on past
+    a line that ends the headers, and kept a folded value's first-line indent)."""
+    from truncation_core.hooks.entrypoints import _readable_layout, entry_points
+
+    info = site_dir.root / "tc_odd_meta-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(metadata, encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{unique_name}]\nodd = tc_odd_meta\n",
+                                           encoding="utf-8")
+    assert _readable_layout()
+    ours = _listed(entry_points(unique_name))
+    assert len(ours) == 1 and ours == _from_importlib(unique_name)
+
+
 def test_discovery_asks_importlib_metadata_where_it_cannot_read_the_layout(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A finder on sys.meta_path that finds distributions of its own (an import hook

@@ -352,3 +352,25 @@ def test_item_lines_refuses_a_layout_that_does_not_match_the_parse() -> None:
     assert item_lines(text, "  ", 4) is None  # an item count that differs names nothing
     assert item_lines(text.replace("\n  },\n  {", "\n  }, {"), "  ", 5) is None
     assert item_lines(_tasks(5), None, 5) is None
+def test_json_records_of_an_array_too_long_for_its_stubs_are_not_looked_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An array whose items could not all fit even as ``{}`` stubs is cut plainly, without
+    finding its fields or building its stubs (6,500 records under 8,000 characters took 30x
+    the plain cut, all thrown away); the control, an array short enough, still gets them."""
+    from truncation_core.structured import records
+
+    looked: list[int] = []
+    found = records.identifying_fields
+
+    def counted(items: list[Any]) -> list[str]:
+        looked.append(len(items))
+        return found(items)
+
+    monkeypatch.setattr(records, "identifying_fields", counted)
+    long = json.dumps([{"id": i, "name": f"n{i}"} for i in range(3000)])
+    plain = Truncator({"spill": False, "json_records": False}).process(long, tool="x")
+    result = Truncator({"spill": False}).process(long, tool="x")
+    assert looked == [] and result.content == plain.content
+    assert "records" not in result.metadata.details
+    short = Truncator({"spill": False}).process(_tasks(120), tool="x")  # control
+    assert looked == [120] and short.metadata.details["records"][0] == "id"

@@ -21,6 +21,7 @@ import importlib
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Iterator
 from importlib.machinery import PathFinder
 
@@ -31,6 +32,9 @@ __all__ = ["EntryPoint", "entry_points"]
 _VALUE = (r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 _NORMALIZE = re.compile(r"[-_.]+")
 _INFO_SUFFIXES = (".dist-info", ".egg-info")
+#: A header's first line, as the ``email`` parser knows one (its ``headerRE``, the name
+#: printable ASCII without a space or a colon).
+_HEADER = re.compile(r"[\041-\071\073-\176]*:")
 
 
 class EntryPoint:
@@ -138,28 +142,41 @@ def _declared(info: str, group: str) -> list[tuple[str, str]]:
 
 
 def _name_and_version(info: str) -> tuple[str | None, str | None]:
-    """The ``Name`` and ``Version`` headers of the distribution's metadata, as the ``email``
-    parser reads them (the first of each, leading blanks and the line end dropped)."""
+    """The ``Name`` and ``Version`` headers of the distribution's metadata, as
+    importlib.metadata gives them: read by the ``email`` parser (the first of each, leading
+    blanks and the line end dropped; the headers end at a blank line or at a line that is no
+    header), a folded value then dedented as its ``_adapters.Message`` dedents it."""
     text = (_read(info, "METADATA") or _read(info, "PKG-INFO")
             or (_read(info, "") if os.path.isfile(info) else None))
     if not text:
         return None, None
     headers: dict[str, str] = {}
     current = None
-    for line in text.splitlines(keepends=True):
-        if line in ("\n", "\r\n", "\r"):
-            break  # the end of the headers
+    # Read in text mode, the lines end in \n alone; the email parser splits at nothing else
+    # (str.splitlines would also split at \x0c, \x85, \u2028 ...).
+    for line in text.split("\n"):
         if line[:1] in (" ", "\t"):
             if current is not None:
-                headers[current] += line
+                headers[current] += "\n" + line
             continue
-        key, colon, value = line.partition(":")
         current = None
-        if colon and key.lower() in ("name", "version") and key.lower() not in headers:
+        if line.startswith("From "):
+            continue  # an mbox envelope line, which the parser passes over
+        if _HEADER.match(line) is None:
+            break  # a blank line, or a line that is no header: the end of the headers
+        key, _, value = line.partition(":")
+        if key.lower() in ("name", "version") and key.lower() not in headers:
             current = key.lower()
             headers[current] = value.lstrip(" \t")
-    return (headers["name"].rstrip("\r\n") if "name" in headers else None,
-            headers["version"].rstrip("\r\n") if "version" in headers else None)
+    return _unfolded(headers.get("name")), _unfolded(headers.get("version"))
+
+
+def _unfolded(value: str | None) -> str | None:
+    """A header's value as importlib.metadata's ``_adapters.Message`` gives it: a folded
+    one (rare: the ``email`` parser keeps its line breaks) dedented after eight spaces."""
+    if value is None or "\n" not in value:
+        return value
+    return textwrap.dedent(" " * 8 + value)
 
 
 def _from_importlib_metadata(group: str) -> list[EntryPoint]:

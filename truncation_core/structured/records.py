@@ -154,6 +154,15 @@ def with_records(value: Any, fit: Callable[[int], str | None], budget_chars: int
     if not isinstance(value, list) or len(value) < _MIN_ITEMS or not all(
             _is_record(item) for item in value):
         return None
+    # Each item, kept or stubbed, takes three characters at least ("{}" and a separator),
+    # each run of items too when they are stubbed in runs: an array with more never gets
+    # its stubs, and finding its fields and building its stubs to throw them away cost a
+    # 1 MB array of 6,500 records 0.5 s (a 10 MB stream 5 s), 30x the plain cut
+    # (bench/bench_revisions.py, "element configured").
+    in_lines = spans is not None and place is not None and len(spans) == len(value)
+    fewest = len(runs(spans, 0, len(value))) if in_lines and spans is not None else len(value)
+    if 3 * fewest - 1 > budget_chars:
+        return None
     fields = identifying_fields(value)
     if not fields:
         return None
@@ -161,8 +170,7 @@ def with_records(value: Any, fit: Callable[[int], str | None], budget_chars: int
         return [(value[i], None) for i in range(first, end)]
 
     ways: list[tuple[Callable[[int, int], _Stubbed], bool]] = [(bare, False)]
-    if spans is not None and place is not None and len(spans) == len(value) and (
-            LINES_KEY not in fields):
+    if in_lines and spans is not None and place is not None and LINES_KEY not in fields:
         lines = spans
 
         def each(first: int, end: int) -> _Stubbed:
