@@ -75,10 +75,11 @@ def identifying_fields(items: list[Any]) -> list[str]:
     for key, found in values.items():
         if len(found) < _COVERAGE * len(items):
             continue
-        distinct = len({json.dumps(v) for v in found})
+        texts = [json.dumps(v) for v in found]
+        distinct = len(set(texts))
         if distinct < 2:
             continue  # the same in every item: identifies nothing
-        mean = sum(len(json.dumps(v)) for v in found) / len(found)
+        mean = sum(map(len, texts)) / len(texts)
         ranked.append((-distinct, mean, key))
     return [key for _, _, key in sorted(ranked)]
 
@@ -232,10 +233,17 @@ def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
     items = stubbed(at, len(value) - after)
     for count in range(len(fields), 0, -1):
         shown = fields[:count]
-        stubs = between.join(_stub(item, shown, key_sep, item_sep, lines)
-                             for item, lines in items)
-        insert = (between + json.dumps(header(omitted, shown, in_runs), ensure_ascii=False)
-                  + between + stubs)
-        if len(text) + len(insert) <= budget_chars:
-            return text[:end] + insert + text[end:]
+        lead = between + json.dumps(header(omitted, shown, in_runs), ensure_ascii=False)
+        # Stubs are written only as far as they fit: a try that fails stops at the budget,
+        # not after the last item (an array of 6,500 records wrote 200,000 stubs to drop).
+        room = budget_chars - len(text) - len(lead)
+        stubs: list[str] = []
+        for item, lines in items:
+            stub = _stub(item, shown, key_sep, item_sep, lines)
+            room -= len(between) + len(stub)
+            if room < 0:
+                break
+            stubs.append(stub)
+        else:
+            return text[:end] + lead + between + between.join(stubs) + text[end:]
     return None
