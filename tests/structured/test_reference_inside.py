@@ -130,3 +130,67 @@ def test_text_and_json_cut_as_text_keep_the_reference_above() -> None:
     assert as_text.content.startswith("[Artifact: ")
     with pytest.raises(ValueError):
         json.loads(as_text.content)
+
+
+# -- documents the sniff used to miss: a file's JSON, one long string, JSON Lines of scalars --
+
+STRING = json.dumps("a" * 1_000_000)
+NUMBERS = "".join(f"{i}\n" for i in range(50_000))
+STRINGS = "".join(json.dumps(f"line {i}") + "\n" for i in range(50_000))
+SCALAR_CASES = [(OBJECT, "read_file", "object"), (JSONL, "read_file", "jsonl"),
+                (XML, "read_file", "xml"), (STRING, "search", "string"),
+                (NUMBERS, "search", "scalars"), (STRINGS, "search", "scalars")]
+
+
+def reference_in(content: str, kind: str) -> str:
+    """The reference inside *content*, which parses as *kind*: the end of a string, or the
+    last of JSON Lines of scalars; the others as :func:`reference_of`."""
+    if kind == "string":
+        value = json.loads(content)
+        assert isinstance(value, str) and value.startswith("aaaa")
+        return value[value.index("[Artifact: "):]
+    if kind == "scalars":
+        records = [json.loads(line) for line in content.splitlines()]
+        assert records[0] in (0, "line 0")
+        return str(records[-1])
+    return reference_of(content, kind)
+
+
+@pytest.mark.parametrize(("text", "tool", "kind"), SCALAR_CASES)
+def test_a_file_s_json_a_long_string_and_scalar_lines_stay_valid(text: str, tool: str,
+                                                                  kind: str) -> None:
+    truncator = make()
+    result = truncator.process(text, tool=tool)
+    assert result.artifact is not None
+    assert result.metadata.strategy_used == "element"
+    assert len(result.content) <= truncator.policy(tool).inline_limit
+    reference = reference_in(result.content, kind)
+    assert reference.startswith(f"[Artifact: {result.artifact.id}] {tool} ")
+    assert "get_artifact" in reference
+
+
+@pytest.mark.parametrize(("text", "tool", "kind"), SCALAR_CASES)
+def test_a_stream_of_them_stays_valid_too(text: str, tool: str, kind: str) -> None:
+    truncator = make()
+    with truncator.stream(tool=tool) as stream:
+        for start in range(0, len(text), 4096):
+            stream.write(text[start:start + 4096])
+    result = stream.result()
+    assert result.artifact is not None
+    assert len(result.content) <= truncator.policy(tool).inline_limit
+    assert reference_in(result.content, kind).startswith(f"[Artifact: {result.artifact.id}] ")
+
+
+def test_the_user_s_strategy_for_a_file_view_wins_over_the_sniff() -> None:
+    """Negative control: with ``tools.read_file.strategy`` set, a JSON file is cut as the
+    user said (text, reference above); a log of timestamps is no JSON Lines."""
+    explicit = make(tools={"read_file": {"strategy": "outline"}})
+    result = explicit.process(OBJECT, tool="read_file")
+    assert result.metadata.strategy_used == "outline"
+    assert result.content.startswith("[Artifact: ")
+    stamps = "".join(f"2024-05-01 12:00:{i % 60:02d} worker {i} processed 5\n"
+                     for i in range(5000))
+    assert make().process(stamps, tool="read_file").metadata.strategy_used == "outline"
+    assert make().process(stamps).content.startswith("[Artifact: ")
+    quoted_csv = "".join(f'"{i}","name {i}","x"\n' for i in range(5000))
+    assert make().process(quoted_csv).metadata.strategy_used == "head_tail"

@@ -31,13 +31,16 @@ from truncation_core.types.cuts import NOT_PARSED, Parsed
 
 __all__ = [
     "NOT_PARSED",
+    "SCALAR_STARTS",
     "SNIFF_CHARS",
     "Parsed",
     "RawNumber",
     "looks_like_json",
     "looks_like_xml",
+    "opens_a_long_string",
     "parse",
     "parse_prefix",
+    "starts_like_scalars",
 ]
 
 BOM = "\ufeff"
@@ -167,17 +170,89 @@ def _newline_before(text: str, pos: int) -> bool:
 
 def looks_like_json(text: str, sniff: int = SNIFF_CHARS) -> bool:
     """A cheap sniff: after a BOM and blanks, starts with ``{`` or ``[`` and ends with the
-    matching ``}`` or ``]``.
+    matching ``}`` or ``]``; or is a JSON document of scalars (:func:`_scalar_document`).
 
     It reads only the first and last *sniff* characters, so a stream's two ends answer it as
-    the whole text would. A top-level JSON string or number is not sniffed: text in quotes
-    (quoted CSV) or starting with a digit (logs) would look like one, and a string is one
-    token, which the event parser would hold whole.
+    the whole text would.
     """
     head = text[:sniff].lstrip(BOM + " \t\r\n")
     tail = text[-sniff:].rstrip(" \t\r\n")
-    return bool(head) and bool(tail) and (
-        (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"))
+    if not head or not tail:
+        return False
+    if (head[0] == "{" and tail[-1] == "}") or (head[0] == "[" and tail[-1] == "]"):
+        return True
+    return (head[0] in SCALAR_STARTS and tail[-1] in _SCALAR_ENDS
+            and _scalar_document(head, tail, whole=len(text) <= sniff))
+
+
+#: What a JSON scalar (a string, a number, ``true``, ``false``, ``null``) starts with.
+SCALAR_STARTS = '"-0123456789tfn'
+#: What one ends with.
+_SCALAR_ENDS = '"0123456789el'
+#: Whole lines read at each end of a text that may be JSON Lines of scalars.
+_SNIFF_LINES = 8
+
+
+def _scalar_document(head: str, tail: str, *, whole: bool) -> bool:
+    """Whether *head* and *tail*, the two ends of a text, look like JSON Lines whose values
+    are scalars (one number or string a line), or like one long JSON string.
+
+    Text in quotes (quoted CSV) or starting with a digit (a log's timestamps) starts as
+    these do, so the whole lines at each end must each be a JSON value; a line longer than
+    the ends (a top-level string) must open a string that the head does not close. The
+    ``element`` strategy parses the whole text, and cuts it as text if it is not JSON.
+    """
+    tails = tail.split("\n")
+    if not whole:
+        tails = tails[1:]  # the piece cut at the tail's edge
+    return starts_like_scalars(head, whole=whole) and _all_values(tails[-_SNIFF_LINES:])
+
+
+def starts_like_scalars(head: str, *, whole: bool = False) -> bool:
+    """*head*, the start of a text (after a BOM and blanks), may be JSON Lines of scalars
+    or one long JSON string: its whole lines are JSON values, or it opens a string that
+    goes on past it."""
+    heads = head.split("\n")
+    if not whole:
+        heads = heads[:-1]  # the piece cut at the head's edge
+    lines = [line.strip(" \t\r") for line in heads[:_SNIFF_LINES]]
+    lines = [line for line in lines if line]
+    if not lines:
+        return not whole and _opens_a_long_string(head)
+    if len(lines) == 1 and not (whole and lines[0][:1] == '"'):
+        return False  # one number, true, false or null: a line of text as well
+    return _all_values(lines)
+
+
+def opens_a_long_string(head: str) -> bool:
+    """*head*, the start of a text (after a BOM and blanks), holds no whole line and opens a
+    JSON string that goes on past it: one long string."""
+    return "\n" not in head and _opens_a_long_string(head)
+
+
+def _all_values(lines: list[str]) -> bool:
+    stripped = [line.strip(" \t\r") for line in lines]
+    return all(_is_json_value(line) for line in stripped if line)
+
+
+def _opens_a_long_string(head: str) -> bool:
+    """*head* (no line break in it) starts a JSON string that goes on past it."""
+    if head[:1] != '"':
+        return False
+    start = head[:-6]
+    escape = start.find("\\", len(start) - 6)
+    if escape >= 0:  # an escape the edge may have cut (\u12...): left out
+        start = start[:escape]
+    # Closed here, it is one string: a quote earlier (quoted CSV on one line) is extra data.
+    return len(start) > 1 and _is_json_value(start + '"')
+
+
+def _is_json_value(line: str) -> bool:
+    try:
+        _loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def looks_like_xml(text: str, sniff: int = SNIFF_CHARS) -> bool:

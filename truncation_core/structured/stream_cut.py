@@ -37,7 +37,15 @@ from truncation_core.structured.dispatch import (
     starts_like_json,
 )
 from truncation_core.structured.ranked import element_or_ranked, ranked_cut
-from truncation_core.structured.sniff import SNIFF_CHARS, Parsed, parse_in, parse_prefix
+from truncation_core.structured.sniff import (
+    SCALAR_STARTS,
+    SNIFF_CHARS,
+    Parsed,
+    opens_a_long_string,
+    parse_in,
+    parse_prefix,
+    starts_like_scalars,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -55,8 +63,10 @@ _BLANKS = "\ufeff \t\r\n"
 #: policy's strategy is element, element_cut parses anything that starts so.
 _ELEMENT_STARTS = '{["-0123456789tfn<'
 #: Otherwise select_strategy sends content to element only when it starts with one of these
-#: (ContentFacts.looks_like_json and looks_like_xml): a log line starting with a date is text.
-_SNIFFED_STARTS = "{[<"
+#: (ContentFacts.looks_like_json and looks_like_xml); a scalar's start (JSON Lines of numbers
+#: or strings, one long string) only when the lines at its ends are JSON values too: a log
+#: line starting with a date is text, and once _CHECK_CHARS are kept its text is dropped.
+_SNIFFED_STARTS = "{[<" + SCALAR_STARTS
 #: Once this many characters are kept, the cutter checks whether they already prove that the
 #: content is not JSON (see :func:`~truncation_core.structured.sniff.parse_prefix`).
 _CHECK_CHARS = 64 * 1024
@@ -117,8 +127,14 @@ class ElementStreamCut:
         if len(self._sniff) < SNIFF_CHARS:
             self._sniff += text[: SNIFF_CHARS - len(self._sniff)]
             start = self._sniff.lstrip(_BLANKS)
-            if start and self._starts is not None and start[0] not in self._starts:
-                self._parts = None  # element will not parse it: its ends are enough
+            if start and self._starts is not None and (
+                    start[0] not in self._starts or (
+                        self._starts is _SNIFFED_STARTS and start[0] in SCALAR_STARTS
+                        and len(self._sniff) == SNIFF_CHARS
+                        and not starts_like_scalars(start))):
+                # element will not parse it (a log whose lines start with a digit is no
+                # JSON Lines): its ends are enough
+                self._parts = None
                 return False
         if self._chars > self._policy.stream_threshold:
             return self._to_events()
@@ -140,6 +156,8 @@ class ElementStreamCut:
         parts, self._parts = self._parts or [], None
         if not self._starts_like_json():
             return False  # not JSON, and too large to parse as XML: cut as text
+        if opens_a_long_string(self._sniff.lstrip(_BLANKS)):
+            return False  # one string: the event parser would hold it whole; cut as text
         self._json = new_json_stream(self._policy, None)  # markers come at finish
         for part in parts:
             self._json.feed(part)
