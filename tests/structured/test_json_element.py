@@ -265,3 +265,20 @@ def test_a_budget_of_zero_lines_admits_no_json():
                    head_ratio=0.6, max_depth=32) is None
         assert fit(value, budget=Budget(chars=1000, lines=1), style=style, note=str,
                    head_ratio=0.6, max_depth=32) is not None
+
+
+def test_a_string_is_never_cut_where_its_note_is_as_long_as_what_it_removes():
+    """An object of 27-character values over the budget: each value is kept whole or its
+    member left out, never replaced by a note longer than the value (the fitter shortened
+    every string to 16 characters plus a 29-character note: "node scripts/s ... [11 chars
+    omitted] ...  0"). The control, longer values, still have their middles cut."""
+    short = {f"s{i}": f"node scripts/s{i}.js --flag {i}" for i in range(400)}
+    cut = element(json.dumps(short, indent=2), Budget(chars=4000))
+    out = json.loads(cut.text)
+    assert len(cut.text) <= 4000
+    kept = {k: v for k, v in out.items() if k in short}
+    assert kept and all(v == short[k] for k, v in kept.items())
+    assert "chars omitted" not in cut.text
+    long = {f"s{i}": f"node scripts/s{i}.js " + "--flag " * 40 for i in range(400)}
+    control = element(json.dumps(long, indent=2), Budget(chars=4000))
+    assert "chars omitted" in control.text

@@ -1006,6 +1006,12 @@ class _Plan:
             front, back = head[:first], tail[len(tail) - last:] if last else ""
         front, back = _no_split_pair(front, back)
         omitted = total - len(front) - len(back)
+        if complete:
+            # A note as long as what it stands for saves nothing and hides the value (a
+            # 27-character script of a package.json became 45 characters, unreadable).
+            note = self.note_text("json_string", omitted, total, "chars", path, False)
+            if len(front) + len(note) + len(back) >= total:
+                return dump_string(head)
         if record:
             self.omitted["chars"] += omitted
         return dump_string(front + self.note_text("json_string", omitted, total, "chars", path,
