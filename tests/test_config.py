@@ -290,7 +290,7 @@ def test_valid_marker_templates_are_used() -> None:
     truncator = Truncator({"inline_limit": 200, "spill": False,
                            "marker": {"middle": "\n<<{lines} lines cut ({strategy}, {tool})>>\n"}},
                           load_entrypoints=False)
-    text = "".join(f"line {i}\n" for i in range(500))  # ("{i}\n": JSON Lines, element's)
+    text = "".join(f"{i}\n" for i in range(500))
     result = truncator.process(text, tool="read_file")
     region = result.metadata.omissions[0]
     assert f"\n<<{region.lines} lines cut (outline, read_file)>>\n" in result.content

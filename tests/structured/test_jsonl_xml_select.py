@@ -111,8 +111,7 @@ BIG_JSON = json.dumps({"rows": list(range(5000))})
 @pytest.mark.parametrize(("config", "tool", "expected"), [
     ({}, None, "element"),                                  # no tool policy: sniffed
     ({}, "search_files", "element"),                        # built-in policy says element
-    ({}, "read_file", "element"),                           # its outline is for its text
-    ({"tools": {"read_file": {"strategy": "outline"}}}, "read_file", "outline"),
+    ({}, "read_file", "outline"),                           # built-in policy: edited next
     ({}, "git_diff", "head_tail"),
     ({}, "execute_command", "element"),                     # its tail is for its text
     ({"tools": {"execute_command": {"strategy": "tail"}}}, "execute_command", "tail"),
@@ -176,20 +175,12 @@ def test_json_lines_a_command_prints_are_its_log_and_keep_its_tail() -> None:
 
 @pytest.mark.parametrize("content", [
     '"a","b"\n' * 3000 + '"c","d"',       # quoted CSV
-    '"a","b",' * 3000 + '"c","d"',         # on one line
-    "".join(f"{i}\n" if i % 2 else f"{i} done\n" for i in range(3000)),
-], ids=["csv", "csv-line", "numbered"])
+    json.dumps("a long JSON string " * 1000),  # a top-level string: one token, held whole
+], ids=["csv", "string"])
 def test_quoted_text_is_not_sniffed_as_json(content: str) -> None:
     result = Truncator({"spill": False}).process(content)
     assert result.metadata.strategy_used == "head_tail"
     assert not any("element" in note for note in result.metadata.notes)
-
-
-def test_a_top_level_string_is_sniffed_and_stays_one_string() -> None:
-    content = json.dumps("a long JSON string " * 1000)
-    result = Truncator({"spill": False}).process(content)
-    assert result.metadata.strategy_used == "element"
-    assert json.loads(result.content).startswith("a long JSON string ")
 
 
 def test_plain_text_is_not_sent_to_element():

@@ -37,8 +37,7 @@ from truncation_core.types.tool_names import ArtifactToolNames
 if TYPE_CHECKING:
     from truncation_core.types.tokenizer import Tokenizer
 
-__all__ = ["BUILTIN_BACKENDS", "DEFAULT_STORE_ROOT", "LOG_POLICIES", "TEXT_POLICIES", "Policy",
-           "StoreConfig"]
+__all__ = ["BUILTIN_BACKENDS", "DEFAULT_STORE_ROOT", "TEXT_POLICIES", "Policy", "StoreConfig"]
 
 #: Where the filesystem backend keeps artifacts, relative to the workspace (the directory of
 #: the config file; without one, the nearest directory at or above the working directory
@@ -104,15 +103,10 @@ class StoreConfig:
 
 
 #: Built-in tool policies whose strategy is for the tool's text: JSON or XML that such a tool
-#: gives (``curl ... | python -m json.tool``, a ``read_file`` of a JSON document) still goes
-#: to ``element``, and stays valid, unless the user's configuration names the tool's
-#: strategy. A diff's contents keep theirs: the model edits its lines next, and needs them
-#: as they are; a diff is never a document.
-TEXT_POLICIES: frozenset[str] = frozenset({"execute_command", "read_file"})
-#: Of :data:`TEXT_POLICIES`, those whose JSON Lines are the tool's log (a command's): they
-#: keep the tool's strategy (its tail and highlights: the error records). A file's JSON
-#: Lines are a document like any other, cut by ``element``.
-LOG_POLICIES: frozenset[str] = frozenset({"execute_command"})
+#: prints (``curl ... | python -m json.tool``) still goes to ``element``, unless the user's
+#: configuration names the tool's strategy. A file's or a diff's contents keep theirs: the
+#: model edits them next, and needs their lines as they are.
+TEXT_POLICIES: frozenset[str] = frozenset({"execute_command"})
 
 
 def _unchecked(_cls: type, fields: list[attrs.Attribute[Any]]) -> list[attrs.Attribute[Any]]:
