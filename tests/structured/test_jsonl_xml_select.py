@@ -175,12 +175,20 @@ def test_json_lines_a_command_prints_are_its_log_and_keep_its_tail() -> None:
 
 @pytest.mark.parametrize("content", [
     '"a","b"\n' * 3000 + '"c","d"',       # quoted CSV
-    json.dumps("a long JSON string " * 1000),  # a top-level string: one token, held whole
-], ids=["csv", "string"])
+    '"a","b",' * 3000 + '"c","d"',         # on one line
+    "".join(f"{i}\n" if i % 2 else f"{i} done\n" for i in range(3000)),
+], ids=["csv", "csv-line", "numbered"])
 def test_quoted_text_is_not_sniffed_as_json(content: str) -> None:
     result = Truncator({"spill": False}).process(content)
     assert result.metadata.strategy_used == "head_tail"
     assert not any("element" in note for note in result.metadata.notes)
+
+
+def test_a_top_level_string_is_sniffed_and_stays_one_string() -> None:
+    content = json.dumps("a long JSON string " * 1000)
+    result = Truncator({"spill": False}).process(content)
+    assert result.metadata.strategy_used == "element"
+    assert json.loads(result.content).startswith("a long JSON string ")
 
 
 def test_plain_text_is_not_sent_to_element():

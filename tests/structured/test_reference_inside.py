@@ -132,14 +132,13 @@ def test_text_and_json_cut_as_text_keep_the_reference_above() -> None:
         json.loads(as_text.content)
 
 
-# -- documents the sniff used to miss: a file's JSON, one long string, JSON Lines of scalars --
+# -- documents the sniff used to miss: one long string, JSON Lines of scalars --------------
 
 STRING = json.dumps("a" * 1_000_000)
 NUMBERS = "".join(f"{i}\n" for i in range(50_000))
 STRINGS = "".join(json.dumps(f"line {i}") + "\n" for i in range(50_000))
-SCALAR_CASES = [(OBJECT, "read_file", "object"), (JSONL, "read_file", "jsonl"),
-                (XML, "read_file", "xml"), (STRING, "search", "string"),
-                (NUMBERS, "search", "scalars"), (STRINGS, "search", "scalars")]
+SCALAR_CASES = [(STRING, "search", "string"), (NUMBERS, "search", "scalars"),
+                (STRINGS, "search", "scalars")]
 
 
 def reference_in(content: str, kind: str) -> str:
@@ -157,7 +156,7 @@ def reference_in(content: str, kind: str) -> str:
 
 
 @pytest.mark.parametrize(("text", "tool", "kind"), SCALAR_CASES)
-def test_a_file_s_json_a_long_string_and_scalar_lines_stay_valid(text: str, tool: str,
+def test_a_long_string_and_scalar_lines_stay_valid(text: str, tool: str,
                                                                   kind: str) -> None:
     truncator = make()
     result = truncator.process(text, tool=tool)
@@ -181,13 +180,20 @@ def test_a_stream_of_them_stays_valid_too(text: str, tool: str, kind: str) -> No
     assert reference_in(result.content, kind).startswith(f"[Artifact: {result.artifact.id}] ")
 
 
-def test_the_user_s_strategy_for_a_file_view_wins_over_the_sniff() -> None:
-    """Negative control: with ``tools.read_file.strategy`` set, a JSON file is cut as the
-    user said (text, reference above); a log of timestamps is no JSON Lines."""
-    explicit = make(tools={"read_file": {"strategy": "outline"}})
-    result = explicit.process(OBJECT, tool="read_file")
+def test_a_file_view_of_a_json_document_keeps_its_lines() -> None:
+    """The exception, by design: a file that ``read_file`` reads is shown as its lines (the
+    model edits them next, and needs them as they are), with the outline of what is left
+    out and the reference above, not re-rendered as a JSON document with notes inside."""
+    result = make().process(OBJECT, tool="read_file")
     assert result.metadata.strategy_used == "outline"
     assert result.content.startswith("[Artifact: ")
+    shown = result.content.split("\n", 1)[1]
+    assert shown.startswith("\n".join(OBJECT.splitlines()[:20]))
+
+
+def test_logs_and_quoted_csv_are_no_json_lines_of_scalars() -> None:
+    """Negative control: a log of timestamps and quoted CSV start as scalars do, and stay
+    text, with the reference above."""
     stamps = "".join(f"2024-05-01 12:00:{i % 60:02d} worker {i} processed 5\n"
                      for i in range(5000))
     assert make().process(stamps, tool="read_file").metadata.strategy_used == "outline"
