@@ -19,8 +19,10 @@ round. Two control rows run the same code on both sides, so their ratios show ho
 alone moves one. "No slower" holds when the ratio is at most 1.10. Where a feature added
 since the baseline changed what a row does, its note says so, and an "after only" row times
 this tree with the feature off against the baseline's default, to separate what the
-redesign costs from what the feature costs. Results go to stdout and, with ``--write``, to
-``bench/results/revisions.md``.
+redesign costs from what the feature costs; a new default the baseline lacks (``adaptive``
+for ``execute_command``) gets such a row too, against the row that configures the old one. The
+lines under the table give each "after only" row against its row in this tree, in the same
+rounds. Results go to stdout and, with ``--write``, to ``bench/results/revisions.md``.
 """
 
 from __future__ import annotations
