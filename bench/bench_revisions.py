@@ -19,8 +19,10 @@ round. Two control rows run the same code on both sides, so their ratios show ho
 alone moves one. "No slower" holds when the ratio is at most 1.10. Where a feature added
 since the baseline changed what a row does, its note says so, and an "after only" row times
 this tree with the feature off against the baseline's default, to separate what the
-redesign costs from what the feature costs. Results go to stdout and, with ``--write``, to
-``bench/results/revisions.md``.
+redesign costs from what the feature costs; a new default the baseline lacks (``adaptive``
+for ``execute_command``) gets such a row too, against the row that configures the old one. The
+lines under the table give each "after only" row against its row in this tree, in the same
+rounds. Results go to stdout and, with ``--write``, to ``bench/results/revisions.md``.
 """
 
 from __future__ import annotations
@@ -121,7 +123,8 @@ class Case:
     make: Maker
     #: Whose time the row's ratio divides by: a case of the baseline (default: this one).
     against: str | None = None
-    #: Only this tree runs it: a feature the baseline lacks, turned off.
+    #: Only this tree runs it: a feature the baseline lacks, turned off, or a default the
+    #: baseline did not have (its ratio then divides by the baseline's default, *against*).
     after_only: bool = False
     #: What changed since the baseline in what the row does, when it is not the layout.
     note: str = ""
@@ -305,9 +308,22 @@ VIEW = ("Since the baseline, content over `artifact_threshold` shows the whole c
         "`reference_preview: short`.")
 WINDOWS = ("Since the baseline, a stream keeps ends eight times the inline limit (the view "
            "may cut that wide), not one; no setting turns that off.")
+ADAPTIVE = ("Since issue 28, `execute_command` is cut by `adaptive` (the rows above "
+            "configure the baseline's `tail`): it reads both ends of the output for failure "
+            "lines (the tool's salient patterns) to split the budget between head and tail "
+            "(this log has none: head_ratio's 60/40), keeps a floor of 10 whole lines for "
+            "the tail, and outlines the omitted part as `outline` does: it reads the omitted "
+            "part for where its sections start (sections of at most 100 lines, or the index "
+            "of record-like output) and cuts again in the budget the outline leaves. A "
+            "stream gets no outline (there is no whole text), only the split. The row "
+            "`outline` configured is that cut without the split; each row against the "
+            "`tail` row in this tree is in the lines under the table.")
 SHORT = {**MEMORY, "reference_preview": "short"}
 LOG_1M = "process(), 1 MB log, no tool (head_tail)"
 COMMAND_1M = "process(), 1 MB log, execute_command (tail, highlights)"
+COMMAND_STREAM = "stream, 50 MB log, execute_command (tail), spill off"
+#: The baseline's strategy for execute_command, configured (issue 28 made it adaptive).
+TAIL = {"tools": {"execute_command": {"strategy": "tail"}}}
 CONTROL = "control (same code both sides): "
 HEAD_TAIL_OFF = {"spill": False, **MEMORY}
 ELEMENT = {**MEMORY, "tools": {"search_files": {"strategy": "element"}}}
@@ -332,11 +348,20 @@ CASES: tuple[Case, ...] = (
     Case(name="process(), 1 MB log, no tool (head_tail), reference_preview: short",
          make=_process("log-1m.txt", None, SHORT, "head_tail"), against=LOG_1M,
          after_only=True),
-    Case(name=COMMAND_1M, make=_process("log-1m.txt", "execute_command", MEMORY, "tail"),
+    Case(name=COMMAND_1M,
+         make=_process("log-1m.txt", "execute_command", {**MEMORY, **TAIL}, "tail"),
          note=VIEW),
-    Case(name="process(), 1 MB log, execute_command, reference_preview: short",
-         make=_process("log-1m.txt", "execute_command", SHORT, "tail"), against=COMMAND_1M,
-         after_only=True),
+    Case(name="process(), 1 MB log, execute_command (tail), reference_preview: short",
+         make=_process("log-1m.txt", "execute_command", {**SHORT, **TAIL}, "tail"),
+         against=COMMAND_1M, after_only=True),
+    Case(name="process(), 1 MB log, execute_command (default: adaptive)",
+         make=_process("log-1m.txt", "execute_command", MEMORY, "adaptive"),
+         against=COMMAND_1M, after_only=True, note=ADAPTIVE),
+    Case(name="process(), 1 MB log, execute_command, outline configured (adaptive without "
+         "its split)",
+         make=_process("log-1m.txt", "execute_command",
+                      {**MEMORY, "tools": {"execute_command": {"strategy": "outline"}}},
+                      "outline"), against=COMMAND_1M, after_only=True, note=ADAPTIVE),
     Case(name="process(), 1 MB log, lines",
          make=_process("log-1m.txt", "bench_lines",
                       {**MEMORY, "tools": {"bench_lines": {"strategy": "lines"}}}, "lines")),
@@ -350,9 +375,12 @@ CASES: tuple[Case, ...] = (
     Case(name="stream, 50 MB log, tail, spill off",
          make=_stream("log-1m.txt", 50, None, {"default_strategy": "tail", **HEAD_TAIL_OFF},
                      "tail"), note=WINDOWS),
-    Case(name="stream, 50 MB log, execute_command, spill off",
-         make=_stream("log-1m.txt", 50, "execute_command", HEAD_TAIL_OFF, "tail"),
-         note=WINDOWS),
+    Case(name=COMMAND_STREAM,
+         make=_stream("log-1m.txt", 50, "execute_command", {**HEAD_TAIL_OFF, **TAIL},
+                      "tail"), note=WINDOWS),
+    Case(name="stream, 50 MB log, execute_command (default: adaptive), spill off",
+         make=_stream("log-1m.txt", 50, "execute_command", HEAD_TAIL_OFF, "adaptive"),
+         against=COMMAND_STREAM, after_only=True, note=ADAPTIVE),
     Case(name="stream, 50 MB log, tail, spill on (memory store)",
          make=_stream("log-1m.txt", 50, None,
                      {"default_strategy": "tail", "max_artifact_size": 64 * MB, **MEMORY},
@@ -413,6 +441,23 @@ def _chosen(only: str) -> list[Case]:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.4f}" if seconds < 1e-3 else f"{seconds * 1e3:.2f}"
+
+
+def in_this_tree(rounds: list[Round], cases: list[Case]) -> list[str]:
+    """Each "after only" row against the row its ratio divides by, both timed in this tree
+    in the same rounds: what the feature (or the new default) costs, apart from the
+    redesign."""
+    lines = []
+    for case in cases:
+        if case.after_only and case.against:
+            per_round = [r.subject[case.name] / r.subject[case.against] for r in rounds]
+            low, ratio, high = statistics.quantiles(per_round, n=4, method="inclusive")
+            lines.append(f"- {case.name}: {ratio:.2f} x {case.against} (middle half "
+                         f"{low:.2f} to {high:.2f})")
+    if lines:
+        lines.insert(0, "In this tree alone (after/after, the same rounds), each \"after "
+                     "only\" row against the row it is compared with:")
+    return lines
 
 
 def table(rounds: list[Round], cases: list[Case]) -> tuple[list[str], list[str], list[str]]:
@@ -483,7 +528,9 @@ def main() -> int:
     verdict = (f"No slower (ratio <= {NO_SLOWER:.2f}) in every row." if not slower else
                f"Slower (ratio > {NO_SLOWER:.2f}) in {len(slower)} of {rows} rows (controls "
                "aside): " + "; ".join(slower) + ".")
-    text = "\n".join([header, "", *lines, "", *notes, "", verdict])
+    own = in_this_tree(timed, cases)
+    text = "\n".join([header, "", *lines, "", *notes, *(["", *own] if own else []), "",
+                      verdict])
     print(text)
     if args.write:
         RESULTS.write_text(

@@ -192,6 +192,27 @@ def test_trunc_run_interrupted_prints_the_view_as_text(tmp_path: Path) -> None:
     assert "the output is partial" in err and "Traceback" not in err
 
 
+def test_trunc_run_interrupted_notes_it_once(tmp_path: Path) -> None:
+    """The note that the output is partial comes once on stderr (issue 27: it came twice,
+    from the result's notes and again from trunc run's own line)."""
+    flag = tmp_path / "flag"
+    proc = subprocess.Popen([*TRUNC, "run", "--limit", "3000", "--", *producer(flag)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, preexec_fn=default_sigint)
+    grandchild = wait_for(flag)
+    time.sleep(0.3)  # the output reaches trunc
+    proc.send_signal(signal.SIGINT)
+    try:
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(grandchild, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    note = "note: interrupted after 3,000 lines (SIGINT): the output is partial"
+    assert err.splitlines().count(note) == 1, err
+    assert err.count("interrupted") == 1 and "Traceback" not in err, err
+
+
 def test_negative_control_without_keeping_it_an_interrupted_run_leaves_nothing(
         tmp_path: Path) -> None:
     """The old behaviour: the stream aborted on the way out, nothing printed or kept."""
