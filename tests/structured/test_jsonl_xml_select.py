@@ -191,6 +191,36 @@ def test_a_top_level_string_is_sniffed_and_stays_one_string() -> None:
     assert json.loads(result.content).startswith("a long JSON string ")
 
 
+def _written(truncator: Truncator, content: str) -> Any:
+    with truncator.stream() as stream:
+        for start in range(0, len(content), 65536):
+            stream.write(content[start:start + 65536])
+    return stream.result()
+
+
+def test_a_stream_of_one_string_over_stream_threshold_is_cut_as_text_saying_why() -> None:
+    """Past ``stream_threshold`` a stream keeps only its ends: one long string is cut as
+    text, for the reason ``process`` gives, not after the cut fails reading the middle."""
+    content = json.dumps("a long JSON string " * 150_000)  # 2.9 MB
+    config = {"spill": False, "stream_threshold": 1_000_000}
+    result = _written(Truncator(config), content)
+    whole = Truncator(config).process(content)  # control: what process says
+    assert whole.metadata.strategy_used == result.metadata.strategy_used == "head_tail"
+    assert any("a single string" in note for note in whole.metadata.notes)
+    assert result.metadata.notes == whole.metadata.notes
+    assert not any("failed" in note for note in result.metadata.notes)
+
+
+def test_a_stream_of_json_lines_of_long_strings_over_stream_threshold_stays_json_lines() -> None:
+    """Strings longer than the sniff (256 characters) a line are JSON Lines, not one long
+    string: a stream of them past ``stream_threshold`` is cut by record."""
+    content = "".join(json.dumps(f"{i} " + "x" * 400) + "\n" for i in range(4000))  # 1.6 MB
+    result = _written(Truncator({"spill": False, "stream_threshold": 1_000_000}), content)
+    assert result.metadata.strategy_used == "element"
+    records = [json.loads(line) for line in result.content.split("\n")]
+    assert records[0].startswith("0 ") and records[-1].startswith("3999 ")
+
+
 def test_plain_text_is_not_sent_to_element():
     result = Truncator({"spill": False}).process("line\n" * 5000)
     assert result.metadata.strategy_used == "head_tail"

@@ -37,7 +37,6 @@ __all__ = [
     "RawNumber",
     "looks_like_json",
     "looks_like_xml",
-    "opens_a_long_string",
     "parse",
     "parse_prefix",
     "starts_like_scalars",
@@ -222,12 +221,6 @@ def starts_like_scalars(head: str, *, whole: bool = False) -> bool:
     if len(lines) == 1 and not (whole and lines[0][:1] == '"'):
         return False  # one number, true, false or null: a line of text as well
     return _all_values(lines)
-
-
-def opens_a_long_string(head: str) -> bool:
-    """*head*, the start of a text (after a BOM and blanks), holds no whole line and opens a
-    JSON string that goes on past it: one long string."""
-    return "\n" not in head and _opens_a_long_string(head)
 
 
 def _all_values(lines: list[str]) -> bool:
