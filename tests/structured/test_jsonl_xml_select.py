@@ -390,6 +390,28 @@ def test_item_lines_refuses_a_layout_that_does_not_match_the_parse() -> None:
     assert item_lines(text, "  ", 4) is None  # an item count that differs names nothing
     assert item_lines(text.replace("\n  },\n  {", "\n  }, {"), "  ", 5) is None
     assert item_lines(_tasks(5), None, 5) is None
+
+
+def test_item_lines_refuses_a_layout_whose_extra_and_missing_item_starts_cancel_out() -> None:
+    """A value of an item at the unit's indent (an extra start) and a ``}, {`` further on (a
+    missing one) give the parsed count: every stub after the first named the wrong lines
+    (54 of 54 in an array of 80). An item is an object, and ends with its ``}``."""
+    from truncation_core.structured.records import item_lines
+
+    text = _tasks(80, indent=2)
+    text = text.replace('"history": [\n      {', '"history": [\n  {', 1)  # extra
+    join = text.rfind("\n  },\n  {")
+    text = text[:join] + "\n  }, {" + text[join + len("\n  },\n  {"):]  # missing
+    assert len(json.loads(text)) == 80
+    assert item_lines(text, "  ", 80) is None
+    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
+    result = truncator.process(text, tool="mcp__tasks__list")
+    artifact = result.metadata.artifact_id
+    assert artifact is not None
+    for task_id, first, last in _stubs_with_lines(result.content):
+        assert f'"id": "{task_id}"' in truncator.artifacts.lines(artifact, first, last).text
+
+
 def test_json_records_of_an_array_too_long_for_its_stubs_are_not_looked_for(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An array whose items could not all fit even as ``{}`` stubs is cut plainly, without
