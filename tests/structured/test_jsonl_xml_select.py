@@ -191,6 +191,23 @@ def test_a_top_level_string_is_sniffed_and_stays_one_string() -> None:
     assert json.loads(result.content).startswith("a long JSON string ")
 
 
+@pytest.mark.parametrize("escape", ["\\\\", '\\"', "\\u00e9", "\\n"],
+                         ids=["backslash", "quote", "unicode", "newline"])
+def test_a_top_level_string_is_sniffed_wherever_the_edge_cuts_an_escape(escape: str) -> None:
+    """The sniff reads the first 256 characters: an escape there may be cut by the edge,
+    at any of its characters (an escaped backslash at 242 left one backslash, which escaped
+    the closing quote: the string was taken for text)."""
+    from truncation_core.structured.sniff import looks_like_json
+
+    missed = []
+    for at in range(200, 262):
+        content = '"' + "a" * at + escape + "b" * 3000 + '"'
+        json.loads(content)
+        if not looks_like_json(content):
+            missed.append(at)
+    assert missed == []
+
+
 def _written(truncator: Truncator, content: str) -> Any:
     with truncator.stream() as stream:
         for start in range(0, len(content), 65536):

@@ -234,9 +234,13 @@ def _opens_a_long_string(head: str) -> bool:
         return False
     start = head[:-6]
     escape = start.find("\\", len(start) - 6)
-    if escape >= 0:  # an escape the edge may have cut (\u12...): left out
-        start = start[:escape]
     # Closed here, it is one string: a quote earlier (quoted CSV on one line) is extra data.
+    # An escape the edge may have cut (\u12..., or one of an escaped backslash's two) is
+    # left out: closed before each of the last backslashes in turn.
+    while escape >= 0:
+        if len(start[:escape]) > 1 and _is_json_value(start[:escape] + '"'):
+            return True
+        escape = start.find("\\", escape + 1)
     return len(start) > 1 and _is_json_value(start + '"')
 
 
