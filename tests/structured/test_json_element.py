@@ -282,3 +282,20 @@ def test_a_string_is_never_cut_where_its_note_is_as_long_as_what_it_removes():
     long = {f"s{i}": f"node scripts/s{i}.js " + "--flag " * 40 for i in range(400)}
     control = element(json.dumps(long, indent=2), Budget(chars=4000))
     assert "chars omitted" in control.text
+
+
+@pytest.mark.parametrize(("char", "budget"), [
+    ("\x01", Budget(chars=1200)),                  # escaped to six characters each
+    ('"', Budget(chars=1200)),                     # escaped to two
+    ("\U0001f600", Budget(chars=5000, bytes=1500)),  # four bytes each
+], ids=["control", "quote", "emoji-bytes"])
+def test_a_string_whose_middle_costs_more_than_its_note_is_still_cut(char: str,
+                                                                      budget: Budget) -> None:
+    """The note is weighed against what the middle costs in the output, not its raw
+    characters: 40 control characters are 240 characters of JSON, which a 30-character note
+    saves 150 of. Kept whole, fewer members fit (4 of 40, against 9 cut)."""
+    doc = {f"k{i}": char * 40 for i in range(40)}
+    cut = element(json.dumps(doc, ensure_ascii=False), budget)
+    out = json.loads(cut.text)
+    assert "chars omitted" in cut.text
+    assert not any(v == char * 40 for v in out.values())

@@ -191,6 +191,53 @@ def test_a_top_level_string_is_sniffed_and_stays_one_string() -> None:
     assert json.loads(result.content).startswith("a long JSON string ")
 
 
+@pytest.mark.parametrize("escape", ["\\\\", '\\"', "\\u00e9", "\\n"],
+                         ids=["backslash", "quote", "unicode", "newline"])
+def test_a_top_level_string_is_sniffed_wherever_the_edge_cuts_an_escape(escape: str) -> None:
+    """The sniff reads the first 256 characters: an escape there may be cut by the edge,
+    at any of its characters (an escaped backslash at 242 left one backslash, which escaped
+    the closing quote: the string was taken for text)."""
+    from truncation_core.structured.sniff import looks_like_json
+
+    missed = []
+    for at in range(200, 262):
+        content = '"' + "a" * at + escape + "b" * 3000 + '"'
+        json.loads(content)
+        if not looks_like_json(content):
+            missed.append(at)
+    assert missed == []
+
+
+def _written(truncator: Truncator, content: str) -> Any:
+    with truncator.stream() as stream:
+        for start in range(0, len(content), 65536):
+            stream.write(content[start:start + 65536])
+    return stream.result()
+
+
+def test_a_stream_of_one_string_over_stream_threshold_is_cut_as_text_saying_why() -> None:
+    """Past ``stream_threshold`` a stream keeps only its ends: one long string is cut as
+    text, for the reason ``process`` gives, not after the cut fails reading the middle."""
+    content = json.dumps("a long JSON string " * 150_000)  # 2.9 MB
+    config = {"spill": False, "stream_threshold": 1_000_000}
+    result = _written(Truncator(config), content)
+    whole = Truncator(config).process(content)  # control: what process says
+    assert whole.metadata.strategy_used == result.metadata.strategy_used == "head_tail"
+    assert any("a single string" in note for note in whole.metadata.notes)
+    assert result.metadata.notes == whole.metadata.notes
+    assert not any("failed" in note for note in result.metadata.notes)
+
+
+def test_a_stream_of_json_lines_of_long_strings_over_stream_threshold_stays_json_lines() -> None:
+    """Strings longer than the sniff (256 characters) a line are JSON Lines, not one long
+    string: a stream of them past ``stream_threshold`` is cut by record."""
+    content = "".join(json.dumps(f"{i} " + "x" * 400) + "\n" for i in range(4000))  # 1.6 MB
+    result = _written(Truncator({"spill": False, "stream_threshold": 1_000_000}), content)
+    assert result.metadata.strategy_used == "element"
+    records = [json.loads(line) for line in result.content.split("\n")]
+    assert records[0].startswith("0 ") and records[-1].startswith("3999 ")
+
+
 def test_plain_text_is_not_sent_to_element():
     result = Truncator({"spill": False}).process("line\n" * 5000)
     assert result.metadata.strategy_used == "head_tail"
@@ -360,6 +407,28 @@ def test_item_lines_refuses_a_layout_that_does_not_match_the_parse() -> None:
     assert item_lines(text, "  ", 4) is None  # an item count that differs names nothing
     assert item_lines(text.replace("\n  },\n  {", "\n  }, {"), "  ", 5) is None
     assert item_lines(_tasks(5), None, 5) is None
+
+
+def test_item_lines_refuses_a_layout_whose_extra_and_missing_item_starts_cancel_out() -> None:
+    """A value of an item at the unit's indent (an extra start) and a ``}, {`` further on (a
+    missing one) give the parsed count: every stub after the first named the wrong lines
+    (54 of 54 in an array of 80). An item is an object, and ends with its ``}``."""
+    from truncation_core.structured.records import item_lines
+
+    text = _tasks(80, indent=2)
+    text = text.replace('"history": [\n      {', '"history": [\n  {', 1)  # extra
+    join = text.rfind("\n  },\n  {")
+    text = text[:join] + "\n  }, {" + text[join + len("\n  },\n  {"):]  # missing
+    assert len(json.loads(text)) == 80
+    assert item_lines(text, "  ", 80) is None
+    truncator = Truncator(load_entrypoints=False, store=MemoryStore())
+    result = truncator.process(text, tool="mcp__tasks__list")
+    artifact = result.metadata.artifact_id
+    assert artifact is not None
+    for task_id, first, last in _stubs_with_lines(result.content):
+        assert f'"id": "{task_id}"' in truncator.artifacts.lines(artifact, first, last).text
+
+
 def test_json_records_of_an_array_too_long_for_its_stubs_are_not_looked_for(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An array whose items could not all fit even as ``{}`` stubs is cut plainly, without

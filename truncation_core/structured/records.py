@@ -87,17 +87,19 @@ def identifying_fields(items: list[Any]) -> list[str]:
 def item_lines(text: str, indent: str | None, count: int) -> list[tuple[int, int]] | None:
     """The first and last line (1-based, lines as the artifact counts them) of each of the
     *count* items of the top-level array that *text* prints indented by *indent*: an item
-    starts on a line indented by one unit, and ends before the next one starts (the last,
-    before the closing bracket). None when *text* is on one line, or its layout does not
-    give exactly *count* items (a mixed layout: then no line is named rather than a wrong
-    one)."""
+    starts on a line indented by one unit by its ``{``, and ends before the next one starts
+    (the last, before the closing bracket), on a line ending with its ``}``. None when
+    *text* is on one line, or its layout does not give exactly *count* items so (a mixed
+    layout: then no line is named rather than a wrong one)."""
     if not indent or count <= 0 or ("\n" not in text and "\r" not in text):
         return None
     lines = _TERMINATORS.split(text)
     width = len(indent)
+    # Each item is an object: it starts with its "{" and ends with its "}" (a value of an
+    # item at the unit's indent and a "}, {" further on would give the count with every
+    # range after them wrong).
     starts = [number for number, line in enumerate(lines, 1)
-              if line.startswith(indent) and line[width:width + 1].strip()
-              and line[width] not in "]}"]
+              if line.startswith(indent) and line[width:width + 1] == "{"]
     if len(starts) != count:
         return None
     last = len(lines)
@@ -106,6 +108,8 @@ def item_lines(text: str, indent: str | None, count: int) -> list[tuple[int, int
     if last <= starts[-1] or not lines[last - 1].strip().startswith("]"):
         return None
     ends = [start - 1 for start in starts[1:]] + [last - 1]
+    if not all(lines[end - 1].rstrip(" \t,").endswith("}") for end in ends):
+        return None
     return list(zip(starts, ends, strict=True))
 
 

@@ -37,7 +37,6 @@ __all__ = [
     "RawNumber",
     "looks_like_json",
     "looks_like_xml",
-    "opens_a_long_string",
     "parse",
     "parse_prefix",
     "starts_like_scalars",
@@ -224,12 +223,6 @@ def starts_like_scalars(head: str, *, whole: bool = False) -> bool:
     return _all_values(lines)
 
 
-def opens_a_long_string(head: str) -> bool:
-    """*head*, the start of a text (after a BOM and blanks), holds no whole line and opens a
-    JSON string that goes on past it: one long string."""
-    return "\n" not in head and _opens_a_long_string(head)
-
-
 def _all_values(lines: list[str]) -> bool:
     stripped = [line.strip(" \t\r") for line in lines]
     return all(_is_json_value(line) for line in stripped if line)
@@ -241,9 +234,13 @@ def _opens_a_long_string(head: str) -> bool:
         return False
     start = head[:-6]
     escape = start.find("\\", len(start) - 6)
-    if escape >= 0:  # an escape the edge may have cut (\u12...): left out
-        start = start[:escape]
     # Closed here, it is one string: a quote earlier (quoted CSV on one line) is extra data.
+    # An escape the edge may have cut (\u12..., or one of an escaped backslash's two) is
+    # left out: closed before each of the last backslashes in turn.
+    while escape >= 0:
+        if len(start[:escape]) > 1 and _is_json_value(start[:escape] + '"'):
+            return True
+        escape = start.find("\\", escape + 1)
     return len(start) > 1 and _is_json_value(start + '"')
 
 

@@ -41,7 +41,6 @@ from truncation_core.structured.sniff import (
     SCALAR_STARTS,
     SNIFF_CHARS,
     Parsed,
-    opens_a_long_string,
     parse_in,
     parse_prefix,
     starts_like_scalars,
@@ -156,8 +155,6 @@ class ElementStreamCut:
         parts, self._parts = self._parts or [], None
         if not self._starts_like_json():
             return False  # not JSON, and too large to parse as XML: cut as text
-        if opens_a_long_string(self._sniff.lstrip(_BLANKS)):
-            return False  # one string: the event parser would hold it whole; cut as text
         self._json = new_json_stream(self._policy, None)  # markers come at finish
         for part in parts:
             self._json.feed(part)
