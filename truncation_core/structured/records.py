@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 __all__ = ["LINES_KEY", "MAX_VALUE_CHARS", "RUN_LINES", "identifying_fields", "item_lines", "runs",
@@ -124,7 +124,7 @@ def _stub(item: Any, fields: list[str], key_sep: str, item_sep: str,
 
 
 #: An item, and what its stub says of where it is (None: nothing).
-_Stubbed = list[tuple[Any, str | None]]
+_Stubbed = Iterator[tuple[Any, str | None]]
 
 
 def runs(spans: Sequence[tuple[int, int]], first: int, end: int,
@@ -160,30 +160,37 @@ def with_records(value: Any, fit: Callable[[int], str | None], budget_chars: int
             _is_record(item) for item in value):
         return None
     # Each item, kept or stubbed, takes three characters at least ("{}" and a separator),
-    # each run of items too when they are stubbed in runs: an array with more never gets
-    # its stubs, and finding its fields and building its stubs to throw them away cost a
-    # 1 MB array of 6,500 records 0.5 s (a 10 MB stream 5 s), 30x the plain cut
-    # (bench/bench_revisions.py, "element configured").
+    # and each run of items, when they are stubbed in runs, that and the member naming its
+    # lines: an array with more never gets its stubs, and finding its fields and building
+    # its stubs to throw them away cost a 1 MB array of 6,500 records 0.5 s (a 10 MB
+    # stream 5 s), 30x the plain cut (bench/bench_revisions.py, "element configured").
     in_lines = spans is not None and place is not None and len(spans) == len(value)
-    fewest = len(runs(spans, 0, len(value))) if in_lines and spans is not None else len(value)
-    if 3 * fewest - 1 > budget_chars:
+    fewest = 3 * len(value) - 1
+    if in_lines and spans is not None and place is not None:
+        grouped_runs = runs(spans, 0, len(value))
+        first, end = grouped_runs[0]
+        member = (len(json.dumps(LINES_KEY)) + len(key_sep)
+                  + len(json.dumps(place(spans[first][0], spans[end - 1][1]))))
+        fewest = min(fewest, len(grouped_runs) * (3 + member + len(item_sep)) - 1)
+    if fewest > budget_chars:
         return None
     fields = identifying_fields(value)
     if not fields:
         return None
     def bare(first: int, end: int) -> _Stubbed:
-        return [(value[i], None) for i in range(first, end)]
+        return ((value[i], None) for i in range(first, end))
 
     ways: list[tuple[Callable[[int, int], _Stubbed], bool]] = [(bare, False)]
     if in_lines and spans is not None and place is not None and LINES_KEY not in fields:
         lines = spans
 
+        # Lazily: a try at the stubs stops where the budget ends (_insert).
         def each(first: int, end: int) -> _Stubbed:
-            return [(value[i], place(*lines[i])) for i in range(first, end)]
+            return ((value[i], place(*lines[i])) for i in range(first, end))
 
         def grouped(first: int, end: int) -> _Stubbed:
-            return [(value[a], place(lines[a][0], lines[b - 1][1]))
-                    for a, b in runs(lines, first, end)]
+            return ((value[a], place(lines[a][0], lines[b - 1][1]))
+                    for a, b in runs(lines, first, end))
 
         ways = [(each, False), (bare, False), (grouped, True)]
     seps = (key_sep, item_sep, indent)
@@ -234,7 +241,6 @@ def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
     key_sep, item_sep, indent = seps
     # Laid out as the array's items are: one a line under the note when indented.
     between = item_sep + ("\n" + indent if indent else "")
-    items = stubbed(at, len(value) - after)
     for count in range(len(fields), 0, -1):
         shown = fields[:count]
         lead = between + json.dumps(header(omitted, shown, in_runs), ensure_ascii=False)
@@ -242,7 +248,7 @@ def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
         # not after the last item (an array of 6,500 records wrote 200,000 stubs to drop).
         room = budget_chars - len(text) - len(lead)
         stubs: list[str] = []
-        for item, lines in items:
+        for item, lines in stubbed(at, len(value) - after):
             stub = _stub(item, shown, key_sep, item_sep, lines)
             room -= len(between) + len(stub)
             if room < 0:
