@@ -14,8 +14,9 @@ it), but for one change of behaviour, on purpose: on 2026-11-28 a string stopped
 where the note would be as long as what it removes (141 of the 1,398 cases changed; a
 27-character value became a 45-character one), and the file was written again from that
 code, which was otherwise 3d4b904's fitter; the same day, that note was weighed against
-what the middle costs as written (escapes, and bytes under a byte budget), not its raw
-characters (39 cases changed again, written from that code). Each case is summarised like
+what the middle costs as written (escapes; wide characters in bytes, whatever the budget
+counts, so that a cut depends on its knobs alone), not its raw characters (54 cases changed
+again in two steps, written from that code). Each case is summarised like
 the first corpus's (:func:`element_corpus.summary`): the digest of the whole cut (text,
 notes, omitted sizes, details), then a readable gist.
 """

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from strategies import json_documents
 
@@ -112,6 +112,11 @@ knob_values = st.sampled_from([0, 1, 2, 3, 5, 16, 40, 500, INF])
        extra=st.sampled_from(["chars", "bytes", "lines"]),
        trials=st.lists(st.tuples(knob_values, knob_values, knob_values,
                                  st.sampled_from([0, 1, 2, 3, 32])), min_size=1, max_size=12))
+# A string kept whole under a byte budget only (its middle wide in bytes, not in characters):
+# the cut depended on the budget's units, not on the knobs alone.
+@example(doc='[[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '
+             '0, 0, 0, "00\\u001f\\u0007\U00010000"]]',
+         chars=0, extra="bytes", trials=[(2, 0, 0, 2)])
 def test_every_trial_is_sized_exactly_as_its_output_measures(doc, chars, extra, trials):
     """A plan answers any sequence of trials, whatever it measured and kept from the trials
     before, exactly as the output under those knobs measures: its sizes, the sizes it keeps

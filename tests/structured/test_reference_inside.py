@@ -137,8 +137,9 @@ def test_text_and_json_cut_as_text_keep_the_reference_above() -> None:
 STRING = json.dumps("a" * 1_000_000)
 NUMBERS = "".join(f"{i}\n" for i in range(50_000))
 STRINGS = "".join(json.dumps(f"line {i}") + "\n" for i in range(50_000))
-SCALAR_CASES = [(STRING, "search", "string"), (NUMBERS, "search", "scalars"),
-                (STRINGS, "search", "scalars")]
+MIXED = "".join(json.dumps(f"line {i}") + "\n" if i % 3 else f"{i}\n" for i in range(50_000))
+SCALAR_CASES = [(STRING, "search", "string"), (STRINGS, "search", "scalars"),
+                (MIXED, "search", "scalars")]
 
 
 def reference_in(content: str, kind: str) -> str:
@@ -150,7 +151,7 @@ def reference_in(content: str, kind: str) -> str:
         return value[value.index("[Artifact: "):]
     if kind == "scalars":
         records = [json.loads(line) for line in content.splitlines()]
-        assert records[0] in (0, "line 0")
+        assert records[0] in (0, "line 0") and records[1] == "line 1"
         return str(records[-1])
     return reference_of(content, kind)
 
@@ -191,9 +192,13 @@ def test_a_file_view_of_a_json_document_keeps_its_lines() -> None:
     assert shown.startswith("\n".join(OBJECT.splitlines()[:20]))
 
 
-def test_logs_and_quoted_csv_are_no_json_lines_of_scalars() -> None:
-    """Negative control: a log of timestamps and quoted CSV start as scalars do, and stay
-    text, with the reference above."""
+def test_logs_quoted_csv_and_numbers_are_no_json_lines_of_scalars() -> None:
+    """Negative control: a log of timestamps, quoted CSV and lines of numbers alone (the
+    output of `seq`: text as much as JSON) start as scalars do, and stay text, with the
+    reference above."""
+    numbers = make().process(NUMBERS)
+    assert numbers.metadata.strategy_used == "head_tail"
+    assert numbers.content.startswith("[Artifact: ")
     stamps = "".join(f"2024-05-01 12:00:{i % 60:02d} worker {i} processed 5\n"
                      for i in range(5000))
     assert make().process(stamps, tool="read_file").metadata.strategy_used == "outline"

@@ -1011,11 +1011,12 @@ class _Plan:
             # 27-character script of a package.json became 45 characters, unreadable).
             note = self.note_text("json_string", omitted, total, "chars", path, False)
             if len(front) + len(note) + len(back) >= total:
-                # Weighed as written: a middle of escapes or of wide characters (under a
-                # byte budget) costs more than its characters, and the note then saves it.
+                # Weighed as written: a middle of escapes or of wide characters costs more
+                # than its characters, and the note then saves it. In both units, whatever
+                # the budget counts: a cut depends on its knobs alone (tests/structured/
+                # test_json_one_pass.py renders a trial's knobs without the budget).
                 whole, shortened = dump_string(head), dump_string(front + note + back)
-                if len(whole) <= len(shortened) and (
-                        not self.count_bytes or utf8_size(whole) <= utf8_size(shortened)):
+                if len(whole) <= len(shortened) and utf8_size(whole) <= utf8_size(shortened):
                     return whole
         if record:
             self.omitted["chars"] += omitted

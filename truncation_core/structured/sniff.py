@@ -209,7 +209,8 @@ def _scalar_document(head: str, tail: str, *, whole: bool) -> bool:
 
 def starts_like_scalars(head: str, *, whole: bool = False) -> bool:
     """*head*, the start of a text (after a BOM and blanks), may be JSON Lines of scalars
-    or one long JSON string: its whole lines are JSON values, or it opens a string that
+    or one long JSON string: its whole lines are JSON values, one a string at least (lines
+    of numbers alone are text as much as JSON: they stay text), or it opens a string that
     goes on past it."""
     heads = head.split("\n")
     if not whole:
@@ -218,8 +219,10 @@ def starts_like_scalars(head: str, *, whole: bool = False) -> bool:
     lines = [line for line in lines if line]
     if not lines:
         return not whole and _opens_a_long_string(head)
-    if len(lines) == 1 and not (whole and lines[0][:1] == '"'):
-        return False  # one number, true, false or null: a line of text as well
+    if not any(line[:1] == '"' for line in lines):
+        return False  # numbers, true, false or null alone: `seq 100000` is text as well
+    if len(lines) == 1 and not whole:
+        return False
     return _all_values(lines)
 
 
