@@ -16,7 +16,9 @@ ITEMS = re.compile(r"\.\.\. ([\d,]+ items?) omitted \.\.\.\Z")
 DEPTH = re.compile(r"\.\.\. ([\d,]+ (item|key)s?) omitted \(nested too deep\) \.\.\.\Z")
 KEYS = re.compile(r"([\d,]+ keys?) omitted\Z")
 #: The header of the stubs of omitted records (truncation_core/structured/records.py).
-RECORDS = re.compile(r"\.\.\. the ([\d,]+ items?) omitted, by .* \.\.\.\Z", re.DOTALL)
+RECORDS = re.compile(r"\.\.\. the ([\d,]+ items?) omitted, (by|in runs:) .* \.\.\.\Z", re.DOTALL)
+#: The member that ends a stub when the output names its item's lines.
+STUB_LINES = re.compile(r"lines (\d+)-(\d+)\Z")
 CHARS = re.compile(r"(.*) \.\.\. \[([\d,]+ chars?) omitted\] \.\.\. (.*)\Z", re.DOTALL)
 
 
@@ -92,14 +94,33 @@ def _check_array(original: list[Any], output: list[Any], counts: dict[str, int])
     omitted = _count(ITEMS.match(output[at]).group(1))
     head, tail = output[:at], output[at + 1:]
     if tail and isinstance(tail[0], str) and RECORDS.match(tail[0]):
-        # Records: a stub of every omitted item follows the header, each a part of its item.
-        assert _count(RECORDS.match(tail[0]).group(1)) == omitted
-        stubs, tail = tail[1:1 + omitted], tail[1 + omitted:]
-        assert len(stubs) == omitted
-        for item, stub in zip(original[len(head):len(head) + omitted], stubs, strict=True):
-            assert isinstance(item, Pairs) and isinstance(stub, Pairs), (item, stub)
+        # Records: stubs of the omitted items follow the header, each a part of its item
+        # and maybe the lines it spans (a "..." member last): one for every item, or, "in
+        # runs", one for each run's first item (the runs in order, the first one first).
+        header = RECORDS.match(tail[0])
+        assert _count(header.group(1)) == omitted
+        in_runs = header.group(2) == "in runs:"
+        stubs = []
+        for value in tail[1:]:
+            if not isinstance(value, Pairs) or len(stubs) == omitted or (
+                    in_runs and not _names_lines(value)):
+                break  # a run's stub always names its lines; a kept item never does
+            stubs.append(value)
+        if not in_runs:
+            assert len(stubs) == omitted
+        middle = original[len(head):len(head) + omitted]
+        firsts = iter(middle)
+        for stub in stubs:
+            assert isinstance(stub, Pairs), stub
+            fields = list(stub)[:-1] if _names_lines(stub) else list(stub)
+            item = next(firsts) if not in_runs else next(
+                i for i in firsts if isinstance(i, Pairs)
+                and all({norm(k): v for k, v in i}.get(k, object()) == v for k, v in fields))
+            assert isinstance(item, Pairs), (item, stub)
             whole = {norm(k): v for k, v in item}
-            assert stub and all(whole.get(k, object()) == v for k, v in stub), (item, stub)
+            assert all(whole.get(k, object()) == v for k, v in fields), (item, stub)
+            assert fields or len(stub) == 1, (item, stub)  # its fields, or its lines alone
+        tail = tail[1 + len(stubs):]
     assert len(head) + len(tail) + omitted == len(original)
     for a, b in zip(original[:len(head)], head, strict=True):
         check(a, b, counts)
@@ -134,3 +155,9 @@ def _check_object(original: Pairs, output: Pairs, counts: dict[str, int]) -> Non
         assert norm(ka) == kb
         check(a, b, counts)
     counts["keys"] += omitted
+
+
+def _names_lines(stub: Pairs) -> bool:
+    """Whether *stub* ends with the member naming its item's lines (``"...": "lines N-M"``)."""
+    return bool(stub) and stub[-1][0] == "..." and isinstance(stub[-1][1], str) and bool(
+        STUB_LINES.match(stub[-1][1]))

@@ -48,6 +48,12 @@ def fits(text: str, budget: Budget) -> bool:
 # Records: the omitted items' stubs follow the note (the oracle took them for kept items).
 @example(doc=json.dumps([{"id": i, "name": f"task {i}", "body": "x" * 150} for i in range(12)]),
          chars=900, extra="chars")
+# Stubs naming their lines ("...": "lines N-M"), and an array collapsed as nested too deep,
+# after which stubs were put as if they were its items.
+@example(doc=json.dumps([{"k": i, **{f"f{j}": 0 for j in range(30)}} for i in range(3)],
+                        indent=1), chars=185, extra="chars")
+@example(doc=json.dumps([{"id": i, "name": f"task {i}", "body": "x" * 150} for i in range(40)],
+                        indent=2), chars=900, extra="chars")
 def test_valid_json_in_gives_valid_json_out_with_exact_counts(doc, chars, extra):
     budget = Budget(chars=chars, bytes=chars if extra == "bytes" else None,
                     lines=max(1, chars // 40) if extra == "lines" else None)

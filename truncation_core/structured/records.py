@@ -231,7 +231,9 @@ def _insert(text: str, value: list[Any], fields: list[str], budget_chars: int,
     at = notes[0]
     after = len(kept) - at - 1
     omitted = len(value) - after - at
-    if omitted <= 0:
+    if omitted <= 0 or at + after == 0:
+        # No item kept: the note is the array collapsed (nested too deep, or the last
+        # resort), not the one before the middle: stubs after it would read as its items.
         return None
     note = json.dumps(kept[at], ensure_ascii=False)
     where = text.find(note)
