@@ -111,9 +111,9 @@ def _distributions() -> Iterator[str]:
             yield os.path.join(entry, child)
 
 
-def _read(info: str, name: str) -> str | None:
+def _read(path: str) -> str | None:
     try:
-        with open(os.path.join(info, name) if name else info, encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             return f.read()
     except (OSError, UnicodeDecodeError):
         return None
@@ -123,7 +123,7 @@ def _declared(info: str, group: str) -> list[tuple[str, str]]:
     """``(name, value)`` of each entry point of *group* in *info*'s ``entry_points.txt``."""
     path = os.path.join(info, "entry_points.txt")
     # Most distributions declare no entry point: a failed stat costs less than a failed open.
-    text = _read(path, "") if os.path.exists(path) else None
+    text = _read(path) if os.path.exists(path) else None
     if not text or f"[{group}]" not in text:
         return []
     out = []
@@ -146,8 +146,8 @@ def _name_and_version(info: str) -> tuple[str | None, str | None]:
     importlib.metadata gives them: read by the ``email`` parser (the first of each, leading
     blanks and the line end dropped; the headers end at a blank line or at a line that is no
     header), a folded value then dedented as its ``_adapters.Message`` dedents it."""
-    text = (_read(info, "METADATA") or _read(info, "PKG-INFO")
-            or (_read(info, "") if os.path.isfile(info) else None))
+    text = (_read(os.path.join(info, "METADATA")) or _read(os.path.join(info, "PKG-INFO"))
+            or (_read(info) if os.path.isfile(info) else None))
     if not text:
         return None, None
     headers: dict[str, str] = {}

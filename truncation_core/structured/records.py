@@ -164,9 +164,10 @@ def with_records(value: Any, fit: Callable[[int], str | None], budget_chars: int
     # lines: an array with more never gets its stubs, and finding its fields and building
     # its stubs to throw them away cost a 1 MB array of 6,500 records 0.5 s (a 10 MB
     # stream 5 s), 30x the plain cut (bench/bench_revisions.py, "element configured").
-    in_lines = spans is not None and place is not None and len(spans) == len(value)
+    if place is None or (spans is not None and len(spans) != len(value)):
+        spans = None  # no wording for lines, or a layout that is not the parse's: none named
     fewest = 3 * len(value) - 1
-    if in_lines and spans is not None and place is not None:
+    if spans is not None and place is not None:
         grouped_runs = runs(spans, 0, len(value))
         first, end = grouped_runs[0]
         member = (len(json.dumps(LINES_KEY)) + len(key_sep)
@@ -177,11 +178,12 @@ def with_records(value: Any, fit: Callable[[int], str | None], budget_chars: int
     fields = identifying_fields(value)
     if not fields:
         return None
+
     def bare(first: int, end: int) -> _Stubbed:
         return ((value[i], None) for i in range(first, end))
 
     ways: list[tuple[Callable[[int, int], _Stubbed], bool]] = [(bare, False)]
-    if in_lines and spans is not None and place is not None and LINES_KEY not in fields:
+    if spans is not None and place is not None and LINES_KEY not in fields:
         lines = spans
 
         # Lazily: a try at the stubs stops where the budget ends (_insert).
