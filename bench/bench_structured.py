@@ -9,7 +9,10 @@ Cases (targets from issue 4):
    against ``json.loads`` of the same text: ratio <= 1.5;
 2. streaming element truncation of a 100 MB JSON array read from a file in 1 MiB chunks,
    against ``json.loads`` of the same bytes: ratio <= 1.0, and the peak RSS of each;
-3. a 1 GB JSON array streamed to an 8,000-character budget: peak RSS growth < 64 MiB.
+3. a 1 GB JSON array streamed to an 8,000-character budget: peak RSS growth < 64 MiB;
+4. streaming element truncation of a 30 MB object of 1,500 arrays of 600 records each,
+   against ``json.loads`` of the same bytes: each array ends early in its chunk, a shape whose
+   cost was once quadratic in the chunk (436x ``json.loads``). No target: the ratio is printed.
 
 Every measurement runs in a fresh subprocess, which reads its peak RSS from ``VmHWM`` in
 ``/proc/self/status`` (not ``ru_maxrss``, which a child inherits from a large parent). Times
@@ -46,6 +49,13 @@ def make_array(path: Path, size: int) -> None:
             written += len(block) + 2
             first = False
         f.write(b"]")
+
+
+def make_object_of_arrays(path: Path, keys: int = 1500, items: int = 600) -> None:
+    """An object of *keys* arrays of *items* small records each (~24 kB per array)."""
+    member = ", ".join(f'{{"k": {j}, "v": "{"x" * 20}"}}' for j in range(items))
+    with path.open("w") as f:
+        f.write("{" + ", ".join(f'"key{i}": [{member}]' for i in range(keys)) + "}")
 
 
 def peak_rss() -> int:
@@ -161,6 +171,15 @@ def main() -> None:
               f"{mib(loads['rss_growth'])} -> ratio {ratio:.2f} (target <= 1.0) "
               f"{'OK' if ratio <= 1.0 else 'MISSED'}")
         hundred.unlink()
+
+        nested = Path(tmp) / "object-of-arrays.json"
+        make_object_of_arrays(nested)
+        loads = run_case("loads", str(nested), "bytes", repeat=2)
+        ours = run_case("stream", str(nested), "8000", repeat=2)
+        print(f"4. streaming, {os.path.getsize(nested) / 1e6:.0f} MB object of arrays: "
+              f"{ours['seconds']:.2f} s vs json.loads {loads['seconds']:.2f} s -> ratio "
+              f"{ours['seconds'] / loads['seconds']:.1f}")
+        nested.unlink()
 
         if not args.quick:
             giga = Path(tmp) / "1gb.json"

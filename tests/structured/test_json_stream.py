@@ -91,6 +91,57 @@ def test_bulk_counting_is_exact_for_members_short_and_longer_than_its_window(
     assert kept[0][:3] == members[0][:3] and kept[-1][:3] == members[-1][:3]
 
 
+def _depths_measured(monkeypatch: pytest.MonkeyPatch, data: bytes, chunk: int) -> int:
+    """How many depths the stream measures (through ``accumulate``) to count in bulk."""
+    from truncation_core.structured import json_stream
+
+    measured = 0
+    accumulate = json_stream.accumulate
+
+    def counting(*args, **kwargs):
+        nonlocal measured
+        for value in accumulate(*args, **kwargs):
+            measured += 1
+            yield value
+
+    monkeypatch.setattr(json_stream, "accumulate", counting)
+    s = stream(chars=400)
+    for start in range(0, len(data), chunk):
+        s.feed(data[start:start + chunk])
+    out = json.loads(s.finish().text)
+    assert any(isinstance(v, list) and len(v) < 300 for v in out.values())  # counted in bulk
+    return measured
+
+
+def test_bulk_counting_costs_each_array_its_own_length_not_the_chunks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many arrays that each show only their last members and end early in one chunk (an
+    object of long arrays): the depths measured to count in bulk add up to a few times the
+    document, not to the rest of the chunk for each array (which made such a document cost
+    436x ``json.loads``). The negative controls measure to the chunk's end, and again after
+    every member, as that did."""
+    from truncation_core.structured import json_stream
+
+    member = [{"k": j, "v": "x" * 20} for j in range(300)]
+    data = json.dumps({f"key{i}": member for i in range(20)}).encode()
+    events = 20 * (2 + 300 * 6) + 2
+    assert _depths_measured(monkeypatch, data, 1 << 20) <= 3 * events
+
+    def to_the_chunks_end(events, i, n):
+        depth = list(json_stream.accumulate(map(json_stream._DELTA.__getitem__,
+                                                map(json_stream._NAME, events[i:n]))))
+        return depth[:depth.index(-1)] if -1 in depth else depth
+
+    def after_every_member(self, frame, remaining):  # not once per array per chunk
+        return (not frame.head_open and not frame.pairs and not frame.collapsed
+                and not self.skipping and remaining > 2 * self.window)
+
+    monkeypatch.setattr(json_stream, "_depths_in_array", to_the_chunks_end)
+    assert _depths_measured(monkeypatch, data, 1 << 20) > 10 * events
+    monkeypatch.setattr(json_stream._Skeleton, "_ring_only", after_every_member)
+    assert _depths_measured(monkeypatch, data, 1 << 20) > 100 * events
+
+
 def test_json_lines_stream_keeps_whole_records():
     data = "".join(json.dumps({"n": i}) + "\n" for i in range(5000)).encode()
     s = stream(chars=300)

@@ -64,8 +64,8 @@ __all__ = ["JsonStreamTruncator"]
 class _Frame:
     """An array or object being parsed: its first members, its last members, its count."""
 
-    __slots__ = ("collapsed", "head", "head_open", "head_size", "key", "pairs", "size_cap",
-                 "tail", "tail_size", "total")
+    __slots__ = ("collapsed", "counted_in", "head", "head_open", "head_size", "key", "pairs",
+                 "size_cap", "tail", "tail_size", "total")
 
     def __init__(self, pairs: bool, size_cap: int, count_cap: int, collapsed: bool) -> None:
         self.pairs = pairs
@@ -78,6 +78,8 @@ class _Frame:
         self.total = 0
         self.size_cap = size_cap
         self.key: str | None = None
+        #: The chunk in which its members were last counted in bulk (see _Skeleton).
+        self.counted_in = -1
 
     def add(self, value: Any, size: int) -> None:
         self.total += 1
@@ -141,8 +143,11 @@ class _Skeleton:
         self.stack: list[_Frame] = [self.root]
         #: Depth of nesting inside a collapsed container (its members are counted only).
         self.skipping = 0
+        #: The number of the chunk being consumed.
+        self.chunk = 0
 
     def consume(self, events: list[tuple[str, Any]]) -> None:
+        self.chunk += 1
         i, n = 0, len(events)
         while i < n:
             i = self._count_members(events, i, n)
@@ -150,7 +155,8 @@ class _Skeleton:
 
     def _ring_only(self, frame: _Frame, remaining: int) -> bool:
         return (not frame.head_open and not frame.pairs and not frame.collapsed
-                and not self.skipping and remaining > 2 * self.window)
+                and not self.skipping and remaining > 2 * self.window
+                and frame.counted_in != self.chunk)
 
     def _count_members(self, events: list[tuple[str, Any]], i: int, n: int) -> int:
         """Count (without building) the members of a ring-only array that end early in
@@ -158,12 +164,12 @@ class _Skeleton:
         frame = self.stack[-1]
         if not self._ring_only(frame, n - i):
             return i
-        depth = list(accumulate(map(_DELTA.__getitem__, map(_NAME, islice(events, i, n)))))
-        try:
-            end = depth.index(-1)  # the array's own end, if it is in this chunk
-        except ValueError:
-            end = len(depth)
-        start = end - self.window
+        # Once per array per chunk: the depths reach the array's end or the chunk's, and
+        # building resumes at most `window` events before that, so a second count could never
+        # skip anything. Trying again after each member was quadratic in the window.
+        frame.counted_in = self.chunk
+        depth = _depths_in_array(events, i, n)
+        start = len(depth) - self.window
         if start <= 0:
             return i
         # Resume at the start of the member holding position `start`: just after the last
@@ -262,6 +268,33 @@ class _DigitRuns:
             last = data[-reach:]
             self._carry = len(last) - len(last.rstrip(_DIGITS))
         return False
+
+
+def _depths_in_array(events: list[tuple[str, Any]], i: int, n: int) -> list[int]:
+    """The depth after each event of ``events[i:n]``, relative to the array they are in, up to
+    the array's own end (excluded) or the end of the chunk.
+
+    Computed in blocks that double in size and stop at the array's end: an array that ends
+    early in a long chunk costs its own length, not the chunk's. Measuring to the end of the
+    chunk each time made a chunk with many such arrays (an object of long arrays) quadratic.
+    """
+    depth: list[int] = []
+    level, size = 0, 256
+    while i < n:
+        stop = min(n, i + size)
+        block = list(accumulate(map(_DELTA.__getitem__, map(_NAME, events[i:stop])),
+                                initial=level))
+        del block[0]  # the initial level
+        try:
+            end = block.index(-1)
+        except ValueError:
+            depth += block
+            level, i, size = block[-1], stop, size * 2
+            continue
+        del block[end:]
+        depth += block
+        break
+    return depth
 
 
 def _last_zero_before(depth: list[int], start: int, near: int) -> int | None:
