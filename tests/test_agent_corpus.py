@@ -284,3 +284,33 @@ def test_the_default_views_misses_are_placed_and_its_additions_fit_it(
     assert sum(int(row.split(" | ")[1]) for row in rows) == len(score.select(half="dev"))
     text = bench_agent_corpus.report(score, bench_agent_corpus.load_manifest())
     assert text.count("what the default view spends its budget on") == 1
+
+
+def test_positional_bounds_place_one_or_two_pieces_knowing_the_keys() -> None:
+    """A key in the middle is in no head and tail, and in a window; keys at the two ends are
+    in the split that gives each end what it needs, though no fixed rule holds both."""
+    budget = bench_agent_corpus.BUDGET
+    lines = [f"line {i:05d} " + "x" * 40 for i in range(2000)]
+    text = "\n".join(lines) + "\n"
+    bounds = bench_agent_corpus.positional_bounds
+
+    middle = bounds(text, [lines[1000].strip()], [1001], {"head": 0.0})
+    assert middle == {"best fixed rule": 0.0, "best head/tail split": 0.0, "best window": 1.0}
+    # Line 141 (about 7,200 characters in) and the last: only a head of 7,950 holds both.
+    ends = bounds(text, [lines[140], lines[-1]], [141, 2000], {"head": 0.5})
+    assert ends["best head/tail split"] == 1.0 and ends["best window"] == 0.5
+    assert all(sum(p in bench_agent_corpus.plain(text, share) for p in (lines[140], lines[-1]))
+               < 2 for share in bench_agent_corpus.FIXED_RULES.values())
+    # Past what both ends can hold together (the first and last 6,000 characters).
+    apart = bounds(text, [lines[120], lines[-120]], [121, 1881], {"head": 0.5})
+    assert apart["best head/tail split"] == 0.5
+    assert 6000 < len("".join(line + "\n" for line in lines[:121])) < len(text) - budget
+    assert bounds("short", ["short"], [1], {}) == dict.fromkeys(bench_agent_corpus.BOUNDS, 1.0)
+
+
+def test_the_bounds_are_at_least_the_views_they_bound(
+        score: bench_agent_corpus.Score) -> None:
+    for case in score.cases:
+        assert case.bounds["best fixed rule"] == max(case.visible[r]
+                                                     for r in bench_agent_corpus.FIXED_RULES)
+        assert case.bounds["best head/tail split"] >= case.bounds["best fixed rule"]
