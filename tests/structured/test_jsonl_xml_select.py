@@ -471,7 +471,21 @@ def test_json_record_stubs_are_written_only_as_far_as_they_fit(
     monkeypatch.setattr(records, "_stub", counted)
     text = json.dumps([{"id": f"r{i}", "name": f"name {i}", "body": "x" * 60}
                        for i in range(6500)], indent=2)
-    result = Truncator({"spill": False}).process(text, tool="x")
+    # Kept as an artifact: the stubs name its lines, and can be grouped in runs.
+    result = Truncator(load_entrypoints=False, store=MemoryStore()).process(text, tool="x")
     json.loads(result.content)
     assert len(result.content) <= 8000
     assert 0 < len(written) < 8000  # no try writes more stubs than fit in the budget
+
+
+def test_record_stubs_name_lines_only_when_an_artifact_holds_them() -> None:
+    """A stub's ``"...": "lines N-M"`` names lines of the artifact: with nothing kept (spill
+    off) there are none to read, and the stubs name none. The control keeps an artifact."""
+    text = json.dumps([{"id": i, "name": f"item {i}", "body": "x" * 1000} for i in range(40)],
+                      indent=2)
+    kept = Truncator(load_entrypoints=False, store=MemoryStore()).process(text, tool="x")
+    assert kept.metadata.artifact_id and '"...": "lines ' in kept.content
+    bare = Truncator({"spill": False}, load_entrypoints=False).process(text, tool="x")
+    assert bare.metadata.artifact_id is None
+    assert re.search(r'\{"id": \d+,"name": "item \d+"\}', bare.content)  # the stubs
+    assert '"lines ' not in bare.content

@@ -183,9 +183,10 @@ def element_cut(text: str, *, budget: Budget, facts: ContentFacts, policy: Polic
             return _streamed(text, budget=budget, facts=facts, policy=policy, markers=markers,
                              why="nested too deep to parse recursively")
         if parsed.format == "json":
-            # An artifact that is itself cut numbers its lines apart from the output: record
-            # stubs then name no lines.
-            numbered = markers.artifact is None or markers.artifact.cut is None
+            # Record stubs name lines of the artifact: none when nothing is kept (spill off,
+            # or the store failed), nor when the artifact is itself cut (it numbers its
+            # lines apart from the output).
+            numbered = markers.artifact is not None and markers.artifact.cut is None
             return _fit_json(text, parsed, budget=budget, facts=facts, policy=policy, note=note,
                              fallback=fallback, numbered=numbered)
         if parsed.format == "jsonl":
