@@ -15,6 +15,7 @@ from truncation_core import Budget, Truncator, hookimpl
 from truncation_core.pipeline.facts import content_facts
 from truncation_core.structured.dispatch import element_cut
 from truncation_core.structured.json_element import MIN_STRING
+from truncation_core.types.artifacts import ArtifactRef
 from truncation_core.types.cuts import ContentFacts
 
 #: docs/structured.md: with the default templates, element output is valid JSON for any
@@ -25,14 +26,20 @@ CI = settings(max_examples=80, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def element(text: str, budget: Budget, truncator: Truncator | None = None, tool: str = "t"):
+#: An artifact said to hold the whole content (record stubs name its lines only then).
+KEPT = ArtifactRef(id="art_1795897852_a0cf5947006f6db64c1ea619154c3f46", backend="memory")
+
+
+def element(text: str, budget: Budget, truncator: Truncator | None = None, tool: str = "t",
+            kept: bool = False):
     truncator = truncator or Truncator({"spill": False})
     policy = truncator.policy(tool)
     facts = content_facts(text)
     from truncation_core.types.markers import MarkerRenderer
 
     markers = MarkerRenderer(format=truncator.plugins.format_marker, policy=policy,
-                             strategy="element", tool=tool, facts=facts)
+                             strategy="element", tool=tool, facts=facts,
+                             artifact=KEPT if kept else None)
     return element_cut(text, budget=budget, facts=facts, policy=policy, markers=markers)
 
 
@@ -44,20 +51,20 @@ def fits(text: str, budget: Budget) -> bool:
 
 @CI
 @given(doc=json_documents, chars=st.integers(MIN_JSON_BUDGET, 3000),
-       extra=st.sampled_from(["chars", "bytes", "lines"]))
+       extra=st.sampled_from(["chars", "bytes", "lines"]), kept=st.booleans())
 # Records: the omitted items' stubs follow the note (the oracle took them for kept items).
 @example(doc=json.dumps([{"id": i, "name": f"task {i}", "body": "x" * 150} for i in range(12)]),
-         chars=900, extra="chars")
+         chars=900, extra="chars", kept=False)
 # Stubs naming their lines ("...": "lines N-M"), and an array collapsed as nested too deep,
 # after which stubs were put as if they were its items.
 @example(doc=json.dumps([{"k": i, **{f"f{j}": 0 for j in range(30)}} for i in range(3)],
-                        indent=1), chars=185, extra="chars")
+                        indent=1), chars=185, extra="chars", kept=True)
 @example(doc=json.dumps([{"id": i, "name": f"task {i}", "body": "x" * 150} for i in range(40)],
-                        indent=2), chars=900, extra="chars")
-def test_valid_json_in_gives_valid_json_out_with_exact_counts(doc, chars, extra):
+                        indent=2), chars=900, extra="chars", kept=True)
+def test_valid_json_in_gives_valid_json_out_with_exact_counts(doc, chars, extra, kept):
     budget = Budget(chars=chars, bytes=chars if extra == "bytes" else None,
                     lines=max(1, chars // 40) if extra == "lines" else None)
-    cut = element(doc, budget)
+    cut = element(doc, budget, kept=kept)
     assert fits(cut.text, budget)
     original = strict_loads(doc)
     if cut.strategy is not None:  # only a long top-level number may not fit as JSON
