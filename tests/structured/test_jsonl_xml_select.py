@@ -489,3 +489,27 @@ def test_record_stubs_name_lines_only_when_an_artifact_holds_them() -> None:
     assert bare.metadata.artifact_id is None
     assert re.search(r'\{"id": \d+,"name": "item \d+"\}', bare.content)  # the stubs
     assert '"lines ' not in bare.content
+
+
+@pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x"]}', "\ufeff[1]", "[1, NaN]", "1" * 5000,
+                                  '{"a": 1} x', "", "[1,", '"\\ud800"'])
+def test_the_shared_decoder_answers_as_json_loads(text: str) -> None:
+    """The sniff keeps one decoder (json.loads with arguments makes one per call): same
+    values, same errors, the BOM and the integer over the digit limit included."""
+    from truncation_core.structured import sniff
+
+    def loads(text: str) -> object:
+        try:
+            return json.loads(text, **sniff._LOADS)
+        except ValueError as exc:
+            if isinstance(exc, (json.JSONDecodeError, sniff._NotStrict)):
+                raise
+            return json.loads(text, parse_int=sniff.RawNumber, **sniff._LOADS)
+
+    def outcome(load: Any) -> object:
+        try:
+            return repr(load(text))
+        except ValueError as exc:
+            return type(exc), str(exc)
+
+    assert outcome(sniff._loads) == outcome(loads)

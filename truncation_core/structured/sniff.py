@@ -61,17 +61,23 @@ def _reject_constant(name: str) -> Any:
 
 
 _LOADS = dict(object_pairs_hook=tuple, parse_float=RawNumber, parse_constant=_reject_constant)
+# One decoder each, made once: json.loads with arguments makes a new decoder per call, which
+# was half the cost of checking JSON Lines line by line (100,000 lines: 0.64 s -> 0.3 s).
+_DECODER = json.JSONDecoder(**_LOADS)  # type: ignore[arg-type]
+_WIDE_DECODER = json.JSONDecoder(parse_int=RawNumber, **_LOADS)  # type: ignore[arg-type]
 
 
 def _loads(text: str) -> Any:
+    if text.startswith("\ufeff"):  # as json.loads says it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
-        return json.loads(text, **_LOADS)  # type: ignore[arg-type]
+        return _DECODER.decode(text)
     except _NotStrict:
         raise
     except json.JSONDecodeError:
         raise
     except ValueError:  # an integer over the digit limit
-        return json.loads(text, parse_int=RawNumber, **_LOADS)  # type: ignore[arg-type]
+        return _WIDE_DECODER.decode(text)
 
 
 def _reason(exc: BaseException) -> str:
