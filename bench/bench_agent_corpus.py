@@ -304,30 +304,35 @@ def positional_bounds(text: str, probes: list[str], lines: list[int],
     chosen knowing the keys (*fixed*: each fixed rule's visible share): the best of the fixed
     rules; the best head and tail of :data:`BUDGET` characters in all; the best window of
     :data:`BUDGET` characters. A key counts as visible as for any view (its probe anywhere in
-    the view). The candidates are the fixed rules' own places and those where a key's probe
-    starts or ends on its line (a probe that also occurs elsewhere may be caught elsewhere
-    too: these are bounds for the candidates tried, close to the true ones)."""
+    the view). The candidates are the fixed rules' own places and those where a key starts or
+    ends on its line: its probe there, or the whole line when colour codes inside it keep the
+    probe from being found as it is. A probe that also occurs elsewhere may be caught there
+    too: these are bounds over the candidates tried."""
     n = len(text)
     if n <= BUDGET:
         return dict.fromkeys(BOUNDS, 1.0)
     starts = [0] + [m.end() for m in _TERMINATOR.finditer(text)]
     places = []
     for probe, line in zip(probes, lines, strict=True):
-        at = text.find(probe, starts[min(line, len(starts)) - 1])
-        if at >= 0:
-            places.append((at, at + len(probe)))
+        begin = starts[min(line, len(starts)) - 1]
+        end = starts[line] if line < len(starts) else n
+        at = text.find(probe, begin, end)
+        places.append((at, at + len(probe)) if at >= 0 else (begin, end))
 
     def share(view: str) -> float:
         shown = strip_ansi(view)
         return sum(p in shown for p in probes) / len(probes)
 
-    heads = {*(round(BUDGET * share) for share in FIXED_RULES.values()),
+    def head_and_tail(head: int) -> str:
+        return text[:head] + (text[n - (BUDGET - head):] if head < BUDGET else "")
+
+    heads = {*(int(BUDGET * share) for share in FIXED_RULES.values()),
              *(min(BUDGET, end) for _, end in places),
              *(BUDGET - min(BUDGET, n - begin) for begin, _ in places)}
     windows = {0, n - BUDGET, *(min(begin, n - BUDGET) for begin, _ in places),
                *(max(0, end - BUDGET) for _, end in places)}
     return {"best fixed rule": max(fixed.values()),
-            "best head/tail split": max(share(plain(text, h / BUDGET)) for h in heads),
+            "best head/tail split": max(share(head_and_tail(h)) for h in heads),
             "best window": max(share(text[a:a + BUDGET]) for a in windows)}
 
 

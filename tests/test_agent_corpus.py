@@ -296,7 +296,7 @@ def test_positional_bounds_place_one_or_two_pieces_knowing_the_keys() -> None:
 
     middle = bounds(text, [lines[1000].strip()], [1001], {"head": 0.0})
     assert middle == {"best fixed rule": 0.0, "best head/tail split": 0.0, "best window": 1.0}
-    # Line 141 (about 7,200 characters in) and the last: only a head of 7,950 holds both.
+    # Line 141 (about 7,200 characters in) and the last: a head of 7,331 to 7,948 holds both.
     ends = bounds(text, [lines[140], lines[-1]], [141, 2000], {"head": 0.5})
     assert ends["best head/tail split"] == 1.0 and ends["best window"] == 0.5
     assert all(sum(p in bench_agent_corpus.plain(text, share) for p in (lines[140], lines[-1]))
@@ -306,6 +306,24 @@ def test_positional_bounds_place_one_or_two_pieces_knowing_the_keys() -> None:
     assert apart["best head/tail split"] == 0.5
     assert 6000 < len("".join(line + "\n" for line in lines[:121])) < len(text) - budget
     assert bounds("short", ["short"], [1], {}) == dict.fromkeys(bench_agent_corpus.BOUNDS, 1.0)
+
+
+def test_positional_bounds_find_coloured_keys_and_split_to_the_character() -> None:
+    """A key whose line holds colour codes is placed by its line (its probe, codes stripped,
+    is not in the raw text); a head of 1,001 characters is 1,001 (a ratio gave 1,000)."""
+    bounds = bench_agent_corpus.positional_bounds
+    filler = ["filler line " + "y" * 50 for _ in range(600)]
+    coloured = "\x1b[31mFAILED\x1b[0m tests/test_x.py::test_y - AssertionError"
+    lines = [*filler[:300], coloured, *filler[300:]]
+    text = "\n".join(lines) + "\n"
+    probe = bench_agent_corpus.key_probe(coloured)
+    assert probe not in text
+    assert bounds(text, [probe], [301], {"head": 0.0})["best window"] == 1.0
+
+    text = "a" * 996 + "key-1\n" + "b" * 20_000 + "key-2" + "c" * 6_994
+    assert text.index("key-1") + 5 == 1_001 and len(text) - text.index("key-2") == 6_999
+    split = bounds(text, ["key-1", "key-2"], [1, 2], {"head": 0.5})["best head/tail split"]
+    assert split == 1.0
 
 
 def test_the_bounds_are_at_least_the_views_they_bound(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import subprocess
 import sys
 import textwrap
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -89,6 +91,61 @@ def test_bulk_counting_is_exact_for_members_short_and_longer_than_its_window(
     kept = [v for v in out if not isinstance(v, str)]
     assert note == f"... {len(members) - len(kept):,} items omitted ..."
     assert kept[0][:3] == members[0][:3] and kept[-1][:3] == members[-1][:3]
+
+
+def _array_shapes(rng: random.Random, depth: int = 0) -> Any:
+    """Documents whose arrays show only their last members: arrays of one repeated shape
+    (some of lengths at the blocks' edges), of empty containers, nested, in objects."""
+    roll = rng.random()
+    if depth > 4 or roll < 0.3:
+        return rng.choice([0, 1, "", "ab", None, True, "x" * rng.randint(0, 30)])
+    if roll < 0.45:
+        return {f"k{i}": _array_shapes(rng, depth + 1) for i in range(rng.randint(0, 4))}
+    if roll < 0.55:
+        return [[] if rng.random() < 0.5 else {} for _ in range(rng.randint(0, 2000))]
+    if roll < 0.65:
+        return [_array_shapes(rng, depth + 1) for _ in range(rng.randint(0, 5))]
+    count = rng.choice([rng.randint(0, 50), rng.randint(100, 1500), 127, 128, 255, 256, 767])
+    shape = _array_shapes(rng, 5)
+    return [shape if rng.random() < 0.7 else _array_shapes(rng, 5) for _ in range(count)]
+
+
+def test_counting_in_bulk_gives_the_cut_that_building_every_member_gives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting members in bulk is only a shortcut: the same documents, chunked alike, give
+    the same cut when every member is built (the reference), and the shortcut is taken."""
+    from truncation_core.structured import json_stream
+
+    rng = random.Random(7)
+    cases = []
+    for _ in range(100):
+        data = json.dumps(_array_shapes(rng), separators=rng.choice([(",", ":"), (", ", ": ")]))
+        cuts = sorted({0, len(data), *(rng.randint(0, len(data)) for _ in range(8))})
+        cases.append((data.encode(), cuts, rng.choice([16, 40, 80, 200, 600])))
+
+    def cut_all() -> list[str]:
+        out = []
+        for data, cuts, chars in cases:
+            s = stream(chars=chars)
+            for a, b in pairwise(cuts):
+                s.feed(data[a:b])
+            out.append(s.finish().text)
+        return out
+
+    counted = 0
+    count_members = json_stream._Skeleton._count_members
+
+    def counting(self, events, i, n):  # type: ignore[no-untyped-def]
+        nonlocal counted
+        resume = count_members(self, events, i, n)
+        counted += resume != i
+        return resume
+
+    monkeypatch.setattr(json_stream._Skeleton, "_count_members", counting)
+    shortcut = cut_all()
+    assert counted > 20
+    monkeypatch.setattr(json_stream._Skeleton, "_count_members", lambda self, events, i, n: i)
+    assert shortcut == cut_all()
 
 
 def _depths_measured(monkeypatch: pytest.MonkeyPatch, data: bytes, chunk: int) -> int:
