@@ -62,7 +62,8 @@ def _reject_constant(name: str) -> Any:
 
 _LOADS = dict(object_pairs_hook=tuple, parse_float=RawNumber, parse_constant=_reject_constant)
 # One decoder each, made once: json.loads with arguments makes a new decoder per call, which
-# was half the cost of checking JSON Lines line by line (100,000 lines: 0.64 s -> 0.3 s).
+# was half the cost of checking JSON Lines line by line (100,000 lines of strings through
+# process(): 317 ms -> 148 ms).
 _DECODER = json.JSONDecoder(**_LOADS)  # type: ignore[arg-type]
 _WIDE_DECODER = json.JSONDecoder(parse_int=RawNumber, **_LOADS)  # type: ignore[arg-type]
 
