@@ -166,7 +166,7 @@ def _depths_measured(monkeypatch: pytest.MonkeyPatch, data: bytes, chunk: int) -
     for start in range(0, len(data), chunk):
         s.feed(data[start:start + chunk])
     out = json.loads(s.finish().text)
-    assert any(isinstance(v, list) and len(v) < 300 for v in out.values())  # counted in bulk
+    assert any(isinstance(v, list) and len(v) < 300 for v in out.values())  # arrays were cut
     return measured
 
 
